@@ -1,0 +1,44 @@
+// Lint: eslint-plugin-obsidianmd's recommended config (Obsidian's guideline rules) over the plugin source,
+// plus the rule that keeps src/core host-neutral (tests/architecture.test.ts checks the same thing).
+import { defineConfig, globalIgnores } from "eslint/config";
+import obsidianmd from "eslint-plugin-obsidianmd";
+import { builtinModules } from "node:module";
+import globals from "globals";
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default defineConfig([
+  globalIgnores(["node_modules/", "main.js", "dist/", "tests/", "bench/", "examples/", "coverage/", "test-artifacts/", "bin/", "*.cjs", "*.mjs"]),
+  ...obsidianmd.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ["eslint.config.*"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
+    // Node hosts: the CLI and the Node-only code the desktop plugin loads lazily (MCP bridge).
+    files: ["src/cli/**/*.ts", "src/node/**/*.ts"],
+    languageOptions: { globals: { ...globals.node } },
+    // This code never runs in an Obsidian window, so the popout-window timer rules do not apply.
+    rules: { "obsidianmd/prefer-window-timers": "off", "obsidianmd/no-global-this": "off" },
+  },
+  {
+    files: ["src/core/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "obsidian", message: "src/core is host-neutral: reach Obsidian through a port in src/core/ports." },
+            { name: "ollama", message: "Use 'ollama/browser': the main entry imports node:fs." },
+            { name: "@google/genai", message: "Use '@google/genai/web': the Node entry pulls in Node-only modules." },
+            ...nodeBuiltins.map((name) => ({ name, message: "src/core is host-neutral: no Node builtins (use a port)." })),
+          ],
+        },
+      ],
+    },
+  },
+]);

@@ -1,0 +1,21 @@
+import type { AgentResult } from "./agent";
+
+export type NoteCreated = Extract<AgentResult, { kind: "note-created" }>;
+export type SearchResults = Extract<AgentResult, { kind: "search-results" }>;
+export type Summary = Extract<AgentResult, { kind: "summary" }>;
+
+/**
+ * The agents' actions as plain operations: the single implementation behind the chat agents
+ * (tryHandle), the commands, the CLI and the MCP tools. Failures throw AgentError.
+ */
+export interface NoteOperations {
+  /** Generates a note about the topic and saves it as a new file; never overwrites. */
+  createNote(topic: string, options?: { folder?: string; signal?: AbortSignal }): Promise<NoteCreated>;
+  searchNotes(query: string, options?: { limit?: number; signal?: AbortSignal }): Promise<SearchResults>;
+  /** Summarizes one note; long notes are summarized in parts, then combined. */
+  summarizeNote(path: string, options?: { signal?: AbortSignal }): Promise<Summary>;
+  /** Summarizes given text (an editor selection). */
+  summarizeText(title: string, text: string, options?: { signal?: AbortSignal }): Promise<Summary>;
+  /** Summarizes what the vault's notes say about a topic. */
+  summarizeTopic(topic: string, options?: { signal?: AbortSignal }): Promise<Summary>;
+}

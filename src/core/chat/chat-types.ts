@@ -1,0 +1,45 @@
+import type { RetrievalMode } from "../settings";
+import type { AgentResult } from "../agents/agent";
+
+export type Source =
+  | {
+      n: number;
+      kind: "note";
+      path: string;
+      title: string;
+      headings: string[];
+      startLine: number;
+      endLine: number;
+      snippet: string;
+    }
+  | { n: number; kind: "web"; title: string; url: string; snippet: string };
+
+export type ChatEvent =
+  /** Context found for this answer; citation [n] refers to sources[n-1]. */
+  | { type: "sources"; sources: Source[] }
+  | { type: "token"; text: string }
+  /** An agent handled the message instead of the chat model. */
+  | { type: "agent"; result: AgentResult }
+  /** Something degraded but the answer continues ("Web search unavailable: ..."). */
+  | { type: "notice"; code: string; message: string }
+  /** The answer failed; message is for the user, plain words, no stack trace, no secrets. */
+  | { type: "error"; code: string; message: string; retryable: boolean }
+  /** Always the last event. */
+  | { type: "done"; conversationId: string; messageId: string; answer: string; stopped: boolean };
+
+export interface SendOptions {
+  mode: RetrievalMode;
+  /** Omit to start a new conversation. */
+  conversationId?: string;
+  /** The note open in the editor, for agents and "use current note". */
+  activeNotePath?: string;
+  /** Add the active note's text as context. */
+  useActiveNote?: boolean;
+  signal?: AbortSignal;
+  /** Replace the last assistant answer instead of appending a new question. */
+  regenerate?: boolean;
+}
+
+export interface ChatServiceApi {
+  send(message: string, options: SendOptions): AsyncIterable<ChatEvent>;
+}

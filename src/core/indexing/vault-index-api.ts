@@ -1,0 +1,24 @@
+import type { VaultEvent, Unsubscribe } from "../ports/vault";
+import type { SearchApi } from "../search/search-types";
+import type { Chunk } from "./chunk";
+import type { IndexStatus } from "./index-status";
+
+/** The vault index as the hosts see it. Implemented by core/indexing/vault-index.ts. */
+export interface VaultIndexApi extends SearchApi {
+  /** Loads the persisted index (rebuilding a corrupt one), then brings it up to date with the vault. */
+  open(signal?: AbortSignal): Promise<IndexStatus>;
+  /** Re-scans the vault and applies only what changed (content hashes); embeds what lacks a vector. */
+  sync(signal?: AbortSignal): Promise<IndexStatus>;
+  /** Throws everything away and indexes from scratch. */
+  rebuild(signal?: AbortSignal): Promise<IndexStatus>;
+  /** Queues one vault event; changes are applied shortly after, in the background. */
+  handleEvent(event: VaultEvent): void;
+  /** Waits until queued events and embedding have been applied (tests, CLI). */
+  idle(): Promise<void>;
+  status(): IndexStatus;
+  onStatus(listener: (status: IndexStatus) => void): Unsubscribe;
+  /** Chunks of one note, in order (summaries, "use current note"). */
+  chunksOf(path: string): Chunk[];
+  /** Saves pending changes and releases the lock. */
+  close(): Promise<void>;
+}

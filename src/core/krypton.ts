@@ -1,0 +1,82 @@
+import type { Agent } from "./agents/agent";
+import { createAgents } from "./agents/create-agents";
+import type { NoteOperations } from "./agents/note-operations";
+import { createNoteOperations } from "./agents/note-operations-impl";
+import type { ChatServiceApi } from "./chat/chat-types";
+import { ChatService } from "./chat/chat-service";
+import type { ConversationStoreApi } from "./chat/conversation-types";
+import { ConversationStore } from "./chat/conversation-store";
+import type { VaultIndexApi } from "./indexing/vault-index-api";
+import { VaultIndex } from "./indexing/vault-index";
+import type { ChatModel } from "./ports/chat-model";
+import type { Embedder } from "./ports/embedder";
+import type { Host } from "./ports/host";
+import { createChatModel, createEmbedder } from "./providers/provider-factory";
+import type { KryptonSettings } from "./settings";
+import { registerNoteTools } from "./tools/note-tools";
+import { ToolRegistry } from "./tools/tool-registry";
+
+/**
+ * Krypton's core, wired once per vault. The Obsidian plugin, the CLI and the MCP server all use this
+ * object, so there is one search API, one chat pipeline, one set of agents and one tool registry.
+ */
+export interface KryptonCore {
+  readonly host: Host;
+  settings(): KryptonSettings;
+  /** Swaps providers for new settings; an embedder change re-embeds on the next sync. */
+  applySettings(next: KryptonSettings): void;
+  readonly index: VaultIndexApi;
+  readonly chat: ChatServiceApi;
+  readonly conversations: ConversationStoreApi;
+  readonly operations: NoteOperations;
+  readonly agents: Agent[];
+  readonly tools: ToolRegistry;
+  /** Null when no chat model is configured. */
+  chatModel(): ChatModel | null;
+  /** Null when embeddings are off: the index is keyword-only. */
+  embedder(): Embedder | null;
+  close(): Promise<void>;
+}
+
+export function createKrypton(host: Host, initialSettings: KryptonSettings): KryptonCore {
+  let settings = initialSettings;
+  let chatModel = createChatModel(settings, host);
+  let embedder = createEmbedder(settings, host);
+  const getSettings = () => settings;
+  const getChatModel = () => chatModel;
+  const getEmbedder = () => embedder;
+
+  const index = new VaultIndex({ host, settings: getSettings, embedder: getEmbedder });
+  const conversations = new ConversationStore(host.data, host.clock, host.logger);
+  const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
+  const agents = createAgents({ host, settings: getSettings, operations, chatModel: getChatModel });
+  const chat = new ChatService({
+    host,
+    settings: getSettings,
+    index,
+    chatModel: getChatModel,
+    conversations,
+    agents: () => (settings.agentsEnabled ? agents : []),
+  });
+  const tools = new ToolRegistry();
+  registerNoteTools(tools, { operations, vault: host.vault });
+
+  return {
+    host,
+    settings: getSettings,
+    applySettings(next) {
+      settings = next;
+      chatModel = createChatModel(next, host);
+      embedder = createEmbedder(next, host);
+    },
+    index,
+    chat,
+    conversations,
+    operations,
+    agents,
+    tools,
+    chatModel: getChatModel,
+    embedder: getEmbedder,
+    close: () => index.close(),
+  };
+}

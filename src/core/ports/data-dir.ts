@@ -1,0 +1,18 @@
+/**
+ * Krypton's machine state under "<vault>/.krypton/". Paths are relative to that folder, '/'-separated.
+ * Every write is atomic (temp file + rename) so a crash never leaves a half-written file.
+ */
+export interface DataDirPort {
+  /** Null when the file does not exist. */
+  read(path: string): Promise<Uint8Array | null>;
+  readText(path: string): Promise<string | null>;
+  writeAtomic(path: string, data: Uint8Array | string): Promise<void>;
+  /** Creates the file only if it does not exist yet; false when it already existed (used for locks). */
+  createExclusive(path: string, data: string): Promise<boolean>;
+  /** No error when the file is already gone. */
+  remove(path: string): Promise<void>;
+  /** File names directly inside a folder; empty when the folder does not exist. */
+  list(dir: string): Promise<string[]>;
+  /** Modification time in ms, or null when missing. */
+  mtime(path: string): Promise<number | null>;
+}

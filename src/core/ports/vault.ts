@@ -1,0 +1,46 @@
+/** The user's notes. Paths are vault-relative and '/'-separated ("Folder/Note.md"). */
+export interface NoteInfo {
+  path: string;
+  /** Modification time in ms since the epoch. */
+  mtime: number;
+  size: number;
+}
+
+export type VaultEvent =
+  | { type: "create" | "modify" | "delete"; path: string }
+  | { type: "rename"; path: string; oldPath: string };
+
+export type Unsubscribe = () => void;
+
+export class NoteNotFoundError extends Error {
+  constructor(readonly path: string) {
+    super(`Note not found: ${path}`);
+    this.name = "NoteNotFoundError";
+  }
+}
+
+export class NoteExistsError extends Error {
+  constructor(readonly path: string) {
+    super(`A file already exists at ${path}`);
+    this.name = "NoteExistsError";
+  }
+}
+
+/**
+ * Notes as the user sees them. Krypton only ever reads notes and creates new ones:
+ * there is deliberately no write, modify, rename or delete here.
+ */
+export interface VaultPort {
+  /** Markdown notes (".md"), excluding the config folder and ".krypton". */
+  listNotes(): Promise<NoteInfo[]>;
+  /** Throws NoteNotFoundError when there is no such note. */
+  readNote(path: string): Promise<string>;
+  /** True when any file or folder exists at the path. */
+  exists(path: string): Promise<boolean>;
+  /** Creates a new note (and missing parent folders). Rejects with NoteExistsError rather than overwrite. */
+  createNote(path: string, content: string): Promise<void>;
+  /** Vault change events; the CLI host may never emit any. */
+  onChange(listener: (event: VaultEvent) => void): Unsubscribe;
+  /** Obsidian's config folder name (".obsidian" unless the user changed it). */
+  readonly configDir: string;
+}

@@ -1,0 +1,35 @@
+/** Why a call to a model or web service failed, in a form the UI can explain. Messages never contain keys. */
+export type ProviderErrorKind =
+  | "unreachable" // connection refused, DNS, offline
+  | "timeout"
+  | "unauthorized" // 401/403: wrong or missing key
+  | "rate-limited" // 429
+  | "server" // 5xx
+  | "model-missing" // e.g. Ollama "model not found": run `ollama pull ...`
+  | "cors" // the server refused the app's origin
+  | "bad-response" // malformed JSON, cut stream
+  | "aborted" // the user pressed Stop
+  | "not-configured";
+
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+
+  /** Worth retrying for an idempotent call. */
+  get retryable(): boolean {
+    return this.kind === "rate-limited" || this.kind === "server" || this.kind === "unreachable" || this.kind === "timeout";
+  }
+}
+
+export function isAbortError(err: unknown): boolean {
+  return (
+    (err instanceof ProviderError && err.kind === "aborted") ||
+    (typeof err === "object" && err !== null && (err as { name?: string }).name === "AbortError")
+  );
+}

@@ -1,0 +1,55 @@
+import type { Clock } from "../ports/clock";
+import { ProviderError, isAbortError } from "./provider-error";
+
+export interface RetryOptions {
+  /** Attempts in total, including the first. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  signal?: AbortSignal;
+  clock: Clock;
+}
+
+/** Retries an idempotent call on retryable ProviderErrors with exponential backoff and jitter. */
+export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < options.attempts; attempt++) {
+    if (options.signal?.aborted) throw new ProviderError("aborted", "Stopped");
+    try {
+      return await call();
+    } catch (err) {
+      if (isAbortError(err)) throw err;
+      lastError = err;
+      const retryable = err instanceof ProviderError && err.retryable;
+      if (!retryable || attempt === options.attempts - 1) break;
+      const delay = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      await options.clock.sleep(delay, options.signal);
+    }
+  }
+  throw lastError;
+}
+
+/** An AbortSignal that fires on the caller's signal or after timeoutMs, whichever comes first. */
+export function timeoutSignal(
+  clock: Clock,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): { signal: AbortSignal; dispose: () => void; timedOut: () => boolean } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const cancelTimer = clock.setTimer(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = () => controller.abort();
+  if (signal?.aborted) controller.abort();
+  else signal?.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      cancelTimer();
+      signal?.removeEventListener("abort", onAbort);
+    },
+    timedOut: () => timedOut,
+  };
+}

@@ -1,0 +1,119 @@
+/** All user settings. Stored by the plugin in data.json; the CLI reads the same file (see src/cli/config.ts). */
+export type ProviderId = "ollama" | "gemini";
+export type RetrievalMode = "none" | "rag" | "web" | "hybrid";
+export type RerankMode = "off" | "chat-model" | "reranker-model";
+
+export interface KryptonSettings {
+  // Providers
+  ollamaUrl: string;
+  /** Kept in Obsidian's secret storage where available; then this field stays empty in data.json. */
+  geminiApiKey: string;
+  /** Overridable for tests and proxies. */
+  geminiBaseUrl: string;
+  tavilyApiKey: string;
+  tavilyBaseUrl: string;
+  chatProvider: ProviderId;
+  chatModel: string;
+  /** "none" builds a keyword-only index. */
+  embeddingProvider: ProviderId | "none";
+  embeddingModel: string;
+  /** Per request; streaming chat counts it as the longest silence between tokens. */
+  requestTimeoutMs: number;
+
+  // Index
+  /** Folders or globs to skip ("Templates/", "**\/*.excalidraw.md"). Config folder and .krypton are always skipped. */
+  excludePatterns: string[];
+  /** Upper bound on a chunk's text length in characters. */
+  chunkMaxChars: number;
+
+  // Retrieval
+  defaultMode: RetrievalMode;
+  similarityThreshold: number;
+  maxK: number;
+  displayK: number;
+  queryRewrite: boolean;
+  multiQuery: boolean;
+  multiQueryCount: number;
+  rerank: RerankMode;
+  rerankerModel: string;
+  webMaxResults: number;
+
+  // Conversation memory (what goes into the prompt, newest first)
+  memoryMaxMessages: number;
+  memoryMaxChars: number;
+  mobileMemoryMaxMessages: number;
+  mobileMemoryMaxChars: number;
+
+  // Agents
+  agentsEnabled: boolean;
+  intentClassifier: boolean;
+  newNoteFolder: string;
+  openCreatedNote: boolean;
+
+  // MCP bridge (desktop only)
+  mcpEnabled: boolean;
+  mcpPort: number;
+  /** Generated on first enable; never logged. */
+  mcpToken: string;
+  mcpAllowedOrigins: string[];
+}
+
+export const DEFAULT_SETTINGS: KryptonSettings = {
+  ollamaUrl: "http://localhost:11434",
+  geminiApiKey: "",
+  geminiBaseUrl: "https://generativelanguage.googleapis.com",
+  tavilyApiKey: "",
+  tavilyBaseUrl: "https://api.tavily.com",
+  chatProvider: "ollama",
+  chatModel: "llama3.1:8b",
+  embeddingProvider: "ollama",
+  embeddingModel: "nomic-embed-text",
+  requestTimeoutMs: 60_000,
+
+  excludePatterns: [],
+  chunkMaxChars: 1500,
+
+  defaultMode: "rag",
+  similarityThreshold: 0.25,
+  maxK: 10,
+  displayK: 5,
+  queryRewrite: false,
+  multiQuery: false,
+  multiQueryCount: 3,
+  rerank: "off",
+  rerankerModel: "",
+  webMaxResults: 5,
+
+  memoryMaxMessages: 50,
+  memoryMaxChars: 16_000,
+  mobileMemoryMaxMessages: 15,
+  mobileMemoryMaxChars: 6_000,
+
+  agentsEnabled: true,
+  intentClassifier: false,
+  newNoteFolder: "Krypton",
+  openCreatedNote: true,
+
+  mcpEnabled: false,
+  mcpPort: 27_123,
+  mcpToken: "",
+  mcpAllowedOrigins: [],
+};
+
+/** Fills missing or mistyped fields with defaults, so an old or hand-edited data.json never breaks start-up. */
+export function normalizeSettings(raw: unknown): KryptonSettings {
+  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [] };
+  if (!raw || typeof raw !== "object") return out;
+  const src = raw as Record<string, unknown>;
+  for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof KryptonSettings)[]) {
+    const def = DEFAULT_SETTINGS[key];
+    const val = src[key];
+    if (val === undefined) continue;
+    if (Array.isArray(def)) {
+      if (Array.isArray(val) && val.every((v) => typeof v === "string")) (out as unknown as Record<string, unknown>)[key] = [...val];
+    } else if (typeof val === typeof def) {
+      (out as unknown as Record<string, unknown>)[key] = val;
+    }
+  }
+  return out;
+}
