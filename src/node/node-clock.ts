@@ -1,6 +1,6 @@
 import { clockFromTimers, type Clock } from "../core/ports/clock";
 
-/** Node's timers. `so a pending timer never keeps the CLI alive after its work is done. */
+/** Node's timers, for the CLI, the standalone MCP server and tests. */
 export const nodeClock: Clock = clockFromTimers(Date.now, (fn, ms) => {
   const timer = setTimeout(fn, ms);
   return () => clearTimeout(timer);
