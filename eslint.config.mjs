@@ -22,8 +22,14 @@ export default defineConfig([
     // Node hosts: the CLI and the Node-only code the desktop plugin loads lazily (MCP bridge).
     files: ["src/cli/**/*.ts", "src/node/**/*.ts"],
     languageOptions: { globals: { ...globals.node } },
-    // This code never runs in an Obsidian window, so the popout-window timer rules do not apply.
-    rules: { "obsidianmd/prefer-window-timers": "off", "obsidianmd/no-global-this": "off" },
+    // Node-only code: it never runs in an Obsidian window or on mobile (the desktop plugin loads
+    // src/node lazily, behind Platform.isDesktopApp), so the browser/mobile rules do not apply here.
+    rules: {
+      "obsidianmd/prefer-window-timers": "off",
+      "obsidianmd/no-global-this": "off",
+      "obsidianmd/no-nodejs-modules": "off",
+      "no-restricted-globals": "off",
+    },
   },
   {
     files: ["src/core/**/*.ts"],

@@ -1,0 +1,112 @@
+import { promises as fs } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { randomBytes } from "node:crypto";
+import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
+
+/**
+ * The vault as a folder on disk (CLI, standalone MCP server, tests). Like Obsidian, it ignores
+ * dot-folders and dot-files (so the config folder and .krypton are never listed), and it only
+ * ever creates notes: there is no code path that writes over an existing file.
+ */
+// eslint-disable-next-line obsidianmd/hardcoded-config-path -- Node host: no Vault#configDir exists here
+export const DEFAULT_CONFIG_DIR = ".obsidian";
+
+export class FsVault implements VaultPort {
+  readonly root: string;
+  readonly configDir: string;
+
+  constructor(root: string, options: { configDir?: string } = {}) {
+    this.root = resolve(root);
+    // Outside Obsidian there is no Vault#configDir to ask: the default name, unless the caller knows better.
+    this.configDir = options.configDir ?? DEFAULT_CONFIG_DIR;
+  }
+
+  async listNotes(): Promise<NoteInfo[]> {
+    const out: NoteInfo[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return; // unreadable folder: skip it rather than fail the whole listing
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith(".")) continue;
+        const full = join(dir, entry.name);
+        // Symlinked folders are not followed: they can loop or lead out of the vault.
+        if (entry.isDirectory()) await walk(full);
+        else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.toLowerCase().endsWith(".md")) {
+          try {
+            const stat = await fs.stat(full);
+            if (!stat.isFile()) continue;
+            out.push({ path: relative(this.root, full).split(sep).join("/"), mtime: stat.mtimeMs, size: stat.size });
+          } catch {
+            // broken symlink or file removed meanwhile
+          }
+        }
+      }
+    };
+    await walk(this.root);
+    out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return out;
+  }
+
+  async readNote(path: string): Promise<string> {
+    const full = this.resolveInside(path);
+    try {
+      return await fs.readFile(full, "utf8");
+    } catch (err) {
+      if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
+      throw err;
+    }
+  }
+
+  async exists(path: string): Promise<boolean> {
+    try {
+      await fs.lstat(this.resolveInside(path));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async createNote(path: string, content: string): Promise<void> {
+    const full = this.resolveInside(path);
+    await fs.mkdir(dirname(full), { recursive: true });
+    // Write a hidden temp file beside the target, then hard-link it into place: link() fails with
+    // EEXIST instead of replacing, so the note appears complete or not at all and nothing is overwritten.
+    const temp = join(dirname(full), `.krypton-new-${randomBytes(6).toString("hex")}.tmp`);
+    await fs.writeFile(temp, content, { encoding: "utf8", flag: "wx" });
+    try {
+      await fs.link(temp, full);
+    } catch (err) {
+      if (isCode(err, "EEXIST")) throw new NoteExistsError(path);
+      if (!isCode(err, "EPERM") && !isCode(err, "ENOTSUP") && !isCode(err, "EXDEV")) throw err;
+      // File systems without hard links: exclusive create is still never an overwrite.
+      try {
+        await fs.writeFile(full, content, { encoding: "utf8", flag: "wx" });
+      } catch (inner) {
+        if (isCode(inner, "EEXIST")) throw new NoteExistsError(path);
+        throw inner;
+      }
+    } finally {
+      await fs.rm(temp, { force: true });
+    }
+  }
+
+  onChange(_listener: (event: VaultEvent) => void): Unsubscribe {
+    // The CLI reads the vault on demand (index sync); it does not watch the folder.
+    return () => {};
+  }
+
+  /** Absolute path for a vault-relative one; refuses anything that would land outside the vault. */
+  resolveInside(path: string): string {
+    const full = resolve(this.root, path);
+    if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
+    return full;
+  }
+}
+
+export function isCode(err: unknown, code: string): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: string }).code === code;
+}

@@ -1,0 +1,25 @@
+import type { Host } from "../core/ports/host";
+import type { FetchLike } from "../core/ports/http";
+import type { Logger } from "../core/ports/logger";
+import { dataDirOf, FsDataDir } from "./fs-data-dir";
+import { FsVault } from "./fs-vault";
+import { nodeClock } from "./node-clock";
+import { createStderrLogger } from "./node-logger";
+
+export interface NodeHostOptions {
+  logger?: Logger;
+  fetch?: FetchLike;
+  configDir?: string;
+}
+
+/** The core's ports on Node: the vault folder, <vault>/.krypton, global fetch, Node timers, stderr. */
+export function createNodeHost(vaultRoot: string, options: NodeHostOptions = {}): Host & { vault: FsVault; data: FsDataDir } {
+  return {
+    vault: new FsVault(vaultRoot, { configDir: options.configDir }),
+    data: new FsDataDir(dataDirOf(vaultRoot)),
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    clock: nodeClock,
+    logger: options.logger ?? createStderrLogger("warn"),
+    platform: { kind: "cli", mobile: false },
+  };
+}

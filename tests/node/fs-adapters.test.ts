@@ -1,0 +1,64 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
+import { createNodeHost } from "../../src/node/node-host";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+
+describe("Node host adapters", () => {
+  let vault: TempVault;
+  beforeEach(async () => {
+    vault = await makeTempVault({
+      "a.md": "# A",
+      "Folder/b.md": "B",
+      "Folder/image.png": "x",
+      ".obsidian/plugins/x/readme.md": "config",
+      ".krypton/notes.md": "state",
+    });
+  });
+  afterEach(() => vault.cleanup());
+
+  it("lists markdown notes only, never the config folder or .krypton", async () => {
+    const host = createNodeHost(vault.root);
+    expect((await host.vault.listNotes()).map((n) => n.path)).toEqual(["Folder/b.md", "a.md"]);
+  });
+
+  it("reads notes and reports a missing one by name", async () => {
+    const host = createNodeHost(vault.root);
+    expect(await host.vault.readNote("Folder/b.md")).toBe("B");
+    await expect(host.vault.readNote("nope.md")).rejects.toBeInstanceOf(NoteNotFoundError);
+  });
+
+  it("creates notes with parent folders and never overwrites", async () => {
+    const host = createNodeHost(vault.root);
+    await host.vault.createNote("New/Deep/c.md", "hello");
+    expect(await vault.read("New/Deep/c.md")).toBe("hello");
+    await expect(host.vault.createNote("a.md", "overwrite!")).rejects.toBeInstanceOf(NoteExistsError);
+    expect(await vault.read("a.md")).toBe("# A");
+    // No temp files are left behind.
+    expect((await fs.readdir(join(vault.root, "New", "Deep"))).sort()).toEqual(["c.md"]);
+  });
+
+  it("refuses paths that leave the vault", async () => {
+    const host = createNodeHost(vault.root);
+    await expect(host.vault.readNote("../outside.md")).rejects.toThrow(/outside the vault/);
+    await expect(host.vault.createNote("../../evil.md", "x")).rejects.toThrow(/outside the vault/);
+    await expect(host.data.writeAtomic("../a.md", "x")).rejects.toThrow(/outside .krypton/);
+    expect(await vault.read("a.md")).toBe("# A");
+  });
+
+  it("writes machine state atomically and creates lock files exclusively", async () => {
+    const host = createNodeHost(vault.root);
+    expect(await host.data.read("index/missing.bin")).toBeNull();
+    await host.data.writeAtomic("index/x.bin", new Uint8Array([1, 2, 3]));
+    expect(Array.from((await host.data.read("index/x.bin")) ?? [])).toEqual([1, 2, 3]);
+    await host.data.writeAtomic("index/x.bin", "replaced");
+    expect(await host.data.readText("index/x.bin")).toBe("replaced");
+    expect(await host.data.list("index")).toEqual(["x.bin"]);
+    expect(await host.data.createExclusive("index/lock", "1")).toBe(true);
+    expect(await host.data.createExclusive("index/lock", "2")).toBe(false);
+    expect(await host.data.readText("index/lock")).toBe("1");
+    await host.data.remove("index/lock");
+    await host.data.remove("index/lock");
+    expect(await host.data.mtime("index/lock")).toBeNull();
+  });
+});

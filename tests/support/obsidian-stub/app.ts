@@ -1,0 +1,1 @@
+export class Plugin { app: unknown; onload(): void {} }
