@@ -8,7 +8,6 @@ import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, ty
  * dot-folders and dot-files (so the config folder and .krypton are never listed), and it only
  * ever creates notes: there is no code path that writes over an existing file.
  */
-// eslint-disable-next-line obsidianmd/hardcoded-config-path -- Node host: no Vault#configDir exists here
 export const DEFAULT_CONFIG_DIR = ".obsidian";
 
 export class FsVault implements VaultPort {
