@@ -1,7 +1,22 @@
 import type { z } from "zod";
 
+/**
+ * Where the served vault lives, supplied per call by the host that exposes the tools (MCP bridge, CLI).
+ * Core cannot touch the file system, so the host brings the two checks only it can do.
+ */
+export interface VaultLocation {
+  /** Absolute path of the vault folder as the host sees it ("/home/me/Notes", "C:/Users/me/Notes"). */
+  root: string;
+  /** Resolves an absolute path the way the file system does (Node: realpath), to compare a client's vault_path. */
+  resolve?(absolutePath: string): Promise<string>;
+  /** Rejects with a VaultPathError when a vault-relative path leads out of the vault (Node: through a symlink). */
+  assertInside?(relativePath: string): Promise<void>;
+}
+
 export interface ToolContext {
   signal?: AbortSignal;
+  /** Absent when the host cannot say where the vault is: then absolute paths and vault_path are refused. */
+  vault?: VaultLocation;
 }
 
 export interface ToolOutput<T> {
@@ -9,6 +24,14 @@ export interface ToolOutput<T> {
   structured: T;
   /** Human-readable rendering (MCP text content, CLI output). */
   text: string;
+}
+
+/** Hints for clients (MCP tool annotations); they never replace the server's own checks. */
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 /**
@@ -21,12 +44,17 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
   description: string;
   inputSchema: S;
   outputSchema: z.ZodRawShape;
+  annotations?: ToolAnnotations;
   run(input: z.infer<z.ZodObject<S>>, context: ToolContext): Promise<ToolOutput<O>>;
 }
 
 /** An error whose message a person can act on ("Missing required parameter: topic"). Safe to show to clients. */
 export class ToolError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** "unknown-tool" lets HTTP callers answer 404; everything else is the caller's input or the vault's state. */
+    readonly code: "unknown-tool" | "invalid-input" | "not-found" | "refused" | "failed" = "failed",
+  ) {
     super(message);
     this.name = "ToolError";
   }
