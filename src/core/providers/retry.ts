@@ -8,6 +8,22 @@ export interface RetryOptions {
   maxDelayMs: number;
   signal?: AbortSignal;
   clock: Clock;
+  /** Which failures to retry; default: ProviderError.retryable. */
+  shouldRetry?: (err: unknown) => boolean;
+}
+
+/** How a provider retries, injectable so tests use tiny backoffs. */
+export interface RetryPolicy {
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 1000, maxDelayMs: 8000 };
+
+/** Rate limits and server errors: the request reached a server that may answer next time. */
+export function isTransientServerError(err: unknown): boolean {
+  return err instanceof ProviderError && (err.kind === "rate-limited" || err.kind === "server");
 }
 
 /** Retries an idempotent call on retryable ProviderErrors with exponential backoff and jitter. */
@@ -20,7 +36,7 @@ export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions
     } catch (err) {
       if (isAbortError(err)) throw err;
       lastError = err;
-      const retryable = err instanceof ProviderError && err.retryable;
+      const retryable = options.shouldRetry ? options.shouldRetry(err) : err instanceof ProviderError && err.retryable;
       if (!retryable || attempt === options.attempts - 1) break;
       const delay = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
       await options.clock.sleep(delay, options.signal);

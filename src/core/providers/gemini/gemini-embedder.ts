@@ -1,0 +1,63 @@
+import type { Embedder } from "../../ports/embedder";
+import { guardedCall } from "../guarded-stream";
+import { ProviderError } from "../provider-error";
+import { DEFAULT_RETRY_POLICY } from "../retry";
+import type { GeminiOptions } from "./gemini-chat-model";
+import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
+import { geminiError } from "./gemini-errors";
+
+export const DEFAULT_GEMINI_EMBEDDING_MODEL = "gemini-embedding-001";
+/**
+ * gemini-embedding-001 returns 3,072 dimensions by default; 768 keeps the vector store 4× smaller with a
+ * small loss (Google's own recommendation lists 768 among the supported sizes). Such truncated vectors are
+ * not unit length, so they are normalized here.
+ */
+export const GEMINI_EMBEDDING_DIM = 768;
+
+/** Embeddings through batchEmbedContents (up to 100 texts per request). */
+export class GeminiEmbedder implements Embedder {
+  readonly id: string;
+  readonly batchSize = 100;
+
+  constructor(private readonly options: GeminiOptions & { model: string }) {
+    this.id = `gemini:${options.model}`;
+  }
+
+  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const { apiKey, model } = this.options;
+    const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
+    const reduce = /gemini-embedding/.test(model);
+    const vectors = await guardedCall({
+      clock: this.options.clock,
+      fetch: this.options.fetch,
+      timeoutMs: this.options.timeoutMs,
+      signal,
+      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
+      call: async (guard) => {
+        const res = await geminiClient(apiKey, baseUrl, guard.fetch).models.embedContent({
+          model,
+          contents: texts,
+          config: { abortSignal: guard.signal, ...(reduce ? { outputDimensionality: GEMINI_EMBEDDING_DIM } : {}) },
+        });
+        return (res.embeddings ?? []).map((e) => e.values ?? []);
+      },
+      mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
+    });
+    if (vectors.length !== texts.length || vectors.some((v) => v.length === 0)) {
+      throw new ProviderError("bad-response", `Gemini returned ${vectors.length} embeddings for ${texts.length} texts.`);
+    }
+    return vectors.map(normalize);
+  }
+}
+
+function normalize(values: number[]): Float32Array {
+  const v = Float32Array.from(values);
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i] * v[i];
+  if (norm > 0) {
+    const inv = 1 / Math.sqrt(norm);
+    for (let i = 0; i < v.length; i++) v[i] *= inv;
+  }
+  return v;
+}

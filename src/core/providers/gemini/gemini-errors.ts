@@ -1,0 +1,48 @@
+import { ProviderError } from "../provider-error";
+import { redact, transportError, type RequestGuard } from "../request-guard";
+
+interface GoogleErrorBody {
+  error?: { code?: number; message?: string; status?: string; details?: { reason?: string }[] };
+}
+
+/** Google's error JSON as the SDK passes it on (ApiError.message is the JSON text of the body). */
+function parseGoogleError(message: string): { text: string; reason?: string; status?: string } {
+  try {
+    const body = JSON.parse(message) as GoogleErrorBody;
+    const err = body.error ?? {};
+    return { text: err.message ?? message, reason: err.details?.find((d) => d.reason)?.reason, status: err.status };
+  } catch {
+    return { text: message };
+  }
+}
+
+/** Maps anything `@google/genai` or the transport throws to a ProviderError; never includes the key. */
+export function geminiError(err: unknown, guard: RequestGuard, baseUrl: string, apiKey: string, model?: string): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const site = { service: "Gemini", url: baseUrl, secrets: [apiKey] };
+  if (guard.stopped() || guard.timedOut()) return transportError(err, guard, site);
+  const e = err as { name?: string; status?: number; message?: string };
+  if (e?.name === "ApiError" && typeof e.status === "number") {
+    const status = e.status;
+    const parsed = parseGoogleError(String(e.message ?? ""));
+    const detail = redact(parsed.text, [apiKey]);
+    if (status === 401 || status === 403 || parsed.reason === "API_KEY_INVALID" || /api key not valid/i.test(parsed.text)) {
+      return new ProviderError("unauthorized", `${status}: the Gemini API key was rejected (${detail})`, status);
+    }
+    if (status === 404) {
+      const name = model ? `'${model}'` : "";
+      return new ProviderError("model-missing", `Gemini model ${name} was not found: check the model name in settings.`.replace("  ", " "), 404);
+    }
+    if (status === 429) {
+      return new ProviderError("rate-limited", `429: Gemini rate limit or quota reached; wait a moment and try again (${detail})`, 429);
+    }
+    if (status >= 500) return new ProviderError("server", `Gemini failed (${status}): ${detail}`, status);
+    return new ProviderError("bad-response", `Gemini rejected the request (${status}): ${detail}`, status);
+  }
+  const message = String(e?.message ?? err);
+  if (e?.name === "TypeError" || e?.name === "AbortError" || !guard.responded()) return transportError(err, guard, site);
+  // Stream parse failures ("Incomplete JSON segment", "exception parsing stream chunk") and error chunks.
+  const errorChunk = /"error"\s*:/.test(message) ? parseGoogleError(message.slice(message.indexOf("{"))).text : null;
+  if (errorChunk) return new ProviderError("server", `Gemini failed while answering: ${redact(errorChunk, [apiKey])}`);
+  return new ProviderError("bad-response", `The answer from Gemini was cut off or unreadable (${redact(message, [apiKey]).slice(0, 200)}).`);
+}

@@ -1,0 +1,108 @@
+import type { Clock } from "../ports/clock";
+import type { FetchLike } from "../ports/http";
+import { ProviderError, isAbortError } from "./provider-error";
+import { createRequestGuard, type RequestGuard } from "./request-guard";
+import { isTransientServerError, withRetry, type RetryPolicy } from "./retry";
+
+export interface GuardedStreamParams {
+  clock: Clock;
+  fetch: FetchLike;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  retry: RetryPolicy;
+  /** Starts one attempt; yields text pieces ("" counts as progress). Use guard.fetch / guard.signal. */
+  open: (guard: RequestGuard) => Promise<AsyncIterable<string>>;
+  /** Maps any failure of an attempt (HTTP status, transport, parse) to a ProviderError. */
+  mapError: (err: unknown, guard: RequestGuard) => ProviderError;
+}
+
+interface Opened {
+  guard: RequestGuard;
+  iterator: AsyncIterator<string>;
+  first: string | null;
+}
+
+/**
+ * Streams text from a provider with one policy for every provider: the silence timeout covers the
+ * first token and each gap after it, Stop aborts the HTTP request, and 429/5xx are retried with
+ * backoff only until the first token (before that a retry is invisible; after it, it would repeat text).
+ */
+export async function* guardedTextStream(params: GuardedStreamParams): AsyncGenerator<string> {
+  const attempt = async (): Promise<Opened> => {
+    const guard = createRequestGuard({ clock: params.clock, fetch: params.fetch, timeoutMs: params.timeoutMs, signal: params.signal });
+    try {
+      const iterator = (await params.open(guard))[Symbol.asyncIterator]();
+      for (;;) {
+        const step = await iterator.next();
+        guard.touch();
+        if (step.done) return { guard, iterator, first: null };
+        if (step.value) return { guard, iterator, first: step.value };
+      }
+    } catch (err) {
+      const mapped = params.mapError(err, guard);
+      guard.close();
+      throw mapped;
+    }
+  };
+
+  let opened: Opened;
+  try {
+    opened = await withRetry(attempt, { ...params.retry, clock: params.clock, signal: params.signal, shouldRetry: isTransientServerError });
+  } catch (err) {
+    throw isAbortError(err) ? new ProviderError("aborted", "Stopped") : err;
+  }
+
+  const { guard, iterator, first } = opened;
+  try {
+    if (first === null) return;
+    yield first;
+    for (;;) {
+      let step: IteratorResult<string>;
+      try {
+        step = await iterator.next();
+      } catch (err) {
+        throw params.mapError(err, guard);
+      }
+      if (step.done) return;
+      guard.touch();
+      if (step.value) yield step.value;
+    }
+  } finally {
+    guard.close();
+    // Lets the SDK release its reader; errors here are about a request we already gave up on.
+    await iterator.return?.().catch(() => undefined);
+  }
+}
+
+/** Collects a guarded stream into one string (complete() on top of stream(), same timeouts and retries). */
+export async function collectText(stream: AsyncIterable<string>): Promise<string> {
+  let text = "";
+  for await (const piece of stream) text += piece;
+  return text;
+}
+
+/** A unary call (list models, embeddings) with the same guard and retry policy. */
+export async function guardedCall<T>(
+  params: Omit<GuardedStreamParams, "open"> & { call: (guard: RequestGuard) => Promise<T>; retryWhen?: (err: unknown) => boolean },
+): Promise<T> {
+  const attempt = async (): Promise<T> => {
+    const guard = createRequestGuard({ clock: params.clock, fetch: params.fetch, timeoutMs: params.timeoutMs, signal: params.signal });
+    try {
+      return await params.call(guard);
+    } catch (err) {
+      throw params.mapError(err, guard);
+    } finally {
+      guard.close();
+    }
+  };
+  try {
+    return await withRetry(attempt, {
+      ...params.retry,
+      clock: params.clock,
+      signal: params.signal,
+      shouldRetry: params.retryWhen ?? isTransientServerError,
+    });
+  } catch (err) {
+    throw isAbortError(err) ? new ProviderError("aborted", "Stopped") : err;
+  }
+}

@@ -1,0 +1,38 @@
+import { ProviderError } from "../provider-error";
+import { transportError, type RequestGuard } from "../request-guard";
+
+/** Ollama's own "the stream ended without done:true" message (ollama/browser). */
+const CUT_STREAM = /did not receive done/i;
+
+/** The command that installs a model, shown to the user. */
+export function pullCommand(model: string): string {
+  return `ollama pull ${model}`;
+}
+
+/** Maps anything `ollama/browser` or the transport throws to a ProviderError with plain words. */
+export function ollamaError(err: unknown, guard: RequestGuard, baseUrl: string, model?: string): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const site = { service: "Ollama", url: baseUrl };
+  if (guard.stopped() || guard.timedOut()) return transportError(err, guard, site);
+  const e = err as { name?: string; status_code?: number; error?: string; message?: string };
+  if (e?.name === "ResponseError" && typeof e.status_code === "number") {
+    const status = e.status_code;
+    const detail = String(e.error ?? e.message ?? "");
+    if (status === 404 && /not found/i.test(detail)) {
+      const name = model ?? /model "([^"]+)"/.exec(detail)?.[1] ?? "the model";
+      return new ProviderError("model-missing", `Model '${name}' is not installed in Ollama: run \`${pullCommand(name)}\`.`, 404);
+    }
+    if (status === 401 || status === 403) {
+      return new ProviderError("unauthorized", `${status}: Ollama at ${baseUrl} refused the request (a proxy in front of it may need credentials).`, status);
+    }
+    if (status === 429) return new ProviderError("rate-limited", `429: Ollama at ${baseUrl} is busy; try again in a moment.`, 429);
+    if (status >= 500) return new ProviderError("server", `Ollama failed (${status}): ${detail}`, status);
+    return new ProviderError("bad-response", `Ollama rejected the request (${status}): ${detail}`, status);
+  }
+  const message = e?.message ?? String(err);
+  if (CUT_STREAM.test(message)) return new ProviderError("bad-response", "The answer from Ollama was cut off before it finished.");
+  // A network-level failure is a TypeError in every fetch implementation; anything else that is not
+  // a ResponseError is an {"error": ...} line Ollama sent in the middle of the stream.
+  if (e?.name === "TypeError" || e?.name === "AbortError" || !guard.responded()) return transportError(err, guard, site);
+  return new ProviderError("server", `Ollama failed while answering: ${message}`);
+}

@@ -1,0 +1,131 @@
+/**
+ * One guarded HTTP exchange with a model or web service: a silence timeout (reset on every sign of
+ * progress, so it bounds both the wait for the first token and the gaps between tokens), the user's
+ * AbortSignal, and a fetch wrapper that SDK clients use so every byte goes through the host.
+ */
+import type { Clock } from "../ports/clock";
+import type { FetchLike } from "../ports/http";
+import { ProviderError } from "./provider-error";
+
+export interface RequestGuard {
+  /** Aborts on the user's signal or after `timeoutMs` without progress. */
+  readonly signal: AbortSignal;
+  /** A fetch that carries `signal` (merged with any signal the SDK passes) and notes when headers arrived. */
+  readonly fetch: FetchLike;
+  readonly timeoutMs: number;
+  /** Call on every sign of progress (a token, a chunk): restarts the silence timer. */
+  touch(): void;
+  timedOut(): boolean;
+  /** The caller's own signal aborted (the user pressed Stop). */
+  stopped(): boolean;
+  /** A response (headers) arrived: failures after this are cut streams, not unreachable servers. */
+  responded(): boolean;
+  dispose(): void;
+  /** dispose() and abort whatever is still open (a stream the caller stopped reading). */
+  close(): void;
+}
+
+export function createRequestGuard(options: {
+  clock: Clock;
+  fetch: FetchLike;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): RequestGuard {
+  const { clock, timeoutMs, signal: userSignal } = options;
+  const controller = new AbortController();
+  let timedOut = false;
+  let responded = false;
+  let cancelTimer: () => void = () => {};
+  const arm = () => {
+    cancelTimer();
+    if (timeoutMs > 0 && !controller.signal.aborted) {
+      cancelTimer = clock.setTimer(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+    }
+  };
+  const onUserAbort = () => controller.abort();
+  if (userSignal?.aborted) controller.abort();
+  else userSignal?.addEventListener("abort", onUserAbort, { once: true });
+  arm();
+
+  const guardedFetch: FetchLike = async (input, init) => {
+    // SDKs may pass their own signal (ollama's stream iterator does): abort on either.
+    const inner = init?.signal;
+    let signal: AbortSignal = controller.signal;
+    if (inner && inner !== controller.signal) {
+      const merged = new AbortController();
+      const abort = () => merged.abort();
+      if (inner.aborted || controller.signal.aborted) merged.abort();
+      inner.addEventListener("abort", abort, { once: true });
+      controller.signal.addEventListener("abort", abort, { once: true });
+      signal = merged.signal;
+    }
+    const response = await options.fetch(input, { ...init, signal });
+    responded = true;
+    arm();
+    return response;
+  };
+
+  const dispose = () => {
+    cancelTimer();
+    cancelTimer = () => {};
+    userSignal?.removeEventListener("abort", onUserAbort);
+  };
+
+  return {
+    signal: controller.signal,
+    fetch: guardedFetch,
+    timeoutMs,
+    touch: arm,
+    timedOut: () => timedOut,
+    stopped: () => userSignal?.aborted === true,
+    responded: () => responded,
+    dispose,
+    close: () => {
+      dispose();
+      controller.abort();
+    },
+  };
+}
+
+/** What a failed call was talking to, for plain-words messages. */
+export interface CallSite {
+  /** "Ollama", "Gemini", "Tavily". */
+  service: string;
+  /** Base URL shown to the user (never contains a key). */
+  url: string;
+  /** Secrets to scrub from any message (API keys). */
+  secrets?: string[];
+}
+
+/** Replaces secrets with "***" so no error message can leak a key. */
+export function redact(message: string, secrets: (string | undefined)[] = []): string {
+  let out = message;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join("***");
+  }
+  // Keys passed as query parameters (?key=...) never appear either.
+  return out.replace(/([?&](?:key|api_key)=)[^&\s"']+/gi, "$1***");
+}
+
+/**
+ * Turns a transport-level failure (no HTTP status) into a ProviderError: the user's Stop, our silence
+ * timeout, a cut stream (after headers) or an unreachable server (before headers).
+ */
+export function transportError(err: unknown, guard: RequestGuard, site: CallSite): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (guard.stopped()) return new ProviderError("aborted", "Stopped");
+  if (guard.timedOut()) {
+    const seconds = Math.max(1, Math.round(guard.timeoutMs / 1000));
+    return guard.responded()
+      ? new ProviderError("timeout", `${site.service} stopped sending the answer (no data for ${seconds} s).`)
+      : new ProviderError("timeout", `${site.service} did not answer within ${seconds} s at ${site.url}.`);
+  }
+  const detail = redact(err instanceof Error ? err.message : String(err), site.secrets);
+  if (guard.responded()) {
+    return new ProviderError("bad-response", `The answer from ${site.service} was cut off or unreadable (${detail}).`);
+  }
+  return new ProviderError("unreachable", `${site.service} is not reachable at ${site.url}: is it running and is the address right?`);
+}

@@ -1,0 +1,154 @@
+/** Conversations on real files under a temp vault's .krypton/chat/. */
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { ConversationStore, NEW_CONVERSATION_TITLE, titleFrom } from "../../../src/core/chat/conversation-store";
+import type { StoredMessage } from "../../../src/core/chat/conversation-types";
+import { clockFromTimers } from "../../../src/core/ports/clock";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { FsDataDir, dataDirOf } from "../../../src/node/fs-data-dir";
+import { makeTempVault, type TempVault } from "../../support/temp-vault";
+
+let vault: TempVault;
+let time = 1_700_000_000_000;
+const clock = clockFromTimers(
+  () => (time += 1000),
+  (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    return () => clearTimeout(t);
+  },
+);
+const chatDir = () => join(dataDirOf(vault.root), "chat");
+const open = () => new ConversationStore(new FsDataDir(dataDirOf(vault.root)), clock, silentLogger);
+const msg = (id: string, role: "user" | "assistant", content: string, extra: Partial<StoredMessage> = {}): StoredMessage => ({
+  id,
+  role,
+  content,
+  createdAt: time,
+  ...extra,
+});
+
+beforeEach(async () => {
+  vault = await makeTempVault({ "Note.md": "# Note\n" });
+});
+afterEach(() => vault.cleanup());
+
+describe("ConversationStore", () => {
+  it("round-trips conversations through the files, across a restart", async () => {
+    const store = open();
+    const c = await store.create();
+    expect(c.title).toBe(NEW_CONVERSATION_TITLE);
+    await store.put(c.id, msg("m1", "user", "How do I set up Ollama?\nDetails follow"));
+    await store.put(c.id, msg("m2", "assistant", "Install it [1].", { sources: [{ n: 1, kind: "web", title: "Ollama", url: "https://ollama.com", snippet: "s" }], mode: "web" }));
+
+    const again = open();
+    const loaded = await again.get(c.id);
+    expect(loaded?.title).toBe("How do I set up Ollama?");
+    expect(loaded?.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+    expect(loaded?.messages[1]).toMatchObject({ sources: [{ n: 1, url: "https://ollama.com" }], mode: "web" });
+    expect(await again.list()).toEqual([
+      { id: c.id, title: "How do I set up Ollama?", updatedAt: expect.any(Number), summary: "How do I set up Ollama? Details follow", messageCount: 2 },
+    ]);
+    const files = await fs.readdir(chatDir());
+    expect(files.sort()).toEqual([`${c.id}.json`, "index.json"].sort());
+  });
+
+  it("replaces a message with the same id, removes messages, renames, deletes", async () => {
+    const store = open();
+    const c = await store.create("First title");
+    await store.put(c.id, msg("m1", "user", "question"));
+    await store.put(c.id, msg("m2", "assistant", "partial", { stopped: true }));
+    await store.put(c.id, msg("m2", "assistant", "full answer"));
+    expect((await store.get(c.id))?.messages.map((m) => m.content)).toEqual(["question", "full answer"]);
+    await store.removeMessage(c.id, "m2");
+    expect((await store.get(c.id))?.messages).toHaveLength(1);
+    await store.rename(c.id, "  Renamed   chat ");
+    expect((await open().list())[0].title).toBe("Renamed chat");
+    await store.delete(c.id);
+    expect(await store.get(c.id)).toBeNull();
+    expect(await open().list()).toEqual([]);
+  });
+
+  it("lists newest first and searches titles and message text", async () => {
+    const store = open();
+    const a = await store.create();
+    await store.put(a.id, msg("a1", "user", "Tell me about tides"));
+    const b = await store.create();
+    await store.put(b.id, msg("b1", "user", "Ollama setup"));
+    await store.put(b.id, msg("b2", "assistant", "Use OLLAMA_ORIGINS for streaming"));
+    expect((await store.list()).map((s) => s.id)).toEqual([b.id, a.id]);
+    expect((await store.search("origins")).map((s) => s.id)).toEqual([b.id]);
+    expect((await store.search("TIDES")).map((s) => s.id)).toEqual([a.id]);
+    expect(await store.search("nothing like this")).toEqual([]);
+  });
+
+  it("keeps every message when puts race", async () => {
+    const store = open();
+    const c = await store.create();
+    await Promise.all(Array.from({ length: 10 }, (_, i) => store.put(c.id, msg(`m${i}`, "user", `q${i}`))));
+    expect((await store.get(c.id))?.messages).toHaveLength(10);
+  });
+
+  it("two stores on one vault (plugin and CLI) never drop each other's conversations", async () => {
+    const plugin = open();
+    const cli = open();
+    const a = await plugin.create("From the plugin");
+    const b = await cli.create("From the CLI");
+    await plugin.put(a.id, msg("m1", "user", "plugin question"));
+    expect((await cli.list()).map((s) => s.id).sort()).toEqual([a.id, b.id].sort());
+    expect((await plugin.list()).map((s) => s.title).sort()).toEqual(["From the CLI", "From the plugin"]);
+  });
+
+  it("skips and reports a corrupt conversation file without touching it or the others", async () => {
+    const store = open();
+    const good = await store.create();
+    await store.put(good.id, msg("m1", "user", "keep me"));
+    const bad = await store.create();
+    await store.put(bad.id, msg("m1", "user", "will be corrupted"));
+    const badPath = join(chatDir(), `${bad.id}.json`);
+    await fs.writeFile(badPath, "{ this is not json");
+
+    const fresh = open();
+    expect(await fresh.get(bad.id)).toBeNull();
+    expect(fresh.problems()).toEqual([expect.stringContaining(`${bad.id}.json could not be read (not valid JSON)`)]);
+    await expect(fresh.put(bad.id, msg("m2", "user", "x"))).rejects.toThrow(/cannot be read/);
+    expect(await fs.readFile(badPath, "utf8")).toBe("{ this is not json");
+    expect((await fresh.get(good.id))?.messages[0].content).toBe("keep me");
+    expect(fresh.problems()).toHaveLength(1); // reported once
+  });
+
+  it("rebuilds a corrupt or missing index from the conversation files", async () => {
+    const store = open();
+    const a = await store.create();
+    await store.put(a.id, msg("m1", "user", "alpha"));
+    const b = await store.create();
+    await store.put(b.id, msg("m1", "user", "beta"));
+    await fs.writeFile(join(chatDir(), `${b.id}.json`), JSON.stringify({ id: b.id, nope: true }));
+    await fs.writeFile(join(chatDir(), "index.json"), "garbage");
+
+    const fresh = open();
+    const list = await fresh.list();
+    expect(list.map((s) => s.id)).toEqual([a.id]);
+    expect(fresh.problems()).toEqual([
+      expect.stringContaining("index.json was unreadable"),
+      expect.stringContaining(`${b.id}.json could not be read (not a Krypton conversation)`),
+    ]);
+    const rewritten = JSON.parse(await fs.readFile(join(chatDir(), "index.json"), "utf8")) as { conversations: unknown[] };
+    expect(rewritten.conversations).toHaveLength(1);
+
+    await fs.rm(join(chatDir(), "index.json"));
+    expect((await open().list()).map((s) => s.id)).toEqual([a.id]);
+  });
+
+  it("refuses ids that could escape the chat folder", async () => {
+    const store = open();
+    expect(await store.get("../../Note")).toBeNull();
+    await store.delete("../../Note");
+    expect(await vault.exists("Note.md")).toBe(true);
+  });
+
+  it("titles come from the first line, shortened", () => {
+    expect(titleFrom("  \n  Hello   world \nsecond")).toBe("Hello world");
+    expect(titleFrom("x".repeat(100))).toHaveLength(60);
+    expect(titleFrom("   ")).toBe(NEW_CONVERSATION_TITLE);
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Gemini chat and embeddings through the real `@google/genai/web` SDK, pointed at the loopback Gemini
+ * server via httpOptions.baseUrl and the host fetch.
+ */
+import { GeminiChatModel, listGeminiModels, toGeminiContents } from "../../../src/core/providers/gemini/gemini-chat-model";
+import { GeminiEmbedder } from "../../../src/core/providers/gemini/gemini-embedder";
+import type { FetchLike } from "../../../src/core/ports/http";
+import { nodeClock } from "../../../src/node/node-clock";
+import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
+import { FAST_RETRY, closedPortUrl, collect, collectUntilError, nodeFetch } from "./provider-fixtures";
+
+const ask = [
+  { role: "system" as const, content: "Answer briefly." },
+  { role: "user" as const, content: "Hi" },
+  { role: "assistant" as const, content: "Hello!" },
+  { role: "user" as const, content: "Capital of France?" },
+];
+
+describe("GeminiChatModel", () => {
+  let server: GeminiTestServer;
+  const options = (overrides: Record<string, unknown> = {}) => ({
+    apiKey: DEFAULT_GEMINI_KEY,
+    baseUrl: server.url,
+    model: "gemini-2.5-flash",
+    fetch: nodeFetch,
+    clock: nodeClock,
+    timeoutMs: 2_000,
+    retry: FAST_RETRY,
+    ...overrides,
+  });
+  const model = (overrides: Record<string, unknown> = {}) => new GeminiChatModel(options(overrides));
+
+  beforeEach(async () => {
+    server = await startGeminiServer();
+  });
+  afterEach(() => server.close());
+
+  it("streams over SSE with the system prompt as systemInstruction and model turns", async () => {
+    server.script({ route: "stream", reply: "Paris [1]." });
+    const tokens = await collect(model().stream({ messages: ask, temperature: 0 }));
+    expect(tokens.join("")).toBe("Paris [1].");
+    const req = server.requestsTo("stream")[0];
+    expect(req.headers["x-goog-api-key"]).toBe(DEFAULT_GEMINI_KEY);
+    expect(req.body).toMatchObject({
+      contents: [
+        { role: "user", parts: [{ text: "Hi" }] },
+        { role: "model", parts: [{ text: "Hello!" }] },
+        { role: "user", parts: [{ text: "Capital of France?" }] },
+      ],
+      systemInstruction: { parts: [{ text: "Answer briefly." }] },
+      generationConfig: { temperature: 0 },
+    });
+    expect(toGeminiContents(ask).system).toBe("Answer briefly.");
+  });
+
+  it("uses the host fetch for every request (so Obsidian's fetch carries it)", async () => {
+    const seen: string[] = [];
+    const spy: FetchLike = (input, init) => {
+      seen.push(String(input));
+      return fetch(input, init);
+    };
+    await model({ fetch: spy }).complete({ messages: ask });
+    expect(seen).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1beta\/models\/gemini-2\.5-flash:streamGenerateContent\?alt=sse$/)]);
+  });
+
+  it("asks for JSON with responseMimeType", async () => {
+    const text = await model().complete({ messages: ask, json: true });
+    expect(JSON.parse(text)).toEqual({ answer: expect.any(String) });
+  });
+
+  it("a wrong key is 'unauthorized' with Google's status, never the key itself", async () => {
+    const err = await model({ apiKey: "AIzaWRONG-KEY-123456" }).complete({ messages: ask }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "unauthorized", status: 400 });
+    expect((err as Error).message).toMatch(/^400: the Gemini API key was rejected/);
+    expect((err as Error).message).not.toContain("AIzaWRONG");
+    server.script({ route: "stream", status: 403 });
+    await expect(model().complete({ messages: ask })).rejects.toMatchObject({ kind: "unauthorized", status: 403 });
+  });
+
+  it("an unknown model is model-missing", async () => {
+    await expect(model({ model: "gemini-0.1-nope" }).complete({ messages: ask })).rejects.toMatchObject({
+      kind: "model-missing",
+      message: "Gemini model 'gemini-0.1-nope' was not found: check the model name in settings.",
+    });
+  });
+
+  it("retries 429 then answers; 500 exhausts the budget as a server error", async () => {
+    server.script({ route: "stream", status: 429, times: 2 });
+    await expect(model().complete({ messages: ask })).resolves.toBe("This is the test Gemini answer.");
+    expect(server.requestsTo("stream")).toHaveLength(3);
+    server.reset();
+    server.script({ route: "stream", status: 500, times: Infinity });
+    await expect(model().complete({ messages: ask })).rejects.toMatchObject({ kind: "server", status: 500 });
+    expect(server.requestsTo("stream")).toHaveLength(3);
+  });
+
+  it("cut streams and malformed chunks are bad-response, keeping what arrived", async () => {
+    server.script({ route: "stream", reply: "one two three four", cutAfterTokens: 2 });
+    const cut = await collectUntilError(model().stream({ messages: ask }));
+    expect(cut.tokens.join("")).toBe("one two ");
+    expect(cut.error).toMatchObject({ kind: "bad-response" });
+    server.script({ route: "stream", reply: "one two three", malformed: true });
+    const bad = await collectUntilError(model().stream({ messages: ask }));
+    expect(bad.error).toMatchObject({ kind: "bad-response" });
+  });
+
+  it("stalls time out; Stop aborts", async () => {
+    server.script({ route: "stream", stall: true });
+    await expect(model({ timeoutMs: 80 }).complete({ messages: ask })).rejects.toMatchObject({ kind: "timeout" });
+    server.script({ route: "stream", reply: "a b c d e f", tokenDelayMs: 30 });
+    const controller = new AbortController();
+    const tokens: string[] = [];
+    const run = async () => {
+      for await (const t of model().stream({ messages: ask, signal: controller.signal })) {
+        tokens.push(t);
+        controller.abort();
+      }
+    };
+    await expect(run()).rejects.toMatchObject({ kind: "aborted" });
+    expect(tokens).toHaveLength(1);
+  });
+
+  it("unreachable base URL", async () => {
+    const url = await closedPortUrl();
+    await expect(model({ baseUrl: url }).complete({ messages: ask })).rejects.toMatchObject({ kind: "unreachable" });
+  });
+
+  it("lists chat and embedding models", async () => {
+    const base = options();
+    expect(await listGeminiModels(base, "chat")).toEqual(["gemini-2.5-flash", "gemini-2.0-flash"]);
+    expect(await listGeminiModels(base, "embedding")).toEqual(["gemini-embedding-001", "text-embedding-004"]);
+  });
+});
+
+describe("GeminiEmbedder", () => {
+  let server: GeminiTestServer;
+  beforeEach(async () => {
+    server = await startGeminiServer();
+  });
+  afterEach(() => server.close());
+  const embedder = (overrides: Record<string, unknown> = {}) =>
+    new GeminiEmbedder({
+      apiKey: DEFAULT_GEMINI_KEY,
+      baseUrl: server.url,
+      model: "gemini-embedding-001",
+      fetch: nodeFetch,
+      clock: nodeClock,
+      timeoutMs: 2_000,
+      retry: FAST_RETRY,
+      ...overrides,
+    });
+
+  it("embeds a batch in one batchEmbedContents call, 768-dim, unit length", async () => {
+    const vectors = await embedder().embed(["ollama setup", "gemini keys", "tavily search"]);
+    expect(vectors).toHaveLength(3);
+    for (const v of vectors) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v).toHaveLength(768);
+      expect(Math.hypot(...v)).toBeCloseTo(1, 4);
+    }
+    const req = server.requestsTo("batchEmbed")[0];
+    expect((req.body as { requests: { outputDimensionality: number }[] }).requests[0].outputDimensionality).toBe(768);
+    expect(embedder().id).toBe("gemini:gemini-embedding-001");
+    expect(embedder().batchSize).toBe(100);
+    await expect(embedder().embed([])).resolves.toEqual([]);
+  });
+
+  it("retries 429 and 5xx, maps a wrong key and malformed answers", async () => {
+    server.script([{ route: "batchEmbed", status: 429 }, { route: "batchEmbed", status: 503 }]);
+    await expect(embedder().embed(["x"])).resolves.toHaveLength(1);
+    await expect(embedder({ apiKey: "nope-nope" }).embed(["x"])).rejects.toMatchObject({ kind: "unauthorized" });
+    server.script({ route: "batchEmbed", malformed: true });
+    await expect(embedder().embed(["x"])).rejects.toMatchObject({ kind: "bad-response" });
+    server.script({ route: "batchEmbed", body: { embeddings: [] } });
+    await expect(embedder().embed(["x"])).rejects.toMatchObject({ kind: "bad-response" });
+  });
+});

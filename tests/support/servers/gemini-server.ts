@@ -1,0 +1,234 @@
+/**
+ * A loopback server that speaks the Gemini API (generativelanguage.googleapis.com, v1beta) closely enough
+ * for the real `@google/genai/web` SDK (point `httpOptions.baseUrl` at `server.url`):
+ *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse  SSE `data: {candidates:[{content:{parts:[{text}],role:"model"},index:0}]}`
+ *                                                               chunks, the last with finishReason "STOP" and usageMetadata
+ *   POST /v1beta/models/{model}:generateContent                 one JSON (honours generationConfig.responseMimeType "application/json")
+ *   POST /v1beta/models/{model}:embedContent                    {embedding:{values}}
+ *   POST /v1beta/models/{model}:batchEmbedContents              {embeddings:[{values}]} (the SDK's embedContent uses this)
+ *   GET  /v1beta/models, GET /v1beta/models/{model}
+ * The API key comes from the `x-goog-api-key` header or `?key=`. Like Google: a missing key answers 403
+ * PERMISSION_DENIED, a wrong one 400 INVALID_ARGUMENT with reason API_KEY_INVALID; errors are
+ * `{error:{code,message,status,details?}}`. Unknown models answer 404 NOT_FOUND.
+ *
+ *   const gemini = await startGeminiServer({ apiKey: "test-key" });
+ *   gemini.script({ route: "stream", reply: "Hi [1]" });
+ *   gemini.script({ route: "stream", status: 429, times: 2 });
+ *   gemini.script({ route: "batchEmbed", extra: { embed: (t) => [1, 0] } });
+ * Routes: "stream", "generate", "embed", "batchEmbed", "models", "model". Scripting: see scripted-server.ts / README.md.
+ */
+import { hashEmbedding } from "../hash-embedder";
+import {
+  type Behaviour,
+  type Exchange,
+  type RecordedRequest,
+  type ScriptedServer,
+  replyText,
+  splitTokens,
+  startScriptedServer,
+  streamChunks,
+} from "./scripted-server";
+
+export interface GeminiExtra {
+  /** Vector for one input text (overrides hashEmbedding). */
+  embed?: (text: string) => number[];
+  /** finishReason of the last chunk (default "STOP"; e.g. "SAFETY", "MAX_TOKENS"). */
+  finishReason?: string;
+}
+
+export type GeminiBehaviour = Behaviour<GeminiExtra>;
+
+export interface GeminiServerOptions {
+  /** The only key accepted (default "test-gemini-key"). */
+  apiKey?: string;
+  models?: string[];
+  /** Dimension of default embeddings when the request sets no outputDimensionality. */
+  embeddingDim?: number;
+  defaultReply?: string | ((req: RecordedRequest) => string);
+}
+
+export interface GeminiTestServer extends ScriptedServer<GeminiExtra> {
+  apiKey: string;
+  models: string[];
+  embeddingDim: number;
+}
+
+export const DEFAULT_GEMINI_KEY = "test-gemini-key";
+export const DEFAULT_GEMINI_MODELS = ["gemini-2.5-flash", "gemini-2.0-flash", "gemini-embedding-001", "text-embedding-004"];
+export const DEFAULT_GEMINI_REPLY = "This is the test Gemini answer.";
+
+const STATUS_NAMES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+const DEFAULT_MESSAGES: Record<number, string> = {
+  401: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+  403: "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+  429: "Resource has been exhausted (e.g. check quota).",
+  500: "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting",
+  503: "The model is overloaded. Please try again later.",
+};
+
+type Content = { role?: string; parts?: { text?: string }[] };
+
+function textOf(content: Content | undefined): string {
+  return (content?.parts ?? []).map((p) => p.text ?? "").join("");
+}
+
+export function googleError(status: number, message: string, details?: unknown[]) {
+  return { error: { code: status, message, status: STATUS_NAMES[status] ?? "UNKNOWN", ...(details ? { details } : {}) } };
+}
+
+export async function startGeminiServer(options: GeminiServerOptions = {}): Promise<GeminiTestServer> {
+  const state = {
+    apiKey: options.apiKey ?? DEFAULT_GEMINI_KEY,
+    models: [...(options.models ?? DEFAULT_GEMINI_MODELS)],
+    embeddingDim: options.embeddingDim ?? 768,
+  };
+  const modelPath = /^\/v1(?:beta|alpha)?\/models\/([^/:]+)(?::([A-Za-z]+))?$/;
+  const known = (model: string) => state.models.includes(model.replace(/^models\//, ""));
+
+  const server = await startScriptedServer<GeminiExtra>({
+    route(method, path) {
+      if (method === "GET" && /^\/v1(?:beta|alpha)?\/models$/.test(path)) return "models";
+      const m = modelPath.exec(path);
+      if (!m) return null;
+      const action = m[2];
+      if (method === "GET" && !action) return "model";
+      if (method !== "POST") return null;
+      if (action === "streamGenerateContent") return "stream";
+      if (action === "generateContent") return "generate";
+      if (action === "embedContent") return "embed";
+      if (action === "batchEmbedContents") return "batchEmbed";
+      return null;
+    },
+    describe(req) {
+      const m = modelPath.exec(req.path);
+      req.model = m ? decodeURIComponent(m[1]!) : "";
+      const body = (req.body ?? {}) as { contents?: Content[] };
+      if (Array.isArray(body.contents)) {
+        const users = body.contents.filter((c) => (c.role ?? "user") === "user");
+        req.userText = textOf(users[users.length - 1]);
+      }
+    },
+    guard(ex) {
+      const key = ex.req.headers["x-goog-api-key"] || ex.req.query.key || "";
+      if (!key) {
+        ex.json(403, googleError(403, DEFAULT_MESSAGES[403]!, [
+          { "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_SERVICE_BLOCKED", domain: "googleapis.com" },
+        ]));
+        return true;
+      }
+      if (key !== state.apiKey) {
+        ex.json(400, googleError(400, "API key not valid. Please pass a valid API key.", [
+          {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            reason: "API_KEY_INVALID",
+            domain: "googleapis.com",
+            metadata: { service: "generativelanguage.googleapis.com" },
+          },
+          { "@type": "type.googleapis.com/google.rpc.LocalizedMessage", locale: "en-US", message: "API key not valid. Please pass a valid API key." },
+        ]));
+        return true;
+      }
+      return false;
+    },
+    error(ex, status, message) {
+      ex.json(status, googleError(status, message ?? DEFAULT_MESSAGES[status] ?? `Error ${status}`));
+    },
+    async answer(ex) {
+      const { req } = ex;
+      if (req.route === "models") {
+        return ex.json(200, { models: state.models.map(describeModel) });
+      }
+      if (!known(req.model)) {
+        const method = req.route === "stream" || req.route === "generate" ? "generateContent" : "embedContent";
+        return ex.json(404, googleError(404, `models/${req.model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`));
+      }
+      if (req.route === "model") return ex.json(200, describeModel(req.model));
+      if (req.route === "embed" || req.route === "batchEmbed") return embed(ex);
+      return generate(ex);
+    },
+  });
+
+  function describeModel(name: string) {
+    const embedding = /embedding/.test(name);
+    return {
+      name: `models/${name}`,
+      version: "001",
+      displayName: name,
+      description: `Test stand-in for ${name}`,
+      inputTokenLimit: embedding ? 2048 : 1_048_576,
+      outputTokenLimit: embedding ? 1 : 65_536,
+      supportedGenerationMethods: embedding ? ["embedContent", "countTextTokens", "countTokens"] : ["generateContent", "countTokens"],
+    };
+  }
+
+  function embed(ex: Exchange<GeminiExtra>) {
+    if (ex.behaviour.malformed) return ex.json(200, '{"embeddings":[{"values":[0.1,');
+    const vector = (text: string, dim: number | undefined) =>
+      ex.behaviour.extra?.embed?.(text) ?? Array.from(hashEmbedding(text, dim ?? state.embeddingDim));
+    if (ex.req.route === "embed") {
+      const body = ex.req.body as { content?: Content; outputDimensionality?: number };
+      return ex.json(200, { embedding: { values: vector(textOf(body.content), body.outputDimensionality) } });
+    }
+    const body = ex.req.body as { requests?: { content?: Content; outputDimensionality?: number }[] };
+    if (!Array.isArray(body.requests)) return ex.json(400, googleError(400, "Invalid JSON payload received. Unknown name \"requests\"."));
+    return ex.json(200, { embeddings: body.requests.map((r) => ({ values: vector(textOf(r.content), r.outputDimensionality) })) });
+  }
+
+  async function generate(ex: Exchange<GeminiExtra>) {
+    const { req, behaviour } = ex;
+    const body = req.body as { generationConfig?: { responseMimeType?: string } };
+    const fallback = options.defaultReply ?? DEFAULT_GEMINI_REPLY;
+    let text = replyText(behaviour, req, typeof fallback === "function" ? fallback(req) : fallback);
+    if (body.generationConfig?.responseMimeType === "application/json" && behaviour.reply === undefined && behaviour.tokens === undefined) {
+      text = JSON.stringify({ answer: text });
+    }
+    const tokens = behaviour.tokens ?? splitTokens(text);
+    const responseId = `test-${ex.req.firstByteAt.toFixed(0)}`;
+    const usage = { promptTokenCount: 12, candidatesTokenCount: tokens.length, totalTokenCount: 12 + tokens.length };
+    const chunk = (t: string, last: boolean) => ({
+      candidates: [
+        {
+          content: { parts: [{ text: t }], role: "model" },
+          ...(last ? { finishReason: behaviour.extra?.finishReason ?? "STOP" } : {}),
+          index: 0,
+        },
+      ],
+      usageMetadata: last ? usage : { promptTokenCount: 12, totalTokenCount: 12 },
+      modelVersion: req.model,
+      responseId,
+    });
+
+    if (req.route === "generate") {
+      if (behaviour.malformed) return ex.json(200, '{"candidates":[{"content":{"parts":[{"text":"He');
+      if (behaviour.stallAfterTokens !== undefined) return ex.hold();
+      if (behaviour.cutAfterTokens !== undefined) {
+        ex.res.writeHead(200, { "Content-Type": "application/json; charset=UTF-8", "Content-Length": "4096" });
+        ex.res.write('{"candidates":[{"content":{"parts":[{"text":"');
+        return ex.cut();
+      }
+      return ex.json(200, chunk(tokens.join(""), true));
+    }
+
+    ex.res.writeHead(200, { "Content-Type": "text/event-stream", ...behaviour.headers });
+    const events = tokens.map((t) => `data: ${JSON.stringify(chunk(t, false))}\r\n\r\n`);
+    const finished = await streamChunks(ex, events, { malformedLine: 'data: {"candidates":[{"content":{"parts":[{"te\r\n\r\n' });
+    if (!finished || ex.gone()) return;
+    ex.res.end(`data: ${JSON.stringify(chunk("", true))}\r\n\r\n`);
+  }
+
+  Object.defineProperties(server, {
+    apiKey: { get: () => state.apiKey, set: (v: string) => (state.apiKey = v), enumerable: true },
+    models: { get: () => state.models, set: (v: string[]) => (state.models = v), enumerable: true },
+    embeddingDim: { get: () => state.embeddingDim, set: (v: number) => (state.embeddingDim = v), enumerable: true },
+  });
+  return server as GeminiTestServer;
+}
