@@ -1,9 +1,12 @@
-// STUB: replaced by the agents work (issue 5).
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import type { KryptonSettings } from "../settings";
 import type { Agent } from "./agent";
+import { IntentRouter } from "./agent-router";
+import { createCreateNoteAgent } from "./create-note-agent";
 import type { NoteOperations } from "./note-operations";
+import { createSearchNotesAgent } from "./search-notes-agent";
+import { createSummarizeAgent } from "./summarize-agent";
 
 export interface AgentsDeps {
   host: Host;
@@ -12,7 +15,12 @@ export interface AgentsDeps {
   chatModel: () => ChatModel | null;
 }
 
-/** The agents in the order they are tried. */
-export function createAgents(_deps: AgentsDeps): Agent[] {
-  return [];
+/**
+ * The agents in the order they are tried: create, search, summarize. They share one IntentRouter, so a
+ * message's intent (patterns, or the LLM classifier when enabled) is worked out once, not per agent.
+ */
+export function createAgents(deps: AgentsDeps): Agent[] {
+  const router = new IntentRouter({ settings: deps.settings, chatModel: deps.chatModel, logger: deps.host.logger });
+  const shared = { router, operations: deps.operations, logger: deps.host.logger };
+  return [createCreateNoteAgent(shared), createSearchNotesAgent(shared), createSummarizeAgent(shared)];
 }

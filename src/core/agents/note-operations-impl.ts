@@ -1,9 +1,22 @@
-// STUB: replaced by the agents work (issue 5).
 import type { VaultIndexApi } from "../indexing/vault-index-api";
-import type { ChatModel } from "../ports/chat-model";
+import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
+import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
+import { isAbortError } from "../providers/provider-error";
 import type { KryptonSettings } from "../settings";
-import type { NoteOperations } from "./note-operations";
+import { AgentError } from "./agent-error";
+import {
+  combineSummariesPrompt,
+  createNotePrompt,
+  summarizeNotePrompt,
+  summarizePartPrompt,
+  summarizeTopicPrompt,
+} from "./agent-prompts";
+import { firstHeading, mentionsTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./agent-text";
+import { askModel } from "./model-call";
+import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
+import { normalizeVaultPath, notePathFor, slugify } from "./note-paths";
+import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
 
 export interface NoteOperationsDeps {
   host: Host;
@@ -12,7 +25,239 @@ export interface NoteOperationsDeps {
   chatModel: () => ChatModel | null;
 }
 
-export function createNoteOperations(_deps: NoteOperationsDeps): NoteOperations {
-  const missing = () => Promise.reject(new Error("not implemented"));
-  return { createNote: missing, searchNotes: missing, summarizeNote: missing, summarizeText: missing, summarizeTopic: missing };
+/** The agent names results carry (and the chat agents use). */
+export const AGENT_NAMES = { create: "create-note", search: "search-notes", summarize: "summarize" } as const;
+
+/** Size limits, tuned for small local models (8B, a few thousand tokens of context). */
+export const LIMITS = {
+  /** Longest topic or query accepted. */
+  topicChars: 200,
+  /** A note longer than this is summarized in parts of at most this many characters, then combined. */
+  summaryPartChars: 6000,
+  /** Chunks retrieved for a topic summary before keeping those that mention the topic. */
+  topicRetrieve: 24,
+  /** Chunks (and words per chunk) that go into a topic summary prompt. */
+  topicChunks: 6,
+  topicChunkWords: 800,
+  /** Search results by default, and at most. */
+  searchDefault: 10,
+  searchMax: 50,
+  /** Suffixes tried for a free file name ("x-1.md" … "x-999.md"). */
+  nameAttempts: 1000,
+};
+
+/** The agents' actions (see note-operations.ts): one implementation for chat, commands, CLI and MCP. */
+export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
+  const { host } = deps;
+
+  function requireModel(): ChatModel {
+    const model = deps.chatModel();
+    if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
+    return model;
+  }
+
+  /** An index that is still (re)building is searchable once it has chunks; only a missing one is refused. */
+  function requireIndex(): void {
+    const status = deps.index.status();
+    if (status.state === "ready" || (status.state === "indexing" && status.chunks > 0)) return;
+    const progress = status.progress ? ` (${status.progress.done} of ${status.progress.total} notes)` : "";
+    const message =
+      status.state === "indexing"
+        ? `The index is not ready yet: indexing${progress}. Try again when it finishes.`
+        : status.state === "loading"
+          ? "The index is not ready yet: it is still loading. Try again in a moment."
+          : status.state === "error"
+            ? "The index is not ready: it failed to build. Rebuild the index, then try again."
+            : "The index is not ready: the vault has not been indexed yet. Index the vault first.";
+    throw new AgentError(message, "index-not-ready");
+  }
+
+  function requireText(value: string | undefined, name: string): string {
+    const text = (value ?? "").replace(/\s+/g, " ").trim();
+    if (!text) throw new AgentError(`Missing required parameter: ${name}`, "invalid-input");
+    if (text.length > LIMITS.topicChars) {
+      throw new AgentError(`The ${name} is too long (at most ${LIMITS.topicChars} characters).`, "invalid-input");
+    }
+    return text;
+  }
+
+  function checkAborted(signal?: AbortSignal): void {
+    if (signal?.aborted) {
+      const err = new Error("Stopped");
+      err.name = "AbortError";
+      throw err;
+    }
+  }
+
+  /** Saves under the first free name: x.md, x-1.md, x-2.md … An existing file is never replaced. */
+  async function createUnique(folder: string, slug: string, content: string): Promise<string> {
+    for (let suffix = 0; suffix < LIMITS.nameAttempts; suffix++) {
+      const path = notePathFor(folder, slug, suffix);
+      if (await host.vault.exists(path)) continue;
+      try {
+        await host.vault.createNote(path, content);
+        return path;
+      } catch (err) {
+        // Someone created it between exists() and createNote(): take the next suffix.
+        if (err instanceof NoteExistsError || (err as Error | null)?.name === "NoteExistsError") continue;
+        throw new AgentError(`Could not save the note at ${path}: ${err instanceof Error ? err.message : String(err)}`, "failed");
+      }
+    }
+    throw new AgentError(`Could not find a free file name for ${slug}.md (tried ${LIMITS.nameAttempts}).`, "failed");
+  }
+
+  /** One summary of any length of text: directly when it fits, else map (parts) then reduce (combine). */
+  async function summarizeLong(model: ChatModel, title: string, body: string, signal?: AbortSignal): Promise<string> {
+    const ask = async (prompt: ChatMessage[]) => {
+      checkAborted(signal);
+      const out = await askModel(model, prompt, { signal, temperature: 0.2, what: "summarize the note" });
+      if (!out) throw new AgentError("The chat model returned an empty summary.", "failed");
+      return out;
+    };
+    const max = LIMITS.summaryPartChars;
+    const parts = splitIntoParts(body, max);
+    if (parts.length <= 1) return ask(summarizeNotePrompt(title, parts[0] ?? body));
+    let summaries: string[] = [];
+    for (let i = 0; i < parts.length; i++) summaries.push(await ask(summarizePartPrompt(title, parts[i], i + 1, parts.length)));
+    // Combine in groups while the partial summaries together are still too long for one prompt.
+    for (let round = 0; round < 4 && totalChars(summaries) > max; round++) {
+      const groups = packGroups(summaries, max);
+      if (groups.length === summaries.length) break;
+      const next: string[] = [];
+      for (const group of groups) next.push(group.length === 1 ? group[0] : await ask(combineSummariesPrompt(title, group)));
+      summaries = next;
+    }
+    if (summaries.length === 1) return summaries[0];
+    // Only when combining made no progress (a model that does not shorten): give each summary an equal share.
+    if (totalChars(summaries) > max) {
+      const share = Math.floor(max / summaries.length);
+      summaries = summaries.map((s) => (s.length > share ? `${s.slice(0, share)}…` : s));
+    }
+    return ask(combineSummariesPrompt(title, summaries));
+  }
+
+  return {
+    async createNote(topic, options = {}): Promise<NoteCreated> {
+      const subject = requireText(topic, "topic");
+      const folder = normalizeVaultPath(options.folder ?? deps.settings().newNoteFolder, host.vault.configDir, "folder");
+      const model = requireModel();
+      const markdown = await askModel(model, createNotePrompt(subject), { signal: options.signal, what: "generate the note" });
+      if (!markdown) throw new AgentError("The chat model returned an empty note, so nothing was saved.", "failed");
+      checkAborted(options.signal);
+      const title = firstHeading(markdown) ?? subject;
+      const path = await createUnique(folder, slugify(subject), `${markdown}\n`);
+      host.logger.info("agents: note created", { path });
+      const result = { kind: "note-created" as const, agent: AGENT_NAMES.create, path, title, preview: previewOf(markdown) };
+      return { ...result, text: noteCreatedText(result) };
+    },
+
+    async searchNotes(query, options = {}): Promise<SearchResults> {
+      const q = requireText(query, "query");
+      requireIndex();
+      const limit = Math.min(LIMITS.searchMax, Math.max(1, Math.floor(options.limit ?? LIMITS.searchDefault)));
+      let notes;
+      try {
+        // The same relevance floor as chat retrieval, so "find notes about X" does not list unrelated notes.
+        notes = await deps.index.searchNotes(q, { limit, minScore: deps.settings().similarityThreshold, signal: options.signal });
+      } catch (err) {
+        if (isAbortError(err) || options.signal?.aborted) throw err;
+        throw new AgentError(`Search failed: ${err instanceof Error ? err.message : String(err)}`, "failed");
+      }
+      if (!notes.length) throw new AgentError(`No notes match '${q}'`, "not-found");
+      const hits = notes.map((n) => ({
+        path: n.path,
+        title: n.title,
+        folder: n.folder,
+        snippet: n.snippet,
+        score: n.score,
+        startLine: n.startLine,
+      }));
+      const result = { kind: "search-results" as const, agent: AGENT_NAMES.search, query: q, hits };
+      return { ...result, text: searchResultsText(result) };
+    },
+
+    async summarizeNote(path, options = {}): Promise<Summary> {
+      if (!path?.trim()) throw new AgentError("Missing required parameter: path", "invalid-input");
+      const notePath = normalizeVaultPath(path, host.vault.configDir, "note path");
+      if (!/\.md$/i.test(notePath)) throw new AgentError(`Only markdown notes (.md) can be summarized: ${notePath}`, "invalid-input");
+      const model = requireModel();
+      let content: string;
+      try {
+        content = await host.vault.readNote(notePath);
+      } catch (err) {
+        if (err instanceof NoteNotFoundError || (err as Error | null)?.name === "NoteNotFoundError") {
+          throw new AgentError(`Note not found: ${notePath}`, "not-found");
+        }
+        throw new AgentError(`Could not read ${notePath}: ${err instanceof Error ? err.message : String(err)}`, "failed");
+      }
+      const { title, body } = readableNote(notePath, content);
+      if (!body) throw new AgentError(`${notePath} is empty: there is nothing to summarize.`, "invalid-input");
+      const summary = await summarizeLong(model, title, body, options.signal);
+      const result = { kind: "summary" as const, agent: AGENT_NAMES.summarize, title, summary, sourceFiles: [notePath] };
+      return { ...result, text: summaryText(result, `Summary of ${title}`) };
+    },
+
+    async summarizeText(title, text, options = {}): Promise<Summary> {
+      const body = (text ?? "").trim();
+      if (!body) throw new AgentError("Nothing to summarize: the selection is empty.", "invalid-input");
+      const name = title?.trim() || "Selection";
+      const model = requireModel();
+      const summary = await summarizeLong(model, name, body, options.signal);
+      const result = { kind: "summary" as const, agent: AGENT_NAMES.summarize, title: name, summary, sourceFiles: [] };
+      return { ...result, text: summaryText(result, `Summary of ${name}`) };
+    },
+
+    async summarizeTopic(topic, options = {}): Promise<Summary> {
+      const subject = requireText(topic, "topic");
+      const model = requireModel();
+      requireIndex();
+      let hits;
+      try {
+        hits = await deps.index.searchChunks(`notes about ${subject}`, { limit: LIMITS.topicRetrieve, signal: options.signal });
+      } catch (err) {
+        if (isAbortError(err) || options.signal?.aborted) throw err;
+        throw new AgentError(`Search failed: ${err instanceof Error ? err.message : String(err)}`, "failed");
+      }
+      // Retrieval ranks by similarity; keep only chunks that really name the topic (title, headings or text).
+      const words = significantWords(subject);
+      const kept = hits
+        .filter((h) => mentionsTopic(`${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`, words))
+        .slice(0, LIMITS.topicChunks);
+      if (!kept.length) throw new AgentError(`No notes match '${subject}'`, "not-found");
+      const excerpts = kept.map((h) => ({
+        title: h.chunk.title,
+        path: h.chunk.path,
+        text: truncateWords(h.chunk.text, LIMITS.topicChunkWords),
+      }));
+      checkAborted(options.signal);
+      const summary = await askModel(model, summarizeTopicPrompt(subject, excerpts), {
+        signal: options.signal,
+        temperature: 0.2,
+        what: "summarize the notes",
+      });
+      if (!summary) throw new AgentError("The chat model returned an empty summary.", "failed");
+      const sourceFiles = [...new Set(kept.map((h) => h.chunk.path))];
+      const result = { kind: "summary" as const, agent: AGENT_NAMES.summarize, title: subject, summary, sourceFiles };
+      return { ...result, text: summaryText(result, `What your notes say about ${subject}`) };
+    },
+  };
+}
+
+function totalChars(texts: string[]): number {
+  return texts.reduce((n, t) => n + t.length + 12, 0);
+}
+
+/** Consecutive groups whose combined length fits in max (a text longer than max forms its own group). */
+function packGroups(texts: string[], max: number): string[][] {
+  const groups: string[][] = [];
+  let current: string[] = [];
+  for (const text of texts) {
+    if (current.length && totalChars([...current, text]) > max) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(text);
+  }
+  if (current.length) groups.push(current);
+  return groups;
 }

@@ -1,0 +1,81 @@
+import type { ChatMessage } from "../ports/chat-model";
+
+/**
+ * Every prompt the agents send, in one place so they are easy to tune. They are deliberately short,
+ * direct and example-free: small local models (8B on Ollama) follow these more reliably than long
+ * instructions, negative rules or few-shot examples.
+ */
+
+export function createNotePrompt(topic: string): ChatMessage[] {
+  return [
+    {
+      role: "user",
+      content:
+        `Write a short markdown note about: ${topic}\n\n` +
+        `Start with a "# " title line. Then write a few "## " sections with short paragraphs or bullet points.`,
+    },
+  ];
+}
+
+/** One note (or selection) that fits in a single request. */
+export function summarizeNotePrompt(title: string, text: string): ChatMessage[] {
+  return [{ role: "user", content: `Summarize the following note titled "${title}".\n\n${text}\n\nSummary:` }];
+}
+
+/** Map step for a long note: one part of it. */
+export function summarizePartPrompt(title: string, part: string, index: number, count: number): ChatMessage[] {
+  return [
+    {
+      role: "user",
+      content: `Summarize the following part (${index} of ${count}) of the note titled "${title}".\n\n${part}\n\nSummary:`,
+    },
+  ];
+}
+
+/** Reduce step: partial summaries, in order, into one. */
+export function combineSummariesPrompt(title: string, summaries: string[]): ChatMessage[] {
+  const parts = summaries.map((s, i) => `Part ${i + 1}:\n${s}`).join("\n\n");
+  return [
+    {
+      role: "user",
+      content: `Combine these summaries of the parts of the note titled "${title}" into one summary.\n\n${parts}\n\nSummary:`,
+    },
+  ];
+}
+
+/** Topic mode: the chunks that mention the topic, each labelled with its note. */
+export function summarizeTopicPrompt(topic: string, excerpts: { title: string; path: string; text: string }[]): ChatMessage[] {
+  const body = excerpts.map((e) => `Note: ${e.title} (${e.path})\n${e.text}`).join("\n\n");
+  return [{ role: "user", content: `Summarize the following notes about ${topic}.\n\n${body}\n\nSummary:` }];
+}
+
+/** The names the classifier may answer with (see intent-classifier.ts). */
+export const CLASSIFIER_INTENTS = ["create_note", "search_notes", "summarize_current_note", "summarize_topic", "chat"] as const;
+
+export function intentClassifierPrompt(message: string, recent: ChatMessage[]): ChatMessage[] {
+  const conversation = recent.length
+    ? recent.map((m) => `${m.role}: ${oneLine(m.content, 300)}`).join("\n")
+    : "(none)";
+  return [
+    { role: "system", content: "You sort the messages of a note-taking assistant. You answer with JSON only." },
+    {
+      role: "user",
+      content:
+        `What does the user want in their last message?\n\n` +
+        `Intents:\n` +
+        `- create_note: write a new note about a topic. argument: the topic.\n` +
+        `- search_notes: find notes about something. argument: what to search for.\n` +
+        `- summarize_current_note: summarize the note that is open now. argument: "".\n` +
+        `- summarize_topic: summarize what the notes say about a topic. argument: the topic.\n` +
+        `- chat: anything else, including questions about how to do something. argument: "".\n\n` +
+        `Recent conversation:\n${conversation}\n\n` +
+        `Last message: ${JSON.stringify(oneLine(message, 1000))}\n\n` +
+        `Answer as JSON: {"intent": "...", "argument": "..."}`,
+    },
+  ];
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

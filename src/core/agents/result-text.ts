@@ -1,0 +1,27 @@
+import type { NoteCreated, SearchResults, Summary } from "./note-operations";
+import { noteLink } from "./note-paths";
+
+/**
+ * Markdown renderings of the agents' results: the `text` field every host can show as is (the chat view
+ * renders it when it has no purpose-built block, the CLI prints it, MCP returns it as text content).
+ */
+
+export function noteCreatedText(r: Omit<NoteCreated, "text">): string {
+  const preview = r.preview ? `\n\n> ${r.preview}` : "";
+  return `Created ${noteLink(r.path, r.title)} (\`${r.path}\`).${preview}`;
+}
+
+export function searchResultsText(r: Omit<SearchResults, "text">): string {
+  const count = r.hits.length === 1 ? "1 note" : `${r.hits.length} notes`;
+  const lines = r.hits.map((hit, i) => {
+    const where = hit.folder ? ` · ${hit.folder}` : "";
+    const snippet = hit.snippet.replace(/\s+/g, " ").trim();
+    return `${i + 1}. ${noteLink(hit.path, hit.title)}${where} · ${hit.score.toFixed(2)}${snippet ? `\n   ${snippet}` : ""}`;
+  });
+  return [`Found ${count} for "${r.query}":`, "", ...lines].join("\n");
+}
+
+export function summaryText(r: Omit<Summary, "text">, heading: string): string {
+  const sources = r.sourceFiles.length ? `\n\nSources: ${r.sourceFiles.map((p) => noteLink(p)).join(", ")}` : "";
+  return `**${heading}**\n\n${r.summary}${sources}`;
+}

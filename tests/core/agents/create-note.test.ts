@@ -1,0 +1,214 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { AgentError } from "../../../src/core/agents/agent-error";
+import type { VaultPort } from "../../../src/core/ports/vault";
+import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
+
+const GENERATED = [
+  "# Machine Learning Basics",
+  "",
+  "Machine learning lets computers learn patterns from data instead of following fixed rules.",
+  "",
+  "## Kinds",
+  "- Supervised learning",
+  "- Unsupervised learning",
+].join("\n");
+
+/** Every file under the vault (except .krypton), path → content, to prove nothing else changed. */
+async function snapshot(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (dir: string, prefix: string) => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      if (entry.name === ".krypton") continue;
+      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), rel);
+      else out[rel] = await fs.readFile(join(dir, entry.name), "utf8");
+    }
+  };
+  await walk(root, "");
+  return out;
+}
+
+async function expectAgentError(promise: Promise<unknown>, code: AgentError["code"], message: RegExp | string) {
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AgentError);
+  expect((err as AgentError).code).toBe(code);
+  if (typeof message === "string") expect((err as AgentError).message).toBe(message);
+  else expect((err as AgentError).message).toMatch(message);
+}
+
+describe("NoteOperations.createNote", () => {
+  let world: AgentsWorld;
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  it("generates a note with the chat model and saves it under a slug of the topic", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: GENERATED });
+
+    const result = await world.operations.createNote("machine learning basics");
+
+    expect(result.path).toBe("Krypton/machine-learning-basics.md");
+    expect(result.title).toBe("Machine Learning Basics");
+    expect(result.preview).toMatch(/^Machine learning lets computers learn/);
+    expect(result.preview.length).toBeLessThanOrEqual(201);
+    expect(result.kind).toBe("note-created");
+    expect(result.text).toContain("[[Krypton/machine-learning-basics|Machine Learning Basics]]");
+    expect(await world.vault.read("Krypton/machine-learning-basics.md")).toBe(`${GENERATED}\n`);
+    const prompt = world.chatPrompts()[0];
+    expect(prompt).toContain("Write a short markdown note about: machine learning basics");
+    expect(world.ollama.requestsTo("chat")).toHaveLength(1);
+  });
+
+  it("uses the topic as the title when the model writes no H1, and cleans fences and reasoning blocks", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: "<think>plan the note</think>\n```markdown\n## Overview\nTides are caused by the moon.\n```" });
+
+    const result = await world.operations.createNote("Ocean tides");
+
+    expect(result.title).toBe("Ocean tides");
+    expect(result.path).toBe("Krypton/ocean-tides.md");
+    expect(await world.vault.read("Krypton/ocean-tides.md")).toBe("## Overview\nTides are caused by the moon.\n");
+  });
+
+  it("never overwrites: x.md and x-1.md exist → x-2.md, existing files byte-identical", async () => {
+    const existing = { "Krypton/x.md": "# X\n\nmine, keep me\n", "Krypton/x-1.md": "second\r\nwith CRLF\r\n", "other.md": "untouched" };
+    world = await makeAgentsWorld({ files: existing, openIndex: false });
+    const before = await snapshot(world.vault.root);
+    world.ollama.script({ route: "chat", reply: "# X\n\nnew content" });
+
+    const result = await world.operations.createNote("x");
+
+    expect(result.path).toBe("Krypton/x-2.md");
+    const after = await snapshot(world.vault.root);
+    expect(after).toEqual({ ...before, "Krypton/x-2.md": "# X\n\nnew content\n" });
+  });
+
+  it("takes the next suffix when a file appears between the check and the write (race)", async () => {
+    const attempts: string[] = [];
+    // exists() that always says "free", as if another process created the files right after the check:
+    // the real FsVault.createNote then refuses with NoteExistsError.
+    const racing = (inner: VaultPort): VaultPort => ({
+      listNotes: () => inner.listNotes(),
+      readNote: (p) => inner.readNote(p),
+      exists: async () => false,
+      createNote: async (p, c) => {
+        attempts.push(p);
+        await inner.createNote(p, c);
+      },
+      onChange: (l) => inner.onChange(l),
+      configDir: inner.configDir,
+    });
+    world = await makeAgentsWorld({ files: { "Krypton/x.md": "a", "Krypton/x-1.md": "b" }, wrapVault: racing, openIndex: false });
+    world.ollama.script({ route: "chat", reply: "# X\n\nbody" });
+
+    const result = await world.operations.createNote("x");
+
+    expect(attempts).toEqual(["Krypton/x.md", "Krypton/x-1.md", "Krypton/x-2.md"]);
+    expect(result.path).toBe("Krypton/x-2.md");
+    expect(await world.vault.read("Krypton/x.md")).toBe("a");
+    expect(await world.vault.read("Krypton/x-1.md")).toBe("b");
+  });
+
+  it("does not retry other write failures: they become a plain AgentError", async () => {
+    const broken = (inner: VaultPort): VaultPort => ({
+      ...inner,
+      listNotes: () => inner.listNotes(),
+      readNote: (p) => inner.readNote(p),
+      exists: (p) => inner.exists(p),
+      onChange: (l) => inner.onChange(l),
+      configDir: inner.configDir,
+      createNote: async () => {
+        throw new Error("EACCES: permission denied");
+      },
+    });
+    world = await makeAgentsWorld({ wrapVault: broken, openIndex: false });
+    world.ollama.script({ route: "chat", reply: "# Y" });
+    await expectAgentError(world.operations.createNote("y"), "failed", "Could not save the note at Krypton/y.md: EACCES: permission denied");
+  });
+
+  it("saves in the given folder, normalized", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: "# Rust\n\nOwnership." });
+    const result = await world.operations.createNote("Rust ownership", { folder: "/Projects\\Code//" });
+    expect(result.path).toBe("Projects/Code/rust-ownership.md");
+    expect(await world.vault.exists("Projects/Code/rust-ownership.md")).toBe(true);
+  });
+
+  it("saves at the vault root when the folder setting is empty", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { newNoteFolder: "" } });
+    world.ollama.script({ route: "chat", reply: "# Café" });
+    const result = await world.operations.createNote("Café Münster");
+    expect(result.path).toBe("cafe-munster.md");
+  });
+
+  it("keeps letters of any script in the file name", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: "# 東京" });
+    const result = await world.operations.createNote("東京 旅行");
+    expect(result.path).toBe("Krypton/東京-旅行.md");
+  });
+
+  it.each([
+    ["../outside", /'\.\.' and dot-only names are not allowed in the folder/],
+    ["Notes/../../etc", /'\.\.' and dot-only names are not allowed/],
+    [".obsidian", /config folder \(\.obsidian\) is off limits/],
+    [".krypton/notes", /\.krypton holds Krypton's index and is off limits/],
+    [".git", /Hidden files and folders/],
+    ["C:/Users/me", /Absolute paths are not accepted/],
+    ["Notes/a:b", /character notes cannot have/],
+  ])("refuses the folder %p before calling the model", async (folder, message) => {
+    world = await makeAgentsWorld({ openIndex: false });
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(world.operations.createNote("x", { folder }), "invalid-input", message);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
+  it("refuses a renamed config folder too", async () => {
+    world = await makeAgentsWorld({ openIndex: false, configDir: "Config" });
+    await expectAgentError(world.operations.createNote("x", { folder: "config/plugins" }), "invalid-input", /The config folder \(Config\) is off limits/);
+    expect(await world.vault.exists("config")).toBe(false);
+  });
+
+  it("says the topic is missing", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    await expectAgentError(world.operations.createNote("   "), "invalid-input", "Missing required parameter: topic");
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
+  it("says no chat model is configured, and writes nothing", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.model = null;
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(world.operations.createNote("x"), "no-model", /No chat model is configured/);
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
+  it("explains a model failure in plain words and writes nothing", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.models = ["nomic-embed-text:latest"]; // the chat model was removed: Ollama answers 404
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(world.operations.createNote("x"), "failed", /^Could not generate the note: .*llama3\.1:8b/);
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
+  it("explains an unreachable Ollama and writes nothing", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    await world.ollama.close();
+    await expectAgentError(world.operations.createNote("x"), "failed", /^Could not generate the note: Ollama is not reachable/);
+    expect(await world.vault.exists("Krypton")).toBe(false);
+  });
+
+  it("saves nothing when the model answers with nothing", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: "  <think>hmm</think>  " });
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(world.operations.createNote("x"), "failed", /empty note/);
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+});

@@ -1,0 +1,142 @@
+import { parseClassifierAnswer } from "../../../src/core/agents/intent-classifier";
+import { makeAgentsWorld, routeMessage, type AgentsWorld } from "./agent-fixtures";
+
+describe("parseClassifierAnswer", () => {
+  it.each([
+    ['{"intent":"create_note","argument":"machine learning"}', { intent: "create-note", argument: "machine learning" }],
+    ['{"intent":"search_notes","argument":" AWS "}', { intent: "search-notes", argument: "AWS" }],
+    ['{"intent":"summarize_topic","argument":"Rome"}', { intent: "summarize-topic", argument: "Rome" }],
+    ['{"intent":"summarize_current_note","argument":"ignored"}', { intent: "summarize-note", argument: "" }],
+    ['{"intent":"summarize_current_note"}', { intent: "summarize-note", argument: "" }],
+    ['Sure! ```json\n{"intent": "search_notes", "argument": "docker"}\n```', { intent: "search-notes", argument: "docker" }],
+    ['<think>{"intent":"chat"}</think>{"intent":"create_note","argument":"tides"}', { intent: "create-note", argument: "tides" }],
+  ])("accepts %p", (raw, expected) => {
+    expect(parseClassifierAnswer(raw)).toEqual({ kind: "intent", intent: { ...expected, source: "classifier" } });
+  });
+
+  it("accepts chat as a valid 'no agent' answer", () => {
+    expect(parseClassifierAnswer('{"intent":"chat","argument":""}')).toEqual({ kind: "chat" });
+  });
+
+  it.each([
+    ["", "no JSON object"],
+    ["I think you want to create a note.", "no JSON object"],
+    ['{"intent":"create_note","argument":"x"', "no JSON object"],
+    ['{"intent": create_note}', "malformed JSON"],
+    ['{"intent":"delete_note","argument":"x"}', "unexpected shape"],
+    ['{"intent":"CREATE_NOTE","argument":"x"}', "unexpected shape"],
+    ['{"intent":["create_note"],"argument":"x"}', "unexpected shape"],
+    ['{"intent":"create_note","argument":42}', "unexpected shape"],
+    ['{"answer":"create_note"}', "unexpected shape"],
+    ['["create_note","x"]', "no JSON object"],
+    ['{"intent":"create_note","argument":"   "}', "create_note without an argument"],
+    ['{"intent":"search_notes"}', "search_notes without an argument"],
+    [`{"intent":"create_note","argument":"${"x".repeat(250)}"}`, "argument too long"],
+  ])("rejects %p (%s)", (raw, reason) => {
+    expect(parseClassifierAnswer(raw)).toEqual({ kind: "invalid", reason });
+  });
+});
+
+describe("the LLM intent classifier through the router", () => {
+  let world: AgentsWorld;
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  const classifierRequests = () => world.ollama.requestsTo("chat").filter((r) => (r.body as { format?: string }).format === "json");
+
+  it("is not asked when the setting is off", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    const { result } = await routeMessage(world, "what is the capital of France?");
+    expect(result).toBeNull();
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
+  it("decides once per message (shared by all agents) and recognises requests the patterns miss", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script([
+      { route: "chat", reply: '{"intent":"create_note","argument":"sourdough starters"}' },
+      { route: "chat", reply: "# Sourdough starters\n\nFlour and water." },
+    ]);
+
+    const { result, agent } = await routeMessage(world, "jot something down for me on sourdough starters");
+
+    expect(agent).toBe("create-note");
+    expect(result).toMatchObject({ kind: "note-created", path: "Krypton/sourdough-starters.md" });
+    expect(classifierRequests()).toHaveLength(1);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(2);
+  });
+
+  it("is computed once even when no agent takes the message", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script({ route: "chat", reply: '{"intent":"chat","argument":""}' });
+    const { result, calls } = await routeMessage(world, "tell me a joke");
+    expect(result).toBeNull();
+    expect(calls).toEqual(["create-note", "search-notes", "summarize"]);
+    expect(classifierRequests()).toHaveLength(1);
+  });
+
+  it("gets the message plus the last 4 messages of the conversation", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script({ route: "chat", reply: '{"intent":"chat","argument":""}' });
+    const history = [1, 2, 3, 4, 5, 6].map((n) => ({ role: n % 2 ? ("user" as const) : ("assistant" as const), content: `turn-${n}` }));
+
+    await routeMessage(world, "make a note of that", { history });
+
+    const prompt = world.chatPrompts()[0];
+    expect(prompt).toContain('Last message: "make a note of that"');
+    for (const n of [3, 4, 5, 6]) expect(prompt).toContain(`turn-${n}`);
+    for (const n of [1, 2]) expect(prompt).not.toContain(`turn-${n}`);
+    for (const name of ["create_note", "search_notes", "summarize_current_note", "summarize_topic", "chat"]) expect(prompt).toContain(name);
+  });
+
+  it("a valid 'chat' answer wins over the patterns", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script({ route: "chat", reply: '{"intent":"chat","argument":""}' });
+    const { result } = await routeMessage(world, "create a note on tides");
+    expect(result).toBeNull();
+    expect(world.ollama.requestsTo("chat")).toHaveLength(1);
+  });
+
+  it.each([
+    ["garbage", "Sure, I can help with that!"],
+    ["an unknown intent", '{"intent":"delete_note","argument":"tides"}'],
+    ["a missing argument", '{"intent":"create_note","argument":""}'],
+    ["broken JSON", '{"intent": "create_note", "argument": '],
+  ])("falls back to the patterns on %s", async (_what, reply) => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script([
+      { route: "chat", reply },
+      { route: "chat", reply: "# Tides\n\nThe moon pulls the sea." },
+    ]);
+
+    const created = await routeMessage(world, "create a note on tides");
+    expect(created.result).toMatchObject({ kind: "note-created", path: "Krypton/tides.md" });
+
+    world.ollama.script({ route: "chat", reply });
+    const chat = await routeMessage(world, "how do I create a note in Obsidian?");
+    expect(chat.result).toBeNull();
+    expect(world.logs.some((l) => l.message.includes("classifier answer unusable"))).toBe(true);
+  });
+
+  it("falls back to the patterns when the classifier call fails", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script([
+      { route: "chat", status: 400, error: "invalid format" },
+      { route: "chat", reply: "# Tides" },
+    ]);
+    const { result } = await routeMessage(world, "create a note on tides");
+    expect(result).toMatchObject({ kind: "note-created" });
+    expect(world.logs.some((l) => l.level === "warn" && l.message.includes("classifier failed"))).toBe(true);
+  });
+
+  it("uses the patterns when no chat model is configured", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.model = null;
+    const { result, agent } = await routeMessage(world, "create a note on tides");
+    expect(agent).toBe("create-note");
+    expect(result).toMatchObject({ kind: "message" });
+    expect(result?.text).toMatch(/No chat model is configured/);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+});
