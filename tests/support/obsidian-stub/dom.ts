@@ -101,6 +101,9 @@ export function installDomHelpers(win: Window & typeof globalThis = globalThis a
       this.appendChild(text);
     }
   });
+  define(nodeProto, "appendText", function (this: Node, text: string) {
+    this.appendChild((this.ownerDocument ?? doc).createTextNode(text));
+  });
   define(nodeProto, "instanceOf", function (this: Node, type: new () => unknown) {
     return this instanceof type;
   });
@@ -206,15 +209,16 @@ export function installDomHelpers(win: Window & typeof globalThis = globalThis a
   });
 
   const g = win as unknown as Record<string, unknown>;
-  g.createEl = (tag: string, info?: Info, cb?: (el: HTMLElement) => void) => {
+  const createFree = (tag: string, info?: Info, cb?: (el: HTMLElement) => void) => {
     const el = doc.createElement(tag);
     applyInfo(el, info);
     if (typeof info === "object" && info.parent) place(info.parent, el, info);
     cb?.(el);
     return el;
   };
-  g.createDiv = (info?: Info, cb?: (el: HTMLElement) => void) => (g.createEl as typeof createEl)("div", info, cb);
-  g.createSpan = (info?: Info, cb?: (el: HTMLElement) => void) => (g.createEl as typeof createEl)("span", info, cb);
+  g.createEl = createFree;
+  g.createDiv = (info?: Info, cb?: (el: HTMLElement) => void) => createFree("div", info, cb);
+  g.createSpan = (info?: Info, cb?: (el: HTMLElement) => void) => createFree("span", info, cb);
   g.createFragment = (cb?: (frag: DocumentFragment) => void) => {
     const frag = doc.createDocumentFragment();
     cb?.(frag);

@@ -1,0 +1,340 @@
+// The chat view's state machine, free of Obsidian and the DOM: which conversation is shown, its
+// messages, whether an answer is streaming, and the user's actions (send, stop, regenerate, retry,
+// edit last, switch conversation). The view renders what this emits; tests drive it directly.
+import type { AgentResult } from "../../core/agents/agent";
+import type { ChatEvent, ChatServiceApi, Source } from "../../core/chat/chat-types";
+import type { ConversationStoreApi, StoredMessage } from "../../core/chat/conversation-types";
+import { newId } from "../../core/chat/ids";
+import type { RetrievalMode } from "../../core/settings";
+
+export type MessageStatus = "streaming" | "done" | "stopped" | "error";
+
+export interface ChatErrorInfo {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+export interface MessageModel {
+  /** Stable key for the DOM; equals the stored id once known. */
+  key: string;
+  /** Id in the conversation store, when saved. */
+  id?: string;
+  role: "user" | "assistant";
+  content: string;
+  mode?: RetrievalMode;
+  sources: Source[];
+  agent?: AgentResult;
+  notices: string[];
+  status: MessageStatus;
+  error?: ChatErrorInfo;
+}
+
+export type ControllerEvent =
+  /** The whole list changed (new chat, another conversation). */
+  | { type: "reset" }
+  | { type: "added"; message: MessageModel }
+  | { type: "removed"; key: string }
+  /** Streamed text appended to a message (content already includes it). */
+  | { type: "token"; message: MessageModel; text: string }
+  /** Anything else about one message changed: re-render it. */
+  | { type: "updated"; message: MessageModel }
+  | { type: "streaming"; streaming: boolean }
+  | { type: "editing"; text: string | null }
+  /** Conversations were created, renamed, deleted or gained messages. */
+  | { type: "history" };
+
+export interface ChatControllerDeps {
+  chat: ChatServiceApi;
+  conversations: ConversationStoreApi;
+  activeNotePath: () => string | undefined;
+  initialMode: RetrievalMode;
+}
+
+let localKeys = 0;
+const nextKey = () => `local-${++localKeys}`;
+
+function fromStored(m: StoredMessage): MessageModel {
+  return {
+    key: m.id,
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    mode: m.mode,
+    sources: m.sources ?? [],
+    agent: m.agent,
+    notices: m.notices ?? [],
+    status: m.error ? "error" : m.stopped ? "stopped" : "done",
+    error: m.error ? { code: "stored", message: m.error, retryable: true } : undefined,
+  };
+}
+
+export class ChatController {
+  private listeners = new Set<(event: ControllerEvent) => void>();
+  private _messages: MessageModel[] = [];
+  private _conversationId: string | undefined;
+  private _title = "";
+  private abort: AbortController | null = null;
+  private running: Promise<void> | null = null;
+  /** Set while the user edits their last message (Up on an empty box). */
+  private editingKey: string | null = null;
+  /** Bumped on every conversation switch, so a late load never overwrites a newer one. */
+  private generation = 0;
+
+  mode: RetrievalMode;
+  useActiveNote = false;
+
+  constructor(private readonly deps: ChatControllerDeps) {
+    this.mode = deps.initialMode;
+  }
+
+  get messages(): readonly MessageModel[] {
+    return this._messages;
+  }
+  get conversationId(): string | undefined {
+    return this._conversationId;
+  }
+  get title(): string {
+    return this._title;
+  }
+  get streaming(): boolean {
+    return this.abort !== null;
+  }
+  get editing(): boolean {
+    return this.editingKey !== null;
+  }
+  /** Resolves when the current answer (if any) has finished. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  subscribe(listener: (event: ControllerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: ControllerEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+
+  /** Sends a question; false when there is nothing to send or an answer is still streaming. */
+  send(text: string): boolean {
+    const question = text.trim();
+    if (!question || this.streaming) return false;
+    const editing = this.editingKey !== null;
+    this.editingKey = null;
+    if (editing) this.emit({ type: "editing", text: null });
+    this.running = this.runSend(question, editing);
+    return true;
+  }
+
+  private async runSend(question: string, replaceLast: boolean): Promise<void> {
+    if (replaceLast) await this.dropLastExchange();
+    const user: MessageModel = { key: nextKey(), role: "user", content: question, sources: [], notices: [], status: "done", mode: this.mode };
+    this.push(user);
+    await this.stream(question, false);
+  }
+
+  /** Asks again for the last answer (also how an error is retried). */
+  regenerate(): boolean {
+    if (this.streaming) return false;
+    const lastUser = [...this._messages].reverse().find((m) => m.role === "user");
+    if (!lastUser) return false;
+    const last = this._messages[this._messages.length - 1];
+    const hasAnswer = last && last.role === "assistant";
+    if (hasAnswer) {
+      this._messages.pop();
+      this.emit({ type: "removed", key: last.key });
+    }
+    // Once the question is stored, the service replaces the old answer instead of adding a question.
+    this.running = this.stream(lastUser.content, Boolean(this._conversationId));
+    return true;
+  }
+
+  retry(): boolean {
+    return this.regenerate();
+  }
+
+  stop(): void {
+    this.abort?.abort();
+  }
+
+  /** Up on an empty box: returns the last question for editing, or null when there is none. */
+  editLast(): string | null {
+    if (this.streaming) return null;
+    const lastUser = [...this._messages].reverse().find((m) => m.role === "user");
+    if (!lastUser) return null;
+    this.editingKey = lastUser.key;
+    this.emit({ type: "editing", text: lastUser.content });
+    return lastUser.content;
+  }
+
+  cancelEdit(): void {
+    if (this.editingKey === null) return;
+    this.editingKey = null;
+    this.emit({ type: "editing", text: null });
+  }
+
+  newChat(): void {
+    this.stop();
+    this.generation++;
+    this._conversationId = undefined;
+    this._title = "";
+    this._messages = [];
+    this.editingKey = null;
+    this.emit({ type: "reset" });
+  }
+
+  /** Shows a stored conversation. */
+  async open(id: string): Promise<boolean> {
+    this.stop();
+    const gen = ++this.generation;
+    const conv = await this.deps.conversations.get(id);
+    if (gen !== this.generation) return false;
+    if (!conv) return false;
+    this._conversationId = conv.id;
+    this._title = conv.title;
+    this._messages = conv.messages.map(fromStored);
+    this.editingKey = null;
+    this.emit({ type: "reset" });
+    return true;
+  }
+
+  /** The conversation was renamed or deleted elsewhere (history panel). */
+  async conversationChanged(id: string, change: "renamed" | "deleted"): Promise<void> {
+    if (id !== this._conversationId) return;
+    if (change === "deleted") this.newChat();
+    else {
+      const conv = await this.deps.conversations.get(id);
+      if (conv) {
+        this._title = conv.title;
+        this.emit({ type: "reset" });
+      }
+    }
+  }
+
+  /**
+   * Shows an agent result produced outside the chat (a command such as "Summarize note") as an answer
+   * in the current conversation, saved like any other message.
+   */
+  async showAgentResult(result: AgentResult): Promise<void> {
+    let id = this._conversationId;
+    if (!id) {
+      const conv = await this.deps.conversations.create(result.kind === "summary" ? result.title : undefined);
+      id = conv.id;
+      this._conversationId = id;
+      this._title = conv.title;
+    }
+    const stored: StoredMessage = {
+      id: newId("m", Date.now()),
+      role: "assistant",
+      content: result.text,
+      createdAt: Date.now(),
+      agent: result,
+    };
+    await this.deps.conversations.put(id, stored);
+    this.push(fromStored(stored));
+    this.emit({ type: "history" });
+  }
+
+  private push(message: MessageModel): void {
+    this._messages.push(message);
+    this.emit({ type: "added", message });
+  }
+
+  /** Removes the last question and its answer from view and store (editing the last message). */
+  private async dropLastExchange(): Promise<void> {
+    const lastUserIndex = this._messages.map((m) => m.role).lastIndexOf("user");
+    if (lastUserIndex < 0) return;
+    const removed = this._messages.splice(lastUserIndex);
+    for (const m of removed) {
+      if (m.id && this._conversationId) await this.deps.conversations.removeMessage(this._conversationId, m.id);
+      this.emit({ type: "removed", key: m.key });
+    }
+  }
+
+  private async stream(question: string, regenerate: boolean): Promise<void> {
+    const gen = this.generation;
+    const answer: MessageModel = { key: nextKey(), role: "assistant", content: "", sources: [], notices: [], status: "streaming", mode: this.mode };
+    this.push(answer);
+    const abort = new AbortController();
+    this.abort = abort;
+    this.emit({ type: "streaming", streaming: true });
+    try {
+      const events = this.deps.chat.send(question, {
+        mode: this.mode,
+        conversationId: this._conversationId,
+        activeNotePath: this.deps.activeNotePath(),
+        useActiveNote: this.useActiveNote,
+        signal: abort.signal,
+        regenerate,
+      });
+      for await (const event of events) {
+        if (gen !== this.generation) break; // the user switched conversations: stop rendering this one
+        this.apply(answer, event);
+      }
+      if (answer.status === "streaming") answer.status = abort.signal.aborted ? "stopped" : "done";
+    } catch (err) {
+      if (abort.signal.aborted) answer.status = "stopped";
+      else {
+        answer.status = "error";
+        answer.error = { code: "unexpected", message: err instanceof Error ? err.message : String(err), retryable: true };
+      }
+    } finally {
+      if (this.abort === abort) this.abort = null;
+    }
+    if (gen !== this.generation) return;
+    this.emit({ type: "updated", message: answer });
+    this.emit({ type: "streaming", streaming: false });
+    await this.syncIds();
+    this.emit({ type: "history" });
+  }
+
+  private apply(answer: MessageModel, event: ChatEvent): void {
+    switch (event.type) {
+      case "sources":
+        answer.sources = event.sources;
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "token":
+        answer.content += event.text;
+        this.emit({ type: "token", message: answer, text: event.text });
+        break;
+      case "agent":
+        answer.agent = event.result;
+        if (!answer.content) answer.content = event.result.text;
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "notice":
+        answer.notices.push(event.message);
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "error":
+        answer.status = "error";
+        answer.error = { code: event.code, message: event.message, retryable: event.retryable };
+        break;
+      case "done":
+        if (event.conversationId) this._conversationId = event.conversationId;
+        answer.id = event.messageId;
+        if (event.answer) answer.content = event.answer;
+        if (answer.status !== "error") answer.status = event.stopped ? "stopped" : "done";
+        break;
+    }
+  }
+
+  /** Learns the stored ids of the last exchange (needed to edit or regenerate it later) and the title. */
+  private async syncIds(): Promise<void> {
+    const id = this._conversationId;
+    if (!id) return;
+    const conv = await this.deps.conversations.get(id).catch(() => null);
+    if (!conv || id !== this._conversationId) return;
+    this._title = conv.title;
+    const stored = conv.messages;
+    const shown = this._messages;
+    for (let i = 1; i <= Math.min(2, stored.length, shown.length); i++) {
+      const s = stored[stored.length - i];
+      const m = shown[shown.length - i];
+      if (s.role === m.role && m.id === undefined) m.id = s.id;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+// Past conversations from the .krypton/chat/ store (the CLI's chats too): search by text, switch,
+// rename in place, delete after an in-place confirmation.
+import { setIcon } from "obsidian";
+import type { ConversationStoreApi, ConversationSummary } from "../../core/chat/conversation-types";
+
+export interface HistoryCallbacks {
+  open(id: string): void;
+  /** After a rename or delete, so the open conversation can follow. */
+  changed(id: string, change: "renamed" | "deleted"): void;
+  /** Escape in the panel: close it (the view moves focus back). */
+  close(): void;
+  currentId(): string | undefined;
+}
+
+export function formatWhen(ms: number, now: number = Date.now()): string {
+  const d = new Date(ms);
+  const today = new Date(now);
+  const sameDay = d.toDateString() === today.toDateString();
+  if (sameDay) return d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  const yesterday = new Date(now - 86_400_000);
+  if (d.toDateString() === yesterday.toDateString()) return "Yesterday";
+  return d.toLocaleDateString(undefined, { year: d.getFullYear() === today.getFullYear() ? undefined : "numeric", month: "short", day: "numeric" });
+}
+
+export class HistoryPanel {
+  readonly el: HTMLElement;
+  private readonly searchInput: HTMLInputElement;
+  private readonly listEl: HTMLElement;
+  private readonly problemsEl: HTMLElement;
+  private query = "";
+  /** Bumped per refresh; an older answer arriving late is dropped. */
+  private seq = 0;
+  private lastLoad: Promise<void> = Promise.resolve();
+
+  constructor(
+    parent: HTMLElement,
+    private readonly store: ConversationStoreApi,
+    private readonly cb: HistoryCallbacks,
+  ) {
+    this.el = parent.createDiv({ cls: "krypton-history is-hidden", attr: { role: "region", "aria-label": "Chat history" } });
+    this.searchInput = this.el.createEl("input", {
+      type: "search",
+      cls: "krypton-history-search",
+      placeholder: "Search conversations…",
+      attr: { "aria-label": "Search conversations" },
+    });
+    this.searchInput.addEventListener("input", () => {
+      this.query = this.searchInput.value.trim();
+      void this.refresh();
+    });
+    this.el.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape" || ev.defaultPrevented) return;
+      ev.preventDefault();
+      this.cb.close();
+    });
+    this.problemsEl = this.el.createDiv({ cls: "krypton-history-problems" });
+    this.listEl = this.el.createEl("ul", { cls: "krypton-history-list" });
+  }
+
+  get isOpen(): boolean {
+    return !this.el.hasClass("is-hidden");
+  }
+
+  toggle(open: boolean = !this.isOpen): void {
+    this.el.toggleClass("is-hidden", !open);
+    if (open) {
+      void this.refresh();
+      this.searchInput.focus();
+    }
+  }
+
+  /** Resolves when the latest refresh has rendered (tests). */
+  loaded(): Promise<void> {
+    return this.lastLoad;
+  }
+
+  refresh(): Promise<void> {
+    const seq = ++this.seq;
+    const load = (async () => {
+      let items: ConversationSummary[];
+      try {
+        items = this.query ? await this.store.search(this.query) : await this.store.list();
+      } catch (err) {
+        if (seq !== this.seq) return;
+        this.listEl.empty();
+        this.listEl.createEl("li", { cls: "krypton-history-empty", text: `Could not read the chat history: ${err instanceof Error ? err.message : String(err)}` });
+        return;
+      }
+      if (seq !== this.seq) return;
+      this.render([...items].sort((a, b) => b.updatedAt - a.updatedAt));
+    })();
+    this.lastLoad = load;
+    return load;
+  }
+
+  private render(items: ConversationSummary[]): void {
+    this.problemsEl.empty();
+    const problems = this.store.problems();
+    if (problems.length > 0) {
+      this.problemsEl.setText(`Skipped ${problems.length} unreadable conversation file${problems.length === 1 ? "" : "s"} in .krypton/chat.`);
+    }
+    this.listEl.empty();
+    if (items.length === 0) {
+      this.listEl.createEl("li", {
+        cls: "krypton-history-empty",
+        text: this.query ? `No conversation mentions "${this.query}".` : "No conversations yet. Your chats will be listed here.",
+      });
+      return;
+    }
+    for (const item of items) this.renderItem(item);
+  }
+
+  private renderItem(item: ConversationSummary): void {
+    const li = this.listEl.createEl("li", { cls: "krypton-history-item", attr: { "data-id": item.id } });
+    li.toggleClass("is-active", item.id === this.cb.currentId());
+    const main = li.createEl("button", { cls: "krypton-history-open", attr: { "aria-label": `Open conversation: ${item.title}` } });
+    main.createDiv({ cls: "krypton-history-title", text: item.title || "Untitled" });
+    const meta = main.createDiv({ cls: "krypton-history-meta" });
+    meta.createSpan({ text: formatWhen(item.updatedAt) });
+    if (item.summary && item.summary !== item.title) meta.createSpan({ cls: "krypton-history-summary", text: item.summary });
+    main.addEventListener("click", () => this.cb.open(item.id));
+
+    const tools = li.createDiv({ cls: "krypton-history-tools" });
+    const rename = tools.createEl("button", { cls: ["clickable-icon", "krypton-history-rename"], attr: { "aria-label": `Rename ${item.title}` } });
+    setIcon(rename, "pencil");
+    rename.addEventListener("click", () => this.startRename(li, item));
+    const del = tools.createEl("button", { cls: ["clickable-icon", "krypton-history-delete"], attr: { "aria-label": `Delete ${item.title}` } });
+    setIcon(del, "trash-2");
+    del.addEventListener("click", () => this.confirmDelete(li, item));
+  }
+
+  private startRename(li: HTMLElement, item: ConversationSummary): void {
+    li.empty();
+    li.addClass("is-editing");
+    const input = li.createEl("input", { type: "text", cls: "krypton-history-rename-input", value: item.title, attr: { "aria-label": "New title" } });
+    const save = li.createEl("button", { cls: "mod-cta", text: "Save" });
+    const cancel = li.createEl("button", { text: "Cancel" });
+    const commit = async () => {
+      const title = input.value.trim();
+      if (title && title !== item.title) {
+        await this.store.rename(item.id, title);
+        this.cb.changed(item.id, "renamed");
+      }
+      await this.refresh();
+    };
+    save.addEventListener("click", () => void commit());
+    cancel.addEventListener("click", () => void this.refresh());
+    input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") {
+        ev.preventDefault();
+        void commit();
+      } else if (ev.key === "Escape") {
+        ev.preventDefault();
+        void this.refresh();
+      }
+    });
+    input.focus();
+    input.select();
+  }
+
+  private confirmDelete(li: HTMLElement, item: ConversationSummary): void {
+    li.empty();
+    li.addClass("is-confirming");
+    li.createDiv({ cls: "krypton-history-confirm-text", text: `Delete "${item.title}"? This cannot be undone.` });
+    const yes = li.createEl("button", { cls: ["mod-warning", "krypton-history-confirm-delete"], text: "Delete" });
+    const no = li.createEl("button", { cls: "krypton-history-confirm-cancel", text: "Cancel" });
+    yes.addEventListener("click", () => {
+      void (async () => {
+        await this.store.delete(item.id);
+        this.cb.changed(item.id, "deleted");
+        await this.refresh();
+      })();
+    });
+    no.addEventListener("click", () => void this.refresh());
+    no.focus();
+  }
+}

@@ -1,0 +1,42 @@
+// "Create note from answer": the answer (and its sources as links, so [n] markers keep meaning) saved as
+// a new note in the configured folder. Names and paths come from the agents' note-path rules; an
+// existing file is never replaced (VaultPort.createNote refuses, and the next free suffix is taken).
+import { noteLink, normalizeVaultPath, notePathFor, slugify } from "../../core/agents/note-paths";
+import type { KryptonCore } from "../../core/krypton";
+import { NoteExistsError } from "../../core/ports/vault";
+import type { MessageModel } from "./chat-controller";
+
+const NAME_ATTEMPTS = 100;
+
+export function answerNoteContent(question: string, message: MessageModel): string {
+  const parts: string[] = [];
+  if (question.trim()) parts.push(`> ${question.trim().replace(/\n/g, "\n> ")}`, "");
+  parts.push(message.content.trim());
+  if (message.sources.length > 0) {
+    parts.push("", "## Sources", "");
+    for (const s of message.sources) {
+      parts.push(s.kind === "note" ? `${s.n}. ${noteLink(s.path, s.title)}` : `${s.n}. [${s.title.replace(/[[\]]/g, "")}](${s.url})`);
+    }
+  }
+  return parts.join("\n") + "\n";
+}
+
+/** Returns the path of the new note. */
+export async function saveAnswerAsNote(core: KryptonCore, question: string, message: MessageModel): Promise<string> {
+  const vault = core.host.vault;
+  const folder = normalizeVaultPath(core.settings().newNoteFolder, vault.configDir, "folder");
+  const slug = slugify(question.trim() || message.content.slice(0, 60) || "answer");
+  const content = answerNoteContent(question, message);
+  for (let suffix = 0; suffix < NAME_ATTEMPTS; suffix++) {
+    const path = notePathFor(folder, slug, suffix);
+    if (await vault.exists(path)) continue;
+    try {
+      await vault.createNote(path, content);
+      return path;
+    } catch (err) {
+      if (err instanceof NoteExistsError || (err as Error | null)?.name === "NoteExistsError") continue;
+      throw err;
+    }
+  }
+  throw new Error(`No free file name for ${slug}.md in ${folder || "the vault root"}`);
+}

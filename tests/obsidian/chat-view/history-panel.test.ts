@@ -1,0 +1,168 @@
+/** @jest-environment jsdom */
+// The history panel on the REAL ConversationStore (in-memory .krypton/ data dir): the same store the CLI
+// writes, so chats from either show up here.
+import { TextDecoder, TextEncoder } from "node:util";
+Object.assign(globalThis, { TextEncoder, TextDecoder });
+
+import { ConversationStore } from "../../../src/core/chat/conversation-store";
+import { clockFromTimers } from "../../../src/core/ports/clock";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { formatWhen } from "../../../src/obsidian/chat-view/history-panel";
+import { MemoryDataDir } from "../../browser/harness/memory-host";
+import { type Fixture, mountChatView, typeAndEnter } from "./chat-view-fixture";
+
+let now = Date.UTC(2026, 10, 20, 9, 0);
+const clock = clockFromTimers(
+  () => (now += 1000),
+  (fn, ms) => {
+    const id = setTimeout(fn, ms);
+    return () => clearTimeout(id);
+  },
+);
+
+let f: Fixture;
+let data: MemoryDataDir;
+let store: ConversationStore;
+
+async function seed(title: string, question: string, answer: string): Promise<string> {
+  const c = await store.create(title);
+  await store.put(c.id, { id: `${c.id}-u`, role: "user", content: question, createdAt: now });
+  await store.put(c.id, { id: `${c.id}-a`, role: "assistant", content: answer, createdAt: now });
+  return c.id;
+}
+
+beforeEach(async () => {
+  data = new MemoryDataDir();
+  store = new ConversationStore(data, clock, silentLogger);
+  f = await mountChatView({ store });
+});
+afterEach(() => f.close());
+
+const items = () => f.$$(".krypton-history-item");
+const titles = () => f.$$(".krypton-history-title").map((e) => e.textContent);
+
+async function openHistory(): Promise<void> {
+  f.$(".krypton-history-toggle").click();
+  await f.settle();
+}
+
+it("says so when there is no history yet", async () => {
+  await openHistory();
+  expect(f.$(".krypton-history").classList.contains("is-hidden")).toBe(false);
+  expect(f.$(".krypton-history-toggle").getAttribute("aria-expanded")).toBe("true");
+  expect(f.$(".krypton-history-empty").textContent).toContain("No conversations yet");
+});
+
+it("lists conversations newest first and switches to one", async () => {
+  const older = await seed("Bread baking", "How long to knead?", "About **ten** minutes.");
+  await seed("Capitals", "Capital of Japan?", "Tokyo.");
+  await openHistory();
+  expect(titles()).toEqual(["Capitals", "Bread baking"]);
+  expect(items()[0].querySelector(".krypton-history-meta")?.textContent).toBeTruthy();
+
+  (items()[1].querySelector(".krypton-history-open") as HTMLElement).click();
+  await f.settle();
+  expect(f.view.controller.conversationId).toBe(older);
+  expect(f.$(".krypton-chat-title").textContent).toBe("Bread baking");
+  expect(f.$(".krypton-message-user").textContent).toBe("How long to knead?");
+  expect(f.$(".krypton-message-assistant strong").textContent).toBe("ten");
+  expect(f.$(".krypton-history").classList.contains("is-hidden")).toBe(true);
+
+  // A follow-up goes into the opened conversation.
+  f.chat.script({ type: "token", text: "Then rest it." });
+  typeAndEnter(f, "And then?");
+  await f.settle();
+  expect(f.chat.calls[0].options.conversationId).toBe(older);
+  expect((await store.get(older))?.messages).toHaveLength(4);
+});
+
+it("renames in place; Escape cancels", async () => {
+  const id = await seed("Old title", "q", "a");
+  await f.view.controller.open(id);
+  await openHistory();
+  (f.$(".krypton-history-rename") as HTMLElement).click();
+  const input = f.$(".krypton-history-rename-input") as HTMLInputElement;
+  expect(input.value).toBe("Old title");
+  input.value = "Never saved";
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
+  await f.settle();
+  expect(titles()).toEqual(["Old title"]);
+  expect(f.$(".krypton-history").classList.contains("is-hidden")).toBe(false); // Escape cancelled the rename only
+
+  (f.$(".krypton-history-rename") as HTMLElement).click();
+  const again = f.$(".krypton-history-rename-input") as HTMLInputElement;
+  again.value = "Sourdough notes";
+  again.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  await f.settle();
+  expect(titles()).toEqual(["Sourdough notes"]);
+  expect((await store.get(id))?.title).toBe("Sourdough notes");
+  expect(f.$(".krypton-chat-title").textContent).toBe("Sourdough notes"); // the open conversation follows
+});
+
+it("deletes only after confirmation; deleting the open conversation starts a new chat", async () => {
+  const keep = await seed("Keep me", "q1", "a1");
+  const drop = await seed("Drop me", "q2", "a2");
+  await f.view.controller.open(drop);
+  await openHistory();
+  const row = () => items().find((li) => li.textContent?.includes("Drop me")) as HTMLElement;
+
+  (row().querySelector(".krypton-history-delete") as HTMLElement).click();
+  expect(row().textContent).toContain('Delete "Drop me"? This cannot be undone.');
+  (row().querySelector(".krypton-history-confirm-cancel") as HTMLElement).click();
+  await f.settle();
+  expect(titles()).toEqual(["Drop me", "Keep me"]);
+  expect(await store.get(drop)).not.toBeNull();
+
+  (row().querySelector(".krypton-history-delete") as HTMLElement).click();
+  (row().querySelector(".krypton-history-confirm-delete") as HTMLElement).click();
+  await f.settle();
+  expect(titles()).toEqual(["Keep me"]);
+  expect(await store.get(drop)).toBeNull();
+  expect(await store.get(keep)).not.toBeNull();
+  expect(f.view.controller.conversationId).toBeUndefined();
+  expect(f.$$(".krypton-message")).toHaveLength(0);
+});
+
+it("searches titles and message text", async () => {
+  await seed("Bread baking", "How long to knead?", "About ten minutes.");
+  await seed("Capitals", "Capital of Japan?", "Tokyo is the capital.");
+  await openHistory();
+  const search = f.$(".krypton-history-search") as HTMLInputElement;
+  search.value = "tokyo";
+  search.dispatchEvent(new Event("input"));
+  await f.settle();
+  expect(titles()).toEqual(["Capitals"]);
+  search.value = "KNEAD";
+  search.dispatchEvent(new Event("input"));
+  await f.settle();
+  expect(titles()).toEqual(["Bread baking"]);
+  search.value = "nothing like this";
+  search.dispatchEvent(new Event("input"));
+  await f.settle();
+  expect(f.$(".krypton-history-empty").textContent).toBe('No conversation mentions "nothing like this".');
+});
+
+it("reports unreadable conversation files and still lists the rest", async () => {
+  await seed("Fine", "q", "a");
+  const broken = await seed("Broken", "q", "a");
+  await data.writeAtomic(`chat/${broken}.json`, "{ not json");
+  await store.search("q"); // reading the broken file reports it
+  await openHistory();
+  expect(titles()).toContain("Fine");
+  expect(f.$(".krypton-history-problems").textContent).toBe("Skipped 1 unreadable conversation file in .krypton/chat.");
+});
+
+it("Escape closes the panel and gives focus back to its button", async () => {
+  await openHistory();
+  f.$(".krypton-history-search").dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
+  expect(f.$(".krypton-history").classList.contains("is-hidden")).toBe(true);
+  expect(f.$(".krypton-history-toggle").getAttribute("aria-expanded")).toBe("false");
+  expect(document.activeElement).toBe(f.$(".krypton-history-toggle"));
+});
+
+it("formats dates as time today, Yesterday, then a short date", () => {
+  const base = Date.UTC(2026, 10, 20, 15, 0);
+  expect(formatWhen(base - 60_000, base)).toMatch(/\d/);
+  expect(formatWhen(base - 86_400_000, base)).toBe("Yesterday");
+  expect(formatWhen(base - 10 * 86_400_000, base)).toMatch(/Nov/);
+});
