@@ -1,7 +1,7 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
-import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
+import { NoteNotFoundError } from "../ports/vault";
 import { isAbortError } from "../providers/provider-error";
 import type { KryptonSettings } from "../settings";
 import { AgentError } from "./agent-error";
@@ -15,7 +15,7 @@ import {
 import { firstHeading, mentionsTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./agent-text";
 import { askModel } from "./model-call";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
-import { normalizeVaultPath, notePathFor, slugify } from "./note-paths";
+import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
 
 export interface NoteOperationsDeps {
@@ -91,19 +91,14 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
 
   /** Saves under the first free name: x.md, x-1.md, x-2.md … An existing file is never replaced. */
   async function createUnique(folder: string, slug: string, content: string): Promise<string> {
-    for (let suffix = 0; suffix < LIMITS.nameAttempts; suffix++) {
-      const path = notePathFor(folder, slug, suffix);
-      if (await host.vault.exists(path)) continue;
-      try {
-        await host.vault.createNote(path, content);
-        return path;
-      } catch (err) {
-        // Someone created it between exists() and createNote(): take the next suffix.
-        if (err instanceof NoteExistsError || (err as Error | null)?.name === "NoteExistsError") continue;
-        throw new AgentError(`Could not save the note at ${path}: ${err instanceof Error ? err.message : String(err)}`, "failed");
-      }
+    let path: string | null;
+    try {
+      path = await createUniqueNote(host.vault, folder, slug, content, LIMITS.nameAttempts);
+    } catch (err) {
+      throw new AgentError(err instanceof Error ? err.message : String(err), "failed");
     }
-    throw new AgentError(`Could not find a free file name for ${slug}.md (tried ${LIMITS.nameAttempts}).`, "failed");
+    if (path === null) throw new AgentError(`Could not find a free file name for ${slug}.md (tried ${LIMITS.nameAttempts}).`, "failed");
+    return path;
   }
 
   /** One summary of any length of text: directly when it fits, else map (parts) then reduce (combine). */

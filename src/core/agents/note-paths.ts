@@ -1,4 +1,5 @@
 import { toVaultRelativePath, VaultPathError } from "../tools/vault-path-policy";
+import type { VaultPort } from "../ports/vault";
 import { AgentError } from "./agent-error";
 
 /** Longest file-name stem a created note gets (before "-2" and ".md"). */
@@ -62,4 +63,24 @@ export function noteLink(path: string, title?: string): string {
   const target = path.replace(/\.md$/i, "").replace(/[[\]|#^]/g, " ");
   const label = title?.replace(/[[\]|]/g, " ").replace(/\s+/g, " ").trim();
   return label && label !== baseNameOf(path) ? `[[${target}|${label}]]` : `[[${target}]]`;
+}
+
+/**
+ * Saves content as a new note named folder/slug.md, or slug-1.md, slug-2.md, … when taken.
+ * Never overwrites: VaultPort.createNote refuses, and a name taken meanwhile moves on to the next suffix.
+ * Returns the path, or null when no free name was found within `attempts`.
+ */
+export async function createUniqueNote(vault: VaultPort, folder: string, slug: string, content: string, attempts = 1000): Promise<string | null> {
+  for (let suffix = 0; suffix < attempts; suffix++) {
+    const path = notePathFor(folder, slug, suffix);
+    if (await vault.exists(path)) continue;
+    try {
+      await vault.createNote(path, content);
+      return path;
+    } catch (err) {
+      if ((err as Error | null)?.name === "NoteExistsError") continue;
+      throw new Error(`Could not save the note at ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return null;
 }

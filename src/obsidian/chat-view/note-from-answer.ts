@@ -1,9 +1,8 @@
 // "Create note from answer": the answer (and its sources as links, so [n] markers keep meaning) saved as
 // a new note in the configured folder. Names and paths come from the agents' note-path rules; an
 // existing file is never replaced (VaultPort.createNote refuses, and the next free suffix is taken).
-import { noteLink, normalizeVaultPath, notePathFor, slugify } from "../../core/agents/note-paths";
+import { createUniqueNote, noteLink, normalizeVaultPath, slugify } from "../../core/agents/note-paths";
 import type { KryptonCore } from "../../core/krypton";
-import { NoteExistsError } from "../../core/ports/vault";
 import type { MessageModel } from "./chat-controller";
 
 const NAME_ATTEMPTS = 100;
@@ -27,16 +26,7 @@ export async function saveAnswerAsNote(core: KryptonCore, question: string, mess
   const folder = normalizeVaultPath(core.settings().newNoteFolder, vault.configDir, "folder");
   const slug = slugify(question.trim() || message.content.slice(0, 60) || "answer");
   const content = answerNoteContent(question, message);
-  for (let suffix = 0; suffix < NAME_ATTEMPTS; suffix++) {
-    const path = notePathFor(folder, slug, suffix);
-    if (await vault.exists(path)) continue;
-    try {
-      await vault.createNote(path, content);
-      return path;
-    } catch (err) {
-      if (err instanceof NoteExistsError || (err as Error | null)?.name === "NoteExistsError") continue;
-      throw err;
-    }
-  }
-  throw new Error(`No free file name for ${slug}.md in ${folder || "the vault root"}`);
+  const path = await createUniqueNote(vault, folder, slug, content, NAME_ATTEMPTS);
+  if (path === null) throw new Error(`No free file name for ${slug}.md in ${folder || "the vault root"}`);
+  return path;
 }
