@@ -1,6 +1,153 @@
-// STUB: replaced by the MCP work (issue 6).
+import { z } from "zod";
 import type { NoteOperations } from "../agents/note-operations";
 import type { VaultPort } from "../ports/vault";
-import type { ToolRegistry } from "./tool-registry";
+import { ToolError, type ToolContext, type VaultLocation } from "./tool";
+import { defineTool, type ToolRegistry } from "./tool-registry";
+import { assertSameVault, toFolderPath, toNotePath, type VaultPathRules } from "./vault-path-policy";
 
-export function registerNoteTools(_registry: ToolRegistry, _deps: { operations: NoteOperations; vault: VaultPort }): void {}
+export interface NoteToolsDeps {
+  operations: NoteOperations;
+  vault: VaultPort;
+  /** Absolute vault root, used when a call's context brings no VaultLocation (see ToolContext.vault). */
+  vaultRoot?: string;
+}
+
+export const SEARCH_LIMIT_DEFAULT = 20;
+export const SEARCH_LIMIT_MAX = 100;
+
+const vaultPathParam = z
+  .string()
+  .max(1024)
+  .optional()
+  .describe("Absolute path of the vault. Optional; when given it must be the vault this server serves.");
+
+/**
+ * The agents' operations as tools for outside callers (MCP, JSON endpoints, CLI). Each tool only checks
+ * paths and reshapes results: the work itself is NoteOperations, the same code the chat agents run.
+ * There is deliberately no tool that modifies, renames or deletes a note.
+ */
+export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): void {
+  const { operations, vault } = deps;
+  const locationOf = (context: ToolContext): VaultLocation | undefined =>
+    context.vault ?? (deps.vaultRoot ? { root: deps.vaultRoot } : undefined);
+  const rulesOf = (context: ToolContext): VaultPathRules => ({ configDir: vault.configDir, vaultRoot: locationOf(context)?.root });
+  const checkVaultPath = async (vaultPath: string | undefined, context: ToolContext) => {
+    if (vaultPath !== undefined) await assertSameVault(vaultPath, locationOf(context));
+  };
+  /** The host's file-system check (symlinks leading out); a no-op where the host has none. */
+  const assertInside = async (path: string, context: ToolContext) => {
+    await locationOf(context)?.assertInside?.(path);
+  };
+
+  const createNote = defineTool({
+    name: "create_note",
+    title: "Create note",
+    description:
+      "Writes a new markdown note about a topic with the configured language model and saves it in the vault. " +
+      "Never overwrites an existing note. Returns the new note's path, title and a preview.",
+    inputSchema: {
+      topic: z.string().trim().min(1).max(500).describe("What the note should be about, e.g. \"machine learning basics\"."),
+      folder: z.string().max(1024).optional().describe("Vault-relative folder for the note; defaults to the folder set in Krypton's settings."),
+      vault_path: vaultPathParam,
+    },
+    outputSchema: { filePath: z.string(), title: z.string(), preview: z.string() },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async run(input, context) {
+      await checkVaultPath(input.vault_path, context);
+      const folder = input.folder === undefined ? undefined : toFolderPath(input.folder, rulesOf(context));
+      if (folder) await assertInside(folder, context);
+      const created = await operations.createNote(input.topic, { folder, signal: context.signal });
+      const structured = { filePath: created.path, title: created.title, preview: created.preview };
+      return { structured, text: `Created ${created.path}\n\n${created.preview}` };
+    },
+  });
+
+  const searchNotes = defineTool({
+    name: "search_notes",
+    title: "Search notes",
+    description:
+      "Searches the vault's notes by meaning and keywords (Krypton's index). Returns the best matches with path, title, a snippet and a score.",
+    inputSchema: {
+      query: z.string().trim().min(1).max(2000).describe("What to look for."),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(SEARCH_LIMIT_MAX)
+        .optional()
+        .describe(`Maximum number of results, 1 to ${SEARCH_LIMIT_MAX} (default ${SEARCH_LIMIT_DEFAULT}).`),
+      vault_path: vaultPathParam,
+    },
+    outputSchema: {
+      results: z.array(z.object({ filePath: z.string(), title: z.string(), snippet: z.string(), score: z.number() })),
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(input, context) {
+      await checkVaultPath(input.vault_path, context);
+      const limit = input.limit ?? SEARCH_LIMIT_DEFAULT;
+      const found = await operations.searchNotes(input.query, { limit, signal: context.signal });
+      const results = found.hits.slice(0, limit).map((hit) => ({ filePath: hit.path, title: hit.title, snippet: hit.snippet, score: hit.score }));
+      if (results.length === 0) throw new ToolError(`No notes match '${input.query}'`, "not-found");
+      const text = results
+        .map((r, i) => `${i + 1}. ${r.title} (${r.filePath}, score ${r.score.toFixed(2)})\n   ${r.snippet.replace(/\s+/g, " ").trim()}`)
+        .join("\n");
+      return { structured: { results }, text };
+    },
+  });
+
+  const summarizeNotes = defineTool({
+    name: "summarize_notes",
+    title: "Summarize notes",
+    description:
+      "Summarizes one note (mode \"current_note\" with note_path) or what the vault's notes say about a topic (mode \"topic\" with topic). " +
+      "Returns a title, the summary and the notes it used.",
+    inputSchema: {
+      mode: z.enum(["current_note", "topic"]).describe("\"current_note\": summarize note_path. \"topic\": summarize the notes about topic."),
+      note_path: z.string().max(1024).optional().describe("The note to summarize, vault-relative or absolute inside the vault (mode \"current_note\")."),
+      topic: z.string().max(500).optional().describe("The topic to summarize across notes (mode \"topic\")."),
+      vault_path: vaultPathParam,
+    },
+    outputSchema: { title: z.string(), summary: z.string(), sourceFiles: z.array(z.string()) },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(input, context) {
+      await checkVaultPath(input.vault_path, context);
+      let summary;
+      if (input.mode === "current_note") {
+        if (input.note_path === undefined || input.note_path.trim() === "") {
+          throw new ToolError('Missing required parameter: note_path (needed when mode is "current_note")', "invalid-input");
+        }
+        const path = toNotePath(input.note_path, rulesOf(context), "note_path");
+        await assertInside(path, context);
+        summary = await operations.summarizeNote(path, { signal: context.signal });
+      } else {
+        const topic = input.topic?.trim();
+        if (!topic) throw new ToolError('Missing required parameter: topic (needed when mode is "topic")', "invalid-input");
+        summary = await operations.summarizeTopic(topic, { signal: context.signal });
+      }
+      const structured = { title: summary.title, summary: summary.summary, sourceFiles: [...summary.sourceFiles] };
+      const sources = structured.sourceFiles.length > 0 ? `\n\nSources:\n${structured.sourceFiles.map((f) => `- ${f}`).join("\n")}` : "";
+      return { structured, text: `${structured.title}\n\n${structured.summary}${sources}` };
+    },
+  });
+
+  const readNote = defineTool({
+    name: "read_note",
+    title: "Read note",
+    description: "Returns a note's markdown, e.g. one that search_notes found. The path is vault-relative or absolute inside the vault.",
+    inputSchema: { path: z.string().max(1024).describe("The note's path, e.g. \"Projects/Plan.md\".") },
+    outputSchema: { path: z.string(), content: z.string() },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async run(input, context) {
+      if (input.path.trim() === "") throw new ToolError("Missing required parameter: path", "invalid-input");
+      const path = toNotePath(input.path, rulesOf(context));
+      await assertInside(path, context);
+      const content = await vault.readNote(path);
+      return { structured: { path, content }, text: content };
+    },
+  });
+
+  registry.register(createNote);
+  registry.register(searchNotes);
+  registry.register(summarizeNotes);
+  registry.register(readNote);
+}

@@ -1,12 +1,106 @@
-// STUB: replaced by the MCP work (issue 6).
-import type { ToolDefinition } from "./tool";
+import { z } from "zod";
+import { AgentError } from "../agents/agent-error";
+import { isAbortError, ProviderError } from "../providers/provider-error";
+import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
+import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";
 
+/**
+ * The one list of tools Krypton exposes (MCP over HTTP and stdio, the plain JSON endpoints, the CLI).
+ * call() is the only way a tool runs: it validates the arguments against the tool's zod shape and turns
+ * every failure into a ToolError whose message a person can act on. No stack trace ever leaves here.
+ */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
+
   register(tool: ToolDefinition): void {
+    if (this.tools.has(tool.name)) throw new Error(`Tool already registered: ${tool.name}`);
     this.tools.set(tool.name, tool);
   }
+
   list(): ToolDefinition[] {
     return [...this.tools.values()];
   }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Runs a tool by name. Resolves with its output or rejects with a ToolError, never anything else. */
+  async call(name: string, args: unknown, context: ToolContext = {}): Promise<ToolOutput<Record<string, unknown>>> {
+    const tool = typeof name === "string" ? this.tools.get(name) : undefined;
+    if (!tool) throw new ToolError(`Unknown tool: ${clip(String(name), 80)}. Available tools: ${[...this.tools.keys()].join(", ")}`, "unknown-tool");
+    const input = validateArguments(tool, args ?? {});
+    try {
+      return await tool.run(input, context);
+    } catch (err) {
+      throw toToolError(err, tool.name);
+    }
+  }
+}
+
+/** Checks arguments against the tool's shape; the first problem becomes the error message. */
+export function validateArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new ToolError(`Arguments for ${tool.name} must be a JSON object`, "invalid-input");
+  }
+  const parsed = z.object(tool.inputSchema).safeParse(args);
+  if (parsed.success) return parsed.data;
+  throw new ToolError(describeIssue(parsed.error.issues[0], args as Record<string, unknown>), "invalid-input");
+}
+
+function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): string {
+  const key = issue.path.map(String).join(".");
+  const value = issue.path.length > 0 ? args[String(issue.path[0])] : args;
+  const missing = value === undefined || value === null || (typeof value === "string" && value.trim() === "" && issue.code === "too_small");
+  if (missing && key) return `Missing required parameter: ${key}`;
+  switch (issue.code) {
+    case "invalid_type":
+      return `Invalid parameter ${key}: expected ${issue.expected === "int" ? "a whole number" : `a ${issue.expected}`}, got ${describeValue(value)}`;
+    case "invalid_value":
+      return `Invalid parameter ${key}: expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}, got ${describeValue(value)}`;
+    case "too_small":
+      return issue.origin === "string"
+        ? `Invalid parameter ${key}: must be at least ${String(issue.minimum)} characters`
+        : `Invalid parameter ${key}: must be at least ${String(issue.minimum)}`;
+    case "too_big":
+      return issue.origin === "string"
+        ? `Invalid parameter ${key}: must be at most ${String(issue.maximum)} characters`
+        : `Invalid parameter ${key}: must be at most ${String(issue.maximum)}`;
+    default:
+      return `Invalid parameter ${key || "arguments"}: ${issue.message}`;
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return JSON.stringify(clip(value, 40));
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return `a ${typeof value}`;
+}
+
+/** Known failures keep their (already safe) message; anything else is reduced to one line, no stack. */
+export function toToolError(err: unknown, toolName: string): ToolError {
+  if (err instanceof ToolError) return err;
+  if (err instanceof NoteNotFoundError) return new ToolError(err.message, "not-found");
+  if (err instanceof NoteExistsError) return new ToolError(`${err.message}; Krypton never overwrites a note`, "refused");
+  if (err instanceof AgentError) {
+    const code = err.code === "not-found" ? "not-found" : err.code === "invalid-input" ? "invalid-input" : "failed";
+    return new ToolError(err.message, code);
+  }
+  if (isAbortError(err)) return new ToolError(`${toolName} was cancelled`, "failed");
+  if (err instanceof ProviderError) return new ToolError(err.message, "failed");
+  if (err instanceof Error && err.name === "VaultPathError") return new ToolError(err.message, "refused");
+  const message = err instanceof Error ? err.message : String(err);
+  const firstLine = message.split("\n")[0]?.trim();
+  return new ToolError(firstLine ? `${toolName} failed: ${clip(firstLine, 300)}` : `${toolName} failed`, "failed");
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Declares a tool with its input type inferred from the schema, typed for the registry's plain list. */
+export function defineTool<S extends z.ZodRawShape, O extends Record<string, unknown>>(tool: ToolDefinition<S, O>): ToolDefinition {
+  return tool;
 }

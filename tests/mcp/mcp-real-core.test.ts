@@ -1,0 +1,116 @@
+// End to end: the real core (createKrypton on the Node host: real index, real agents' NoteOperations,
+// real ollama/browser client) talking to the loopback Ollama test server, served by the real bridge and
+// called by the SDK's client. Nothing here is a stand-in except the LLM's words.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createKrypton, type KryptonCore } from "../../src/core/krypton";
+import { generateMcpToken } from "../../src/core/mcp/mcp-token";
+import { DEFAULT_SETTINGS, type KryptonSettings } from "../../src/core/settings";
+import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
+import { createNodeHost } from "../../src/node/node-host";
+import { silentLogger } from "../../src/core/ports/logger";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { connectStreamable, snapshot, textOf } from "./support/mcp-test-kit";
+
+const token = generateMcpToken();
+let ollama: OllamaTestServer;
+let vault: TempVault;
+let core: KryptonCore;
+let bridge: McpHttpServerHandle;
+let client: Client;
+
+beforeAll(async () => {
+  ollama = await startOllamaServer();
+});
+
+afterAll(async () => {
+  await ollama.close();
+});
+
+beforeEach(async () => {
+  ollama.reset();
+  vault = await makeTempVault({
+    "Projects/Plan.md": "# Plan\n\nShip the MCP bridge. Gradient descent examples for the ranking section.\n",
+    "Ideas.md": "# Ideas\n\nGradient descent tunes the note ranking weights.\n",
+    "Recipes/Bread.md": "# Bread\n\nFlour, water, salt and time.\n",
+  });
+  const settings: KryptonSettings = { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000, similarityThreshold: 0 };
+  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings);
+  await core.index.open();
+  await core.index.idle();
+  bridge = await startMcpHttpServer({ registry: core.tools, port: 0, token, vaultRoot: vault.root });
+  client = await connectStreamable(bridge.url, token);
+});
+
+afterEach(async () => {
+  await client.close();
+  await bridge.close();
+  await core.close();
+  await vault.cleanup();
+});
+
+it("search_notes finds notes through the real index", async () => {
+  const result = await client.callTool({ name: "search_notes", arguments: { query: "gradient descent", limit: 2 } });
+  expect(textOf(result)).not.toBe("");
+  expect(result.isError).toBeFalsy();
+  const { results } = result.structuredContent as { results: { filePath: string; title: string; snippet: string; score: number }[] };
+  expect(results.length).toBeGreaterThan(0);
+  expect(results.length).toBeLessThanOrEqual(2);
+  expect(results.map((r) => r.filePath)).toEqual(expect.arrayContaining(["Ideas.md"]));
+  expect(results[0]).toEqual({ filePath: expect.any(String), title: expect.any(String), snippet: expect.any(String), score: expect.any(Number) });
+});
+
+it("create_note writes the model's note as a new file and never overwrites", async () => {
+  ollama.script({ route: "chat", reply: "# Vector search\n\nVectors find notes by meaning.", times: 2 });
+  const first = await client.callTool({ name: "create_note", arguments: { topic: "vector search", folder: "Inbox" } });
+  expect(first.isError).toBeFalsy();
+  const created = first.structuredContent as { filePath: string; title: string; preview: string };
+  expect(created.filePath.startsWith("Inbox/")).toBe(true);
+  expect(created.title).toBe("Vector search");
+  expect(await vault.read(created.filePath)).toContain("Vectors find notes by meaning.");
+  const second = await client.callTool({ name: "create_note", arguments: { topic: "vector search", folder: "Inbox" } });
+  expect((second.structuredContent as { filePath: string }).filePath).not.toBe(created.filePath);
+  expect(await vault.read(created.filePath)).toContain("Vectors find notes by meaning.");
+});
+
+it("summarize_notes summarizes a note and a topic with the model", async () => {
+  ollama.script({ route: "chat", reply: "The plan is to ship the bridge.", times: Infinity });
+  const one = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: "Projects/Plan.md" } });
+  expect(one.isError).toBeFalsy();
+  expect(one.structuredContent).toMatchObject({ summary: expect.stringContaining("ship the bridge"), sourceFiles: ["Projects/Plan.md"] });
+  const topic = await client.callTool({ name: "summarize_notes", arguments: { mode: "topic", topic: "gradient descent" } });
+  expect(topic.isError).toBeFalsy();
+  expect((topic.structuredContent as { sourceFiles: string[] }).sourceFiles).toEqual(expect.arrayContaining(["Ideas.md"]));
+});
+
+it("read_note returns a note's markdown", async () => {
+  const result = await client.callTool({ name: "read_note", arguments: { path: "Recipes/Bread.md" } });
+  expect(result.structuredContent).toEqual({ path: "Recipes/Bread.md", content: "# Bread\n\nFlour, water, salt and time.\n" });
+});
+
+it.each([
+  ["create_note", {}, "Missing required parameter: topic"],
+  ["summarize_notes", { mode: "current_note", note_path: "Nope.md" }, "Note not found: Nope.md"],
+  ["search_notes", { query: "zzqxj" }, "No notes match 'zzqxj'"],
+  ["create_note", { topic: "x", folder: "../outside" }, "'..'"],
+])("%s %j fails with %s and changes nothing", async (name, args, message) => {
+  const before = await snapshot(vault.root);
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toContain(message);
+  const after = await snapshot(vault.root);
+  // The index may save its own state under .krypton/; the notes must not change.
+  const notes = (s: Record<string, string>) => Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith(".krypton")));
+  expect(notes(after)).toEqual(notes(before));
+});
+
+it("a missing model is an isError result a person can act on, and nothing is written", async () => {
+  core.applySettings({ ...core.settings(), chatModel: "not-pulled:1b" });
+  const before = await snapshot(vault.root);
+  const result = await client.callTool({ name: "create_note", arguments: { topic: "doomed" } });
+  expect(result.isError).toBe(true);
+  expect(textOf(result)).toContain("not-pulled:1b");
+  expect(textOf(result)).not.toMatch(/\n\s+at /);
+  const notes = (s: Record<string, string>) => Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith(".krypton")));
+  expect(notes(await snapshot(vault.root))).toEqual(notes(before));
+});

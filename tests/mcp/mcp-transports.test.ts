@@ -1,0 +1,119 @@
+// The SDK's own client over Streamable HTTP and the legacy HTTP+SSE transport, against the real bridge
+// serving the note tools on a real vault folder: list the tools, call each one, and each error.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { generateMcpToken } from "../../src/core/mcp/mcp-token";
+import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { connectSse, connectStreamable, noteToolRegistry, textOf } from "./support/mcp-test-kit";
+
+const transports: [string, (h: McpHttpServerHandle, token: string) => Promise<Client>][] = [
+  ["Streamable HTTP", (h, token) => connectStreamable(h.url, token)],
+  ["HTTP+SSE (legacy)", (h, token) => connectSse(h.url, token)],
+];
+
+describe.each(transports)("MCP bridge over %s", (_name, connect) => {
+  let vault: TempVault;
+  let bridge: McpHttpServerHandle;
+  let client: Client;
+  const token = generateMcpToken();
+
+  beforeEach(async () => {
+    vault = await makeTempVault({
+      "Projects/Plan.md": "# Plan\n\nShip the MCP bridge with gradient descent examples.\n",
+      "Ideas.md": "# Ideas\n\nGradient descent for note ranking.\n",
+    });
+    bridge = await startMcpHttpServer({ registry: noteToolRegistry(vault.root).registry, port: 0, token, vaultRoot: vault.root });
+    client = await connect(bridge, token);
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await bridge.close();
+    await vault.cleanup();
+  });
+
+  it("lists the four tools with input and output schemas", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
+    const create = tools.find((t) => t.name === "create_note")!;
+    expect(create.inputSchema.required).toEqual(["topic"]);
+    expect(Object.keys(create.inputSchema.properties ?? {})).toEqual(["topic", "folder", "vault_path"]);
+    expect(create.outputSchema?.required).toEqual(["filePath", "title", "preview"]);
+    const search = tools.find((t) => t.name === "search_notes")!;
+    expect(search.inputSchema.properties?.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
+    const summarize = tools.find((t) => t.name === "summarize_notes")!;
+    expect(summarize.inputSchema.properties?.mode).toMatchObject({ enum: ["current_note", "topic"] });
+    expect(tools.find((t) => t.name === "read_note")!.annotations?.readOnlyHint).toBe(true);
+  });
+
+  it("create_note writes a new note and returns its path, title and preview", async () => {
+    const result = await client.callTool({ name: "create_note", arguments: { topic: "vector search", folder: "Inbox" } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ filePath: "Inbox/Vector Search.md", title: "Vector Search", preview: expect.stringContaining("# Vector Search") });
+    expect(textOf(result)).toContain("Created Inbox/Vector Search.md");
+    expect(await vault.read("Inbox/Vector Search.md")).toContain("A note about vector search.");
+  });
+
+  it("create_note with vault_path equal to the served vault (even with a trailing slash) works", async () => {
+    const result = await client.callTool({ name: "create_note", arguments: { topic: "alpha", vault_path: `${vault.root}/` } });
+    expect(result.isError).toBeFalsy();
+    expect(await vault.exists("Krypton/Alpha.md")).toBe(true);
+  });
+
+  it("search_notes returns {filePath, title, snippet, score} results, honouring limit", async () => {
+    const result = await client.callTool({ name: "search_notes", arguments: { query: "gradient descent", limit: 1 } });
+    expect(result.isError).toBeFalsy();
+    const { results } = result.structuredContent as { results: { filePath: string; title: string; snippet: string; score: number }[] };
+    expect(results).toHaveLength(1);
+    expect(results[0]).toEqual({ filePath: "Ideas.md", title: "Ideas", snippet: expect.stringContaining("Gradient descent"), score: expect.any(Number) });
+    expect(textOf(result)).toContain("1. Ideas (Ideas.md");
+  });
+
+  it("summarize_notes summarizes one note (current_note) and a topic", async () => {
+    const one = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: "Projects/Plan.md" } });
+    expect(one.isError).toBeFalsy();
+    expect(one.structuredContent).toEqual({ title: "Summary of Projects/Plan", summary: expect.stringContaining("Plan"), sourceFiles: ["Projects/Plan.md"] });
+    const absolute = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: `${vault.root}/Projects/Plan.md` } });
+    expect(absolute.structuredContent).toEqual(one.structuredContent);
+    const topic = await client.callTool({ name: "summarize_notes", arguments: { mode: "topic", topic: "gradient" } });
+    expect(topic.structuredContent).toMatchObject({ title: "Summary: gradient", sourceFiles: ["Ideas.md", "Projects/Plan.md"] });
+  });
+
+  it("read_note returns the note's markdown", async () => {
+    const result = await client.callTool({ name: "read_note", arguments: { path: "Projects/Plan" } });
+    expect(result.structuredContent).toEqual({ path: "Projects/Plan.md", content: "# Plan\n\nShip the MCP bridge with gradient descent examples.\n" });
+    expect(textOf(result)).toBe("# Plan\n\nShip the MCP bridge with gradient descent examples.\n");
+  });
+
+  it.each([
+    ["create_note", {}, "Missing required parameter: topic"],
+    ["create_note", { topic: "   " }, "Missing required parameter: topic"],
+    ["create_note", { topic: 42 }, "Invalid parameter topic: expected a string, got 42"],
+    ["search_notes", { query: "x", limit: 101 }, "Invalid parameter limit: must be at most 100"],
+    ["search_notes", { query: "x", limit: 0 }, "Invalid parameter limit: must be at least 1"],
+    ["search_notes", { query: "x", limit: 2.5 }, "Invalid parameter limit: expected a whole number, got 2.5"],
+    ["search_notes", { query: "no such words anywhere" }, "No notes match 'no such words anywhere'"],
+    ["summarize_notes", { mode: "everything" }, 'Invalid parameter mode: expected one of "current_note", "topic", got "everything"'],
+    ["summarize_notes", { mode: "current_note" }, 'Missing required parameter: note_path (needed when mode is "current_note")'],
+    ["summarize_notes", { mode: "topic" }, 'Missing required parameter: topic (needed when mode is "topic")'],
+    ["summarize_notes", { mode: "current_note", note_path: "Nope.md" }, "Note not found: Nope.md"],
+    ["read_note", { path: "Missing/Note.md" }, "Note not found: Missing/Note.md"],
+    ["read_note", { path: "../outside.md" }, "'..' and dot-only names are not allowed in the path"],
+    ["search_notes", { query: "x", vault_path: "/some/other/vault" }, "vault_path does not match the served vault"],
+    ["no_such_tool", {}, "Unknown tool: no_such_tool"],
+  ])("%s %j is an isError result: %s", async (name, args, message) => {
+    const result = await client.callTool({ name, arguments: args as Record<string, unknown> });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(message);
+    expect(textOf(result)).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("create_note never overwrites: a second note on the same topic is refused and the first is untouched", async () => {
+    await client.callTool({ name: "create_note", arguments: { topic: "unique" } });
+    await vault.write("Krypton/Unique.md", "# Edited by the user\n");
+    const again = await client.callTool({ name: "create_note", arguments: { topic: "unique" } });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toContain("already exists");
+    expect(await vault.read("Krypton/Unique.md")).toBe("# Edited by the user\n");
+  });
+});

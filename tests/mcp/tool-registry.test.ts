@@ -1,0 +1,80 @@
+// The registry every host calls tools through: lookup, argument checks, and errors a person can act on.
+import { z } from "zod";
+import { AgentError } from "../../src/core/agents/agent-error";
+import { generateMcpToken, mcpTokenProblem } from "../../src/core/mcp/mcp-token";
+import { NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
+import { ProviderError } from "../../src/core/providers/provider-error";
+import { ToolError } from "../../src/core/tools/tool";
+import { defineTool, ToolRegistry } from "../../src/core/tools/tool-registry";
+
+function registryThrowing(error: unknown): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register(
+    defineTool({
+      name: "t",
+      title: "T",
+      description: "test",
+      inputSchema: { n: z.number().int().min(1).max(5).optional(), s: z.string().optional() },
+      outputSchema: { ok: z.boolean() },
+      run: (input) => (error === undefined ? Promise.resolve({ structured: { ok: true, input }, text: "ok" }) : Promise.reject(error)),
+    }),
+  );
+  return registry;
+}
+
+describe("ToolRegistry", () => {
+  it("registers, lists and gets tools; refuses a duplicate name", () => {
+    const registry = registryThrowing(undefined);
+    expect(registry.list().map((t) => t.name)).toEqual(["t"]);
+    expect(registry.get("t")?.title).toBe("T");
+    expect(registry.get("nope")).toBeUndefined();
+    expect(() => registry.register(registry.get("t")!)).toThrow("already registered");
+  });
+
+  it("passes validated input (unknown keys dropped) and returns the tool's output", async () => {
+    const out = await registryThrowing(undefined).call("t", { n: 2, extra: "dropped" });
+    expect(out).toEqual({ structured: { ok: true, input: { n: 2 } }, text: "ok" });
+  });
+
+  it.each([
+    [[1], "Arguments for t must be a JSON object"],
+    ["n=1", "Arguments for t must be a JSON object"],
+    [{ n: "1" }, 'Invalid parameter n: expected a number, got "1"'],
+    [{ n: 9 }, "Invalid parameter n: must be at most 5"],
+    [{ s: { a: 1 } }, "Invalid parameter s: expected a string, got a object"],
+  ])("refuses arguments %j: %s", async (args, message) => {
+    await expect(registryThrowing(undefined).call("t", args)).rejects.toEqual(new ToolError(message, "invalid-input"));
+  });
+
+  it.each([
+    [new NoteNotFoundError("a.md"), "Note not found: a.md", "not-found"],
+    [new NoteExistsError("a.md"), "A file already exists at a.md; Krypton never overwrites a note", "refused"],
+    [new AgentError("No notes match 'x'", "not-found"), "No notes match 'x'", "not-found"],
+    [new AgentError("No chat model is configured.", "no-model"), "No chat model is configured.", "failed"],
+    [new ProviderError("unreachable", "Ollama is not reachable at http://localhost:11434"), "Ollama is not reachable at http://localhost:11434", "failed"],
+    [Object.assign(new Error("aborted"), { name: "AbortError" }), "t was cancelled", "failed"],
+    [new RangeError("bad thing\n    at x (/secret/path.ts:1:1)"), "t failed: bad thing", "failed"],
+    ["a string", "t failed: a string", "failed"],
+  ])("turns %p into a ToolError", async (thrown, message, code) => {
+    const err = await registryThrowing(thrown).call("t", {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ToolError);
+    expect(err).toMatchObject({ message, code });
+  });
+
+  it("names the available tools for an unknown one", async () => {
+    await expect(registryThrowing(undefined).call("rm_rf", {})).rejects.toMatchObject({ message: "Unknown tool: rm_rf. Available tools: t", code: "unknown-tool" });
+  });
+});
+
+describe("MCP token", () => {
+  it("is at least 128 random bits in base64url", () => {
+    const a = generateMcpToken();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 bytes
+    expect(generateMcpToken()).not.toBe(a);
+    expect(mcpTokenProblem(a)).toBeNull();
+  });
+
+  it.each([[""], ["   "], [undefined], ["short"], ["has spaces in the token text"]])("refuses %p", (token) => {
+    expect(mcpTokenProblem(token)).not.toBeNull();
+  });
+});
