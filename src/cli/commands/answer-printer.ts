@@ -1,0 +1,119 @@
+import type { AgentResult } from "../../core/agents/agent";
+import type { ChatEvent, Source } from "../../core/chat/chat-types";
+import type { RetrievalMode } from "../../core/settings";
+import { oneLine, printHits, type Output } from "../output";
+
+/** Everything one answer produced, for `--json` and for the exit code. */
+export interface CollectedAnswer {
+  answer: string;
+  sources: Source[];
+  mode: RetrievalMode;
+  agent?: AgentResult;
+  notices: string[];
+  error?: { code: string; message: string };
+  conversationId?: string;
+  stopped: boolean;
+}
+
+/**
+ * Consumes ChatService events. With `stream` the answer's tokens go to stdout as they arrive, notices to
+ * stderr, and the agent result and sources follow the answer; without it (--json) nothing is printed here.
+ */
+export async function consumeAnswer(
+  events: AsyncIterable<ChatEvent>,
+  mode: RetrievalMode,
+  output: Output,
+  stream: boolean,
+): Promise<CollectedAnswer> {
+  const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false };
+  let streamed = "";
+  for await (const event of events) {
+    switch (event.type) {
+      case "sources":
+        collected.sources = event.sources;
+        break;
+      case "token":
+        streamed += event.text;
+        if (stream) output.out(event.text);
+        break;
+      case "agent":
+        collected.agent = event.result;
+        break;
+      case "notice":
+        collected.notices.push(event.message);
+        if (stream) output.warn(event.message);
+        break;
+      case "error":
+        collected.error = { code: event.code, message: event.message };
+        break;
+      case "done":
+        collected.answer = event.answer || streamed;
+        collected.conversationId = event.conversationId;
+        collected.stopped = event.stopped;
+        break;
+    }
+  }
+  if (!collected.answer) collected.answer = streamed;
+  if (stream) printAfterAnswer(output, collected, streamed);
+  return collected;
+}
+
+function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string): void {
+  if (streamed && !streamed.endsWith("\n")) output.line();
+  if (answer.stopped) output.info("(stopped)");
+  if (answer.agent) printAgentResult(output, answer.agent, streamed);
+  if (answer.sources.length > 0) {
+    output.line();
+    output.line("Sources:");
+    for (const source of answer.sources) output.line(`  ${formatSource(source)}`);
+  }
+}
+
+/** A terminal rendering of what an agent did: real file paths (not wikilinks), one result per line. */
+function printAgentResult(output: Output, result: AgentResult, streamed: string): void {
+  switch (result.kind) {
+    case "note-created":
+      output.line(`Created ${result.path} (${result.title})`);
+      for (const line of result.preview.trim().split("\n").slice(0, 6)) output.line(output.dim(`  ${line}`));
+      break;
+    case "search-results":
+      if (result.hits.length === 0) output.line(`No notes match "${result.query}".`);
+      printHits(output, result.hits);
+      break;
+    case "summary":
+      output.line(output.bold(result.title));
+      output.line();
+      output.line(result.summary.trim());
+      if (result.sourceFiles.length > 0) {
+        output.line();
+        output.line("Sources:");
+        for (const file of result.sourceFiles) output.line(`  ${file}`);
+      }
+      break;
+    case "message":
+      // Agents that wrote their answer as tokens already showed it.
+      if (!streamed.includes(result.text.trim())) output.line(result.text.trimEnd());
+      break;
+  }
+}
+
+export function formatSource(source: Source): string {
+  if (source.kind === "web") return `[${source.n}] ${oneLine(source.title, 80)} — ${source.url}`;
+  const heading = source.headings.length > 0 ? ` › ${source.headings.join(" › ")}` : "";
+  const lines = source.startLine === source.endLine ? `line ${source.startLine}` : `lines ${source.startLine}-${source.endLine}`;
+  return `[${source.n}] ${source.path}${heading} (${lines})`;
+}
+
+/** The `--json` document of `krypton ask`. */
+export function answerJson(answer: CollectedAnswer): Record<string, unknown> {
+  return {
+    answer: answer.answer,
+    sources: answer.sources,
+    mode: answer.mode,
+    ...(answer.agent ? { agent: answer.agent } : {}),
+    ...(answer.notices.length > 0 ? { notices: answer.notices } : {}),
+    ...(answer.error ? { error: answer.error } : {}),
+    ...(answer.stopped ? { stopped: true } : {}),
+    conversationId: answer.conversationId ?? null,
+  };
+}

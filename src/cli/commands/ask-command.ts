@@ -1,0 +1,63 @@
+import { flag, stringOption } from "../args";
+import type { Command } from "../command";
+import { CONFIG_OPTIONS } from "../config";
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
+import { openVaultSession } from "../vault-session";
+import { answerJson, consumeAnswer } from "./answer-printer";
+import { CHAT_OPTIONS } from "./chat-options";
+import { prepareIndex } from "./command-helpers";
+
+export const askCommand: Command = {
+  name: "ask",
+  summary: "Ask one question about your notes (or the web); the answer streams to stdout",
+  usage: 'krypton ask <vault> "<question>" [--mode none|rag|web|hybrid] [--json]',
+  details: [
+    "Modes: none = the model only; rag = your notes; web = Tavily web search; hybrid = notes and web.",
+    'Agents answer requests like "create a note on X", "find notes about X", "summarize my notes on X".',
+    "The exchange is saved under <vault>/.krypton/chat/ like a chat in the plugin.",
+    "",
+    "Examples:",
+    '  krypton ask ~/Notes "What did I decide about the database?"',
+    '  krypton ask ~/Notes "create a note on gradient descent"',
+    '  krypton ask ~/Notes "latest Ollama release?" --mode web --json',
+  ].join("\n"),
+  options: {
+    ...CHAT_OPTIONS,
+    json: { type: "boolean", description: "Print {answer, sources, mode} as JSON (agent result too)" },
+    ...CONFIG_OPTIONS,
+  },
+  async run(args, ctx) {
+    const [vault, ...words] = args.positionals;
+    const question = words.join(" ").trim();
+    if (vault === undefined) throw new UsageError("missing <vault> and <question>");
+    if (question === "") throw new UsageError("missing <question>");
+    const json = flag(args, "json");
+
+    const session = await openVaultSession(vault, args, ctx);
+    try {
+      const mode = session.config.settings.defaultMode;
+      const controller = new AbortController();
+      const release = ctx.interrupts.push(() => controller.abort());
+      try {
+        await prepareIndex(session, mode, ctx.output, controller.signal);
+        const events = session.core.chat.send(question, {
+          mode,
+          conversationId: stringOption(args, "conversation"),
+          activeNotePath: stringOption(args, "note"),
+          signal: controller.signal,
+        });
+        const answer = await consumeAnswer(events, mode, ctx.output, !json);
+        if (json) ctx.output.json(answerJson(answer));
+        if (answer.error) {
+          ctx.output.error(answer.error.message);
+          return EXIT_FAILURE;
+        }
+        return answer.stopped || controller.signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;
+      } finally {
+        release();
+      }
+    } finally {
+      await session.close();
+    }
+  },
+};

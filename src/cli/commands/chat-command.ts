@@ -1,0 +1,121 @@
+import * as readline from "node:readline";
+import type { RetrievalMode } from "../../core/settings";
+import { stringOption } from "../args";
+import type { Command, CommandContext } from "../command";
+import { checkMode, CONFIG_OPTIONS } from "../config";
+import { EXIT_FAILURE, EXIT_OK } from "../errors";
+import { openVaultSession, type VaultSession } from "../vault-session";
+import { consumeAnswer } from "./answer-printer";
+import { CHAT_OPTIONS } from "./chat-options";
+import { checkPositionals, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
+
+const CHAT_HELP = [
+  "Commands: /new (start a new conversation), /mode none|rag|web|hybrid, /quit.",
+  "Ctrl+C stops an answer; Ctrl+C at the prompt (or twice quickly) quits.",
+].join("\n");
+
+export const chatCommand: Command = {
+  name: "chat",
+  summary: "Chat with your notes in the terminal (saved like the plugin's chats)",
+  usage: "krypton chat <vault> [--mode none|rag|web|hybrid]",
+  details: [
+    CHAT_HELP,
+    "Conversations are saved under <vault>/.krypton/chat/, the same store the plugin's chat view lists.",
+    "Reads one message per line, so it also works with piped input:",
+    '  printf "what is gradient descent?\\n/mode none\\nthanks\\n" | krypton chat ~/Notes',
+  ].join("\n"),
+  options: { ...CHAT_OPTIONS, ...CONFIG_OPTIONS },
+  async run(args, ctx) {
+    checkPositionals(args.positionals, 1);
+    const session = await openVaultSession(args.positionals[0], args, ctx);
+    try {
+      return await chatLoop(session, ctx, stringOption(args, "conversation"), stringOption(args, "note"));
+    } finally {
+      await session.close();
+    }
+  },
+};
+
+async function chatLoop(session: VaultSession, ctx: CommandContext, conversationId: string | undefined, activeNotePath: string | undefined): Promise<number> {
+  const { output } = ctx;
+  const interactive = ctx.stdin.isTTY === true && ctx.stdout.isTTY === true;
+  let mode: RetrievalMode = session.config.settings.defaultMode;
+  let failed = false;
+
+  const rl = readline.createInterface({
+    input: ctx.stdin,
+    output: interactive ? ctx.stdout : undefined,
+    terminal: interactive,
+    historySize: interactive ? 100 : 0,
+  });
+  // Take lines from now on: piped input may arrive (and end) while the index is still being prepared.
+  const lines = rl[Symbol.asyncIterator]();
+  // On a terminal readline owns Ctrl+C (raw mode): hand it to the same routing as the process signal.
+  rl.on("SIGINT", () => ctx.interrupts.fire());
+  // Ctrl+C with no answer running ends the chat.
+  const releaseQuit = ctx.interrupts.push(() => rl.close());
+
+  try {
+    await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, output, signal));
+
+    if (interactive) {
+      output.info(`Krypton chat on ${session.root} (mode ${mode}). ${CHAT_HELP}`);
+      rl.setPrompt("you › ");
+      rl.prompt();
+    }
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) break;
+      const line = next.value.trim();
+      if (line.startsWith("/")) {
+        const [name, ...rest] = line.slice(1).split(/\s+/);
+        const command = name.toLowerCase();
+        if (command === "quit" || command === "exit" || command === "q") break;
+        if (command === "new") {
+          conversationId = undefined;
+          output.info("New conversation.");
+        } else if (command === "mode") {
+          let chosen: RetrievalMode | null = null;
+          try {
+            chosen = checkMode(rest.join(" "), "/mode");
+          } catch (err) {
+            output.error((err as Error).message);
+          }
+          if (chosen) {
+            mode = chosen;
+            output.info(`Mode: ${mode}`);
+            // Switching to a retrieval mode may need the index opened now (a no-op when it already is).
+            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, output, signal));
+          }
+        } else if (command === "help") {
+          output.info(CHAT_HELP);
+        } else {
+          output.error(`unknown command /${name}. ${CHAT_HELP}`);
+        }
+      } else if (line !== "") {
+        const controller = new AbortController();
+        const releaseStop = ctx.interrupts.push(() => controller.abort());
+        try {
+          const events = session.core.chat.send(line, { mode, conversationId, activeNotePath, signal: controller.signal });
+          const answer = await consumeAnswer(events, mode, output, true);
+          conversationId = answer.conversationId ?? conversationId;
+          if (answer.error) {
+            failed = true;
+            output.error(answer.error.message);
+          }
+        } finally {
+          releaseStop();
+        }
+        if (interactive) output.line();
+      }
+      if (interactive) rl.prompt();
+    }
+  } finally {
+    releaseQuit();
+    rl.close();
+  }
+  if (conversationId && !interactive) output.info(`Saved conversation ${conversationId} in .krypton/chat/`);
+  // Scripts piping messages in learn from the exit code whether every answer worked.
+  return failed && !interactive ? EXIT_FAILURE : EXIT_OK;
+}
+

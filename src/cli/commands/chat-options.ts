@@ -1,0 +1,8 @@
+/** Options shared by `ask` and `chat`. */
+export const CHAT_OPTIONS = {
+  mode: { type: "string", value: "none|rag|web|hybrid", short: "m", description: "Where context comes from (default: settings, else rag)" },
+  note: { type: "string", value: "PATH", description: 'The "current note" for agents ("summarize this note")' },
+  conversation: { type: "string", value: "ID", description: "Continue this conversation (.krypton/chat)" },
+  folder: { type: "string", value: "DIR", description: "Folder for notes the create agent writes (default Krypton)" },
+  "no-agents": { type: "boolean", description: "Always answer with the chat model; no note agents" },
+} as const;

@@ -1,0 +1,42 @@
+import { isAbortError } from "../../core/providers/provider-error";
+import type { RetrievalMode } from "../../core/settings";
+import type { CommandContext } from "../command";
+import { CliError, describeError, EXIT_INTERRUPTED, UsageError } from "../errors";
+import type { Output } from "../output";
+import { openIndex, type VaultSession } from "../vault-session";
+
+/**
+ * Runs work that Ctrl+C should cancel cleanly (the index saves what it has, the lock is released)
+ * instead of killing the process mid-write. A cancelled run ends with exit code 130.
+ */
+export async function withAbortOnInterrupt<T>(ctx: CommandContext, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const release = ctx.interrupts.push(() => controller.abort());
+  try {
+    return await work(controller.signal);
+  } catch (err) {
+    if (controller.signal.aborted && isAbortError(err)) throw new CliError("interrupted", EXIT_INTERRUPTED);
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+/** The vault (and the query, for some commands) are positional; anything more is likely a quoting mistake. */
+export function checkPositionals(positionals: string[], max: number, hint = ""): void {
+  if (positionals.length > max) throw new UsageError(`unexpected argument "${positionals[max]}"${hint}`);
+}
+
+/**
+ * Brings the index up to date when an answer may need it: retrieval modes, and agents (search,
+ * summarize). An index that fails to open is not fatal: the chat pipeline answers without notes and says so.
+ */
+export async function prepareIndex(session: VaultSession, mode: RetrievalMode, output: Output, signal: AbortSignal): Promise<void> {
+  if (mode !== "rag" && mode !== "hybrid" && !session.config.settings.agentsEnabled) return;
+  try {
+    await openIndex(session, output, { signal });
+  } catch (err) {
+    if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
+    output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
+  }
+}

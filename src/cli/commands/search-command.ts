@@ -1,0 +1,68 @@
+import type { NoteHit } from "../../core/search/search-types";
+import { flag, parseIntStrict, stringOption } from "../args";
+import type { Command } from "../command";
+import { CONFIG_OPTIONS } from "../config";
+import { EXIT_OK, UsageError } from "../errors";
+import { printHits, type Output } from "../output";
+import { openIndex, openVaultSession } from "../vault-session";
+import { withAbortOnInterrupt } from "./command-helpers";
+
+/** One line of `krypton search --json`: the shape scripts rely on. */
+export interface SearchResultJson {
+  /** Vault-relative, '/'-separated. */
+  path: string;
+  title: string;
+  snippet: string;
+  /** 0..1, best first. */
+  score: number;
+}
+
+export const searchCommand: Command = {
+  name: "search",
+  summary: "Search the vault's notes (hybrid: meaning and keywords)",
+  usage: 'krypton search <vault> "<query>" [--limit N] [--json]',
+  details: [
+    "Indexes the vault first when needed. Without a reachable embedder it searches by keywords only",
+    "and says so on stderr (exit code 0).",
+    "",
+    "Examples:",
+    '  krypton search ~/Notes "gradient descent"',
+    '  krypton search ~/Notes "meeting notes" --limit 3 --json | jq -r ".[].path"',
+  ].join("\n"),
+  options: {
+    limit: { type: "string", value: "N", short: "n", description: "How many notes (default 10)" },
+    json: { type: "boolean", description: "Print a JSON array of {path, title, snippet, score}" },
+    ...CONFIG_OPTIONS,
+  },
+  async run(args, ctx) {
+    const [vault, ...words] = args.positionals;
+    const query = words.join(" ").trim();
+    if (vault === undefined) throw new UsageError("missing <vault> and <query>");
+    if (query === "") throw new UsageError("missing <query>: what to search for");
+    const limitRaw = stringOption(args, "limit");
+    const limit = limitRaw === undefined ? 10 : parseIntStrict(limitRaw, "--limit", 1, 1000);
+
+    const session = await openVaultSession(vault, args, ctx);
+    try {
+      const hits = await withAbortOnInterrupt(ctx, async (signal) => {
+        await openIndex(session, ctx.output, { signal });
+        return session.core.index.searchNotes(query, { limit, signal });
+      });
+      const results = hits.map(toJson);
+      if (flag(args, "json")) ctx.output.json(results);
+      else printResults(ctx.output, query, hits);
+      return EXIT_OK;
+    } finally {
+      await session.close();
+    }
+  },
+};
+
+export function toJson(hit: NoteHit): SearchResultJson {
+  return { path: hit.path, title: hit.title, snippet: hit.snippet, score: Math.round(hit.score * 10_000) / 10_000 };
+}
+
+function printResults(output: Output, query: string, hits: NoteHit[]): void {
+  if (hits.length === 0) output.info(`No notes match "${query}".`);
+  else printHits(output, hits);
+}

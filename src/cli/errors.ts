@@ -1,0 +1,67 @@
+import { AgentError } from "../core/agents/agent-error";
+import { ProviderError } from "../core/providers/provider-error";
+import { NoteExistsError, NoteNotFoundError } from "../core/ports/vault";
+
+/** Exit codes: 0 done, 1 the command could not do its job, 2 the command line itself was wrong, 130 Ctrl+C. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+export const EXIT_INTERRUPTED = 130;
+
+/** A failure the CLI explains in one line; the message is shown as is (no stack trace). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_FAILURE,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+/** The command line was wrong (unknown option, missing argument, bad value): exit code 2, with a pointer to --help. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT_USAGE);
+    this.name = "UsageError";
+  }
+}
+
+/**
+ * One line a person can act on, for any error. Known error types carry messages written for users;
+ * anything else (a bug) gets its message, and KRYPTON_DEBUG=1 shows the stack.
+ */
+export function describeError(err: unknown): string {
+  if (err instanceof CliError || err instanceof AgentError || err instanceof NoteNotFoundError || err instanceof NoteExistsError) {
+    return err.message;
+  }
+  if (err instanceof ProviderError) return err.message;
+  const code = (err as { code?: unknown } | null)?.code;
+  const path = (err as { path?: unknown } | null)?.path;
+  if (typeof code === "string" && typeof path === "string") {
+    const reason = FS_REASONS[code];
+    if (reason) return `${reason}: ${path}`;
+  }
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}
+
+const FS_REASONS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOENT: "no such file or folder",
+  ENOTDIR: "not a folder",
+  EISDIR: "is a folder, not a file",
+  ENOSPC: "no space left on the disk",
+  EROFS: "the file system is read-only",
+  EMFILE: "too many open files",
+};
+
+/** Replaces every known secret (API keys, the MCP token) in text before it is printed. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) out = out.split(secret).join("***");
+  }
+  return out;
+}

@@ -1,0 +1,134 @@
+import type { IndexStatus } from "../core/indexing/index-status";
+
+/**
+ * Where the CLI writes. stdout carries results only (so `--json` output pipes cleanly); progress,
+ * warnings and errors go to stderr. Every secret known to the run is masked before anything is written.
+ */
+export interface Output {
+  /** A result (stdout). */
+  out(text: string): void;
+  /** A line of a result (stdout). */
+  line(text?: string): void;
+  /** Pretty JSON on stdout, one document. */
+  json(value: unknown): void;
+  /** "krypton: warning: ..." on stderr. */
+  warn(message: string): void;
+  /** "krypton: ..." on stderr. */
+  error(message: string): void;
+  /** A note for the person at the terminal (stderr): hints, the generated MCP token. */
+  info(message: string): void;
+  /** Progress that redraws itself on a TTY, silent otherwise. */
+  progress(text: string): void;
+  /** Removes the progress line. */
+  clearProgress(): void;
+  /** stdout is a terminal (colours, prompts). */
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  /** Adds values to mask from now on. */
+  addSecrets(secrets: readonly string[]): void;
+  /** Writes even a secret: used once, for the MCP token generated on start. */
+  revealOnce(message: string): void;
+  bold(text: string): string;
+  dim(text: string): string;
+}
+
+export interface Stream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export function createOutput(stdout: Stream, stderr: Stream, env: Record<string, string | undefined> = {}): Output {
+  const secrets: string[] = [];
+  const mask = (text: string): string => {
+    let out = text;
+    for (const s of secrets) out = out.split(s).join("***");
+    return out;
+  };
+  const color = stdout.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
+  let progressShown = false;
+  let lastProgress = "";
+  const clearProgress = () => {
+    if (progressShown) {
+      stderr.write("\r\x1b[2K");
+      progressShown = false;
+      lastProgress = "";
+    }
+  };
+  const err = (text: string) => {
+    clearProgress();
+    stderr.write(mask(text));
+  };
+
+  return {
+    out: (text) => {
+      clearProgress();
+      stdout.write(mask(text));
+    },
+    line: (text = "") => {
+      clearProgress();
+      stdout.write(mask(text) + "\n");
+    },
+    json: (value) => {
+      clearProgress();
+      stdout.write(mask(JSON.stringify(value, null, 2)) + "\n");
+    },
+    warn: (message) => err(`krypton: warning: ${message}\n`),
+    error: (message) => err(`krypton: ${message}\n`),
+    info: (message) => err(`${message}\n`),
+    progress: (text) => {
+      if (stderr.isTTY !== true) return;
+      // A pseudo-terminal may report 0 columns: assume the classic 80.
+      const width = Math.max(20, (stderr.columns || 80) - 1);
+      const shown = text.length > width ? text.slice(0, width - 1) + "…" : text;
+      if (shown === lastProgress) return;
+      stderr.write("\r\x1b[2K" + mask(shown));
+      progressShown = true;
+      lastProgress = shown;
+    },
+    clearProgress,
+    stdoutIsTTY: stdout.isTTY === true,
+    stderrIsTTY: stderr.isTTY === true,
+    addSecrets: (values) => {
+      for (const v of values) if (v.length >= 4 && !secrets.includes(v)) secrets.push(v);
+    },
+    revealOnce: (message) => {
+      clearProgress();
+      stderr.write(message + "\n");
+    },
+    bold: (text) => (color ? `\x1b[1m${text}\x1b[22m` : text),
+    dim: (text) => (color ? `\x1b[2m${text}\x1b[22m` : text),
+  };
+}
+
+/** "Indexing [██████░░░░░░] 1,234 / 10,000 notes (embedding)" */
+export function progressLine(status: IndexStatus, barWidth = 24): string {
+  const p = status.progress;
+  if (!p) return status.state === "loading" ? "Loading the index…" : status.state === "indexing" ? "Indexing…" : `Index: ${status.state}`;
+  const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+  const filled = Math.round(fraction * barWidth);
+  const bar = "█".repeat(filled) + "░".repeat(barWidth - filled);
+  return `Indexing [${bar}] ${formatCount(p.done)} / ${formatCount(p.total)} notes (${p.phase})`;
+}
+
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** A few words from a multi-line snippet, on one line. */
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
+}
+
+/** Search results as the CLI prints them (`search`, and the search agent in `ask`/`chat`). */
+export function printHits(
+  output: Output,
+  hits: readonly { path: string; title: string; score: number; snippet: string; startLine: number }[],
+): void {
+  hits.forEach((hit, i) => {
+    output.line(`${String(i + 1).padStart(2)}. ${output.bold(hit.title)}  ${output.dim(`${hit.path}:${hit.startLine}`)}  ${hit.score.toFixed(2)}`);
+    const snippet = oneLine(hit.snippet);
+    if (snippet) output.line(`    ${snippet}`);
+  });
+}

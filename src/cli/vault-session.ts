@@ -1,0 +1,209 @@
+import { stat, readdir } from "node:fs/promises";
+import * as path from "node:path";
+import type { IndexStatus } from "../core/indexing/index-status";
+import { createKrypton, type KryptonCore } from "../core/krypton";
+import type { Logger } from "../core/ports/logger";
+import type { KryptonSettings } from "../core/settings";
+import { createNodeHost } from "../node/node-host";
+import type { ParsedArgs } from "./args";
+import type { CommandContext } from "./command";
+import { loadCliConfig, type CliConfig } from "./config";
+import { probeTcp, withConnectTimeout } from "./connect-timeout-fetch";
+import { CliError, UsageError } from "./errors";
+import { formatCount, progressLine, type Output } from "./output";
+
+/** One vault opened by a command: the core from createKrypton on the Node host, with the CLI's settings. */
+export interface VaultSession {
+  root: string;
+  config: CliConfig;
+  core: KryptonCore;
+  /** Set when the embedding server did not accept a connection: this run is keyword-only. */
+  embedderUnreachable: string | null;
+  close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /**
+   * Check first that the embedding server accepts connections, and run keyword-only when it does not.
+   * A one-shot command must not spend seconds in retries against a server that is not running; the
+   * index keeps its vectors and fills in the missing ones on a later run. Off for the long-running MCP
+   * server, whose index retries in the background.
+   */
+  probeEmbedder?: boolean;
+}
+
+/** Checks the vault path, reads the settings and wires the core. Nothing is indexed yet. */
+export async function openVaultSession(
+  vaultArg: string | undefined,
+  args: ParsedArgs,
+  ctx: CommandContext,
+  options: SessionOptions = { probeEmbedder: true },
+): Promise<VaultSession> {
+  const root = await checkVaultPath(vaultArg, ctx.cwd);
+  const config = await loadCliConfig(root, ctx.env, args);
+  ctx.output.addSecrets(config.secrets);
+  for (const warning of config.warnings) ctx.output.warn(warning);
+
+  let embedderUnreachable: string | null = null;
+  let settings = config.settings;
+  if (options.probeEmbedder) {
+    embedderUnreachable = await embedderConnectProblem(settings, config.connectTimeoutMs);
+    // Only this run goes without embeddings; config.settings keeps what the user configured.
+    if (embedderUnreachable) settings = { ...settings, embeddingProvider: "none" };
+  }
+
+  const host = createNodeHost(root, {
+    configDir: config.configDir,
+    logger: cliLogger(ctx.output, ctx.env, args),
+    fetch: withConnectTimeout((input, init) => fetch(input, init), { timeoutMs: config.connectTimeoutMs }),
+  });
+  const core = createKrypton(host, settings);
+  let closed = false;
+  return {
+    root,
+    config,
+    core,
+    embedderUnreachable,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await core.close();
+    },
+  };
+}
+
+/** An absolute, existing, readable folder, or a one-line CliError saying what is wrong with it. */
+export async function checkVaultPath(vaultArg: string | undefined, cwd: string): Promise<string> {
+  if (vaultArg === undefined || vaultArg.trim() === "") throw new UsageError("missing <vault>: the path of your vault folder");
+  const root = path.resolve(cwd, vaultArg);
+  let info;
+  try {
+    info = await stat(root);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new CliError(`vault not found: ${vaultArg} (no such folder)`);
+    if (code === "EACCES" || code === "EPERM") throw new CliError(`cannot open vault ${vaultArg}: permission denied`);
+    throw new CliError(`cannot open vault ${vaultArg}: ${code ?? String(err)}`);
+  }
+  if (!info.isDirectory()) throw new CliError(`not a vault: ${vaultArg} is a file, not a folder`);
+  try {
+    await readdir(root);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    throw new CliError(`cannot read vault ${vaultArg}: ${code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? String(err))}`);
+  }
+  return root;
+}
+
+export interface OpenIndexOptions {
+  signal?: AbortSignal;
+  /** Warn when the index has no vectors although an embedder is configured (search, ask). */
+  warnKeywordOnly?: boolean;
+  /** Throw the persisted index away and build from scratch. */
+  rebuild?: boolean;
+  /** Warn when another process holds the index's writer lock (the caller may explain it better itself). */
+  warnReadOnly?: boolean;
+}
+
+/**
+ * Loads the persisted index and brings it up to date (only what changed is re-chunked and re-embedded),
+ * drawing a progress bar on a TTY. Warnings (keyword-only, unreadable notes) go to stderr.
+ */
+export async function openIndex(session: VaultSession, output: Output, options: OpenIndexOptions = {}): Promise<IndexStatus> {
+  const index = session.core.index;
+  const stop = index.onStatus((status) => {
+    if (status.state === "indexing" || status.state === "loading") output.progress(progressLine(status));
+  });
+  let status: IndexStatus;
+  try {
+    if (options.rebuild) await index.rebuild(options.signal);
+    else await index.open(options.signal);
+    await index.idle();
+    status = index.status();
+  } finally {
+    stop();
+    output.clearProgress();
+  }
+  reportIndexProblems(session, status, output, { warnKeywordOnly: options.warnKeywordOnly ?? true, warnReadOnly: options.warnReadOnly ?? true });
+  return status;
+}
+
+function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { warnKeywordOnly: boolean; warnReadOnly: boolean }): void {
+  const { warnKeywordOnly } = options;
+  if (status.rebuiltReason) output.warn(`the index was rebuilt: ${status.rebuiltReason}`);
+  if (warnKeywordOnly && session.embedderUnreachable) {
+    output.warn(`${session.embedderUnreachable}; searching by keywords only`);
+  } else if (warnKeywordOnly && status.keywordOnly && session.config.settings.embeddingProvider !== "none") {
+    const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
+    output.warn(`${why}; searching by keywords only`);
+  }
+  if (status.readOnly && options.warnReadOnly) {
+    output.warn("another Krypton process (Obsidian or a CLI) is updating this index: using the saved index as it is");
+  }
+  const failures = status.failures;
+  const shown = failures.slice(0, 5);
+  for (const f of shown) output.warn(`skipped ${f.path}: ${f.error}`);
+  if (failures.length > shown.length) output.warn(`... and ${formatCount(failures.length - shown.length)} more notes skipped`);
+}
+
+/** "Ollama is not reachable at URL (connection refused)", or null when the embedding server accepts connections. */
+async function embedderConnectProblem(settings: KryptonSettings, timeoutMs: number): Promise<string | null> {
+  let name: string;
+  let base: string;
+  if (settings.embeddingProvider === "ollama" && settings.embeddingModel.trim()) {
+    name = "Ollama";
+    base = settings.ollamaUrl;
+  } else if (settings.embeddingProvider === "gemini" && settings.geminiApiKey.trim()) {
+    name = "Gemini";
+    base = settings.geminiBaseUrl;
+  } else {
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    return `the ${name} URL is not valid (${base})`;
+  }
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  try {
+    await probeTcp(url.hostname.replace(/^\[|\]$/g, ""), port, timeoutMs);
+    return null;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const why =
+      code === "ECONNREFUSED"
+        ? "connection refused: is it running?"
+        : code === "ETIMEDOUT"
+          ? `no answer within ${timeoutMs} ms`
+          : code === "ENOTFOUND" || code === "EAI_AGAIN"
+            ? "unknown host"
+            : (code ?? "cannot connect");
+    return `${name} is not reachable at ${base} (${why})`;
+  }
+}
+
+/** Core log lines on stderr: errors by default, more with --verbose, everything with KRYPTON_DEBUG=1. */
+function cliLogger(output: Output, env: CommandContext["env"], args: ParsedArgs): Logger {
+  const debug = env.KRYPTON_DEBUG === "1" || env.KRYPTON_DEBUG === "true";
+  const level = debug ? 0 : args.options.verbose === true ? 1 : 3;
+  const write = (at: number, name: string, message: string, data?: unknown) => {
+    if (at < level) return;
+    const detail = data === undefined ? "" : ` ${data instanceof Error ? data.message : safeJson(data)}`;
+    output.info(`krypton ${name}: ${message}${detail}`);
+  };
+  return {
+    debug: (m, d) => write(0, "debug", m, d),
+    info: (m, d) => write(1, "info", m, d),
+    warn: (m, d) => write(2, "warn", m, d),
+    error: (m, d) => write(3, "error", m, d),
+  };
+}
+
+function safeJson(data: unknown): string {
+  try {
+    return JSON.stringify(data);
+  } catch {
+    return String(data);
+  }
+}

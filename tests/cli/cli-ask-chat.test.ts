@@ -1,0 +1,280 @@
+/**
+ * `krypton ask` and `krypton chat` end to end: the bundled CLI against a temp vault and the loopback
+ * Ollama and Tavily servers.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { buildCli, runCli } from "./cli-harness";
+
+const NOTES: Record<string, string> = {
+  "Machine Learning/Gradient descent.md":
+    "# Gradient descent\n\nGradient descent walks downhill on the loss surface. The learning rate sets the step size.\n",
+  "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter. Bake at 250 degrees.\n",
+  "Travel/Lisbon.md": "# Lisbon\n\nTrams, custard tarts and steep hills.\n",
+};
+
+interface AskJson {
+  answer: string;
+  mode: string;
+  sources: { n: number; kind: "note" | "web"; path?: string; url?: string; title: string }[];
+  agent?: { kind: string; path?: string; title?: string };
+  notices?: string[];
+  error?: { message: string };
+  conversationId: string | null;
+}
+
+describe("krypton ask / chat", () => {
+  let ollama: OllamaTestServer;
+  let tavily: TavilyTestServer;
+  let vault: TempVault;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await buildCli();
+    ollama = await startOllamaServer();
+    tavily = await startTavilyServer();
+  }, 120_000);
+  afterAll(async () => {
+    await ollama.close();
+    await tavily.close();
+  });
+  beforeEach(async () => {
+    ollama.reset();
+    tavily.reset();
+    vault = await makeTempVault(NOTES);
+    env = { KRYPTON_OLLAMA_URL: ollama.url, KRYPTON_TAVILY_BASE_URL: tavily.url, TAVILY_API_KEY: DEFAULT_TAVILY_KEY };
+  });
+  afterEach(() => vault.cleanup());
+
+  const ask = async (question: string, ...flags: string[]) => {
+    const r = await runCli(["ask", vault.root, question, "--json", ...flags], { env });
+    return { ...r, json: r.stdout ? (JSON.parse(r.stdout) as AskJson) : null };
+  };
+
+  it("--mode none: the model's answer, no sources, no retrieval", async () => {
+    ollama.script({ route: "chat", reply: "Paris is the capital of France." });
+    const r = await ask("What is the capital of France?", "--mode", "none");
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ answer: "Paris is the capital of France.", mode: "none", sources: [] });
+    expect(tavily.requests).toHaveLength(0);
+    expect(ollama.requestsTo("chat")).toHaveLength(1);
+  });
+
+  it("--mode rag: answers from the vault with note sources", async () => {
+    ollama.script({ route: "chat", reply: "Use a smaller learning rate [1]." });
+    const r = await ask("how does gradient descent choose its step size?", "--mode", "rag");
+    expect(r.code).toBe(0);
+    expect(r.json!.mode).toBe("rag");
+    expect(r.json!.answer).toBe("Use a smaller learning rate [1].");
+    expect(r.json!.sources.length).toBeGreaterThan(0);
+    expect(r.json!.sources[0]).toMatchObject({ n: 1, kind: "note", path: "Machine Learning/Gradient descent.md" });
+    // The note's text reached the prompt.
+    const prompt = JSON.stringify(ollama.requestsTo("chat")[0].body);
+    expect(prompt).toContain("walks downhill on the loss surface");
+    expect(tavily.requests).toHaveLength(0);
+  });
+
+  it("--mode web: Tavily results as sources, no notes", async () => {
+    ollama.script({ route: "chat", reply: "It was released last week [1]." });
+    const r = await ask("latest ollama release", "--mode", "web");
+    expect(r.code).toBe(0);
+    expect(r.json!.mode).toBe("web");
+    expect(r.json!.sources.length).toBeGreaterThan(0);
+    expect(r.json!.sources.every((s) => s.kind === "web")).toBe(true);
+    expect(tavily.requestsTo("search")).toHaveLength(1);
+  });
+
+  it("--mode hybrid: notes and web results together", async () => {
+    ollama.script({ route: "chat", reply: "Both say so [1][2]." });
+    const r = await ask("gradient descent learning rate", "--mode", "hybrid");
+    expect(r.code).toBe(0);
+    const kinds = new Set(r.json!.sources.map((s) => s.kind));
+    expect(kinds).toEqual(new Set(["note", "web"]));
+  });
+
+  it("web mode without a Tavily key still answers, with a notice (exit 0)", async () => {
+    ollama.script({ route: "chat", reply: "From memory: no idea." });
+    const r = await runCli(["ask", vault.root, "latest news", "--mode", "web", "--json"], { env: { KRYPTON_OLLAMA_URL: ollama.url, KRYPTON_TAVILY_BASE_URL: tavily.url } });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as AskJson;
+    expect(json.answer).toBe("From memory: no idea.");
+    expect(json.notices?.length).toBeGreaterThan(0);
+  });
+
+  it("streams the answer to stdout, then the sources", async () => {
+    ollama.script({ route: "chat", reply: "Bake it hot [1]." });
+    const r = await runCli(["ask", vault.root, "how hot do I bake sourdough bread?", "--mode", "rag"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Bake it hot \[1\]\.\n\nSources:\n {2}\[1\] Cooking\/Bread\.md/);
+  });
+
+  it("saves the exchange to .krypton/chat like the plugin", async () => {
+    ollama.script({ route: "chat", reply: "Saved answer." });
+    const r = await ask("remember this", "--mode", "none");
+    expect(r.code).toBe(0);
+    const files = await fs.readdir(join(vault.root, ".krypton", "chat"));
+    const id = r.json!.conversationId!;
+    expect(files.some((f) => f.includes(id))).toBe(true);
+    const raw = await fs.readFile(join(vault.root, ".krypton", "chat", files.find((f) => f.includes(id))!), "utf8");
+    expect(raw).toContain("remember this");
+    expect(raw).toContain("Saved answer.");
+  });
+
+  it('"create a note on X" writes a new note, and never overwrites one', async () => {
+    ollama.script({ route: "chat", reply: "# Photosynthesis\n\nPlants turn light into sugar.\n", times: 2 });
+    const first = await ask("create a note on photosynthesis");
+    expect(first.code).toBe(0);
+    expect(first.json!.agent).toMatchObject({ kind: "note-created" });
+    const path = first.json!.agent!.path!;
+    expect(path).toMatch(/^Krypton\/photosynthesis\.md$/);
+    expect(await vault.read(path)).toContain("Plants turn light into sugar.");
+
+    await vault.write(path, "# My own edits\n");
+    const second = await ask("create a note on photosynthesis");
+    expect(second.code).toBe(0);
+    expect(second.json!.agent!.path).toBe("Krypton/photosynthesis-1.md");
+    expect(await vault.read(path)).toBe("# My own edits\n");
+  });
+
+  it('"create a note on X" without --json prints the created path', async () => {
+    ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea.\n" });
+    const r = await runCli(["ask", vault.root, "create a note about tides", "--folder", "Inbox"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Inbox/tides.md");
+    expect(await vault.exists("Inbox/tides.md")).toBe(true);
+  });
+
+  it('"find notes about X" is answered by the search agent, printed with real paths', async () => {
+    const r = await runCli(["ask", vault.root, "find notes about sourdough"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:\d+/m);
+    expect(ollama.requestsTo("chat")).toHaveLength(0);
+    const json = await ask("find notes about sourdough");
+    expect(json.json!.agent).toMatchObject({ kind: "search-results" });
+  });
+
+  it('"summarize this note" uses --note as the current note', async () => {
+    ollama.script({ route: "chat", reply: "A bread made with a starter.", times: Infinity });
+    const r = await runCli(["ask", vault.root, "summarize this note", "--note", "Cooking/Bread.md"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("A bread made with a starter.");
+    expect(r.stdout).toMatch(/Sources:\n {2}Cooking\/Bread\.md/);
+    expect(JSON.stringify(ollama.requestsTo("chat")[0].body)).toContain("lively starter");
+  });
+
+  it("--no-agents sends even an agent-like request to the chat model", async () => {
+    ollama.script({ route: "chat", reply: "Plain answer." });
+    const r = await ask("create a note on photosynthesis", "--no-agents", "--mode", "none");
+    expect(r.json).toMatchObject({ answer: "Plain answer." });
+    expect(r.json!.agent).toBeUndefined();
+    expect(await vault.exists("Krypton")).toBe(false);
+  });
+
+  it("an unreachable chat model: a clear one-line error and exit 1", async () => {
+    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    const lines = r.stderr.trim().split("\n");
+    expect(lines[lines.length - 1]).toMatch(/^krypton: .*(reach|running|connect)/i);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a chat model that is not pulled: the error says which model", async () => {
+    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--chat-model", "nonexistent:7b"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/nonexistent:7b/);
+  });
+
+  it("never prints API keys, even in errors", async () => {
+    tavily.script({ route: "search", status: 401 });
+    ollama.script({ route: "chat", reply: "ok" });
+    const secret = "tvly-super-secret-key-0123";
+    const r = await runCli(["ask", vault.root, "news", "--mode", "web", "--verbose"], { env: { ...env, TAVILY_API_KEY: secret, GEMINI_API_KEY: "AIza-secret-gemini" } });
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(r.stdout + r.stderr).not.toContain("AIza-secret-gemini");
+  });
+
+  it("Ctrl+C during ask stops the answer: partial text kept and saved, exit code 130", async () => {
+    ollama.script({ route: "chat", reply: "alpha beta gamma delta epsilon zeta eta theta iota kappa", tokenDelayMs: 200 });
+    const r = await runCli(["ask", vault.root, "a long answer please", "--mode", "none"], {
+      env,
+      onSpawn: (child) => {
+        child.stdin.end();
+        child.stdout.on("data", (d: Buffer) => {
+          if (d.toString().includes("alpha")) child.kill("SIGINT");
+        });
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(r.stdout).toContain("alpha");
+    expect(r.stdout).not.toContain("kappa");
+    const files = (await fs.readdir(join(vault.root, ".krypton", "chat"))).filter((f) => !f.startsWith("index"));
+    const saved = await Promise.all(files.map((f) => fs.readFile(join(vault.root, ".krypton", "chat", f), "utf8")));
+    expect(saved.some((c) => c.includes("alpha") && /"stopped":\s*true/.test(c))).toBe(true);
+  });
+
+  describe("chat", () => {
+    it("reads messages from piped stdin, handles /mode and /new, and saves to .krypton/chat", async () => {
+      ollama.script([
+        { route: "chat", reply: "First answer." },
+        { route: "chat", reply: "Second answer." },
+        { route: "chat", reply: "Third answer." },
+      ]);
+      const input = ["hello there", "/mode none", "and again", "/new", "a new topic", "/quit", "never sent"].join("\n") + "\n";
+      const r = await runCli(["chat", vault.root, "--mode", "rag"], { env, input });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("First answer.");
+      expect(r.stdout).toContain("Second answer.");
+      expect(r.stdout).toContain("Third answer.");
+      expect(r.stderr).toContain("Mode: none");
+      expect(ollama.requestsTo("chat")).toHaveLength(3);
+      expect(ollama.requestsTo("chat").map((q) => q.userText).join("|")).not.toContain("never sent");
+
+      const files = (await fs.readdir(join(vault.root, ".krypton", "chat"))).filter((f) => !f.startsWith("index"));
+      const conversations = await Promise.all(files.map(async (f) => fs.readFile(join(vault.root, ".krypton", "chat", f), "utf8")));
+      const withBoth = conversations.find((c) => c.includes("hello there") && c.includes("and again"));
+      expect(withBoth).toBeDefined();
+      expect(withBoth).not.toContain("a new topic");
+      expect(conversations.some((c) => c.includes("a new topic") && c.includes("Third answer."))).toBe(true);
+    });
+
+    it("a bad /mode is reported and the chat goes on", async () => {
+      ollama.script({ route: "chat", reply: "Still here." });
+      const r = await runCli(["chat", vault.root, "--mode", "none"], { env, input: "/mode turbo\nhi\n" });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/\/mode must be one of none, rag, web, hybrid/);
+      expect(r.stdout).toContain("Still here.");
+    });
+
+    it("Ctrl+C during an answer stops that answer, keeps the partial text and the process carries on", async () => {
+      ollama.script([
+        { route: "chat", reply: "one two three four five six seven eight nine ten", tokenDelayMs: 200 },
+        { route: "chat", reply: "After the stop." },
+      ]);
+      const r = await runCli(["chat", vault.root, "--mode", "none"], {
+        env,
+        onSpawn: (child) => {
+          // Both lines are queued at once: the second is answered after the first one is stopped.
+          child.stdin.end("tell me a long story\nnext question\n");
+          let sent = false;
+          child.stdout.on("data", (d: Buffer) => {
+            if (!sent && d.toString().includes("one")) {
+              sent = true;
+              child.kill("SIGINT");
+            }
+          });
+        },
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("one");
+      expect(r.stdout).not.toContain("ten");
+      expect(r.stdout).toContain("After the stop.");
+      const files = (await fs.readdir(join(vault.root, ".krypton", "chat"))).filter((f) => !f.startsWith("index"));
+      const saved = await Promise.all(files.map((f) => fs.readFile(join(vault.root, ".krypton", "chat", f), "utf8")));
+      expect(saved.some((c) => c.includes('"stopped": true') || c.includes('"stopped":true'))).toBe(true);
+    });
+  });
+});

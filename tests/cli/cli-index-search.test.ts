@@ -1,0 +1,341 @@
+/**
+ * `krypton index | search | status` end to end: the bundled CLI in a child process, a real temp vault,
+ * and the loopback Ollama server for embeddings.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { buildCli, REPO_ROOT, runCli } from "./cli-harness";
+
+const NOTES: Record<string, string> = {
+  "Machine Learning/Gradient descent.md":
+    "---\ntags: [ml]\n---\n# Gradient descent\n\nGradient descent walks downhill on the loss surface. The learning rate sets the step size of gradient descent.\n",
+  "Machine Learning/Backpropagation.md": "# Backpropagation\n\nBackpropagation computes the gradient of the loss for every weight, layer by layer.\n",
+  "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter. Bake at 250 degrees.\n",
+  "Travel/Lisbon.md": "# Lisbon\n\nTrams, custard tarts and steep hills. The descent to the river is steep.\n",
+  "Home.md": "# Home\n\nWelcome to the vault. See [[Gradient descent]] and [[Sourdough bread]].\n",
+};
+
+interface SearchJson {
+  path: string;
+  title: string;
+  snippet: string;
+  score: number;
+}
+
+describe("krypton index / search / status", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await buildCli();
+    ollama = await startOllamaServer();
+  }, 120_000);
+  afterAll(async () => {
+    await ollama.close();
+  });
+  beforeEach(async () => {
+    ollama.reset();
+    vault = await makeTempVault(NOTES);
+    env = { KRYPTON_OLLAMA_URL: ollama.url };
+  });
+  afterEach(() => vault.cleanup());
+
+  it("index --json builds <vault>/.krypton with vectors from the embedder and prints the IndexStatus", async () => {
+    const r = await runCli(["index", vault.root, "--json"], { env });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const status = JSON.parse(r.stdout) as { state: string; notes: number; chunks: number; embedded: number; keywordOnly: boolean; embedder: string };
+    expect(status.state).toBe("ready");
+    expect(status.notes).toBe(5);
+    expect(status.chunks).toBeGreaterThanOrEqual(5);
+    expect(status.embedded).toBe(status.chunks);
+    expect(status.keywordOnly).toBe(false);
+    expect(status.embedder).toContain("nomic-embed-text");
+    expect(ollama.requestsTo("embed").length).toBeGreaterThan(0);
+    expect((await fs.readdir(join(vault.root, ".krypton"))).length).toBeGreaterThan(0);
+
+    // A second run changes nothing, so it embeds nothing.
+    ollama.reset();
+    const again = await runCli(["index", vault.root, "--json"], { env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).chunks).toBe(status.chunks);
+    expect(ollama.requestsTo("embed")).toHaveLength(0);
+  });
+
+  it("index without --json prints a one-line summary on stdout and nothing on stderr (no TTY, no progress bar)", async () => {
+    const r = await runCli(["index", vault.root], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Indexed 5 notes: \d+ chunks, \d+ embedded with ollama:nomic-embed-text/);
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toBe("");
+  });
+
+  it("search --json prints [{path, title, snippet, score}], vault-relative, best first, one entry per note", async () => {
+    const r = await runCli(["search", vault.root, "gradient descent", "--json"], { env });
+    expect(r.code).toBe(0);
+    const results = JSON.parse(r.stdout) as SearchJson[];
+    expect(results.length).toBeGreaterThan(0);
+    for (const hit of results) {
+      expect(Object.keys(hit).sort()).toEqual(["path", "score", "snippet", "title"]);
+      expect(typeof hit.snippet).toBe("string");
+      expect(hit.path.startsWith("/")).toBe(false);
+      expect(hit.path.endsWith(".md")).toBe(true);
+    }
+    expect(results[0].path).toBe("Machine Learning/Gradient descent.md");
+    expect(results[0].title).toBe("Gradient descent");
+    const scores = results.map((h) => h.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(new Set(results.map((h) => h.path)).size).toBe(results.length);
+    // The index was built first (there was none), and the query itself was embedded.
+    expect(await vault.exists(".krypton")).toBe(true);
+    expect(ollama.requestsTo("embed").length).toBeGreaterThan(0);
+  });
+
+  it("search --limit caps the result count; the query may be several words without quotes", async () => {
+    const r = await runCli(["search", vault.root, "steep", "descent", "--limit", "1", "--json"], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(1);
+  });
+
+  it("search without --json prints numbered results with path and snippet", async () => {
+    const r = await runCli(["search", vault.root, "sourdough starter"], { env });
+    expect(r.code).toBe(0);
+    const first = r.stdout.split("\n")[0];
+    expect(first).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:\d+ {2}\d\.\d\d$/);
+  });
+
+  it("search with nothing matching prints [] with --json and exits 0", async () => {
+    const r = await runCli(["search", vault.root, "zyzzyva", "--json", "--no-embeddings"], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+
+  it("with Ollama unreachable, search falls back to keywords with one warning line and exits 0", async () => {
+    await ollama.close();
+    try {
+      const r = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+      expect(r.code).toBe(0);
+      const results = JSON.parse(r.stdout) as SearchJson[];
+      expect(results[0].path).toBe("Cooking/Bread.md");
+      const lines = r.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^krypton: warning: .*keywords only/);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      ollama = await startOllamaServer();
+    }
+  });
+
+  it("a keyword-only run while Ollama is down keeps the vectors already in the index", async () => {
+    const built = await runCli(["index", vault.root, "--json"], { env });
+    const chunks = JSON.parse(built.stdout).chunks as number;
+    const down = await runCli(["search", vault.root, "sourdough", "--json"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    expect(down.code).toBe(0);
+    ollama.reset();
+    const back = await runCli(["index", vault.root, "--json"], { env });
+    expect(JSON.parse(back.stdout)).toMatchObject({ embedded: chunks, keywordOnly: false });
+    expect(ollama.requestsTo("embed")).toHaveLength(0);
+  });
+
+  it("while another process (the plugin) writes the index: search reads the saved index, index refuses to write", async () => {
+    await runCli(["index", vault.root], { env });
+    // A live writer's lock, as the Obsidian plugin holds it while the vault is open.
+    await vault.write(".krypton/index/write.lock", JSON.stringify({ owner: "obsidian-plugin", at: Date.now() }));
+    await vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
+
+    const search = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+    expect(search.code).toBe(0);
+    expect(search.stderr).toMatch(/warning: another Krypton process .* is updating this index/);
+    expect((JSON.parse(search.stdout) as SearchJson[]).map((h) => h.path)).toContain("Cooking/Bread.md");
+
+    const index = await runCli(["index", vault.root], { env });
+    expect(index.code).toBe(1);
+    expect(index.stderr).toMatch(/^krypton: the index was not updated: another Krypton process/);
+    expect(await vault.read(".krypton/index/write.lock")).toContain("obsidian-plugin");
+  });
+
+  it("--no-embeddings builds a keyword-only index without calling the embedder", async () => {
+    const r = await runCli(["index", vault.root, "--no-embeddings", "--json"], { env });
+    expect(r.code).toBe(0);
+    const status = JSON.parse(r.stdout);
+    expect(status.keywordOnly).toBe(true);
+    expect(status.embedded).toBe(0);
+    expect(ollama.requests).toHaveLength(0);
+    expect(r.stderr).toBe("");
+  });
+
+  it("status --json reports the index and the settings in use, with keys only as set/not set", async () => {
+    await runCli(["index", vault.root], { env });
+    const r = await runCli(["status", vault.root, "--json"], { env: { ...env, GEMINI_API_KEY: "gemini-secret-123", TAVILY_API_KEY: "tvly-secret-456" } });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.vault).toBe(vault.root);
+    expect(out.index).toMatchObject({ state: "ready", notes: 5, keywordOnly: false });
+    expect(out.settings).toMatchObject({ ollamaUrl: ollama.url, geminiApiKey: "set", tavilyApiKey: "set" });
+    expect(r.stdout + r.stderr).not.toContain("gemini-secret-123");
+    expect(r.stdout + r.stderr).not.toContain("tvly-secret-456");
+
+    const human = await runCli(["status", vault.root], { env });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^Index: +ready$/m);
+    expect(human.stdout).toMatch(/^Notes: +5$/m);
+  });
+
+  // Root reads every file whatever its mode, so the case cannot be made as root.
+  (process.getuid?.() === 0 ? it.skip : it)("an unreadable note is skipped with a warning naming it; the rest is indexed (exit 0)", async () => {
+    await fs.chmod(join(vault.root, "Travel", "Lisbon.md"), 0o000);
+    const r = await runCli(["index", vault.root, "--json"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Travel\/Lisbon\.md/);
+    expect(JSON.parse(r.stdout).notes).toBeGreaterThanOrEqual(4);
+  });
+
+  describe("errors", () => {
+    it("a vault path that does not exist: one line, exit 1, no stack trace", async () => {
+      const r = await runCli(["search", join(vault.root, "nope"), "x"], { env });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`krypton: vault not found: ${join(vault.root, "nope")} (no such folder)\n`);
+    });
+
+    it("KRYPTON_DEBUG=1 adds the stack trace", async () => {
+      const r = await runCli(["search", join(vault.root, "nope"), "x"], { env: { ...env, KRYPTON_DEBUG: "1" } });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^krypton: vault not found/);
+      expect(r.stderr).toMatch(/\n\s+at /);
+    });
+
+    it("a file instead of a folder", async () => {
+      const r = await runCli(["index", join(vault.root, "Home.md")], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^krypton: not a vault: .*Home\.md is a file, not a folder\n$/);
+    });
+
+    it("wrong arguments: exit 2 with a pointer to --help", async () => {
+      const missing = await runCli(["search", vault.root], { env });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/missing <query>.*krypton search --help/);
+      const unknown = await runCli(["index", vault.root, "--jsn"], { env });
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/unknown option --jsn \(did you mean --json\?\)/);
+      const badLimit = await runCli(["search", vault.root, "x", "--limit", "many"], { env });
+      expect(badLimit.code).toBe(2);
+      const badEnv = await runCli(["search", vault.root, "x"], { env: { ...env, KRYPTON_EMBEDDING_PROVIDER: "openai" } });
+      expect(badEnv.code).toBe(2);
+      expect(badEnv.stderr).toMatch(/KRYPTON_EMBEDDING_PROVIDER must be one of/);
+      const command = await runCli(["serch"], { env });
+      expect(command.code).toBe(2);
+      expect(command.stderr).toMatch(/unknown command "serch" \(did you mean "search"\?\)/);
+    });
+
+    it("an embedding model that is not pulled: keyword-only with a warning saying what to do", async () => {
+      const r = await runCli(["search", vault.root, "sourdough", "--json", "--embedding-model", "missing-model"], { env });
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
+      expect(r.stderr).toMatch(/missing-model/);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    });
+  });
+
+  describe("settings precedence: data.json < environment < flags", () => {
+    it("takes the embedding model from data.json, then env, then the flag", async () => {
+      ollama.models = [...ollama.models, "from-data", "from-env", "from-flag"];
+      await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ embeddingModel: "from-data", ollamaUrl: "http://127.0.0.1:9" }));
+      const modelsUsed = () => [...new Set(ollama.requestsTo("embed").map((r) => r.model))];
+
+      // data.json names a dead Ollama URL; the environment's URL wins.
+      await runCli(["index", vault.root, "--rebuild"], { env });
+      expect(modelsUsed()).toEqual(["from-data"]);
+
+      ollama.reset();
+      await runCli(["index", vault.root, "--rebuild"], { env: { ...env, KRYPTON_EMBEDDING_MODEL: "from-env" } });
+      expect(modelsUsed()).toEqual(["from-env"]);
+
+      ollama.reset();
+      await runCli(["index", vault.root, "--rebuild", "--embedding-model", "from-flag"], { env: { ...env, KRYPTON_EMBEDDING_MODEL: "from-env" } });
+      expect(modelsUsed()).toEqual(["from-flag"]);
+    });
+
+    it("uses data.json's Ollama URL when nothing overrides it", async () => {
+      await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ ollamaUrl: ollama.url }));
+      const r = await runCli(["index", vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: "" } }); // empty = unset
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).keywordOnly).toBe(false);
+      expect(ollama.requestsTo("embed").length).toBeGreaterThan(0);
+    });
+
+    it("a corrupt data.json is a warning, not a failure", async () => {
+      await vault.write(".obsidian/plugins/krypton/data.json", "{oops");
+      const r = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/warning: ignoring .*data\.json: it is not valid JSON/);
+      expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
+    });
+  });
+
+  it("README quick start: search on a copy of examples/demo-vault with no servers running", async () => {
+    const copy = await makeTempVault({});
+    try {
+      await fs.cp(join(REPO_ROOT, "examples", "demo-vault"), copy.root, { recursive: true });
+      // Nothing listens on the default Ollama port here (cleanEnv points it at a dead port).
+      const r = await runCli(["search", copy.root, "gradient descent", "--json"], { env: {} });
+      expect(r.code).toBe(0);
+      const results = JSON.parse(r.stdout) as SearchJson[];
+      expect(results[0].path).toBe("Machine Learning/Gradient descent.md");
+      expect(r.stderr).toMatch(/keywords only/);
+    } finally {
+      await copy.cleanup();
+    }
+  });
+
+  it("`npx krypton` entry (bin/krypton.cjs) prints help and version", async () => {
+    const help = await runCli(["--help"], { viaBin: true });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Usage: krypton <command>/);
+    const pkg = JSON.parse(await fs.readFile(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const version = await runCli(["--version"], { viaBin: true });
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const commandHelp = await runCli(["search", "--help"]);
+    expect(commandHelp.code).toBe(0);
+    expect(commandHelp.stdout).toMatch(/--limit N/);
+  });
+});
+
+describe("krypton index on a terminal", () => {
+  const hasScript = (() => {
+    try {
+      require("node:child_process").execFileSync("script", ["--version"], { stdio: "ignore" });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  // util-linux `script` gives the CLI a pseudo-terminal, the only way to see what a user at a terminal sees.
+  (hasScript ? it : it.skip)("draws a progress bar on stderr while indexing, then prints the summary", async () => {
+    await buildCli();
+    const ollama = await startOllamaServer();
+    const notes: Record<string, string> = {};
+    for (let i = 0; i < 120; i++) notes[`Notes/note-${i}.md`] = `# Note ${i}\n\nSome text about topic ${i} and gradient descent.\n`;
+    const vault = await makeTempVault(notes);
+    try {
+      // Slow embeddings so progress is shown for a while (the bar redraws at most every 100 ms).
+      ollama.script({ route: "embed", delayMs: 150, times: Infinity });
+      const bundle = await buildCli();
+      const command = [process.execPath, bundle, "index", vault.root, "--embedding-model", "nomic-embed-text"].map((a) => `'${a}'`).join(" ");
+      const { execFile } = await import("node:child_process");
+      const output = await new Promise<string>((resolve, reject) =>
+        execFile("script", ["-qfec", command, "/dev/null"], { env: { PATH: process.env.PATH ?? "", KRYPTON_OLLAMA_URL: ollama.url, TERM: "xterm" } }, (err, stdout) =>
+          err ? reject(err) : resolve(stdout),
+        ),
+      );
+      expect(output).toMatch(/Indexing \[[█░]+\] [\d,]+ \/ [\d,]+ notes \(embedding\)/);
+      expect(output).toMatch(/Indexed 120 notes: \d+ chunks, \d+ embedded with ollama:nomic-embed-text/);
+    } finally {
+      await vault.cleanup();
+      await ollama.close();
+    }
+  });
+});
