@@ -2,6 +2,7 @@
 // plus the rule that keeps src/core host-neutral (tests/architecture.test.ts checks the same thing).
 import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
+import { DEFAULT_ACRONYMS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/acronyms.js";
 import { builtinModules } from "node:module";
 import globals from "globals";
 
@@ -16,6 +17,16 @@ export default defineConfig([
         projectService: { allowDefaultProject: ["eslint.config.*"] },
         tsconfigRootDir: import.meta.dirname,
       },
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    rules: {
+      // "MCP" (Model Context Protocol) is an acronym like "API" and "URL": "Start/stop MCP bridge".
+      "obsidianmd/ui/sentence-case": ["warn", { enforceCamelCaseLower: true, acronyms: [...DEFAULT_ACRONYMS, "MCP"] }],
+      // Obsidian 1.13's declarative settings replace display() entirely and cannot express masked key
+      // fields, "Test connection" buttons or live status lines; minAppVersion is below 1.13, so display() stays.
+      "obsidianmd/settings-tab/prefer-setting-definitions": "off",
     },
   },
   {

@@ -1,0 +1,47 @@
+import { Notice } from "obsidian";
+import { AgentError } from "../../core/agents/agent-error";
+import type { Summary } from "../../core/agents/note-operations";
+import { showAgentResultInChat } from "../chat-view/chat-commands";
+import type { KryptonServices } from "../plugin-services";
+import { SummaryModal } from "./summary-modal";
+
+/** Summarizes a note (long notes in parts) and shows it in the chat view when open, else in a dialog. */
+export async function summarizeNote(services: KryptonServices, path: string | undefined): Promise<Summary | null> {
+  if (!path) {
+    new Notice("Open a note first.");
+    return null;
+  }
+  return present(services, () => services.core.operations.summarizeNote(path), `Summarizing ${path}…`);
+}
+
+/** Summarizes the editor selection. */
+export async function summarizeSelection(services: KryptonServices, title: string, text: string): Promise<Summary | null> {
+  if (!text.trim()) {
+    new Notice("Select some text first.");
+    return null;
+  }
+  return present(services, () => services.core.operations.summarizeText(title, text), "Summarizing the selection…");
+}
+
+async function present(services: KryptonServices, run: () => Promise<Summary>, progress: string): Promise<Summary | null> {
+  const notice = new Notice(progress, 0);
+  try {
+    const summary = await run();
+    notice.hide();
+    if (!showAgentResultInChat(services.app, summary)) {
+      new SummaryModal(services.app, summary, {
+        insertAtCursor: (text) => {
+          const editor = services.lastMarkdownView()?.editor;
+          if (!editor) return false;
+          editor.replaceSelection(text);
+          return true;
+        },
+      }).open();
+    }
+    return summary;
+  } catch (err) {
+    notice.hide();
+    new Notice(err instanceof AgentError ? err.message : `Could not summarize: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+}

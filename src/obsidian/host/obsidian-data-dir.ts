@@ -1,0 +1,125 @@
+import { normalizePath, type DataAdapter } from "obsidian";
+import type { DataDirPort } from "../../core/ports/data-dir";
+import { KRYPTON_DIR } from "./obsidian-vault";
+
+const TEMP_SUFFIX = ".tmp";
+
+/**
+ * DataDirPort over Obsidian's DataAdapter for "<vault>/.krypton/". The Vault API does not list
+ * dot-folders, so this goes through app.vault.adapter, which works on desktop and mobile alike.
+ *
+ * Atomic write = write a temp file, then adapter.rename onto the target. Obsidian's rename refuses an
+ * existing destination ("Destination file already exists!"), so replacing a file is remove + rename:
+ * a crash in that instant leaves the target missing (the complete temp file stays beside it). Readers
+ * then see "no file", which the index treats like any missing or corrupt partition (rebuild with a
+ * notice), so the tradeoff costs a rebuild in the worst case and never a half-written file.
+ */
+export class ObsidianDataDir implements DataDirPort {
+  constructor(
+    private readonly adapter: DataAdapter,
+    private readonly root: string = KRYPTON_DIR,
+  ) {}
+
+  async read(path: string): Promise<Uint8Array | null> {
+    const full = this.resolve(path);
+    if (!(await this.adapter.exists(full))) return null;
+    try {
+      return new Uint8Array(await this.adapter.readBinary(full));
+    } catch (err) {
+      if (!(await this.adapter.exists(full))) return null; // removed meanwhile
+      throw err;
+    }
+  }
+
+  async readText(path: string): Promise<string | null> {
+    const full = this.resolve(path);
+    if (!(await this.adapter.exists(full))) return null;
+    try {
+      return await this.adapter.read(full);
+    } catch (err) {
+      if (!(await this.adapter.exists(full))) return null;
+      throw err;
+    }
+  }
+
+  async writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
+    const full = this.resolve(path);
+    await this.ensureParent(full);
+    const temp = `${full}.${randomTag()}${TEMP_SUFFIX}`;
+    if (typeof data === "string") await this.adapter.write(temp, data);
+    else await this.adapter.writeBinary(temp, toArrayBuffer(data));
+    try {
+      await this.adapter.rename(temp, full);
+    } catch (err) {
+      if (!(await this.adapter.exists(full))) {
+        await this.removeQuietly(temp);
+        throw err;
+      }
+      // Only when the target exists (see the class comment for the tradeoff).
+      await this.adapter.remove(full);
+      await this.adapter.rename(temp, full);
+    }
+  }
+
+  /**
+   * exists + write: the adapter offers no exclusive create. Another writer could slip in between; this
+   * is only used for advisory locks, which also carry a timestamp and expire.
+   */
+  async createExclusive(path: string, data: string): Promise<boolean> {
+    const full = this.resolve(path);
+    if (await this.adapter.exists(full)) return false;
+    await this.ensureParent(full);
+    await this.adapter.write(full, data);
+    return true;
+  }
+
+  async remove(path: string): Promise<void> {
+    await this.removeQuietly(this.resolve(path));
+  }
+
+  async list(dir: string): Promise<string[]> {
+    const full = dir === "" || dir === "." ? this.root : this.resolve(dir);
+    if (!(await this.adapter.exists(full))) return [];
+    const listed = await this.adapter.list(full);
+    // Temp files left by a crash are listed too, so the index can clean them up (as FsDataDir does).
+    return listed.files.map((f) => f.slice(f.lastIndexOf("/") + 1)).sort();
+  }
+
+  async mtime(path: string): Promise<number | null> {
+    const stat = await this.adapter.stat(this.resolve(path));
+    return stat && stat.type === "file" ? stat.mtime : null;
+  }
+
+  private resolve(path: string): string {
+    const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+    if (parts.length === 0 || parts.includes("..")) throw new Error(`Invalid data path: ${path}`);
+    return normalizePath(`${this.root}/${parts.join("/")}`);
+  }
+
+  private async ensureParent(full: string): Promise<void> {
+    const parts = full.split("/").slice(0, -1);
+    let current = "";
+    for (const part of parts) {
+      current = current ? `${current}/${part}` : part;
+      if (!(await this.adapter.exists(current))) await this.adapter.mkdir(current);
+    }
+  }
+
+  private async removeQuietly(full: string): Promise<void> {
+    try {
+      if (await this.adapter.exists(full)) await this.adapter.remove(full);
+    } catch (err) {
+      if (await this.adapter.exists(full)) throw err;
+    }
+  }
+}
+
+function toArrayBuffer(data: Uint8Array): ArrayBuffer {
+  return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+}
+
+function randomTag(): string {
+  const bytes = new Uint8Array(6);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

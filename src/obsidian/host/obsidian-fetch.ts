@@ -1,0 +1,142 @@
+import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
+import { abortError } from "../../core/ports/clock";
+import type { FetchLike } from "../../core/ports/http";
+
+export interface ObsidianFetchOptions {
+  /** The page's fetch (window.fetch): streams and cancels, but obeys CORS. */
+  pageFetch: FetchLike;
+  /** Obsidian's requestUrl: no CORS, but no streaming and no cancel. */
+  requestUrl: (request: RequestUrlParam) => Promise<RequestUrlResponse>;
+  /** The page's origin ("app://obsidian.md" on desktop); requests to it are never CORS failures. */
+  pageOrigin: string;
+  /** Called once per server origin the first time it refuses CORS and the fallback answers instead. */
+  onCorsFallback?: (origin: string) => void;
+}
+
+/**
+ * The host's HTTP: the page's fetch, so model tokens stream as they come. A server that refuses the app's
+ * origin (older Ollama versions, remote hosts without OLLAMA_ORIGINS) makes Chromium throw a bare
+ * TypeError before any response is visible. When that happens on a cross-origin request, the same request
+ * is sent again through requestUrl: if the server answers, it was CORS, the answer is returned as a
+ * Response (whole, not streamed) and later requests to that origin go straight to requestUrl. If
+ * requestUrl cannot reach it either, the server is down and the original error is rethrown.
+ */
+export function createObsidianFetch(options: ObsidianFetchOptions): FetchLike {
+  const corsOrigins = new Set<string>();
+
+  return async (input, init) => {
+    const request = await describeRequest(input, init);
+    const origin = originOf(request.url);
+    const crossOrigin = origin !== null && origin !== options.pageOrigin;
+
+    if (crossOrigin && corsOrigins.has(origin)) return viaRequestUrl(options, request);
+    try {
+      return await options.pageFetch(input, init);
+    } catch (err) {
+      if (!crossOrigin || !isTypeError(err) || request.signal?.aborted) throw err;
+      let response: Response;
+      try {
+        response = await viaRequestUrl(options, request);
+      } catch (fallbackErr) {
+        if (isAbort(fallbackErr)) throw fallbackErr;
+        throw err; // unreachable for requestUrl too: a network failure, not CORS
+      }
+      if (!corsOrigins.has(origin)) {
+        corsOrigins.add(origin);
+        options.onCorsFallback?.(origin);
+      }
+      return response;
+    }
+  };
+}
+
+interface PlainRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | ArrayBuffer;
+  signal?: AbortSignal;
+}
+
+async function describeRequest(input: string | URL | Request, init?: RequestInit): Promise<PlainRequest> {
+  const isRequest = typeof input !== "string" && !(input instanceof URL);
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const method = (init?.method ?? (isRequest ? input.method : "GET")).toUpperCase();
+  const headers: Record<string, string> = {};
+  new Headers(isRequest ? input.headers : undefined).forEach((v, k) => (headers[k] = v));
+  new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
+  let body: string | ArrayBuffer | undefined;
+  const rawBody = init?.body ?? (isRequest && input.body ? await input.clone().arrayBuffer() : undefined);
+  if (typeof rawBody === "string") body = rawBody;
+  else if (rawBody instanceof ArrayBuffer) body = rawBody;
+  else if (ArrayBuffer.isView(rawBody)) body = copyBytes(rawBody);
+  else if (rawBody !== undefined && rawBody !== null) body = await new Response(rawBody).arrayBuffer();
+  return { url, method, headers, body, signal: init?.signal ?? (isRequest ? input.signal : undefined) };
+}
+
+async function viaRequestUrl(options: ObsidianFetchOptions, request: PlainRequest): Promise<Response> {
+  if (request.signal?.aborted) throw abortError();
+  const { "content-type": contentType, "content-length": _length, ...headers } = request.headers;
+  const pending = options.requestUrl({
+    url: request.url,
+    method: request.method,
+    headers,
+    contentType,
+    body: request.body,
+    throw: false,
+  });
+  // requestUrl cannot be cancelled: on abort the caller gets an AbortError and the late answer is dropped.
+  const answer = await raceAbort(pending, request.signal);
+  const status = answer.status;
+  const nullBody = status === 101 || status === 204 || status === 205 || status === 304;
+  return new Response(nullBody ? null : answer.arrayBuffer, { status, headers: answer.headers });
+}
+
+function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** By name too: a fetch from another realm (a popout window, Node in tests) throws its own TypeError class. */
+function isTypeError(err: unknown): boolean {
+  return err instanceof TypeError || (typeof err === "object" && err !== null && (err as { name?: string }).name === "TypeError");
+}
+
+function isAbort(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { name?: string }).name === "AbortError";
+}
+
+function copyBytes(view: ArrayBufferView): ArrayBuffer {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return bytes.slice().buffer;
+}
+
+/** The one-time notice shown when Ollama refuses the app's origin. Plain words, ready to act on. */
+export function ollamaCorsNotice(origin: string, pageOrigin = "app://obsidian.md"): string {
+  return (
+    `Krypton: Ollama at ${origin} does not allow Obsidian's origin, so answers arrive all at once instead of ` +
+    `streaming. To stream, set the environment variable OLLAMA_ORIGINS=${pageOrigin}* for Ollama and ` +
+    `restart it (see "How can I allow additional web origins" in the Ollama FAQ).`
+  );
+}

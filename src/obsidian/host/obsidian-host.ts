@@ -1,0 +1,44 @@
+import { Notice, Platform, requestUrl, type Plugin } from "obsidian";
+import type { Host } from "../../core/ports/host";
+import type { Logger } from "../../core/ports/logger";
+import { createObsidianClock } from "./obsidian-clock";
+import { ObsidianDataDir } from "./obsidian-data-dir";
+import { createObsidianFetch, ollamaCorsNotice } from "./obsidian-fetch";
+import { ObsidianVault } from "./obsidian-vault";
+
+export interface ObsidianHostOptions {
+  logger: Logger;
+  /** The configured Ollama URL: a CORS fallback for it earns the one-time "how to stream" notice. */
+  ollamaUrl: () => string;
+}
+
+/** The core's Host inside Obsidian: vault, .krypton data folder, HTTP, clock and logger. */
+export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions): Host {
+  const { app } = plugin;
+  const pageOrigin = window.location.origin;
+  const fetch = createObsidianFetch({
+    pageFetch: (input, init) => window.fetch(input, init),
+    requestUrl: (request) => requestUrl(request),
+    pageOrigin,
+    onCorsFallback: (origin) => {
+      if (origin === originOf(options.ollamaUrl())) new Notice(ollamaCorsNotice(origin, pageOrigin), 15_000);
+      else options.logger.debug(`${origin} refused CORS; using requestUrl (no streaming)`);
+    },
+  });
+  return {
+    vault: new ObsidianVault(app, plugin),
+    data: new ObsidianDataDir(app.vault.adapter),
+    fetch,
+    clock: createObsidianClock(),
+    logger: options.logger,
+    platform: { kind: "obsidian", mobile: Platform.isMobile },
+  };
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

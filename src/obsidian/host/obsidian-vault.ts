@@ -1,0 +1,123 @@
+import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
+import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
+
+/** Krypton's own data folder; never a note, never indexed. */
+export const KRYPTON_DIR = ".krypton";
+
+/**
+ * VaultPort over Obsidian's Vault API. Reads go through cachedRead (Obsidian's cache), creation through
+ * vault.create so the new note appears at once in the file explorer. Nothing here modifies or deletes a note.
+ */
+export class ObsidianVault implements VaultPort {
+  constructor(
+    private readonly app: App,
+    private readonly plugin: Plugin,
+  ) {}
+
+  get configDir(): string {
+    return this.app.vault.configDir;
+  }
+
+  /** A markdown file outside the config folder and .krypton. */
+  isNotePath(path: string): boolean {
+    if (!path.toLowerCase().endsWith(".md")) return false;
+    return !isInside(path, this.configDir) && !isInside(path, KRYPTON_DIR);
+  }
+
+  listNotes(): Promise<NoteInfo[]> {
+    const notes = this.app.vault
+      .getMarkdownFiles()
+      .filter((f) => this.isNotePath(f.path))
+      .map((f) => ({ path: f.path, mtime: f.stat.mtime, size: f.stat.size }));
+    return Promise.resolve(notes);
+  }
+
+  async readNote(path: string): Promise<string> {
+    const file = this.fileAt(path);
+    if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
+    return this.app.vault.cachedRead(file);
+  }
+
+  async exists(path: string): Promise<boolean> {
+    const p = normalizePath(path);
+    if (this.app.vault.getAbstractFileByPath(p)) return true;
+    // Dot-folders and files Obsidian does not track are still "taken" on disk.
+    return this.app.vault.adapter.exists(p);
+  }
+
+  async createNote(path: string, content: string): Promise<void> {
+    const p = normalizePath(path);
+    if (!this.isNotePath(p)) throw new Error(`Not a note path: ${path}`);
+    if (await this.exists(p)) throw new NoteExistsError(p);
+    await this.ensureFolder(parentOf(p));
+    try {
+      await this.app.vault.create(p, content);
+    } catch (err) {
+      // A file that appeared between the check and the create: vault.create refuses to overwrite it.
+      if (await this.exists(p)) throw new NoteExistsError(p);
+      throw err;
+    }
+  }
+
+  onChange(listener: (event: VaultEvent) => void): Unsubscribe {
+    let active = true;
+    const emit = (event: VaultEvent) => {
+      if (active) listener(event);
+    };
+    const isNote = (file: TAbstractFile) => file instanceof TFile && this.isNotePath(file.path);
+    const refs = [
+      this.app.vault.on("create", (file) => {
+        if (isNote(file)) emit({ type: "create", path: file.path });
+      }),
+      this.app.vault.on("modify", (file) => {
+        if (isNote(file)) emit({ type: "modify", path: file.path });
+      }),
+      this.app.vault.on("delete", (file) => {
+        if (isNote(file)) emit({ type: "delete", path: file.path });
+      }),
+      this.app.vault.on("rename", (file, oldPath) => {
+        if (!(file instanceof TFile)) return;
+        const was = this.isNotePath(oldPath);
+        const is = this.isNotePath(file.path);
+        // A rename across the note boundary (into an excluded folder, ".md" to ".txt") is a delete or a create.
+        if (was && is) emit({ type: "rename", path: file.path, oldPath });
+        else if (was) emit({ type: "delete", path: oldPath });
+        else if (is) emit({ type: "create", path: file.path });
+      }),
+    ];
+    // Registered with the plugin too, so unloading the plugin detaches them even if nobody unsubscribes.
+    for (const ref of refs) this.plugin.registerEvent(ref);
+    return () => {
+      active = false;
+      for (const ref of refs) this.app.vault.offref(ref);
+    };
+  }
+
+  private fileAt(path: string): TFile | null {
+    const file = this.app.vault.getAbstractFileByPath(normalizePath(path));
+    return file instanceof TFile ? file : null;
+  }
+
+  private async ensureFolder(folder: string): Promise<void> {
+    if (!folder) return;
+    const existing = this.app.vault.getAbstractFileByPath(folder);
+    if (existing instanceof TFolder) return;
+    if (existing) throw new Error(`A file is in the way of folder ${folder}`);
+    await this.ensureFolder(parentOf(folder));
+    try {
+      await this.app.vault.createFolder(folder);
+    } catch (err) {
+      // Created meanwhile (another plugin, a sync): fine.
+      if (!(this.app.vault.getAbstractFileByPath(folder) instanceof TFolder)) throw err;
+    }
+  }
+}
+
+function isInside(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder + "/");
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}

@@ -1,0 +1,80 @@
+import type { App } from "obsidian";
+import type { KryptonSettings } from "../../core/settings";
+
+/** The settings fields that hold secrets. */
+export const SECRET_FIELDS = ["geminiApiKey", "tavilyApiKey", "mcpToken"] as const;
+export type SecretField = (typeof SECRET_FIELDS)[number];
+
+/** Ids in Obsidian's keychain (lowercase letters, digits and dashes, as the API requires). */
+export const SECRET_IDS: Record<SecretField, string> = {
+  geminiApiKey: "krypton-gemini-api-key",
+  tavilyApiKey: "krypton-tavily-api-key",
+  mcpToken: "krypton-mcp-token",
+};
+
+/** The part of Obsidian's SecretStorage (1.11.4+) Krypton uses. */
+export interface SecretStorageLike {
+  getSecret(id: string): string | null;
+  setSecret(id: string, secret: string): void;
+}
+
+/** app.secretStorage when the running Obsidian has it (feature-detected: minAppVersion is older). */
+export function detectSecretStorage(app: App): SecretStorageLike | null {
+  const candidate = (app as unknown as { secretStorage?: Partial<SecretStorageLike> }).secretStorage;
+  if (candidate && typeof candidate.getSecret === "function" && typeof candidate.setSecret === "function") {
+    return candidate as SecretStorageLike;
+  }
+  return null;
+}
+
+/**
+ * Where API keys and the MCP token live. With secret storage, data.json keeps those fields empty and the
+ * values stay in Obsidian's keychain (encrypted by the OS, not synced with the vault). Without it, they
+ * stay in data.json as before. Values are never logged.
+ */
+export class SecretStore {
+  constructor(private readonly storage: SecretStorageLike | null) {}
+
+  get inSecretStorage(): boolean {
+    return this.storage !== null;
+  }
+
+  /**
+   * Fills the secret fields of settings read from data.json. A key found in data.json while secret storage
+   * exists (an older Krypton, or an Obsidian update) is moved into secret storage: `migrated` tells the
+   * caller to save data.json so the plain copy disappears.
+   */
+  hydrate(fromDisk: KryptonSettings): { settings: KryptonSettings; migrated: boolean } {
+    if (!this.storage) return { settings: fromDisk, migrated: false };
+    const settings = { ...fromDisk };
+    let migrated = false;
+    for (const field of SECRET_FIELDS) {
+      const stored = this.storage.getSecret(SECRET_IDS[field]) ?? "";
+      const plain = fromDisk[field];
+      if (stored) settings[field] = stored;
+      else if (plain) {
+        this.storage.setSecret(SECRET_IDS[field], plain);
+        settings[field] = plain;
+      }
+      if (plain) migrated = true;
+    }
+    return { settings, migrated };
+  }
+
+  /** Stores the secrets and returns what may be written to data.json. */
+  persist(settings: KryptonSettings): KryptonSettings {
+    if (!this.storage) return settings;
+    const onDisk = { ...settings };
+    for (const field of SECRET_FIELDS) {
+      const current = this.storage.getSecret(SECRET_IDS[field]) ?? "";
+      if (current !== settings[field]) this.storage.setSecret(SECRET_IDS[field], settings[field]);
+      onDisk[field] = "";
+    }
+    return onDisk;
+  }
+
+  /** The current secret values, for the logger's redaction. */
+  static valuesOf(settings: KryptonSettings): string[] {
+    return SECRET_FIELDS.map((f) => settings[f]).filter((v) => v.length > 0);
+  }
+}

@@ -1,0 +1,273 @@
+import { FileSystemAdapter, MarkdownView, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
+import { createKrypton, type KryptonCore } from "../core/krypton";
+import type { IndexStatus } from "../core/indexing/index-status";
+import { generateMcpToken } from "../core/mcp/mcp-token";
+import type { Host } from "../core/ports/host";
+import { listModels } from "../core/providers/connection-test";
+import { normalizeSettings, type KryptonSettings } from "../core/settings";
+import type { ChatViewContext } from "./chat-view/chat-view-context";
+import { createObsidianHost } from "./host/obsidian-host";
+import { createObsidianLogger, debugFlagOn } from "./host/obsidian-logger";
+import { detectSecretStorage, SecretStore } from "./host/secret-store";
+import { McpBridge } from "./mcp/mcp-bridge";
+import { failureNoticeText, rebuiltNoticeText } from "./status/index-status-text";
+
+/** Changing these re-scans the vault (the index decides what actually changed). */
+const INDEX_FIELDS: (keyof KryptonSettings)[] = ["embeddingProvider", "embeddingModel", "excludePatterns", "chunkMaxChars"];
+const BRIDGE_FIELDS: (keyof KryptonSettings)[] = ["mcpEnabled", "mcpPort", "mcpToken", "mcpAllowedOrigins"];
+
+/**
+ * Everything the plugin runs, built once in onload: settings (data.json + secret storage), the Obsidian
+ * host, Krypton's core, the index lifecycle, the MCP bridge, and the context the chat view uses.
+ * UI modules (settings tab, commands, search, status bar) receive this object and nothing else.
+ */
+export class KryptonServices {
+  readonly core: KryptonCore;
+  readonly host: Host;
+  readonly bridge: McpBridge;
+  private current: KryptonSettings;
+  private readonly settingsListeners = new Set<() => void>();
+  private readonly aborter = new AbortController();
+  private indexRun: Promise<unknown> = Promise.resolve();
+  private unsubscribeVault: (() => void) | null = null;
+  private lastFailureReport = "";
+  private lastRebuildReport = "";
+  private lastMarkdownPath: string | undefined;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  private saving: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly plugin: Plugin,
+    private readonly secrets: SecretStore,
+    settings: KryptonSettings,
+  ) {
+    this.current = settings;
+    const logger = createObsidianLogger({ debugEnabled: debugFlagOn, secrets: () => SecretStore.valuesOf(this.current) });
+    this.host = createObsidianHost(plugin, { logger, ollamaUrl: () => this.current.ollamaUrl });
+    this.core = createKrypton(this.host, settings);
+    const adapter = this.app.vault.adapter;
+    this.bridge = new McpBridge({
+      registry: () => this.core.tools,
+      settings: () => this.current,
+      vaultRoot: () => (adapter instanceof FileSystemAdapter ? adapter.getBasePath() : undefined),
+      logger,
+      isDesktop: () => Platform.isDesktopApp,
+    });
+  }
+
+  /** Reads data.json (and secret storage), normalizes it and builds the core. Never throws on bad data. */
+  static async load(plugin: Plugin): Promise<KryptonServices> {
+    const secrets = new SecretStore(detectSecretStorage(plugin.app));
+    let raw: unknown = null;
+    try {
+      raw = await plugin.loadData();
+    } catch {
+      new Notice("Krypton: the settings file could not be read; using defaults.");
+    }
+    const { settings, migrated } = secrets.hydrate(normalizeSettings(raw));
+    const services = new KryptonServices(plugin, secrets, settings);
+    if (migrated) await services.persist();
+    return services;
+  }
+
+  get app(): App {
+    return this.plugin.app;
+  }
+
+  settings(): KryptonSettings {
+    return this.current;
+  }
+
+  /** True when API keys and the MCP token are kept in Obsidian's keychain rather than data.json. */
+  get usesSecretStorage(): boolean {
+    return this.secrets.inSecretStorage;
+  }
+
+  /** Saves a change, applies it to the core, and re-indexes or restarts the bridge when it matters. */
+  async saveSettings(patch: Partial<KryptonSettings>): Promise<void> {
+    const before = this.current;
+    const next = normalizeSettings({ ...before, ...patch });
+    if (next.mcpEnabled && !before.mcpEnabled && !next.mcpToken) next.mcpToken = generateMcpToken();
+    this.current = next;
+    await this.persist();
+    this.core.applySettings(next);
+    for (const listener of this.settingsListeners) listener();
+    if (changed(before, next, INDEX_FIELDS) && this.unsubscribeVault) void this.runIndex((signal) => this.core.index.sync(signal));
+    if (changed(before, next, BRIDGE_FIELDS)) await this.applyBridgeSettings(before, next);
+  }
+
+  onSettingsChange(listener: () => void): () => void {
+    this.settingsListeners.add(listener);
+    return () => this.settingsListeners.delete(listener);
+  }
+
+  // ------------------------------------------------------------------------------------------ index
+
+  /**
+   * Called once the workspace layout is ready: listens to vault events (registering earlier would replay
+   * Obsidian's start-up "create" flood) and opens the index in the background, never blocking start-up.
+   */
+  startIndexing(): void {
+    if (this.closed || this.unsubscribeVault) return;
+    this.unsubscribeVault = this.host.vault.onChange((event) => this.core.index.handleEvent(event));
+    // Vault events are applied in the background: report what they broke when the index settles again.
+    const stopReporting = this.core.index.onStatus((status) => {
+      if (status.state === "ready") this.reportOutcome(status);
+    });
+    this.plugin.register(stopReporting);
+    void this.runIndex((signal) => this.core.index.open(signal));
+    if (this.current.mcpEnabled) void this.bridge.start();
+  }
+
+  rebuildIndex(): Promise<unknown> {
+    return this.runIndex((signal) => this.core.index.rebuild(signal));
+  }
+
+  /** Resolves when the current open/sync/rebuild has finished (tests, commands). */
+  indexSettled(): Promise<unknown> {
+    return this.indexRun;
+  }
+
+  private runIndex(job: (signal: AbortSignal) => Promise<IndexStatus>): Promise<unknown> {
+    // One index job at a time; a later one waits for the earlier.
+    const run = this.indexRun.then(async () => {
+      if (this.closed) return;
+      try {
+        this.reportOutcome(await job(this.aborter.signal));
+      } catch (err) {
+        if (this.closed) return;
+        const message = err instanceof Error ? err.message : String(err);
+        this.host.logger.error("Indexing failed", err);
+        new Notice(`Krypton: indexing failed: ${message}`);
+      }
+    });
+    this.indexRun = run;
+    return run;
+  }
+
+  /** A notice for notes that failed (named by file) and one when a broken index was rebuilt; each once. */
+  private reportOutcome(status: IndexStatus): void {
+    const rebuilt = rebuiltNoticeText(status);
+    if (rebuilt && rebuilt !== this.lastRebuildReport) new Notice(rebuilt, 10_000);
+    this.lastRebuildReport = rebuilt ?? "";
+    const failures = failureNoticeText(status);
+    if (failures && failures !== this.lastFailureReport) new Notice(failures, 15_000);
+    this.lastFailureReport = failures ?? "";
+  }
+
+  // ------------------------------------------------------------------------------------------ MCP bridge
+
+  private async applyBridgeSettings(before: KryptonSettings, next: KryptonSettings): Promise<void> {
+    if (!next.mcpEnabled) {
+      if (before.mcpEnabled || this.bridge.isRunning()) await this.bridge.stop();
+      return;
+    }
+    if (!this.unsubscribeVault) return; // starts with the index once the layout is ready
+    if (!before.mcpEnabled || this.bridge.isRunning()) await this.bridge.restart();
+  }
+
+  /** The command "Start/stop MCP bridge": turns the setting on or off, which starts or stops the bridge. */
+  async toggleBridge(): Promise<void> {
+    await this.saveSettings({ mcpEnabled: !this.bridge.isRunning() });
+    if (this.current.mcpEnabled && !this.bridge.isRunning()) await this.bridge.start();
+  }
+
+  async regenerateMcpToken(): Promise<void> {
+    await this.saveSettings({ mcpToken: generateMcpToken() });
+  }
+
+  // ------------------------------------------------------------------------------------------ navigation
+
+  /** Opens a note, scrolled to a 0-based line when given. */
+  async openNote(path: string, line?: number, newTab = false): Promise<void> {
+    const file = this.app.vault.getAbstractFileByPath(path);
+    if (!(file instanceof TFile)) {
+      new Notice(`Note not found: ${path}`);
+      return;
+    }
+    const leaf = this.app.workspace.getLeaf(newTab ? "tab" : false);
+    await leaf.openFile(file, line === undefined ? { active: true } : { active: true, eState: { line } });
+  }
+
+  /** Remembers the last Markdown note the user worked in (the chat sidebar takes focus away from it). */
+  trackActiveNote(): void {
+    const remember = () => {
+      const view = this.app.workspace.getActiveViewOfType(MarkdownView);
+      if (view?.file) this.lastMarkdownPath = view.file.path;
+    };
+    this.plugin.registerEvent(this.app.workspace.on("active-leaf-change", remember));
+    this.plugin.registerEvent(this.app.workspace.on("file-open", remember));
+    remember();
+  }
+
+  activeNotePath(): string | undefined {
+    return this.app.workspace.getActiveViewOfType(MarkdownView)?.file?.path ?? this.lastMarkdownPath;
+  }
+
+  /** The Markdown view showing the last active note, looked up fresh each time (no stored view references). */
+  lastMarkdownView(): MarkdownView | null {
+    const active = this.app.workspace.getActiveViewOfType(MarkdownView);
+    if (active) return active;
+    for (const leaf of this.app.workspace.getLeavesOfType("markdown")) {
+      const view = leaf.view;
+      if (view instanceof MarkdownView && view.file?.path === this.lastMarkdownPath) return view;
+    }
+    return null;
+  }
+
+  /** What the chat view needs from the host. */
+  chatViewContext(openSettings: () => void): ChatViewContext {
+    return {
+      core: this.core,
+      openSettings,
+      openNote: (path, line, newTab) => this.openNote(path, line, newTab),
+      openLinkText: (linktext, sourcePath, newTab) => this.app.workspace.openLinkText(linktext, sourcePath, newTab),
+      openUrl: (url) => void window.open(url),
+      insertAtCursor: (text) => {
+        const editor = this.lastMarkdownView()?.editor;
+        if (!editor) return false;
+        editor.replaceSelection(text);
+        return true;
+      },
+      activeNotePath: () => this.activeNotePath(),
+      notify: (message) => void new Notice(message),
+      saveSettings: (patch) => this.saveSettings(patch),
+      listChatModels: async () => {
+        const s = this.current;
+        const result = await listModels(s, this.host, s.chatProvider, "chat");
+        return result.ok ? result.models : [];
+      },
+      onSettingsChange: (listener) => this.onSettingsChange(listener),
+    };
+  }
+
+  // ------------------------------------------------------------------------------------------ shutdown
+
+  /** Stops indexing, the bridge and vault listeners; saves the index and releases its lock. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    this.aborter.abort();
+    this.unsubscribeVault?.();
+    this.unsubscribeVault = null;
+    await this.bridge.stop();
+    await this.indexRun.catch(() => undefined);
+    await this.core.close();
+  }
+
+  /** Writes one at a time, each with the newest settings, so a slow earlier write never lands last. */
+  private persist(): Promise<void> {
+    const write = this.saving.then(() => this.plugin.saveData(this.secrets.persist(this.current)));
+    this.saving = write.catch(() => undefined);
+    return write;
+  }
+}
+
+function changed(a: KryptonSettings, b: KryptonSettings, fields: (keyof KryptonSettings)[]): boolean {
+  return fields.some((f) => JSON.stringify(a[f]) !== JSON.stringify(b[f]));
+}

@@ -1,0 +1,207 @@
+import { Modal, type App } from "obsidian";
+import type { IndexStatus } from "../../core/indexing/index-status";
+import type { NoteHit } from "../../core/search/search-types";
+import type { KryptonServices } from "../plugin-services";
+
+export interface SearchModalOptions {
+  /** Quiet time after the last keystroke before searching. */
+  debounceMs?: number;
+  limit?: number;
+}
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * "Search vault": results as you type (debounced), each with title, folder, snippet and score; arrow keys
+ * move, Enter opens the note at the matched lines (Ctrl/Cmd+Enter in a new tab). Uses the one SearchApi.
+ */
+export class SearchModal extends Modal {
+  private inputEl!: HTMLInputElement;
+  private stateEl!: HTMLElement;
+  private resultsEl!: HTMLElement;
+  private hits: NoteHit[] = [];
+  private selected = 0;
+  private cancelTimer: (() => void) | null = null;
+  private seq = 0;
+  private inFlight: Promise<void> = Promise.resolve();
+  private waiters: (() => void)[] = [];
+  private readonly debounceMs: number;
+  private readonly limit: number;
+
+  constructor(
+    app: App,
+    private readonly services: KryptonServices,
+    options: SearchModalOptions = {},
+  ) {
+    super(app);
+    this.debounceMs = options.debounceMs ?? 150;
+    this.limit = options.limit ?? 20;
+  }
+
+  onOpen(): void {
+    this.modalEl.addClass("krypton-search-modal");
+    this.titleEl.setText("Search vault");
+    this.inputEl = this.contentEl.createEl("input", {
+      cls: "krypton-search-input",
+      type: "text",
+      placeholder: "Search your notes…",
+      attr: { "aria-label": "Search your notes", spellcheck: "false" },
+    });
+    this.stateEl = this.contentEl.createDiv({ cls: "krypton-search-state" });
+    this.resultsEl = this.contentEl.createDiv({ cls: "krypton-search-results", attr: { role: "listbox" } });
+    this.inputEl.addEventListener("input", () => this.schedule(this.inputEl.value));
+    this.inputEl.addEventListener("keydown", (evt) => this.onKey(evt));
+    this.renderIdle();
+    this.inputEl.focus();
+  }
+
+  onClose(): void {
+    this.cancelTimer?.();
+    this.seq++;
+    this.resolveWaiters();
+    this.contentEl.empty();
+  }
+
+  /** Resolves once the latest typed query has been searched and rendered. */
+  settled(): Promise<void> {
+    if (!this.cancelTimer) return this.inFlight;
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Searches now, skipping the debounce (used on Enter before results arrived, and by tests). */
+  search(query: string): Promise<void> {
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    this.inputEl.value = query;
+    this.inFlight = this.run(query);
+    return this.inFlight;
+  }
+
+  /** The results currently shown. */
+  results(): readonly NoteHit[] {
+    return this.hits;
+  }
+
+  private schedule(query: string): void {
+    this.cancelTimer?.();
+    this.cancelTimer = this.services.host.clock.setTimer(() => {
+      this.cancelTimer = null;
+      this.inFlight = this.run(query).finally(() => this.resolveWaiters());
+    }, this.debounceMs);
+  }
+
+  private resolveWaiters(): void {
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  private async run(query: string): Promise<void> {
+    const mine = ++this.seq;
+    const q = query.trim();
+    if (!q) {
+      this.hits = [];
+      this.renderIdle();
+      return;
+    }
+    const status = this.services.core.index.status();
+    if (status.notes === 0 && (status.state === "ready" || status.state === "empty")) {
+      this.hits = [];
+      this.showState("No notes are indexed yet. Run \"Rebuild index\" if your vault has notes.");
+      this.resultsEl.empty();
+      return;
+    }
+    try {
+      const hits = await this.services.core.index.searchNotes(q, { limit: this.limit });
+      if (mine !== this.seq) return; // a newer query is on its way
+      this.hits = hits;
+      this.selected = 0;
+      this.renderResults(q, status);
+    } catch (err) {
+      if (mine !== this.seq) return;
+      this.hits = [];
+      this.resultsEl.empty();
+      this.showState(`Search failed: ${err instanceof Error ? err.message : String(err)}`, true);
+    }
+  }
+
+  private renderIdle(): void {
+    this.resultsEl.empty();
+    const status = this.services.core.index.status();
+    this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${fmt(status.notes)} notes.`);
+  }
+
+  private renderResults(query: string, status: IndexStatus): void {
+    this.resultsEl.empty();
+    const building = buildingText(status);
+    if (this.hits.length === 0) {
+      this.showState(building ?? `No notes match "${query}".`);
+      return;
+    }
+    this.showState(building ?? keywordOnlyText(status) ?? "");
+    this.hits.forEach((hit, i) => {
+      const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option" } });
+      const head = item.createDiv({ cls: "krypton-search-result-head" });
+      head.createSpan({ cls: "krypton-search-result-title", text: hit.title });
+      head.createSpan({ cls: "krypton-search-result-score", text: hit.score.toFixed(2), attr: { "aria-label": "Score" } });
+      if (hit.folder) item.createDiv({ cls: "krypton-search-result-folder", text: hit.folder });
+      item.createDiv({ cls: "krypton-search-result-snippet", text: hit.snippet });
+      item.addEventListener("click", (evt) => void this.openHit(i, evt.ctrlKey || evt.metaKey));
+      item.addEventListener("mousemove", () => this.select(i));
+    });
+    this.select(0);
+  }
+
+  private showState(text: string, isError = false): void {
+    this.stateEl.setText(text);
+    this.stateEl.toggleClass("mod-warning", isError);
+    this.stateEl.toggle(text.length > 0);
+  }
+
+  private select(index: number): void {
+    const items = Array.from(this.resultsEl.querySelectorAll<HTMLElement>(".krypton-search-result"));
+    if (items.length === 0) return;
+    this.selected = (index + items.length) % items.length;
+    items.forEach((el, i) => el.toggleClass("is-selected", i === this.selected));
+    items[this.selected].scrollIntoView?.({ block: "nearest" });
+  }
+
+  private onKey(evt: KeyboardEvent): void {
+    if (evt.key === "ArrowDown") {
+      evt.preventDefault();
+      this.select(this.selected + 1);
+    } else if (evt.key === "ArrowUp") {
+      evt.preventDefault();
+      this.select(this.selected - 1);
+    } else if (evt.key === "Enter") {
+      evt.preventDefault();
+      const newTab = evt.ctrlKey || evt.metaKey;
+      // Enter before the debounce fired: search now, then open the best result.
+      if (this.cancelTimer) void this.search(this.inputEl.value).then(() => this.openHit(0, newTab));
+      else void this.openHit(this.selected, newTab);
+    }
+  }
+
+  /** Opens the note scrolled to the matched lines (Obsidian's eState line is 0-based). */
+  async openHit(index: number, newTab = false): Promise<void> {
+    const hit = this.hits[index];
+    if (!hit) return;
+    this.close();
+    await this.services.openNote(hit.path, Math.max(0, hit.startLine - 1), newTab);
+  }
+}
+
+function buildingText(status: IndexStatus): string | null {
+  if (status.state === "loading") return "Loading the index… results appear in a moment.";
+  if (status.state === "indexing") {
+    const p = status.progress;
+    return p
+      ? `Indexing ${fmt(p.done)} / ${fmt(p.total)} notes: results may be incomplete.`
+      : "Indexing: results may be incomplete.";
+  }
+  if (status.state === "error") return "The index could not be loaded; run \"Rebuild index\".";
+  return null;
+}
+
+function keywordOnlyText(status: IndexStatus): string | null {
+  if (!status.keywordOnly || status.notes === 0) return null;
+  return "Keyword search only (no embedding model available).";
+}

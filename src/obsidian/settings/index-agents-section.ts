@@ -1,0 +1,40 @@
+import { Setting } from "obsidian";
+import { statusBarText } from "../status/index-status-text";
+import { commitText, heading, textSetting, toggleSetting, type SectionContext } from "./setting-controls";
+
+/** Index: exclusions, status, rebuild. */
+export function renderIndexSection(ctx: SectionContext): void {
+  const { services } = ctx;
+  heading(ctx, "Index", "Stored in the .krypton folder of this vault. Your notes are only read, never changed.");
+  new Setting(ctx.containerEl)
+    .setName("Excluded folders and patterns")
+    .setDesc("One folder or glob per line, e.g. Templates/. The config folder and .krypton are always skipped.")
+    .addTextArea((t) => {
+      t.setPlaceholder("Templates/").setValue(services.settings().excludePatterns.join("\n"));
+      t.inputEl.rows = 4;
+      commitText(t, (value) =>
+        services.saveSettings({ excludePatterns: value.split("\n").map((l) => l.trim()).filter((l) => l.length > 0) }),
+      );
+    });
+  const status = new Setting(ctx.containerEl).setName("Index status");
+  const render = () => {
+    status.setDesc(statusBarText(services.core.index.status()));
+  };
+  render();
+  ctx.onHide(services.core.index.onStatus(render));
+  status.addButton((b) =>
+    b
+      .setButtonText("Rebuild index")
+      .setWarning()
+      .onClick(() => void services.rebuildIndex()),
+  );
+}
+
+/** Agents: create, find and summarize notes from the chat. */
+export function renderAgentsSection(ctx: SectionContext): void {
+  heading(ctx, "Agents", "Let the chat create, find and summarize notes when you ask it to.");
+  toggleSetting(ctx, "agentsEnabled", "Enable agents", "Off: every message goes to the chat model.");
+  toggleSetting(ctx, "intentClassifier", "Model-based intent detection", "Extra model call per message: catches requests the built-in patterns miss.");
+  textSetting(ctx, "newNoteFolder", "Folder for new notes", "Where created notes are saved (empty: the vault's root).", "Krypton");
+  toggleSetting(ctx, "openCreatedNote", "Open created notes", "Open a note right after Krypton creates it.");
+}

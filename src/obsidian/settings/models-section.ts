@@ -1,0 +1,77 @@
+import { Notice, Setting } from "obsidian";
+import type { ProviderId } from "../../core/settings";
+import { connectionTestSetting, heading, modelSetting, numberSetting, secretSetting, textSetting, type SectionContext } from "./setting-controls";
+
+const PROVIDERS: Record<ProviderId, string> = { ollama: "Ollama (local)", gemini: "Gemini (Google)" };
+
+/** Models: chat and embedding provider and model, Ollama URL, Gemini key, connection tests. */
+export function renderModelsSection(ctx: SectionContext): void {
+  const s = ctx.services.settings();
+  heading(ctx, "Models", "Ollama runs on your computer; Gemini sends your questions and note excerpts to Google.");
+
+  new Setting(ctx.containerEl)
+    .setName("Chat provider")
+    .setDesc("Who writes the answers.")
+    .addDropdown((d) =>
+      d
+        .addOptions(PROVIDERS)
+        .setValue(s.chatProvider)
+        .onChange(async (value) => {
+          await ctx.services.saveSettings({ chatProvider: value as ProviderId });
+          ctx.refresh();
+        }),
+    );
+  modelSetting(ctx, {
+    name: "Chat model",
+    desc: s.chatProvider === "ollama" ? "A model pulled into Ollama, e.g. llama3.1:8b." : "A Gemini model, e.g. gemini-2.5-flash.",
+    provider: s.chatProvider,
+    purpose: "chat",
+    current: s.chatModel,
+    save: (chatModel) => ctx.services.saveSettings({ chatModel }),
+  });
+
+  new Setting(ctx.containerEl)
+    .setName("Embedding provider")
+    .setDesc("Turns notes into vectors for meaning-based search. With none, search uses keywords only.")
+    .addDropdown((d) =>
+      d
+        .addOptions({ ...PROVIDERS, none: "None (keyword search only)" })
+        .setValue(s.embeddingProvider)
+        .onChange(async (value) => {
+          await ctx.services.saveSettings({ embeddingProvider: value as ProviderId | "none" });
+          new Notice("Krypton: the embedding model changed, so your notes will be embedded again.");
+          ctx.refresh();
+        }),
+    );
+  if (s.embeddingProvider !== "none") {
+    modelSetting(ctx, {
+      name: "Embedding model",
+      desc: "Changing it embeds every note again (this can take a while on a large vault).",
+      provider: s.embeddingProvider,
+      purpose: "embedding",
+      current: s.embeddingModel,
+      save: async (embeddingModel) => {
+        await ctx.services.saveSettings({ embeddingModel });
+        new Notice("Krypton: the embedding model changed, so your notes will be embedded again.");
+      },
+    });
+  }
+
+  textSetting(ctx, "ollamaUrl", "Ollama URL", "Where Ollama listens.", "http://localhost:11434");
+  connectionTestSetting(ctx, "ollama", "Ollama connection");
+  secretSetting(ctx, "geminiApiKey", "Gemini API key", "From Google AI Studio.");
+  connectionTestSetting(ctx, "gemini", "Gemini connection");
+  numberSetting(ctx, "requestTimeoutMs", "Request timeout (ms)", "How long to wait for a model before giving up.", {
+    min: 1000,
+    max: 600_000,
+    integer: true,
+  });
+}
+
+/** Web search: Tavily key and how many results. */
+export function renderWebSection(ctx: SectionContext): void {
+  heading(ctx, "Web search", "Web and hybrid modes send your question to Tavily.");
+  secretSetting(ctx, "tavilyApiKey", "Tavily API key", "From app.tavily.com.");
+  numberSetting(ctx, "webMaxResults", "Web results", "How many web results go into the answer.", { min: 1, max: 20, integer: true });
+  connectionTestSetting(ctx, "tavily", "Tavily connection");
+}

@@ -1,0 +1,179 @@
+import { Notice, Setting, type TextAreaComponent, type TextComponent } from "obsidian";
+import type { ConnectionResult, ConnectionTarget, ModelListResult } from "../../core/providers/connection-test";
+import type { KryptonSettings } from "../../core/settings";
+import type { KryptonServices } from "../plugin-services";
+
+/** What each settings section gets: where to draw, the services, and a way to redraw the tab. */
+export interface SectionContext {
+  containerEl: HTMLElement;
+  services: KryptonServices;
+  /** Redraws the whole tab (after a change that shows or hides other settings). */
+  refresh(): void;
+  /** Runs on hide (unsubscribe status listeners). */
+  onHide(cleanup: () => void): void;
+  /** Injected for tests; the real ones call core/providers/connection-test.ts. */
+  testConnection(target: ConnectionTarget): Promise<ConnectionResult>;
+  listModels(provider: "ollama" | "gemini", purpose: "chat" | "embedding"): Promise<ModelListResult>;
+}
+
+export function heading(ctx: SectionContext, name: string, desc?: string): Setting {
+  const s = new Setting(ctx.containerEl).setName(name).setHeading();
+  if (desc) s.setDesc(desc);
+  return s;
+}
+
+type NumberKey = { [K in keyof KryptonSettings]: KryptonSettings[K] extends number ? K : never }[keyof KryptonSettings];
+type StringKey = { [K in keyof KryptonSettings]: KryptonSettings[K] extends string ? K : never }[keyof KryptonSettings];
+type BoolKey = { [K in keyof KryptonSettings]: KryptonSettings[K] extends boolean ? K : never }[keyof KryptonSettings];
+
+/** A number field that saves only valid values and says what is wrong otherwise. */
+export function numberSetting(
+  ctx: SectionContext,
+  key: NumberKey,
+  name: string,
+  desc: string,
+  range: { min: number; max: number; integer?: boolean },
+): Setting {
+  const setting = new Setting(ctx.containerEl).setName(name).setDesc(desc);
+  setting.addText((text) => {
+    text.inputEl.type = "number";
+    text.inputEl.min = String(range.min);
+    text.inputEl.max = String(range.max);
+    text.setValue(String(ctx.services.settings()[key])).onChange(async (raw) => {
+      const value = Number(raw);
+      const ok = raw.trim() !== "" && Number.isFinite(value) && value >= range.min && value <= range.max && (!range.integer || Number.isInteger(value));
+      setting.setDesc(ok ? desc : `${desc} Enter ${range.integer ? "a whole number" : "a number"} from ${range.min} to ${range.max}.`);
+      setting.descEl.toggleClass("mod-warning", !ok);
+      if (ok) await ctx.services.saveSettings({ [key]: value });
+    });
+  });
+  return setting;
+}
+
+export function toggleSetting(ctx: SectionContext, key: BoolKey, name: string, desc: string, after?: () => void): Setting {
+  return new Setting(ctx.containerEl)
+    .setName(name)
+    .setDesc(desc)
+    .addToggle((t) =>
+      t.setValue(ctx.services.settings()[key]).onChange(async (on) => {
+        await ctx.services.saveSettings({ [key]: on });
+        after?.();
+      }),
+    );
+}
+
+/**
+ * A text field that saves when the user leaves it or presses Enter, not on every keystroke (model names
+ * and URLs would otherwise rebuild clients, or re-embed, for each half-typed value).
+ */
+export function commitText<T extends TextComponent | TextAreaComponent>(text: T, commit: (value: string) => Promise<void> | void): T {
+  let last = text.getValue();
+  const fire = () => {
+    const value = text.getValue().trim();
+    if (value === last) return;
+    last = value;
+    void commit(value);
+  };
+
+  const input: HTMLElement = text.inputEl;
+  input.addEventListener("change", fire);
+  input.addEventListener("keydown", (evt: KeyboardEvent) => {
+    // Enter commits a one-line field; in a text area it starts a new line.
+    if (evt.key === "Enter" && input.tagName === "INPUT") fire();
+  });
+  return text;
+}
+
+export function textSetting(ctx: SectionContext, key: StringKey, name: string, desc: string, placeholder = ""): Setting {
+  return new Setting(ctx.containerEl)
+    .setName(name)
+    .setDesc(desc)
+    .addText((t) => {
+      t.setPlaceholder(placeholder).setValue(ctx.services.settings()[key]);
+      commitText(t, (value) => ctx.services.saveSettings({ [key]: value }));
+    });
+}
+
+/** An API key field: masked, saved on leave, stored in secret storage when Obsidian has it. */
+export function secretSetting(ctx: SectionContext, key: "geminiApiKey" | "tavilyApiKey", name: string, desc: string): Setting {
+  const where = ctx.services.usesSecretStorage
+    ? "Kept in Obsidian's secret storage, not in the plugin's data file."
+    : "Kept in the plugin's data file (this Obsidian version has no secret storage).";
+  return new Setting(ctx.containerEl)
+    .setName(name)
+    .setDesc(`${desc} ${where}`)
+    .addText((t) => {
+      t.inputEl.type = "password";
+      t.inputEl.autocomplete = "off";
+      t.setPlaceholder("Paste your key").setValue(ctx.services.settings()[key]);
+      commitText(t, (value) => ctx.services.saveSettings({ [key]: value }));
+    });
+}
+
+/** "Test connection": runs the check and shows its one-sentence verdict under the setting. */
+export function connectionTestSetting(ctx: SectionContext, target: ConnectionTarget, name: string): Setting {
+  const setting = new Setting(ctx.containerEl).setName(name).setDesc("Checks the address, the key and the models you chose.");
+  const resultEl = setting.descEl.createDiv({ cls: "krypton-connection-result" });
+  setting.addButton((b) =>
+    b.setButtonText("Test connection").onClick(async () => {
+      b.setDisabled(true);
+      resultEl.setText("Testing…");
+      resultEl.removeClass("mod-success", "mod-warning");
+      try {
+        const result = await ctx.testConnection(target);
+        resultEl.setText(result.message);
+        resultEl.addClass(result.ok ? "mod-success" : "mod-warning");
+      } finally {
+        b.setDisabled(false);
+      }
+    }),
+  );
+  return setting;
+}
+
+/**
+ * A model picker: a dropdown of the models the provider offers (loaded in the background), always
+ * including the current choice; when the list cannot be loaded, a text field and the reason.
+ */
+export function modelSetting(
+  ctx: SectionContext,
+  options: {
+    name: string;
+    desc: string;
+    provider: "ollama" | "gemini";
+    purpose: "chat" | "embedding";
+    current: string;
+    save: (model: string) => Promise<void>;
+  },
+): Setting {
+  const setting = new Setting(ctx.containerEl).setName(options.name).setDesc(options.desc);
+  const noteEl = setting.descEl.createDiv({ cls: "krypton-model-note" });
+  setting.addDropdown((d) => {
+    d.addOption(options.current, options.current).setValue(options.current);
+    d.onChange((value) => options.save(value));
+    void ctx.listModels(options.provider, options.purpose).then((result) => {
+      if (!result.ok) {
+        noteEl.setText(`Could not list models: ${result.message} Type the model name instead.`);
+        noteEl.addClass("mod-warning");
+        d.selectEl.hide();
+        setting.addText((t) => {
+          t.setValue(options.current).setPlaceholder("Model name");
+          commitText(t, options.save);
+        });
+        return;
+      }
+      for (const model of result.models) if (model !== options.current) d.addOption(model, model);
+      if (!options.current && result.models[0]) d.setValue(result.models[0]);
+    });
+  });
+  return setting;
+}
+
+export async function copyToClipboard(text: string, what: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    new Notice(`${what} copied`);
+  } catch {
+    new Notice(`Could not copy the ${what.toLowerCase()}; select it and copy by hand.`);
+  }
+}

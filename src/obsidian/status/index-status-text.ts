@@ -1,0 +1,82 @@
+import type { IndexStatus } from "../../core/indexing/index-status";
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/** The status bar's one line: "Indexing 1,234 / 10,000 notes", "Krypton: 10,000 notes indexed", ... */
+export function statusBarText(status: IndexStatus): string {
+  switch (status.state) {
+    case "loading":
+      return "Krypton: loading index…";
+    case "indexing": {
+      const p = status.progress;
+      if (!p) return "Krypton: indexing…";
+      if (p.phase === "saving") return "Krypton: saving index…";
+      const verb = p.phase === "embedding" ? "Embedding" : "Indexing";
+      return `${verb} ${fmt(p.done)} / ${fmt(p.total)} notes`;
+    }
+    case "ready":
+      return `Krypton: ${fmt(status.notes)} ${status.notes === 1 ? "note" : "notes"} indexed${status.keywordOnly ? " (keyword only)" : ""}`;
+    case "error":
+      return "Krypton: index error";
+    case "empty":
+      return "Krypton: index not built";
+  }
+}
+
+/** The status bar's tooltip: why keyword-only, how many vectors, what failed. */
+export function statusBarTooltip(status: IndexStatus): string {
+  const lines = [`${fmt(status.notes)} notes, ${fmt(status.chunks)} chunks, ${fmt(status.embedded)} with vectors`];
+  if (status.keywordOnly) {
+    lines.push(
+      status.embedderError
+        ? `Keyword-only search: ${status.embedderError}`
+        : "Keyword-only search: no embedding model is configured",
+    );
+  }
+  if (status.failures.length > 0) lines.push(`${status.failures.length} notes could not be indexed`);
+  lines.push("Click for details");
+  return lines.join("\n");
+}
+
+/** Plain-words lines for the "Show index status" dialog. */
+export function statusDetails(status: IndexStatus): { label: string; value: string }[] {
+  const rows = [
+    { label: "State", value: stateLabel(status) },
+    { label: "Notes", value: fmt(status.notes) },
+    { label: "Chunks", value: fmt(status.chunks) },
+    { label: "Chunks with vectors", value: fmt(status.embedded) },
+    { label: "Embedding model", value: status.embedder ?? "none (keyword-only search)" },
+  ];
+  if (status.progress) rows.push({ label: "Progress", value: `${fmt(status.progress.done)} / ${fmt(status.progress.total)} (${status.progress.phase})` });
+  if (status.embedderError) rows.push({ label: "Embedding problem", value: status.embedderError });
+  if (status.rebuiltReason) rows.push({ label: "Last rebuild", value: status.rebuiltReason });
+  return rows;
+}
+
+function stateLabel(status: IndexStatus): string {
+  switch (status.state) {
+    case "ready":
+      return status.keywordOnly ? "Ready (keyword only)" : "Ready";
+    case "indexing":
+      return "Indexing";
+    case "loading":
+      return "Loading";
+    case "error":
+      return "Error";
+    case "empty":
+      return "Not built yet";
+  }
+}
+
+/** One notice for notes that failed, named by file (at most five listed). */
+export function failureNoticeText(status: IndexStatus): string | null {
+  const n = status.failures.length;
+  if (n === 0) return null;
+  const shown = status.failures.slice(0, 5).map((f) => `• ${f.path}: ${f.error}`);
+  const more = n > 5 ? [`…and ${n - 5} more (see "Show index status").`] : [];
+  return [`Krypton could not index ${n} ${n === 1 ? "note" : "notes"}:`, ...shown, ...more].join("\n");
+}
+
+export function rebuiltNoticeText(status: IndexStatus): string | null {
+  return status.rebuiltReason ? `Krypton rebuilt its index: ${status.rebuiltReason}` : null;
+}

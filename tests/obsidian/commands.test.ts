@@ -1,0 +1,122 @@
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+import { clearNotices, Menu, noticeMessages, type StubFileLeaf, TFile } from "../support/obsidian-stub";
+import { MarkdownView } from "../support/obsidian-stub/workspace";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { CreateNoteModal } from "../../src/obsidian/commands/create-note-modal";
+import { addEditorMenuItems } from "../../src/obsidian/commands/register-commands";
+import { summarizeNote } from "../../src/obsidian/commands/summarize";
+import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+
+const NOTES = {
+  "Garden/Tomatoes.md": "# Tomatoes\n\nTomatoes need deep watering twice a week in July.",
+  "Krypton/machine-learning-basics.md": "# My own note\n\nWritten by hand. Must never change.",
+};
+
+let ollama: OllamaTestServer;
+let p: LoadedPlugin;
+
+beforeEach(async () => {
+  clearNotices();
+  ollama = await startOllamaServer();
+  p = await loadPlugin(NOTES, { data: { ollamaUrl: ollama.url, chatProvider: "ollama", chatModel: "llama3.1:8b" } });
+  await p.layoutReady();
+});
+afterEach(async () => {
+  document.body.querySelectorAll(".modal-container").forEach((el) => el.remove());
+  await p.close();
+  await ollama.close();
+});
+
+/** Opens a note in the editor with a small editor that records insertions. */
+async function openInEditor(path: string, selection = ""): Promise<{ inserted: string[]; editor: unknown }> {
+  const leaf = p.app.workspace.getLeaf(true) as StubFileLeaf;
+  await leaf.openFile(p.app.vault.getFileByPath(path) as TFile);
+  const inserted: string[] = [];
+  const editor = { getSelection: () => selection, replaceSelection: (t: string) => inserted.push(t), getValue: () => "" };
+  (leaf.view as MarkdownView).editor = editor;
+  return { inserted, editor };
+}
+
+/** Waits for something the UI does in the background (bounded, so a bug fails instead of hanging). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error("condition not met");
+}
+
+const openModal = () => document.body.querySelector<HTMLElement>(".modal-container:last-child");
+const button = (root: HTMLElement, text: string) =>
+  Array.from(root.querySelectorAll("button")).find((b) => b.textContent === text) as HTMLButtonElement;
+
+test("Create note with AI writes a new note, never overwrites the user's, and opens it", async () => {
+  ollama.script({ route: "chat", reply: "# Machine Learning Basics\n\nModels learn patterns from data." });
+  const modal = new CreateNoteModal(p.app as never, p.services);
+  modal.open();
+  const created = await modal.submit("machine learning basics");
+  expect(created?.path).toBe("Krypton/machine-learning-basics-1.md");
+  expect(await p.temp.read("Krypton/machine-learning-basics-1.md")).toContain("Models learn patterns from data.");
+  expect(await p.temp.read("Krypton/machine-learning-basics.md")).toBe("# My own note\n\nWritten by hand. Must never change.");
+  expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Krypton/machine-learning-basics-1.md");
+  expect(noticeMessages()).toContain("Created Krypton/machine-learning-basics-1.md");
+  expect((modal as unknown as { isOpen: boolean }).isOpen).toBe(false);
+});
+
+test("Create note with AI keeps the dialog open and says what failed when the model is down", async () => {
+  ollama.script({ route: "chat", status: 400, error: "invalid request", times: Infinity });
+  const modal = new CreateNoteModal(p.app as never, p.services);
+  modal.open();
+  expect(await modal.submit("beekeeping")).toBeNull();
+  expect((modal as unknown as { isOpen: boolean }).isOpen).toBe(true);
+  expect(modal.contentEl.querySelector(".krypton-modal-message")!.textContent).not.toBe("");
+  expect(await p.temp.exists("Krypton/beekeeping.md")).toBe(false);
+  expect(await modal.submit("  ")).toBeNull();
+  expect(modal.contentEl.querySelector(".krypton-modal-message")!.textContent).toBe("Type a topic first.");
+});
+
+test("Summarize current note shows a dialog when the chat is closed; Insert into note writes at the cursor", async () => {
+  ollama.script({ route: "chat", reply: "Tomatoes want deep watering twice a week." });
+  const { inserted } = await openInEditor("Garden/Tomatoes.md");
+  expect(p.app.commands.commands["krypton:summarize-current-note"].checkCallback!(true)).toBe(true);
+
+  const summary = await summarizeNote(p.services, p.services.activeNotePath());
+  expect(summary?.summary).toBe("Tomatoes want deep watering twice a week.");
+  expect(ollama.requestsTo("chat")[0].userText).toContain("deep watering twice a week in July");
+  const modal = openModal()!;
+  expect(modal.textContent).toContain("Tomatoes want deep watering twice a week.");
+  button(modal, "Insert into note").click();
+  expect(inserted).toEqual(["Tomatoes want deep watering twice a week."]);
+  expect(openModal()).toBeNull();
+});
+
+test("Summarize current note shows the summary in the chat view when it is open", async () => {
+  ollama.script({ route: "chat", reply: "A short tomato summary." });
+  await openInEditor("Garden/Tomatoes.md");
+  const chatLeaf = p.app.workspace.getRightLeaf(false);
+  await chatLeaf.setViewState({ type: "krypton-chat" });
+  await summarizeNote(p.services, "Garden/Tomatoes.md");
+  await waitFor(() => chatLeaf.containerEl.textContent?.includes("A short tomato summary.") ?? false);
+  expect(openModal()).toBeNull();
+  expect((await p.services.core.conversations.list())[0].title).toBe("Tomatoes"); // saved in a conversation
+});
+
+test("the editor menu offers both summaries; Summarize selection sends only the selection", async () => {
+  ollama.script({ route: "chat", reply: "Selection summary." });
+  const { editor } = await openInEditor("Garden/Tomatoes.md", "twice a week in July");
+  const view = p.app.workspace.getActiveViewOfType(MarkdownView)!;
+  const menu = new Menu();
+  addEditorMenuItems(menu as never, editor as never, view as never, p.services);
+  expect(menu.items.map((i) => i.title)).toEqual(["Summarize note", "Summarize selection"]);
+  menu.items[1].callback!(new MouseEvent("click"));
+  await waitFor(() => openModal() !== null);
+  expect(openModal()!.textContent).toContain("Selection summary.");
+  const sent = ollama.requestsTo("chat")[0].userText;
+  expect(sent).toContain("twice a week in July");
+  expect(sent).not.toContain("Tomatoes need deep watering");
+});
+
+test("summary commands are unavailable without a note or a selection, and say why", async () => {
+  expect(p.app.commands.commands["krypton:summarize-current-note"].checkCallback!(true)).toBe(false);
+  await summarizeNote(p.services, undefined);
+  expect(noticeMessages()).toContain("Open a note first.");
+  const cmd = p.app.commands.commands["krypton:summarize-selection"];
+  expect(cmd.editorCheckCallback!(true, { getSelection: () => "   " }, {})).toBe(false);
+});

@@ -1,0 +1,31 @@
+import { failureNoticeText, rebuiltNoticeText, statusBarText, statusBarTooltip } from "../../src/obsidian/status/index-status-text";
+import type { IndexStatus } from "../../src/core/indexing/index-status";
+
+const base: IndexStatus = { state: "ready", notes: 10_000, chunks: 41_230, embedded: 41_230, keywordOnly: false, embedder: "ollama:nomic-embed-text", failures: [] };
+
+test("the status bar line for each state", () => {
+  expect(statusBarText({ ...base, state: "indexing", progress: { done: 1234, total: 10_000, phase: "chunking" } })).toBe("Indexing 1,234 / 10,000 notes");
+  expect(statusBarText({ ...base, state: "indexing", progress: { done: 5, total: 9, phase: "embedding" } })).toBe("Embedding 5 / 9 notes");
+  expect(statusBarText(base)).toBe("Krypton: 10,000 notes indexed");
+  expect(statusBarText({ ...base, notes: 1 })).toBe("Krypton: 1 note indexed");
+  expect(statusBarText({ ...base, keywordOnly: true })).toBe("Krypton: 10,000 notes indexed (keyword only)");
+  expect(statusBarText({ ...base, state: "loading" })).toBe("Krypton: loading index…");
+  expect(statusBarText({ ...base, state: "error" })).toBe("Krypton: index error");
+});
+
+test("the tooltip explains keyword-only mode with the embedder's own words", () => {
+  const tip = statusBarTooltip({ ...base, keywordOnly: true, embedderError: "Ollama is not reachable at http://localhost:11434" });
+  expect(tip).toContain("Keyword-only search: Ollama is not reachable at http://localhost:11434");
+  expect(tip).toContain("41,230 chunks");
+});
+
+test("failures are named by file, at most five, and a rebuild says why", () => {
+  expect(failureNoticeText(base)).toBeNull();
+  const failures = Array.from({ length: 7 }, (_, i) => ({ path: `Folder/Note ${i}.md`, error: "Could not read the note: EACCES" }));
+  const text = failureNoticeText({ ...base, failures })!;
+  expect(text.split("\n")[0]).toBe("Krypton could not index 7 notes:");
+  expect(text).toContain("• Folder/Note 0.md: Could not read the note: EACCES");
+  expect(text).not.toContain("Note 5.md");
+  expect(text).toContain("…and 2 more");
+  expect(rebuiltNoticeText({ ...base, rebuiltReason: "the index manifest is malformed" })).toBe("Krypton rebuilt its index: the index manifest is malformed");
+});

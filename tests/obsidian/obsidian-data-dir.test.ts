@@ -1,0 +1,81 @@
+import { App, FileSystemAdapter } from "../support/obsidian-stub";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { ObsidianDataDir } from "../../src/obsidian/host/obsidian-data-dir";
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+
+let temp: TempVault;
+let adapter: FileSystemAdapter;
+let data: ObsidianDataDir;
+
+beforeEach(async () => {
+  temp = await makeTempVault({ "Note.md": "# Note" });
+  adapter = new App(temp.root).vault.adapter;
+  data = new ObsidianDataDir(adapter as never);
+});
+afterEach(() => temp.cleanup());
+
+const onDisk = (p: string) => fs.readdir(join(temp.root, ".krypton", ...p.split("/")).replace(/\/$/, ""));
+
+test("missing files read as null; the folder is created on first write", async () => {
+  expect(await data.read("index/manifest.json")).toBeNull();
+  expect(await data.readText("index/manifest.json")).toBeNull();
+  expect(await data.list("index")).toEqual([]);
+  expect(await data.mtime("index/manifest.json")).toBeNull();
+  await data.writeAtomic("index/manifest.json", '{"v":1}');
+  expect(await temp.read(".krypton/index/manifest.json")).toBe('{"v":1}');
+  expect(await data.readText("index/manifest.json")).toBe('{"v":1}');
+  expect(await data.mtime("index/manifest.json")).toBeGreaterThan(0);
+});
+
+test("binary data round-trips exactly, including a view into a larger buffer", async () => {
+  const big = new Uint8Array([9, 9, 1, 2, 3, 255, 0, 9]);
+  await data.writeAtomic("index/vectors-0.bin", big.subarray(2, 7));
+  expect(Array.from((await data.read("index/vectors-0.bin"))!)).toEqual([1, 2, 3, 255, 0]);
+});
+
+test("writeAtomic writes a temp file and renames it; replacing removes the old file only then", async () => {
+  await data.writeAtomic("chat/index.json", "first");
+  await data.writeAtomic("chat/index.json", "second");
+  expect(await data.readText("chat/index.json")).toBe("second");
+  // Both writes went through a rename from a temp file onto the target.
+  expect(adapter.renames).toHaveLength(3); // first: 1 rename; second: refused, then remove + rename
+  for (const [from, to] of adapter.renames) {
+    expect(to).toBe(".krypton/chat/index.json");
+    expect(from).toMatch(/^\.krypton\/chat\/index\.json\.[0-9a-f]+\.tmp$/);
+  }
+  expect(await onDisk("chat")).toEqual(["index.json"]); // no temp files left behind
+});
+
+test("a failed rename leaves the old file intact and no temp file behind", async () => {
+  await data.writeAtomic("index/manifest.json", "good");
+  class BrokenRename extends FileSystemAdapter {
+    override async rename(): Promise<void> {
+      throw new Error("EIO: disk error");
+    }
+  }
+  const broken = new ObsidianDataDir(new BrokenRename(temp.root) as never);
+  await fs.rm(join(temp.root, ".krypton/index/manifest.json")); // target absent: the error must surface
+  await expect(broken.writeAtomic("index/manifest.json", "new")).rejects.toThrow("EIO");
+  expect(await onDisk("index")).toEqual([]);
+});
+
+test("list names the files in a folder (temp files included, for clean-up; folders not); createExclusive refuses an existing file", async () => {
+  await data.writeAtomic("index/a.bin", new Uint8Array([1]));
+  await data.writeAtomic("index/sub/b.bin", new Uint8Array([2]));
+  await fs.writeFile(join(temp.root, ".krypton/index/c.bin.abc123.tmp"), "partial");
+  expect(await data.list("index")).toEqual(["a.bin", "c.bin.abc123.tmp"]);
+
+  expect(await data.createExclusive("index.lock", "pid 1")).toBe(true);
+  expect(await data.createExclusive("index.lock", "pid 2")).toBe(false);
+  expect(await data.readText("index.lock")).toBe("pid 1");
+  await data.remove("index.lock");
+  await data.remove("index.lock"); // already gone: no error
+  expect(await data.readText("index.lock")).toBeNull();
+});
+
+test("paths cannot leave .krypton", async () => {
+  await expect(data.writeAtomic("../Note.md", "overwritten")).rejects.toThrow("Invalid data path");
+  await expect(data.read("index/../../Note.md")).rejects.toThrow("Invalid data path");
+  expect(await temp.read("Note.md")).toBe("# Note");
+});

@@ -1,0 +1,121 @@
+import { Ollama } from "ollama/browser";
+import { requestUrl, requestUrlLog } from "../support/obsidian-stub";
+import { startOllamaServer, DEFAULT_OLLAMA_REPLY, type OllamaTestServer } from "../support/servers/ollama-server";
+import { createObsidianFetch, ollamaCorsNotice } from "../../src/obsidian/host/obsidian-fetch";
+import type { FetchLike } from "../../src/core/ports/http";
+import { chromiumLikeFetch, PAGE_ORIGIN, type CorsFetch } from "./cors-fetch";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+
+let ollama: OllamaTestServer;
+let page: CorsFetch;
+let fallbacks: string[];
+let hostFetch: FetchLike;
+
+beforeEach(async () => {
+  ollama = await startOllamaServer();
+  page = chromiumLikeFetch();
+  fallbacks = [];
+  requestUrlLog.length = 0;
+  hostFetch = createObsidianFetch({
+    pageFetch: page,
+    requestUrl: (r) => requestUrl(r),
+    pageOrigin: PAGE_ORIGIN,
+    onCorsFallback: (origin) => fallbacks.push(origin),
+  });
+});
+afterEach(() => ollama.close());
+
+test("a server that refuses the app's origin is reached through requestUrl, with the same answer", async () => {
+  const direct = await (await fetch(`${ollama.url}/api/tags`)).json();
+  const res = await hostFetch(`${ollama.url}/api/tags`, { headers: { "Content-Type": "application/json" } });
+  expect(res.status).toBe(200);
+  expect(await res.json()).toEqual(direct);
+  expect(fallbacks).toEqual([ollama.url]);
+  expect(requestUrlLog).toEqual([`${ollama.url}/api/tags`]);
+});
+
+test("the fallback is announced once per origin and later requests skip the doomed page fetch", async () => {
+  await hostFetch(`${ollama.url}/api/tags`, { headers: { "Content-Type": "application/json" } });
+  const pageCalls = page.calls.length;
+  const res = await hostFetch(`${ollama.url}/api/version`, { headers: { "Content-Type": "application/json" } });
+  expect(await res.json()).toHaveProperty("version");
+  expect(fallbacks).toHaveLength(1);
+  expect(page.calls.length).toBe(pageCalls);
+});
+
+test("the real Ollama client gets the whole streamed answer through the fallback (NDJSON in one piece)", async () => {
+  const client = new Ollama({ host: ollama.url, fetch: hostFetch });
+  let text = "";
+  for await (const part of await client.chat({ model: "llama3.1:8b", messages: [{ role: "user", content: "Hi" }], stream: true })) {
+    text += part.message.content;
+  }
+  expect(text).toBe(DEFAULT_OLLAMA_REPLY);
+  expect(ollama.requestsTo("chat")).toHaveLength(1); // the preflight stopped the page's POST; one real chat call
+  expect(fallbacks).toEqual([ollama.url]);
+});
+
+test("HTTP errors keep their status and body through the fallback", async () => {
+  const res = await hostFetch(`${ollama.url}/api/chat`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ model: "not-pulled", messages: [{ role: "user", content: "Hi" }], stream: false }),
+  });
+  expect(res.status).toBe(404);
+  expect((await res.json()).error).toMatch(/not found/);
+});
+
+test("a server that allows the origin is fetched by the page itself (streaming intact, no fallback)", async () => {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { "Content-Type": "application/x-ndjson", "Access-Control-Allow-Origin": PAGE_ORIGIN });
+    res.write('{"n":1}\n');
+    res.end('{"n":2}\n');
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/stream`;
+  try {
+    const res = await hostFetch(url);
+    expect(await res.text()).toBe('{"n":1}\n{"n":2}\n');
+    expect(fallbacks).toEqual([]);
+    expect(requestUrlLog).toEqual([]);
+  } finally {
+    server.close();
+  }
+});
+
+test("an unreachable server is a network error, not CORS: the original TypeError, no notice", async () => {
+  const closed = await startOllamaServer();
+  const url = closed.url;
+  await closed.close();
+  requestUrlLog.length = 0;
+  await expect(hostFetch(`${url}/api/tags`)).rejects.toMatchObject({ name: "TypeError" });
+  expect(requestUrlLog).toEqual([`${url}/api/tags`]); // requestUrl was tried and could not reach it either
+  expect(fallbacks).toEqual([]);
+});
+
+test("a TypeError on a same-origin request is passed through untouched", async () => {
+  const sameOrigin = createObsidianFetch({
+    pageFetch: () => Promise.reject(new TypeError("Failed to fetch")),
+    requestUrl: (r) => requestUrl(r),
+    pageOrigin: "http://127.0.0.1:1",
+    onCorsFallback: (o) => fallbacks.push(o),
+  });
+  await expect(sameOrigin("http://127.0.0.1:1/x")).rejects.toThrow("Failed to fetch");
+  expect(requestUrlLog).toEqual([]);
+});
+
+test("an aborted request rejects with AbortError, also on the fallback path", async () => {
+  await hostFetch(`${ollama.url}/api/tags`, { headers: { "Content-Type": "application/json" } }); // origin now known as CORS
+  const aborter = new AbortController();
+  ollama.script({ route: "tags", delayMs: 5_000 });
+  const pending = hostFetch(`${ollama.url}/api/tags`, { signal: aborter.signal });
+  aborter.abort();
+  await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+});
+
+test("the notice says in plain words how to enable streaming", () => {
+  const text = ollamaCorsNotice("http://192.168.1.5:11434");
+  expect(text).toContain("http://192.168.1.5:11434");
+  expect(text).toContain("OLLAMA_ORIGINS=app://obsidian.md*");
+  expect(text).toContain("Ollama FAQ");
+});

@@ -1,0 +1,105 @@
+import { App, Plugin, type PluginManifest } from "../support/obsidian-stub";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { ObsidianVault } from "../../src/obsidian/host/obsidian-vault";
+import { NoteExistsError, NoteNotFoundError, type VaultEvent } from "../../src/core/ports/vault";
+
+class TestPlugin extends Plugin {}
+const manifest: PluginManifest = { id: "krypton", name: "Krypton", version: "0.0.0" };
+
+let temp: TempVault;
+let app: App;
+let plugin: TestPlugin;
+let vault: ObsidianVault;
+
+beforeEach(async () => {
+  temp = await makeTempVault({
+    "Welcome.md": "# Welcome\nHello.",
+    "Projects/Plan.md": "# Plan\nSteps.",
+    "Projects/diagram.png": "not markdown",
+    ".obsidian/app.json": "{}",
+    ".krypton/index/manifest.json": "{}",
+    "Config/hidden.md": "# Not a note when Config is the config folder",
+  });
+  app = new App(temp.root);
+  plugin = new TestPlugin(app, manifest);
+  plugin.load();
+  vault = new ObsidianVault(app as never, plugin as never);
+});
+
+afterEach(async () => {
+  plugin.unload();
+  await temp.cleanup();
+});
+
+test("listNotes returns markdown notes only, never the config folder or .krypton", async () => {
+  const paths = (await vault.listNotes()).map((n) => n.path).sort();
+  expect(paths).toEqual(["Config/hidden.md", "Projects/Plan.md", "Welcome.md"]);
+  // A config folder that is not a dot-folder is still skipped (vault.configDir, not ".obsidian").
+  app.vault.configDir = "Config";
+  expect((await vault.listNotes()).map((n) => n.path).sort()).toEqual(["Projects/Plan.md", "Welcome.md"]);
+  const welcome = (await vault.listNotes()).find((n) => n.path === "Welcome.md");
+  expect(welcome?.size).toBe("# Welcome\nHello.".length);
+  expect(welcome?.mtime).toBeGreaterThan(0);
+});
+
+test("readNote reads through cachedRead and refuses what is not a note", async () => {
+  expect(await vault.readNote("Projects/Plan.md")).toBe("# Plan\nSteps.");
+  expect(app.vault.reads.get("Projects/Plan.md")).toBe(1);
+  await expect(vault.readNote("Missing.md")).rejects.toBeInstanceOf(NoteNotFoundError);
+  await expect(vault.readNote("Projects/diagram.png")).rejects.toBeInstanceOf(NoteNotFoundError);
+  await expect(vault.readNote(".obsidian/app.json")).rejects.toBeInstanceOf(NoteNotFoundError);
+});
+
+test("createNote creates missing folders and the note appears in the vault", async () => {
+  await vault.createNote("Krypton/Ideas/machine-learning.md", "# Machine learning\n");
+  expect(await temp.read("Krypton/Ideas/machine-learning.md")).toBe("# Machine learning\n");
+  expect(app.vault.getFileByPath("Krypton/Ideas/machine-learning.md")).not.toBeNull();
+  expect(app.vault.getFolderByPath("Krypton/Ideas")).not.toBeNull();
+  expect(await vault.exists("Krypton/Ideas/machine-learning.md")).toBe(true);
+});
+
+test("createNote never overwrites: an existing note, a file Obsidian does not track, or a race", async () => {
+  await expect(vault.createNote("Welcome.md", "replaced")).rejects.toBeInstanceOf(NoteExistsError);
+  expect(await temp.read("Welcome.md")).toBe("# Welcome\nHello.");
+
+  // Written behind Obsidian's back (a sync client): not in the file tree, but on disk.
+  await temp.write("Synced.md", "from another device");
+  await expect(vault.createNote("Synced.md", "replaced")).rejects.toBeInstanceOf(NoteExistsError);
+  expect(await temp.read("Synced.md")).toBe("from another device");
+
+  await expect(vault.createNote("Projects/picture.png", "x")).rejects.toThrow("Not a note path");
+  await expect(vault.createNote(".obsidian/evil.md", "x")).rejects.toThrow("Not a note path");
+});
+
+test("onChange reports note events and maps renames across the note boundary", async () => {
+  const events: VaultEvent[] = [];
+  const off = vault.onChange((e) => events.push(e));
+  const plan = app.vault.getFileByPath("Projects/Plan.md")!;
+  await app.vault.modify(plan, "# Plan\nMore steps.");
+  await app.vault.create("New.md", "new");
+  await app.vault.rename(plan, "Projects/Plan v2.md");
+  await app.vault.create("Projects/other.png", "png"); // not a note: no event
+  await app.vault.rename(app.vault.getFileByPath("New.md")!, "New.txt"); // leaves the notes: delete
+  await app.vault.delete(app.vault.getFileByPath("Welcome.md")!);
+  expect(events).toEqual([
+    { type: "modify", path: "Projects/Plan.md" },
+    { type: "create", path: "New.md" },
+    { type: "rename", path: "Projects/Plan v2.md", oldPath: "Projects/Plan.md" },
+    { type: "delete", path: "New.md" },
+    { type: "delete", path: "Welcome.md" },
+  ]);
+  off();
+  await app.vault.create("After.md", "x");
+  expect(events).toHaveLength(5);
+  expect(app.vault.listenerCount("create")).toBe(0);
+});
+
+test("vault listeners are registered with the plugin, so unloading it detaches them", async () => {
+  const events: VaultEvent[] = [];
+  vault.onChange((e) => events.push(e));
+  expect(app.vault.listenerCount("modify")).toBe(1);
+  plugin.unload();
+  expect(app.vault.listenerCount("modify")).toBe(0);
+  await app.vault.create("Late.md", "x");
+  expect(events).toEqual([]);
+});

@@ -1,0 +1,140 @@
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+import {
+  ButtonComponent,
+  clearNotices,
+  DropdownComponent,
+  noticeMessages,
+  type Setting,
+  settingsIn,
+  TextComponent,
+  ToggleComponent,
+} from "../support/obsidian-stub";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
+import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+
+let ollama: OllamaTestServer;
+let p: LoadedPlugin;
+let tab: KryptonSettingTab;
+
+beforeEach(async () => {
+  clearNotices();
+  ollama = await startOllamaServer({ models: ["llama3.1:8b", "qwen2.5:7b", "nomic-embed-text:latest", "mxbai-embed-large:latest"] });
+  p = await loadPlugin({ "A.md": "# A\n\nAlpha." }, { data: { ollamaUrl: ollama.url, embeddingProvider: "ollama", mcpPort: 0 } });
+  await p.layoutReady();
+  tab = p.plugin.settingTabs[0] as unknown as KryptonSettingTab;
+  tab.display();
+});
+afterEach(async () => {
+  tab.hide();
+  await p.close();
+  await ollama.close();
+});
+
+const rows = () => settingsIn(tab.containerEl);
+const row = (name: string): Setting => {
+  const found = rows().find((s) => !s.isHeading && s.nameEl.textContent === name);
+  if (!found) throw new Error(`No setting named "${name}"`);
+  return found;
+};
+const control = <T>(s: Setting, type: new (...args: never[]) => T): T => s.components.find((c) => c instanceof type) as T;
+const settle = () => new Promise((r) => setTimeout(r, 50));
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 300 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error("condition not met");
+}
+
+test("sections use Setting headings in sentence case, with no top-level heading", () => {
+  const headings = rows().filter((s) => s.isHeading).map((s) => s.nameEl.textContent);
+  expect(headings).toEqual(["Models", "Web search", "Retrieval", "Memory", "Index", "Agents", "MCP bridge"]);
+  expect(tab.containerEl.querySelector("h1, h2, h3")).toBeNull();
+  for (const s of rows()) {
+    const words = (s.nameEl.textContent ?? "").split(" ").slice(1);
+    for (const w of words) if (!/^(MCP|URL|API|Ollama|Gemini|Tavily|(ms\))|\(ms\))$/.test(w)) expect(w).toBe(w.toLowerCase());
+  }
+});
+
+test("API keys are masked fields and say where they are kept", () => {
+  for (const name of ["Gemini API key", "Tavily API key"]) {
+    const s = row(name);
+    expect(control(s, TextComponent).inputEl.type).toBe("password");
+    expect(s.descEl.textContent).toContain("secret storage");
+  }
+});
+
+test("model dropdowns list what Ollama has installed", async () => {
+  await waitFor(() => control(row("Chat model"), DropdownComponent).options().length > 1);
+  expect(control(row("Chat model"), DropdownComponent).options()).toEqual(["llama3.1:8b", "qwen2.5:7b"]);
+  await waitFor(() => control(row("Embedding model"), DropdownComponent).options().length > 1);
+  expect(control(row("Embedding model"), DropdownComponent).options()).toEqual(
+    expect.arrayContaining(["nomic-embed-text", "mxbai-embed-large:latest"]),
+  );
+});
+
+test("Test connection shows the exact failure: a model that is not pulled, then an unreachable server", async () => {
+  await p.services.saveSettings({ chatModel: "mistral:7b" });
+  const test = row("Ollama connection");
+  await control(test, ButtonComponent).simulateClick();
+  expect(test.descEl.querySelector(".krypton-connection-result")!.textContent).toContain("ollama pull mistral:7b");
+
+  await p.services.saveSettings({ chatModel: "llama3.1:8b" });
+  await control(test, ButtonComponent).simulateClick();
+  const ok = test.descEl.querySelector(".krypton-connection-result")!;
+  expect(ok.classList.contains("mod-success")).toBe(true);
+
+  await ollama.close();
+  await control(test, ButtonComponent).simulateClick();
+  expect(ok.classList.contains("mod-warning")).toBe(true);
+  expect(ok.textContent).toMatch(/reach|unreachable|connect/i);
+});
+
+test("changing the embedding model warns that notes are embedded again, and re-syncs the index", async () => {
+  await waitFor(() => control(row("Embedding model"), DropdownComponent).options().length > 1);
+  await control(row("Embedding model"), DropdownComponent).simulateInput("mxbai-embed-large:latest");
+  expect(p.services.settings().embeddingModel).toBe("mxbai-embed-large:latest");
+  expect(noticeMessages().some((m) => m.includes("embedded again"))).toBe(true);
+  expect(row("Embedding model").descEl.textContent).toContain("embeds every note again");
+  await p.settle();
+  expect(p.services.core.index.status().embedder).toContain("mxbai-embed-large");
+});
+
+test("number fields save valid values only and say what is wrong", async () => {
+  const maxK = control(row("Excerpts retrieved"), TextComponent);
+  await maxK.simulateInput("25");
+  expect(p.services.settings().maxK).toBe(25);
+  await maxK.simulateInput("-3");
+  expect(p.services.settings().maxK).toBe(25);
+  expect(row("Excerpts retrieved").descEl.textContent).toContain("from 1 to 100");
+  const data = JSON.parse(await p.temp.read(".obsidian/plugins/krypton/data.json"));
+  expect(data.maxK).toBe(25);
+});
+
+test("text fields commit when the user leaves them, not on every keystroke", async () => {
+  const folder = control(row("Folder for new notes"), TextComponent);
+  folder.inputEl.value = "Inbox/AI";
+  await folder.simulateInput("Inbox/AI");
+  expect(p.services.settings().newNoteFolder).toBe("Krypton");
+  folder.inputEl.dispatchEvent(new Event("change"));
+  await settle();
+  expect(p.services.settings().newNoteFolder).toBe("Inbox/AI");
+});
+
+test("the MCP section: enabling shows status, token, copy/regenerate and ready-to-copy client set-ups", async () => {
+  expect(rows().some((s) => s.nameEl.textContent === "Claude Desktop")).toBe(false);
+  await control(row("Enable the bridge"), ToggleComponent).simulateInput(true);
+  const token = p.services.settings().mcpToken;
+  expect(token.length).toBeGreaterThanOrEqual(22);
+  const state = p.services.bridge.current();
+  if (state.kind !== "running") throw new Error(p.services.bridge.statusLine());
+  expect(row("Bridge status").descEl.textContent).toBe(`Running at ${state.url}`);
+  expect(row("Index status").descEl.textContent).toBe("Krypton: 1 note indexed");
+  const pre = Array.from(tab.containerEl.querySelectorAll("pre.krypton-code")).map((e) => e.textContent ?? "");
+  const claude = JSON.parse(pre[0]);
+  expect(claude.mcpServers.krypton.args).toContain("mcp-remote");
+  expect(claude.mcpServers.krypton.env.KRYPTON_AUTH).toBe(`Bearer ${token}`);
+  expect(pre[1]).toContain(`--cli ${state.url} --transport http --header "Authorization: Bearer ${token}" --method tools/list`);
+
+  await control(row("Token"), ButtonComponent).simulateClick(); // Regenerate
+  expect(p.services.settings().mcpToken).not.toBe(token);
+  expect(tab.containerEl.textContent).not.toContain(token);
+});
