@@ -1,0 +1,60 @@
+/**
+ * FNV-1a 64-bit over the UTF-8 bytes of a string, as 16 hex digits. Pure TypeScript (core may not use
+ * node:crypto) and fast enough for multi-megabyte notes. Used for note content hashes and Chunk.textHash:
+ * a change detector, not a security primitive.
+ */
+export function hashText(text: string): string {
+  // The 64-bit state as four 16-bit limbs (low to high), so every product stays exact in a double.
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
+
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    let c = text.charCodeAt(i);
+    // Decode a surrogate pair to its code point; a lone surrogate is hashed as U+FFFD, like TextEncoder.
+    if (c >= 0xd800 && c <= 0xdfff) {
+      const next = i + 1 < n ? text.charCodeAt(i + 1) : 0;
+      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
+        i++;
+      } else {
+        c = 0xfffd;
+      }
+    }
+    if (c < 0x80) {
+      step(c);
+    } else if (c < 0x800) {
+      step(0xc0 | (c >> 6));
+      step(0x80 | (c & 0x3f));
+    } else if (c < 0x10000) {
+      step(0xe0 | (c >> 12));
+      step(0x80 | ((c >> 6) & 0x3f));
+      step(0x80 | (c & 0x3f));
+    } else {
+      step(0xf0 | (c >> 18));
+      step(0x80 | ((c >> 12) & 0x3f));
+      step(0x80 | ((c >> 6) & 0x3f));
+      step(0x80 | (c & 0x3f));
+    }
+  }
+  return hex4(h3) + hex4(h2) + hex4(h1) + hex4(h0);
+
+  /** h ^= byte; h *= 0x100000001b3 (mod 2^64), where h * prime = h * 0x1b3 + (h << 40). */
+  function step(byte: number): void {
+    h0 ^= byte;
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (h0 << 8) + (t1 >>> 16);
+    const t3 = h3 * 0x1b3 + (h1 << 8) + (t2 >>> 16);
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
+    h3 = t3 & 0xffff;
+  }
+}
+
+function hex4(limb: number): string {
+  return limb.toString(16).padStart(4, "0");
+}
