@@ -23,4 +23,6 @@ export interface IndexStatus {
   failures: IndexFailure[];
   /** Set when a corrupt or incompatible index was discarded and rebuilt. */
   rebuiltReason?: string;
+  /** True when another process (plugin or CLI) holds the index's writer lock: this one searches but saves nothing. */
+  readOnly?: boolean;
 }

@@ -1,26 +1,732 @@
-// STUB: replaced by the indexing work (issue 2).
+import { abortError } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import type { Host } from "../ports/host";
+import type { NoteInfo, Unsubscribe, VaultEvent } from "../ports/vault";
+import { isAbortError, ProviderError } from "../providers/provider-error";
+import { searchChunks, searchNotes, type SearchSource } from "../search/hybrid-search";
+import { QueryVectors } from "../search/query-vectors";
+import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
+import type { Chunk } from "./chunk";
+import { embedPending, type EmbedOutcome } from "./embedding-queue";
+import { createExclusionFilter } from "./exclusions";
+import { hashText } from "./hash";
+import type { IndexFailure, IndexStatus } from "./index-status";
+import { IndexLock, type IndexLockOptions } from "./index-lock";
+import {
+  INDEX_DIR,
+  INDEX_FORMAT,
+  IndexLoadError,
+  type Manifest,
+  readManifest,
+  readShard,
+  removeUnreferenced,
+  writeManifest,
+} from "./index-persistence";
+import { IndexStore } from "./index-store";
+import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
+import { DimensionMismatchError } from "./vector-store";
 import type { VaultIndexApi } from "./vault-index-api";
+import { WorkSlicer } from "./work-slicer";
+
+/** Knobs with production defaults; tests shorten the waits. */
+export interface VaultIndexOptions {
+  /** Quiet time after the last vault event before changes are applied. */
+  debounceMs?: number;
+  /** Save embedding progress at least this often... */
+  checkpointEveryMs?: number;
+  /** ...or after this many new vectors. */
+  checkpointEveryChunks?: number;
+  embedConcurrency?: number;
+  retry?: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** After the embedder failed, background passes wait this long before trying it again (sync() always tries). */
+  embedRetryAfterMs?: number;
+  /** Longest wait for a search query's vector before answering with keywords only. */
+  queryTimeoutMs?: number;
+  lock?: IndexLockOptions;
+  /** Work per slice before yielding to the host. */
+  sliceMs?: number;
+}
 
 export interface VaultIndexDeps {
   host: Host;
   settings: () => KryptonSettings;
   embedder: () => Embedder | null;
+  options?: VaultIndexOptions;
 }
 
+const STATUS_THROTTLE_MS = 100;
+
+/**
+ * The vault index: where indexing happens. Loads the persisted index, keeps it in step with the vault
+ * (content hashes: only changed notes are re-chunked, only changed chunks re-embedded), embeds in the
+ * background, saves as it goes, and answers searches (hybrid ranking in core/search/hybrid-search.ts).
+ * All changes run one at a time through `exclusive`; searches read the in-memory state at any time.
+ */
 export class VaultIndex implements VaultIndexApi {
-  constructor(private readonly deps: VaultIndexDeps) {}
-  open(): never { throw new Error("not implemented"); }
-  sync(): never { throw new Error("not implemented"); }
-  rebuild(): never { throw new Error("not implemented"); }
-  handleEvent(): void {}
-  idle(): Promise<void> { return Promise.resolve(); }
-  status(): never { throw new Error("not implemented"); }
-  onStatus(): () => void { return () => {}; }
-  chunksOf(): never { throw new Error("not implemented"); }
-  close(): Promise<void> { return Promise.resolve(); }
-  searchChunks(): never { throw new Error("not implemented"); }
-  searchNotes(): never { throw new Error("not implemented"); }
+  private readonly store = new IndexStore();
+  private readonly host: Host;
+  private readonly options: Required<Omit<VaultIndexOptions, "lock">> & { lock: IndexLockOptions };
+  private readonly lock: IndexLock;
+  private writable = false;
+  private opened = false;
+  private closed = false;
+  private generation = 0;
+  private chain: Promise<unknown> = Promise.resolve();
+  private opening: Promise<IndexStatus> | null = null;
+  /** Resolves once the persisted index is in memory (searches wait for it, not for the whole sync). */
+  private loaded: Promise<void> = Promise.resolve();
+
+  // Vault events waiting to be applied: path → latest intent.
+  private readonly queued = new Map<string, "check" | "delete">();
+  private cancelDebounce: (() => void) | null = null;
+  private background: Promise<void> | null = null;
+  private backgroundAbort = new AbortController();
+
+  private state: IndexStatus["state"] = "empty";
+  private progress: IndexStatus["progress"];
+  private embedderError: string | undefined;
+  private embedFailedAt = -Infinity;
+  private failures = new Map<string, string>();
+  private rebuiltReason: string | undefined;
+  private readonly listeners = new Set<(status: IndexStatus) => void>();
+  private lastEmit = 0;
+  private readonly queryVectors: QueryVectors;
+
+  constructor(private readonly deps: VaultIndexDeps) {
+    this.host = deps.host;
+    const o = deps.options ?? {};
+    this.options = {
+      debounceMs: o.debounceMs ?? 750,
+      checkpointEveryMs: o.checkpointEveryMs ?? 5_000,
+      checkpointEveryChunks: o.checkpointEveryChunks ?? 2_000,
+      embedConcurrency: o.embedConcurrency ?? 2,
+      retry: o.retry ?? { attempts: 4, baseDelayMs: 1_000, maxDelayMs: 15_000 },
+      embedRetryAfterMs: o.embedRetryAfterMs ?? 60_000,
+      queryTimeoutMs: o.queryTimeoutMs ?? 4_000,
+      lock: o.lock ?? {},
+      sliceMs: o.sliceMs ?? 12,
+    };
+    this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock);
+    this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  open(signal?: AbortSignal): Promise<IndexStatus> {
+    if (this.opening) return this.opening;
+    this.closed = false;
+    this.backgroundAbort = new AbortController();
+    let markLoaded: () => void = () => undefined;
+    this.loaded = new Promise<void>((resolve) => (markLoaded = resolve));
+    this.opening = this.exclusive(async () => {
+      try {
+        this.setState("loading");
+        this.writable = await this.tryLock();
+        await this.loadFromDisk(signal);
+        this.opened = true;
+      } finally {
+        markLoaded();
+      }
+      await this.syncNow(signal, this.rechunkAll);
+      return this.status();
+    });
+    // A failed open may be retried.
+    this.opening.catch(() => {
+      this.opening = null;
+    });
+    return this.opening;
+  }
+
+  sync(signal?: AbortSignal): Promise<IndexStatus> {
+    if (!this.opened) return this.open(signal);
+    return this.exclusive(async () => {
+      if (!this.writable) {
+        this.writable = await this.tryLock();
+        // We just became the writer: start from what the previous writer saved.
+        if (this.writable) await this.loadFromDisk(signal);
+        else {
+          // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
+          const onDisk = await readManifest(this.host.data).catch(() => null);
+          if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
+        }
+      }
+      await this.syncNow(signal, this.rechunkAll || this.chunkSizeChanged());
+      return this.status();
+    });
+  }
+
+  rebuild(signal?: AbortSignal): Promise<IndexStatus> {
+    return this.exclusive(async () => {
+      if (!this.writable) this.writable = await this.tryLock();
+      this.store.clear();
+      this.generation++;
+      this.sweepAfterSave = true;
+      this.rebuiltReason = undefined;
+      this.opened = true;
+      await this.syncNow(signal, true);
+      return this.status();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.cancelDebounce?.();
+    this.cancelDebounce = null;
+    this.backgroundAbort.abort();
+    try {
+      await this.chain.catch(() => undefined);
+      if (this.writable && this.store.hasDirty) await this.persist(new WorkSlicer(this.host.clock, undefined, this.options.sliceMs));
+    } catch (err) {
+      this.host.logger.warn("Could not save the index on close", errorText(err));
+    } finally {
+      await this.lock.release().catch(() => undefined);
+      this.writable = false;
+      this.opening = null;
+      this.opened = false;
+    }
+  }
+
+  // ---------------------------------------------------------------- vault events
+
+  handleEvent(event: VaultEvent): void {
+    if (this.closed) return;
+    if (event.type === "rename") {
+      this.queued.set(event.oldPath, "delete");
+      this.queued.set(event.path, "check");
+    } else {
+      this.queued.set(event.path, event.type === "delete" ? "delete" : "check");
+    }
+    this.cancelDebounce?.();
+    this.cancelDebounce = this.host.clock.setTimer(() => {
+      this.cancelDebounce = null;
+      this.startBackground();
+    }, this.options.debounceMs);
+  }
+
+  async idle(): Promise<void> {
+    // Waiting for idle means "now": skip the rest of the debounce.
+    if (this.cancelDebounce) {
+      this.cancelDebounce();
+      this.cancelDebounce = null;
+      this.startBackground();
+    }
+    for (;;) {
+      const running = this.background;
+      await this.chain.catch(() => undefined);
+      if (running) await running.catch(() => undefined);
+      if (this.background === running && (this.queued.size === 0 || !this.opened)) return;
+    }
+  }
+
+  private startBackground(): void {
+    if (this.closed || this.background) return;
+    const run = this.exclusive(async () => {
+      if (!this.opened) return;
+      const slicer = this.slicer(this.backgroundAbort.signal);
+      await this.applyQueued(slicer);
+      if (this.store.text.needsCompaction) await this.store.text.compact(() => slicer.tick());
+      const retryDue = this.host.clock.now() - this.embedFailedAt >= this.options.embedRetryAfterMs;
+      if (retryDue) await this.embed(this.backgroundAbort.signal);
+      if (this.writable && this.store.hasDirty) await this.persist(slicer);
+      this.setState("ready");
+    })
+      .catch((err) => {
+        if (!isAbortError(err)) this.host.logger.warn("Applying vault changes failed", errorText(err));
+      })
+      .finally(() => {
+        this.background = null;
+        // Events that arrived meanwhile (before open(), the queue waits for open's own sync).
+        if (this.opened && this.queued.size > 0 && !this.cancelDebounce) this.startBackground();
+      });
+    this.background = run;
+  }
+
+  // ---------------------------------------------------------------- status
+
+  status(): IndexStatus {
+    const embedder = this.deps.embedder();
+    const s: IndexStatus = {
+      state: this.state,
+      notes: this.store.notes.size,
+      chunks: this.store.chunks.size,
+      embedded: this.store.vectors.size,
+      keywordOnly: !this.vectorsUsable(embedder) || this.embedderError !== undefined,
+      embedder: this.store.vectorsOf,
+      failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
+    };
+    if (this.progress) s.progress = { ...this.progress };
+    if (this.embedderError) s.embedderError = this.embedderError;
+    if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
+    if (this.opened && !this.writable) s.readOnly = true;
+    return s;
+  }
+
+  onStatus(listener: (status: IndexStatus) => void): Unsubscribe {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  chunksOf(path: string): Chunk[] {
+    return this.store.notes.get(path)?.chunks.map((r) => r.chunk) ?? [];
+  }
+
+  // ---------------------------------------------------------------- search
+
+  async searchChunks(query: string, options?: SearchOptions): Promise<ChunkHit[]> {
+    await this.untilLoaded();
+    return searchChunks(this.searchSource, query, options);
+  }
+
+  async searchNotes(query: string, options?: SearchOptions): Promise<NoteHit[]> {
+    await this.untilLoaded();
+    return searchNotes(this.searchSource, query, options);
+  }
+
+  private readonly searchSource: SearchSource = {
+    textSearch: (query, limit) => this.store.text.search(query, limit),
+    chunkById: (id) => this.store.chunks.get(id)?.chunk,
+    queryVector: (query, signal) => this.queryVector(query, signal),
+    vectorSearch: (query, k, accept) => {
+      const hits = this.store.vectors.search(query, k, (slot) => {
+        const rec = this.store.chunkOfSlot(slot);
+        return rec !== undefined && accept(rec.chunk);
+      });
+      const out: { chunk: Chunk; cosine: number }[] = [];
+      hits.slots.forEach((slot, i) => {
+        const rec = this.store.chunkOfSlot(slot);
+        if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
+      });
+      return out;
+    },
+    cosineOf: (chunk, query) => {
+      const rec = this.store.chunks.get(chunk.id);
+      if (!rec || rec.slot < 0) return null;
+      const v = this.store.vectors.vectorAt(rec.slot);
+      let dot = 0;
+      for (let i = 0; i < v.length; i++) dot += v[i] * query[i];
+      return dot;
+    },
+  };
+
+  /** The query's vector, or null (keyword-only) when there are no usable vectors or the embedder fails. */
+  private async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null> {
+    const embedder = this.deps.embedder();
+    if (!embedder || !this.vectorsUsable(embedder)) return null;
+    return this.queryVectors.get(embedder, query, this.store.vectors.dim, signal);
+  }
+
+  private vectorsUsable(embedder: Embedder | null): boolean {
+    return embedder !== null && this.store.vectorsOf === embedder.id && this.store.vectors.size > 0;
+  }
+
+  private async untilLoaded(): Promise<void> {
+    await this.loaded;
+  }
+
+  // ---------------------------------------------------------------- loading
+
+  /** Reads the persisted index; anything unusable is dropped (and re-indexed by the sync that follows). */
+  private async loadFromDisk(signal?: AbortSignal): Promise<void> {
+    const slicer = this.slicer(signal);
+    this.store.clear();
+    this.rebuiltReason = undefined;
+    // A writer in another process may switch files under us: re-read the manifest and retry a few times.
+    for (let attempt = 0; ; attempt++) {
+      let manifest: Manifest | null;
+      try {
+        manifest = await readManifest(this.host.data);
+      } catch (err) {
+        if (attempt < 2 && !this.writable) {
+          await this.host.clock.sleep(50 * (attempt + 1), signal);
+          continue;
+        }
+        this.discard(`${errorText(err)}; the index was rebuilt`);
+        return;
+      }
+      if (!manifest) {
+        const files = await this.host.data.list(INDEX_DIR).catch(() => [] as string[]);
+        if (files.some((f) => f.startsWith("shard-"))) this.discard("the index manifest was missing; the index was rebuilt");
+        return;
+      }
+      const incompatible = this.incompatibility(manifest);
+      if (incompatible) {
+        this.discard(`${incompatible}; the index was rebuilt`);
+        return;
+      }
+      // Another chunk size: keep everything, re-chunk on the sync that follows (unchanged chunk texts keep their vectors).
+      this.rechunkAll = manifest.chunkMaxChars !== undefined && manifest.chunkMaxChars !== this.deps.settings().chunkMaxChars;
+      const damaged = await this.loadShards(manifest, slicer);
+      if (damaged.length === 0) {
+        this.generation = manifest.generation;
+        return;
+      }
+      const again = await readManifest(this.host.data).catch(() => null);
+      if (again && again.generation !== manifest.generation && attempt < 3) {
+        this.store.clear();
+        continue;
+      }
+      this.generation = manifest.generation;
+      this.rebuiltReason = `${damaged[0]}${damaged.length > 1 ? ` (and ${damaged.length - 1} more)` : ""}; the affected notes were re-indexed`;
+      this.store.markAllDirty();
+      this.host.logger.warn(`Index damaged: ${this.rebuiltReason}`);
+      return;
+    }
+  }
+
+  /** Set by a load whose chunks were cut with another chunk size: the next sync re-chunks every note. */
+  private rechunkAll = false;
+
+  private incompatibility(manifest: Manifest): string | null {
+    if (manifest.format !== INDEX_FORMAT) return `the index format changed (${manifest.format} → ${INDEX_FORMAT})`;
+    if (manifest.chunkerVersion !== CHUNKER_VERSION) return "the note chunker changed";
+    return null;
+  }
+
+  /** Returns the problems found (empty when every shard loaded). */
+  private async loadShards(manifest: Manifest, slicer: WorkSlicer): Promise<string[]> {
+    const embedder = this.deps.embedder();
+    const stored = manifest.embedder;
+    // Another model's vectors are useless: do not even read them into memory.
+    const keepVectors = stored !== null && stored.dim > 0 && (embedder === null || embedder.id === stored.id);
+    if (keepVectors) {
+      this.store.vectors.reset(stored.dim);
+      this.store.vectorsOf = stored.id;
+    }
+    const problems: string[] = [];
+    for (const entry of manifest.shards) {
+      await slicer.tick();
+      try {
+        const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
+        await slicer.tick();
+        await this.store.loadShard(entry, shard, keepVectors, slicer);
+      } catch (err) {
+        if (isAbortError(err)) throw err;
+        if (!(err instanceof IndexLoadError)) this.host.logger.warn("Reading an index shard failed", errorText(err));
+        problems.push(err instanceof IndexLoadError ? err.message : `shard ${entry.file} could not be read (${errorText(err)})`);
+      }
+    }
+    return problems;
+  }
+
+  private discard(reason: string): void {
+    this.store.clear();
+    this.sweepAfterSave = true;
+    this.rebuiltReason = reason;
+    this.host.logger.warn(`Index discarded: ${reason}`);
+  }
+
+  // ---------------------------------------------------------------- syncing
+
+  /** Scans the vault, applies what changed, embeds what lacks a vector, saves. Runs inside `exclusive`. */
+  private async syncNow(signal: AbortSignal | undefined, force: boolean): Promise<void> {
+    const slicer = this.slicer(signal);
+    this.setState("indexing");
+    this.setProgress({ done: 0, total: 0, phase: "scanning" });
+    let listed: NoteInfo[];
+    try {
+      listed = await this.host.vault.listNotes();
+    } catch (err) {
+      this.progress = undefined;
+      this.setState("error");
+      throw err;
+    }
+    const excluded = this.exclusionFilter();
+    const present = new Map<string, NoteInfo>();
+    for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+
+    this.failures.clear();
+    for (const path of [...this.store.notes.keys()]) {
+      if (!present.has(path)) this.store.removeNote(path);
+    }
+    const toRead: NoteInfo[] = [];
+    for (const info of present.values()) {
+      const known = this.store.notes.get(info.path);
+      if (force || !known || known.mtime !== info.mtime || known.size !== info.size) toRead.push(info);
+    }
+    await this.readAndChunk(toRead, slicer, force);
+    this.store.flushRecycled();
+    if (force) this.rechunkAll = false;
+    this.chunkedWith = this.deps.settings().chunkMaxChars;
+    await this.applyQueued(slicer);
+    if (this.store.text.needsCompaction) await this.store.text.compact(() => slicer.tick());
+
+    let aborted: unknown = null;
+    try {
+      await this.embed(signal);
+    } catch (err) {
+      if (!isAbortError(err)) throw err;
+      aborted = err;
+    }
+    if (this.writable && this.store.hasDirty) {
+      this.setProgress({ done: 0, total: 1, phase: "saving" });
+      await this.persist(this.slicer(undefined));
+    }
+    this.progress = undefined;
+    this.setState("ready");
+    if (aborted) throw aborted instanceof Error ? aborted : abortError();
+  }
+
+  private async readAndChunk(notes: NoteInfo[], slicer: WorkSlicer, force: boolean): Promise<void> {
+    const total = notes.length;
+    for (let i = 0; i < total; i++) {
+      if (i % 16 === 0) this.setProgress({ done: i, total, phase: "chunking" });
+      await this.indexNote(notes[i], slicer, force);
+      await slicer.tick();
+    }
+    if (total > 0) this.setProgress({ done: total, total, phase: "chunking" });
+  }
+
+  /** Reads one note and updates the index if its content changed. Failures are recorded per file. */
+  private async indexNote(info: NoteInfo, slicer: WorkSlicer, force = false): Promise<void> {
+    let content: string;
+    try {
+      content = await this.host.vault.readNote(info.path);
+    } catch (err) {
+      this.store.removeNote(info.path);
+      this.failures.set(info.path, `Could not read the note: ${errorText(err)}`);
+      return;
+    }
+    const hash = hashText(content);
+    const known = this.store.notes.get(info.path);
+    if (known && known.hash === hash && !force) {
+      this.store.touchNote(info.path, info.mtime, info.size);
+      return;
+    }
+    try {
+      const chunked = chunkNote(info.path, content, { maxChars: this.deps.settings().chunkMaxChars });
+      await this.store.putNote(
+        { path: info.path, hash, mtime: info.mtime, size: info.size, title: chunked.title, aliases: chunked.aliases, tags: chunked.tags },
+        chunked.chunks,
+        slicer,
+      );
+      this.failures.delete(info.path);
+    } catch (err) {
+      if (isAbortError(err)) throw err;
+      this.store.removeNote(info.path);
+      this.failures.set(info.path, `Could not index the note: ${errorText(err)}`);
+    }
+  }
+
+  /** Applies queued vault events (deletes first, so renamed notes can take their vectors along). */
+  private async applyQueued(slicer: WorkSlicer): Promise<void> {
+    if (this.queued.size === 0) return;
+    const work = [...this.queued];
+    this.queued.clear();
+    const excluded = this.exclusionFilter();
+    for (const [path, intent] of work) {
+      if (intent === "delete") {
+        this.store.removeNote(path);
+        this.failures.delete(path);
+      }
+    }
+    const checks = work.filter(([path, intent]) => intent === "check" && path.toLowerCase().endsWith(".md"));
+    let done = 0;
+    for (const [path] of checks) {
+      if (done++ % 16 === 0 && checks.length > 32) this.setProgress({ done, total: checks.length, phase: "chunking" });
+      if (excluded(path) || !(await this.host.vault.exists(path).catch(() => false))) {
+        this.store.removeNote(path);
+        continue;
+      }
+      const info = await this.noteInfo(path);
+      await this.indexNote(info, slicer);
+      await slicer.tick();
+    }
+    this.store.flushRecycled();
+    this.progress = undefined;
+    this.emit(true);
+  }
+
+  private async noteInfo(path: string): Promise<NoteInfo> {
+    // Events carry no size or mtime; listNotes would be a full scan, so the index reads the note instead
+    // and records a fresh mtime of "now" (the next full scan re-reads it once, then matches by hash).
+    return { path, mtime: this.host.clock.now(), size: -1 };
+  }
+
+  // ---------------------------------------------------------------- embedding
+
+  private async embed(signal?: AbortSignal): Promise<void> {
+    const embedder = this.deps.embedder();
+    if (!embedder) {
+      this.embedderError = undefined;
+      return;
+    }
+    if (!this.writable) return;
+    if (this.store.vectorsOf !== embedder.id) {
+      if (this.store.vectorsOf !== null) this.host.logger.info(`Embedding model changed to ${embedder.id}: re-embedding`);
+      this.store.dropVectors(embedder.id);
+      this.queryVectors.clear();
+    }
+    let outcome = await this.embedOnce(embedder, signal);
+    if (outcome.error instanceof DimensionMismatchError) {
+      // Same model name, different model (re-pulled or replaced): its old vectors cannot be compared.
+      this.host.logger.info(`Embedding model ${embedder.id} changed its dimension: re-embedding`);
+      this.store.dropVectors(embedder.id);
+      this.queryVectors.clear();
+      outcome = await this.embedOnce(embedder, signal);
+    }
+    if (outcome.error) {
+      if (isAbortError(outcome.error)) throw outcome.error instanceof Error ? outcome.error : abortError();
+      this.embedFailedAt = this.host.clock.now();
+      this.embedderError = embedderErrorText(outcome.error, embedder);
+      this.host.logger.warn(`Embedding stopped: ${this.embedderError}`);
+    } else {
+      this.embedderError = undefined;
+      this.embedFailedAt = -Infinity;
+    }
+    this.emit(true);
+  }
+
+  private embedOnce(embedder: Embedder, signal?: AbortSignal): Promise<EmbedOutcome> {
+    const slicer = this.slicer(signal);
+    return embedPending(this.store, embedder, {
+      concurrency: this.options.embedConcurrency,
+      retry: this.options.retry,
+      clock: this.host.clock,
+      signal,
+      checkpointEveryMs: this.options.checkpointEveryMs,
+      checkpointEveryChunks: this.options.checkpointEveryChunks,
+      checkpoint: () => this.persist(this.slicer(undefined)),
+      onProgress: (done, total) => this.setProgress({ done, total, phase: "embedding" }),
+      between: async () => {
+        await slicer.tick();
+        if (this.queued.size > 0 && !this.cancelDebounce) await this.applyQueued(slicer);
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------- saving
+
+  private persisting: Promise<void> | null = null;
+  private sweepAfterSave = false;
+
+  /** Writes changed shards, then the manifest (the commit point), then removes replaced files. */
+  private async persist(slicer: WorkSlicer): Promise<void> {
+    while (this.persisting) await this.persisting.catch(() => undefined);
+    if (!this.writable || !this.store.hasDirty) return;
+    const run = (async () => {
+      if (!(await this.lock.verify())) {
+        this.writable = false;
+        this.host.logger.warn("Another Krypton process took over the index; this one now only reads it");
+        return;
+      }
+      const generation = ++this.generation;
+      const obsolete = await this.store.writeDirtyShards(this.host.data, generation, slicer);
+      const dim = this.store.vectors.dim;
+      const manifest: Manifest = {
+        format: INDEX_FORMAT,
+        chunkerVersion: CHUNKER_VERSION,
+        chunkMaxChars: this.deps.settings().chunkMaxChars,
+        embedder: this.store.vectorsOf && dim > 0 ? { id: this.store.vectorsOf, dim } : null,
+        generation,
+        savedAt: this.host.clock.now(),
+        shards: [...this.store.shardFiles.values()].sort((a, b) => a.id - b.id),
+      };
+      await writeManifest(this.host.data, manifest);
+      for (const file of obsolete) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
+      // After a rebuild the old shards are not "replaced" one by one: sweep whatever the manifest dropped.
+      if (this.sweepAfterSave) {
+        this.sweepAfterSave = false;
+        await removeUnreferenced(this.host.data, manifest).catch(() => undefined);
+      }
+    })();
+    this.persisting = run;
+    try {
+      await run;
+    } finally {
+      this.persisting = null;
+    }
+  }
+
+  /** The chunk size setting changed since the notes in memory were chunked. */
+  private chunkSizeChanged(): boolean {
+    return this.chunkedWith !== null && this.chunkedWith !== this.deps.settings().chunkMaxChars;
+  }
+
+  /** chunkMaxChars of the chunks in memory (set by each full scan). */
+  private chunkedWith: number | null = null;
+
+  private async tryLock(): Promise<boolean> {
+    try {
+      const got = await this.lock.acquire();
+      if (got) {
+        // Files a crashed writer left behind.
+        const manifest = await readManifest(this.host.data).catch(() => null);
+        if (manifest) await removeUnreferenced(this.host.data, manifest, true).catch(() => undefined);
+      } else {
+        this.host.logger.info("Another Krypton process is writing this index: opening it read-only");
+      }
+      return got;
+    } catch (err) {
+      this.host.logger.warn("Could not take the index lock; opening read-only", errorText(err));
+      return false;
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn, fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private slicer(signal?: AbortSignal): WorkSlicer {
+    return new WorkSlicer(this.host.clock, signal, this.options.sliceMs);
+  }
+
+  private exclusionFilter() {
+    return createExclusionFilter(this.deps.settings().excludePatterns, this.host.vault.configDir);
+  }
+
+  private setState(state: IndexStatus["state"]): void {
+    this.state = state;
+    this.emit(true);
+  }
+
+  private setProgress(progress: NonNullable<IndexStatus["progress"]>): void {
+    const phaseChanged = this.progress?.phase !== progress.phase;
+    this.progress = progress;
+    this.emit(phaseChanged);
+  }
+
+  private emit(force: boolean): void {
+    if (this.listeners.size === 0) return;
+    const now = this.host.clock.now();
+    if (!force && now - this.lastEmit < STATUS_THROTTLE_MS) return;
+    this.lastEmit = now;
+    const status = this.status();
+    for (const listener of this.listeners) {
+      try {
+        listener(status);
+      } catch (err) {
+        this.host.logger.warn("An index status listener failed", errorText(err));
+      }
+    }
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Plain words for the status bar and notices. */
+function embedderErrorText(err: unknown, embedder: Embedder): string {
+  const model = embedder.id.replace(/^[a-z]+:/, "");
+  if (err instanceof ProviderError) {
+    switch (err.kind) {
+      case "unreachable":
+        return `The embedding service is not reachable (${err.message}). Search uses keywords only until it is back.`;
+      case "model-missing":
+        return err.message;
+      case "timeout":
+        return `The embedding model '${model}' did not answer in time. Search uses keywords only for now.`;
+      case "rate-limited":
+        return `The embedding service is rate-limiting requests. Search uses keywords only for now.`;
+      default:
+        return `Embedding failed: ${err.message}`;
+    }
+  }
+  return `Embedding failed: ${errorText(err)}`;
 }

@@ -1,0 +1,310 @@
+import type { DataDirPort } from "../ports/data-dir";
+import type { Chunk } from "./chunk";
+import { checksumBytes } from "./checksum";
+import type { ChunkRecord, NoteRecord } from "./index-records";
+import { analyzeChunk } from "./text-index";
+
+/**
+ * The index on disk, under .krypton/index/:
+ *   manifest.json            format, chunker version, embedder id and dimension, and for every shard its
+ *                            file name, size and checksum. Written last, atomically: it is the commit point.
+ *   shard-<n>-<gen>.bin      one partition of notes (≤ SHARD_MAX_CHUNKS chunks): a small header, the notes
+ *                            and chunks as UTF-8 JSON, a has-vector flag per chunk, raw Float32 vectors, then
+ *                            the chunks' analyzed words (a word list plus per-chunk word ids and weights), so
+ *                            loading rebuilds the full-text index without tokenizing a single note.
+ * Shard files are never rewritten in place: a changed shard gets a new generation name, the manifest is
+ * switched to it, then the old file is removed. So no write grows with the vault, a crash leaves the old
+ * manifest intact, and a reader in another process sees either the old or the new set of files.
+ */
+export const INDEX_DIR = "index";
+export const MANIFEST_PATH = `${INDEX_DIR}/manifest.json`;
+export const INDEX_FORMAT = 2;
+export const SHARD_MAX_CHUNKS = 1024;
+
+const MAGIC = 0x5358524b; // "KRXS" little-endian
+const HEADER_BYTES = 28;
+
+export interface ShardEntry {
+  id: number;
+  file: string;
+  bytes: number;
+  checksum: string;
+  notes: number;
+  chunks: number;
+}
+
+export interface Manifest {
+  format: number;
+  chunkerVersion: number | string;
+  /** The chunk size setting the notes were cut with (a change re-chunks, keeping vectors of unchanged texts). */
+  chunkMaxChars?: number;
+  /** Whose vectors the shards hold; null when none were ever made. */
+  embedder: { id: string; dim: number } | null;
+  generation: number;
+  savedAt: number;
+  shards: ShardEntry[];
+}
+
+export class IndexLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IndexLoadError";
+  }
+}
+
+/** One shard as read back: notes with chunks, and the vectors of the chunks that have one. */
+export interface DecodedShard {
+  notes: NoteRecord[];
+  /** Per chunk in note order: index into vectors (times dim), or -1. */
+  vectorIndex: Int32Array;
+  vectors: Float32Array;
+  text: StoredText;
+}
+
+/** The analyzed words of a shard's chunks (see TextIndex.addAnalyzed). Chunk i owns entries termStart[i]..termStart[i+1]. */
+export interface StoredText {
+  dictionary: string[];
+  termStart: Uint32Array;
+  lengths: Float32Array;
+  termIdx: Uint32Array;
+  weights: Float32Array;
+}
+
+type StoredChunk = [id: string, headings: string[], startLine: number, endLine: number, text: string, textHash: string];
+interface StoredNote {
+  p: string;
+  h: string;
+  m: number;
+  s: number;
+  t: string;
+  a: string[];
+  g: string[];
+  c: StoredChunk[];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Serializes one shard. Everything that can change under us (vectors) is copied before the first await;
+ * the slow part, analyzing chunk words, yields through `tick` so no step holds the UI thread for long.
+ */
+export async function encodeShard(
+  notes: readonly NoteRecord[],
+  dim: number,
+  vectorOf: (record: ChunkRecord) => Float32Array | null,
+  tick: () => Promise<void> = () => Promise.resolve(),
+): Promise<Uint8Array> {
+  const stored: StoredNote[] = notes.map((n) => ({
+    p: n.path,
+    h: n.hash,
+    m: n.mtime,
+    s: n.size,
+    t: n.title,
+    a: n.aliases,
+    g: n.tags,
+    c: n.chunks.map(({ chunk: c }) => [c.id, c.headings, c.startLine, c.endLine, c.text, c.textHash]),
+  }));
+  const meta = encoder.encode(JSON.stringify(stored));
+  const records = notes.flatMap((n) => n.chunks.map((r) => r.chunk));
+  const count = records.length;
+  const vectors = dim > 0 ? notes.flatMap((n) => n.chunks.map((r) => vectorOf(r))) : records.map(() => null);
+  const withVector = vectors.filter((v) => v !== null).length;
+
+  const metaEnd = align4(HEADER_BYTES + meta.length);
+  const flagsEnd = align4(metaEnd + count);
+  const vectorsEnd = flagsEnd + withVector * dim * 4;
+  const head = new Uint8Array(vectorsEnd);
+  head.set(meta, HEADER_BYTES);
+  const floats = new Float32Array(head.buffer, flagsEnd, withVector * dim);
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    const vec = vectors[i];
+    if (!vec) continue;
+    if (vec.length !== dim) throw new Error(`Vector of ${vec.length} dimensions in a ${dim}-dimension index`);
+    head[metaEnd + i] = 1;
+    floats.set(vec, v * dim);
+    v++;
+  }
+  vectors.length = 0;
+
+  // Analyzed words, with a shard-local dictionary.
+  const wordIds = new Map<string, number>();
+  const termStart = new Uint32Array(count + 1);
+  const lengths = new Float32Array(count);
+  const ids: number[] = [];
+  const weights: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const analyzed = analyzeChunk(records[i]);
+    for (let k = 0; k < analyzed.terms.length; k++) {
+      let id = wordIds.get(analyzed.terms[k]);
+      if (id === undefined) {
+        id = wordIds.size;
+        wordIds.set(analyzed.terms[k], id);
+      }
+      ids.push(id);
+      weights.push(analyzed.weights[k]);
+    }
+    lengths[i] = analyzed.length;
+    termStart[i + 1] = ids.length;
+    if (i % 64 === 63) await tick();
+  }
+  const dictionary = encoder.encode(JSON.stringify([...wordIds.keys()]));
+
+  const dictEnd = align4(vectorsEnd + dictionary.length);
+  const total = dictEnd + (count + 1) * 4 + count * 4 + ids.length * 8;
+  const bytes = new Uint8Array(total);
+  bytes.set(head);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, INDEX_FORMAT, true);
+  view.setUint32(8, meta.length, true);
+  view.setUint32(12, count, true);
+  view.setUint32(16, dim, true);
+  view.setUint32(20, dictionary.length, true);
+  view.setUint32(24, ids.length, true);
+  bytes.set(dictionary, vectorsEnd);
+  let at = dictEnd;
+  new Uint32Array(bytes.buffer, at, count + 1).set(termStart);
+  at += (count + 1) * 4;
+  new Float32Array(bytes.buffer, at, count).set(lengths);
+  at += count * 4;
+  new Uint32Array(bytes.buffer, at, ids.length).set(ids);
+  at += ids.length * 4;
+  new Float32Array(bytes.buffer, at, weights.length).set(weights);
+  return bytes;
+}
+
+export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: number): DecodedShard {
+  if (bytes.length < HEADER_BYTES) throw new IndexLoadError("shard file is truncated");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
+  if (view.getUint32(4, true) !== INDEX_FORMAT) throw new IndexLoadError("shard file has another format version");
+  const metaLength = view.getUint32(8, true);
+  const count = view.getUint32(12, true);
+  const dim = view.getUint32(16, true);
+  const dictLength = view.getUint32(20, true);
+  const termCount = view.getUint32(24, true);
+  const metaEnd = align4(HEADER_BYTES + metaLength);
+  const flagsEnd = align4(metaEnd + count);
+  if (flagsEnd > bytes.length) throw new IndexLoadError("shard file is truncated");
+  if (dim !== 0 && expectedDim !== 0 && dim !== expectedDim) throw new IndexLoadError("shard vectors have another dimension");
+
+  let stored: StoredNote[];
+  try {
+    stored = JSON.parse(decoder.decode(bytes.subarray(HEADER_BYTES, HEADER_BYTES + metaLength))) as StoredNote[];
+  } catch {
+    throw new IndexLoadError("shard metadata is unreadable");
+  }
+  if (!Array.isArray(stored)) throw new IndexLoadError("shard metadata is malformed");
+
+  const vectorIndex = new Int32Array(count).fill(-1);
+  let withVector = 0;
+  for (let i = 0; i < count; i++) if (bytes[metaEnd + i] === 1) vectorIndex[i] = withVector++;
+  const vectorsEnd = flagsEnd + withVector * dim * 4;
+  const dictEnd = align4(vectorsEnd + dictLength);
+  if (dictEnd + (count + 1) * 4 + count * 4 + termCount * 8 !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
+  // Typed-array views need 4-byte alignment: copy the file buffer once if it is misaligned.
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  const base = aligned.byteOffset;
+  const vectors = new Float32Array(aligned.buffer, base + flagsEnd, withVector * dim);
+  let dictionary: unknown;
+  try {
+    dictionary = JSON.parse(decoder.decode(aligned.subarray(vectorsEnd, vectorsEnd + dictLength)));
+  } catch {
+    throw new IndexLoadError("shard word list is unreadable");
+  }
+  if (!Array.isArray(dictionary)) throw new IndexLoadError("shard word list is malformed");
+  let at = base + dictEnd;
+  const termStart = new Uint32Array(aligned.buffer, at, count + 1);
+  at += (count + 1) * 4;
+  const lengths = new Float32Array(aligned.buffer, at, count);
+  at += count * 4;
+  const termIdx = new Uint32Array(aligned.buffer, at, termCount);
+  at += termCount * 4;
+  const weights = new Float32Array(aligned.buffer, at, termCount);
+  if (termStart[count] !== termCount) throw new IndexLoadError("shard word index is malformed");
+  for (let i = 0; i < termCount; i++) if (termIdx[i] >= dictionary.length) throw new IndexLoadError("shard word index is malformed");
+  const text: StoredText = { dictionary: dictionary as string[], termStart, lengths, termIdx, weights };
+
+  const notes: NoteRecord[] = [];
+  let seen = 0;
+  for (const n of stored) {
+    if (!n || typeof n.p !== "string" || typeof n.h !== "string" || !Array.isArray(n.c)) {
+      throw new IndexLoadError("shard metadata is malformed");
+    }
+    const aliases = Array.isArray(n.a) ? n.a : [];
+    const tags = Array.isArray(n.g) ? n.g : [];
+    const title = typeof n.t === "string" ? n.t : n.p;
+    const chunks: ChunkRecord[] = n.c.map(([id, headings, startLine, endLine, text, textHash]) => {
+      const chunk: Chunk = { id, path: n.p, title, aliases, tags, headings, startLine, endLine, text, textHash };
+      return { chunk, slot: -1 };
+    });
+    seen += chunks.length;
+    notes.push({ path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId });
+  }
+  if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
+  return { notes, vectorIndex, vectors, text };
+}
+
+/** Reads and checks one shard file against its manifest entry. */
+export async function readShard(data: DataDirPort, entry: ShardEntry, dim: number): Promise<DecodedShard> {
+  const bytes = await data.read(`${INDEX_DIR}/${entry.file}`);
+  if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
+  if (bytes.length !== entry.bytes) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
+  if (checksumBytes(bytes) !== entry.checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
+  return decodeShard(bytes, entry.id, dim);
+}
+
+export async function writeShard(data: DataDirPort, id: number, generation: number, bytes: Uint8Array, notes: number, chunks: number): Promise<ShardEntry> {
+  const file = `shard-${id}-${generation}.bin`;
+  await data.writeAtomic(`${INDEX_DIR}/${file}`, bytes);
+  return { id, file, bytes: bytes.length, checksum: checksumBytes(bytes), notes, chunks };
+}
+
+/** Null when there is no index yet; throws IndexLoadError when the manifest is unusable. */
+export async function readManifest(data: DataDirPort): Promise<Manifest | null> {
+  const text = await data.readText(MANIFEST_PATH);
+  if (text === null) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new IndexLoadError("the index manifest is unreadable");
+  }
+  const m = raw as Partial<Manifest>;
+  if (!m || typeof m !== "object" || typeof m.format !== "number" || !Array.isArray(m.shards)) {
+    throw new IndexLoadError("the index manifest is malformed");
+  }
+  for (const s of m.shards) {
+    if (!s || typeof s.file !== "string" || typeof s.id !== "number" || typeof s.checksum !== "string" || typeof s.bytes !== "number") {
+      throw new IndexLoadError("the index manifest is malformed");
+    }
+    if (!/^shard-\d+-\d+\.bin$/.test(s.file)) throw new IndexLoadError("the index manifest names an unexpected file");
+  }
+  if (m.embedder !== null && (typeof m.embedder !== "object" || typeof m.embedder.id !== "string" || typeof m.embedder.dim !== "number")) {
+    throw new IndexLoadError("the index manifest is malformed");
+  }
+  return m as Manifest;
+}
+
+export async function writeManifest(data: DataDirPort, manifest: Manifest): Promise<void> {
+  await data.writeAtomic(MANIFEST_PATH, JSON.stringify(manifest, null, 1));
+}
+
+/**
+ * Removes shard files the manifest no longer names, and with `tempFiles` also temp files left by a
+ * crashed write (only right after taking the lock: nobody else can be writing then).
+ */
+export async function removeUnreferenced(data: DataDirPort, manifest: Manifest | null, tempFiles = false): Promise<void> {
+  const keep = new Set(manifest?.shards.map((s) => s.file) ?? []);
+  for (const name of await data.list(INDEX_DIR)) {
+    if ((name.startsWith("shard-") && name.endsWith(".bin") && !keep.has(name)) || (tempFiles && name.endsWith(".tmp"))) {
+      await data.remove(`${INDEX_DIR}/${name}`);
+    }
+  }
+}
+
+function align4(n: number): number {
+  return (n + 3) & ~3;
+}

@@ -1,0 +1,28 @@
+import type { Chunk } from "./chunk";
+import { embeddingText } from "./markdown-chunker";
+
+/** What the index knows about one note: enough to tell whether it changed, and its chunks. */
+export interface NoteRecord {
+  path: string;
+  /** hashText of the whole note. */
+  hash: string;
+  mtime: number;
+  size: number;
+  title: string;
+  aliases: string[];
+  tags: string[];
+  chunks: ChunkRecord[];
+  /** Persistence partition the note lives in. */
+  shard: number;
+}
+
+export interface ChunkRecord {
+  chunk: Chunk;
+  /** VectorStore slot, or -1 while the chunk has no vector yet. */
+  slot: number;
+}
+
+/** The text sent to the embedder for a chunk (Chunk.textHash covers it: same hash, same vector). */
+export function embeddingInput(chunk: Chunk): string {
+  return embeddingText(chunk);
+}

@@ -1,0 +1,275 @@
+import type { DataDirPort } from "../ports/data-dir";
+import type { Chunk } from "./chunk";
+import type { ChunkRecord, NoteRecord } from "./index-records";
+import { encodeShard, type ShardEntry, SHARD_MAX_CHUNKS, writeShard, type DecodedShard } from "./index-persistence";
+import { TextIndex } from "./text-index";
+import { VectorStore } from "./vector-store";
+import type { WorkSlicer } from "./work-slicer";
+
+/** Orama inserts per slice: small enough that one insert never holds the thread for long. */
+const TEXT_INSERT_SLICE = 64;
+
+interface ShardInfo {
+  paths: Set<string>;
+  chunks: number;
+}
+
+/**
+ * The index in memory: notes and their chunks, the Orama text index, the vector store, and which
+ * persistence shard every note belongs to. All changes go through here so the four stay consistent.
+ */
+export class IndexStore {
+  readonly notes = new Map<string, NoteRecord>();
+  readonly chunks = new Map<string, ChunkRecord>();
+  readonly text = new TextIndex();
+  readonly vectors = new VectorStore();
+  /** Vector slot → its chunk. */
+  private readonly slotOwner: (ChunkRecord | undefined)[] = [];
+  /** Embedder id the vectors belong to. */
+  vectorsOf: string | null = null;
+
+  private readonly shards = new Map<number, ShardInfo>();
+  private readonly dirty = new Set<number>();
+  /** What the manifest currently says about each shard on disk. */
+  readonly shardFiles = new Map<number, ShardEntry>();
+  private openShard = -1;
+  private nextShardId = 0;
+
+  /** Vectors of removed or changed chunks, by textHash, claimable by new chunks until flushRecycled(). */
+  private recycled = new Map<string, number[]>();
+
+  clear(): void {
+    this.notes.clear();
+    this.chunks.clear();
+    this.text.clear();
+    this.vectors.reset();
+    this.slotOwner.length = 0;
+    this.vectorsOf = null;
+    this.shards.clear();
+    this.dirty.clear();
+    this.shardFiles.clear();
+    this.openShard = -1;
+    this.nextShardId = 0;
+    this.recycled.clear();
+  }
+
+  get hasDirty(): boolean {
+    return this.dirty.size > 0;
+  }
+
+  chunkOfSlot(slot: number): ChunkRecord | undefined {
+    return this.slotOwner[slot];
+  }
+
+  /** Chunks still waiting for a vector, in note order. */
+  pendingChunks(): ChunkRecord[] {
+    const out: ChunkRecord[] = [];
+    for (const note of this.notes.values()) for (const rec of note.chunks) if (rec.slot < 0) out.push(rec);
+    return out;
+  }
+
+  isCurrent(rec: ChunkRecord): boolean {
+    return this.chunks.get(rec.chunk.id) === rec;
+  }
+
+  /** Gives a chunk its vector; false when the chunk was replaced or already has one. */
+  setVector(rec: ChunkRecord, vector: Float32Array): boolean {
+    if (!this.isCurrent(rec) || rec.slot >= 0) return false;
+    rec.slot = this.vectors.add(vector);
+    this.slotOwner[rec.slot] = rec;
+    this.markDirty(this.notes.get(rec.chunk.path)?.shard);
+    return true;
+  }
+
+  /** Forgets every vector (another embedder's vectors cannot be compared with this one's). */
+  dropVectors(newOwner: string | null): void {
+    for (const rec of this.chunks.values()) rec.slot = -1;
+    this.vectors.reset();
+    this.slotOwner.length = 0;
+    this.recycled.clear();
+    this.vectorsOf = newOwner;
+    for (const id of this.shards.keys()) this.dirty.add(id);
+  }
+
+  /** Removes a note; its vectors stay claimable by textHash until flushRecycled() (renames, moves). */
+  removeNote(path: string): boolean {
+    const note = this.notes.get(path);
+    if (!note) return false;
+    this.detach(note);
+    return true;
+  }
+
+  /** Adds or replaces a note with freshly chunked content, reusing vectors of chunks whose text is unchanged. */
+  async putNote(
+    meta: { path: string; hash: string; mtime: number; size: number; title: string; aliases: string[]; tags: string[] },
+    chunks: Chunk[],
+    slicer: WorkSlicer,
+  ): Promise<void> {
+    const old = this.notes.get(meta.path);
+    if (old) this.detach(old);
+    const records: ChunkRecord[] = chunks.map((chunk) => {
+      const slots = this.recycled.get(chunk.textHash);
+      const slot = slots && slots.length > 0 ? (slots.pop() as number) : -1;
+      const rec: ChunkRecord = { chunk, slot };
+      if (slot >= 0) this.slotOwner[slot] = rec;
+      return rec;
+    });
+    const shard = this.assignShard(old?.shard, records.length);
+    const note: NoteRecord = { ...meta, chunks: records, shard };
+    this.notes.set(note.path, note);
+    for (const rec of records) this.chunks.set(rec.chunk.id, rec);
+    this.shards.get(shard)?.paths.add(note.path);
+    const info = this.shards.get(shard);
+    if (info) info.chunks += records.length;
+    this.markDirty(shard);
+    for (let i = 0; i < chunks.length; i += TEXT_INSERT_SLICE) {
+      this.text.add(chunks.slice(i, i + TEXT_INSERT_SLICE));
+      await slicer.tick();
+    }
+  }
+
+  /** Records a new mtime for a note whose content is unchanged (so the next scan need not read it). */
+  touchNote(path: string, mtime: number, size: number): void {
+    const note = this.notes.get(path);
+    if (!note || (note.mtime === mtime && note.size === size)) return;
+    note.mtime = mtime;
+    note.size = size;
+    this.markDirty(note.shard);
+  }
+
+  /** Frees the vectors nobody claimed since the last removals. */
+  flushRecycled(): void {
+    for (const slots of this.recycled.values()) {
+      for (const slot of slots) {
+        this.vectors.remove(slot);
+        this.slotOwner[slot] = undefined;
+      }
+    }
+    this.recycled.clear();
+  }
+
+  /** Adds one shard read from disk (its full-text entries come pre-analyzed). Vectors only when `withVectors`. */
+  async loadShard(entry: ShardEntry, shard: DecodedShard, withVectors: boolean, slicer: WorkSlicer): Promise<void> {
+    const dim = this.vectors.dim;
+    const { text } = shard;
+    const terms = this.text.resolveTerms(text.dictionary);
+    // All of the shard's vectors in one block copy; vector v lands in slot firstSlot + v.
+    const vectorCount = dim > 0 ? shard.vectors.length / dim : 0;
+    const firstSlot = withVectors && vectorCount > 0 ? this.vectors.addNormalizedMany(shard.vectors, vectorCount, dim) : -1;
+    const claimed = new Uint8Array(firstSlot >= 0 ? vectorCount : 0);
+    let i = 0;
+    const info: ShardInfo = { paths: new Set(), chunks: 0 };
+    for (const note of shard.notes) {
+      // A note can only be in one shard; if a damaged index lists it twice, the first copy wins.
+      if (this.notes.has(note.path)) {
+        i += note.chunks.length;
+        continue;
+      }
+      note.shard = entry.id;
+      this.notes.set(note.path, note);
+      info.paths.add(note.path);
+      info.chunks += note.chunks.length;
+      for (const rec of note.chunks) {
+        const v = shard.vectorIndex[i];
+        if (firstSlot >= 0 && v >= 0) {
+          rec.slot = firstSlot + v;
+          claimed[v] = 1;
+          this.slotOwner[rec.slot] = rec;
+        }
+        this.chunks.set(rec.chunk.id, rec);
+        this.text.addAnalyzed(rec.chunk.id, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
+        i++;
+        if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
+      }
+    }
+    // Vectors of notes skipped as duplicates belong to nobody.
+    for (let v = 0; v < claimed.length; v++) if (claimed[v] === 0) this.vectors.remove(firstSlot + v);
+    this.shards.set(entry.id, info);
+    this.shardFiles.set(entry.id, entry);
+    this.nextShardId = Math.max(this.nextShardId, entry.id + 1);
+    if (info.chunks < SHARD_MAX_CHUNKS) this.openShard = entry.id;
+    await slicer.tick();
+  }
+
+  /**
+   * Writes every changed shard under a new generation name; returns the files that the new manifest
+   * no longer references (to delete once the manifest is written).
+   */
+  async writeDirtyShards(data: DataDirPort, generation: number, slicer: WorkSlicer): Promise<string[]> {
+    const obsolete: string[] = [];
+    for (const id of [...this.dirty]) {
+      this.dirty.delete(id);
+      const info = this.shards.get(id);
+      const previous = this.shardFiles.get(id);
+      if (!info || info.paths.size === 0) {
+        this.shards.delete(id);
+        this.shardFiles.delete(id);
+        if (previous) obsolete.push(previous.file);
+        continue;
+      }
+      const notes = [...info.paths].map((p) => this.notes.get(p)).filter((n): n is NoteRecord => n !== undefined);
+      const bytes = await encodeShard(
+        notes,
+        this.vectors.dim,
+        (rec) => (rec.slot >= 0 ? this.vectors.vectorAt(rec.slot) : null),
+        () => slicer.tick(),
+      );
+      try {
+        const entry = await writeShard(data, id, generation, bytes, notes.length, info.chunks);
+        this.shardFiles.set(id, entry);
+        if (previous && previous.file !== entry.file) obsolete.push(previous.file);
+      } catch (err) {
+        this.dirty.add(id);
+        throw err;
+      }
+      await slicer.tick();
+    }
+    return obsolete;
+  }
+
+  /** Marks every shard for rewriting (after a load that found damage, so the manifest is made whole). */
+  markAllDirty(): void {
+    for (const id of this.shards.keys()) this.dirty.add(id);
+  }
+
+  private detach(note: NoteRecord): void {
+    this.notes.delete(note.path);
+    const ids: string[] = [];
+    for (const rec of note.chunks) {
+      if (this.chunks.get(rec.chunk.id) === rec) this.chunks.delete(rec.chunk.id);
+      ids.push(rec.chunk.id);
+      if (rec.slot >= 0) {
+        const list = this.recycled.get(rec.chunk.textHash);
+        if (list) list.push(rec.slot);
+        else this.recycled.set(rec.chunk.textHash, [rec.slot]);
+        this.slotOwner[rec.slot] = undefined;
+        rec.slot = -1;
+      }
+    }
+    this.text.remove(ids);
+    const info = this.shards.get(note.shard);
+    if (info) {
+      info.paths.delete(note.path);
+      info.chunks -= note.chunks.length;
+    }
+    this.markDirty(note.shard);
+  }
+
+  private assignShard(previous: number | undefined, chunkCount: number): number {
+    if (previous !== undefined) {
+      const info = this.shards.get(previous);
+      // Stay put unless the shard would grow far past its size (one note may exceed it alone).
+      if (info && (info.chunks + chunkCount <= 2 * SHARD_MAX_CHUNKS || info.paths.size === 0)) return previous;
+    }
+    const open = this.shards.get(this.openShard);
+    if (open && (open.chunks + chunkCount <= SHARD_MAX_CHUNKS || open.paths.size === 0)) return this.openShard;
+    const id = this.nextShardId++;
+    this.shards.set(id, { paths: new Set(), chunks: 0 });
+    this.openShard = id;
+    return id;
+  }
+
+  private markDirty(shard: number | undefined): void {
+    if (shard !== undefined && shard >= 0) this.dirty.add(shard);
+  }
+}

@@ -1,0 +1,32 @@
+import { abortError, type Clock } from "../ports/clock";
+
+/**
+ * Keeps long loops from freezing the UI: call `await slicer.tick()` often; it yields to the host once
+ * `budgetMs` of work has run since the last yield, and throws an AbortError when the signal fired.
+ */
+export class WorkSlicer {
+  private since: number;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly signal?: AbortSignal,
+    private readonly budgetMs = 12,
+  ) {
+    this.since = clock.now();
+  }
+
+  async tick(): Promise<void> {
+    if (this.signal?.aborted) throw abortError();
+    if (this.clock.now() - this.since < this.budgetMs) return;
+    await this.clock.yieldToHost();
+    this.since = this.clock.now();
+    if (this.signal?.aborted) throw abortError();
+  }
+
+  /** Yields now (before a step known to be long). */
+  async yieldNow(): Promise<void> {
+    await this.clock.yieldToHost();
+    this.since = this.clock.now();
+    if (this.signal?.aborted) throw abortError();
+  }
+}

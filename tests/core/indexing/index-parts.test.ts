@@ -1,0 +1,188 @@
+import { checksumBytes } from "../../../src/core/indexing/checksum";
+import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
+import { decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/index-persistence";
+import type { NoteRecord } from "../../../src/core/indexing/index-records";
+import { TextIndex } from "../../../src/core/indexing/text-index";
+import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
+import { VectorStore } from "../../../src/core/indexing/vector-store";
+import type { Chunk } from "../../../src/core/indexing/chunk";
+import { makeSnippet } from "../../../src/core/search/snippet";
+
+function chunk(id: string, text: string, extra: Partial<Chunk> = {}): Chunk {
+  return { id, path: `${id}.md`, title: id, aliases: [], tags: [], headings: [], startLine: 1, endLine: 1, text, textHash: id, ...extra };
+}
+
+describe("exclusions", () => {
+  const skip = createExclusionFilter(["Templates/", "Archive", "**/*.excalidraw.md", "Daily/2023-*", "  "], ".obsidian");
+  it.each([
+    ["Templates/Daily.md", true],
+    ["Templates.md", false],
+    ["Archive/x.md", true],
+    ["Archive.md", false],
+    ["Archived/x.md", false],
+    ["Drawing.excalidraw.md", true],
+    ["a/b/Drawing.excalidraw.md", true],
+    ["Daily/2023-01-01.md", true],
+    ["Daily/2024-01-01.md", false],
+    ["Daily/2023/deeper.md", false],
+    [".obsidian/plugins/x.md", true],
+    [".krypton/index/a.md", true],
+    ["Notes/ok.md", false],
+  ])("%s → %s", (path, excluded) => {
+    expect(skip(path)).toBe(excluded);
+  });
+
+  it("uses the vault's own config folder name", () => {
+    expect(createExclusionFilter([], ".config")(".config/a.md")).toBe(true);
+  });
+
+  it("treats regex characters in patterns literally", () => {
+    expect(globToRegExp("a+b (1)/*.md").test("a+b (1)/x.md")).toBe(true);
+    expect(globToRegExp("a+b (1)/*.md").test("aab 1/x.md")).toBe(false);
+  });
+});
+
+describe("VectorStore", () => {
+  it("finds the same top k as a brute-force reference, skipping freed slots", () => {
+    const store = new VectorStore();
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    const vectors: number[][] = [];
+    for (let i = 0; i < 5000; i++) {
+      const v = Array.from({ length: 13 }, rnd);
+      vectors.push(v);
+      expect(store.add(v)).toBe(i);
+    }
+    for (let i = 0; i < 5000; i += 3) store.remove(i);
+    expect(store.size).toBe(5000 - 1667);
+    const q = Array.from({ length: 13 }, rnd);
+    const cos = (v: number[]) => {
+      const dot = v.reduce((s, x, i) => s + x * q[i], 0);
+      return dot / Math.hypot(...v) / Math.hypot(...q);
+    };
+    const expected = vectors
+      .map((v, i) => ({ i, s: cos(v) }))
+      .filter(({ i }) => i % 3 !== 0)
+      .sort((a, b) => b.s - a.s)
+      .slice(0, 10);
+    const got = store.search(q, 10);
+    expect(got.slots).toEqual(expected.map((e) => e.i));
+    got.scores.forEach((s, k) => expect(s).toBeCloseTo(expected[k].s, 5));
+    // Freed slots are reused.
+    expect(store.add(q)).toBe(4998);
+    expect(store.search(q, 1).slots).toEqual([4998]);
+  });
+
+  it("rejects a vector of another dimension and survives zero vectors", () => {
+    const store = new VectorStore();
+    store.add([1, 0, 0]);
+    expect(() => store.add([1, 0])).toThrow(/dimensions/);
+    store.add([0, 0, 0]);
+    expect(store.search([1, 0, 0], 5).slots[0]).toBe(0);
+    expect(store.search([1, 0], 5).slots).toEqual([]);
+  });
+});
+
+describe("TextIndex", () => {
+  it("scores with field boosts, removes lazily and compacts", async () => {
+    const index = new TextIndex();
+    index.add([
+      chunk("a", "nothing about it here, just gardens"),
+      chunk("b", "compost compost compost is great", { title: "Gardening" }),
+      chunk("c", "a compost heap", { title: "Compost" }),
+    ]);
+    const hits = index.searchNow("compost", 10);
+    expect(hits.map((x) => x.id)).toEqual(["c", "b"]);
+    index.remove(["c"]);
+    expect(index.searchNow("compost", 10).map((x) => x.id)).toEqual(["b"]);
+    index.add([chunk("c", "a different text about bees")]);
+    expect(index.searchNow("compost", 10).map((x) => x.id)).toEqual(["b"]);
+    expect(index.searchNow("bees", 10).map((x) => x.id)).toEqual(["c"]);
+    await index.compact(async () => undefined);
+    expect(index.size).toBe(3);
+    expect(index.searchNow("gardens compost bees", 2)).toHaveLength(2);
+  });
+
+  it("completes a half-typed last word, ranking exact matches first", () => {
+    const index = new TextIndex();
+    const same = { title: "Note", path: "Note.md" };
+    index.add([
+      chunk("a", "photosynthesis in leaves", same),
+      chunk("b", "a photo of leaves", same),
+      chunk("c", "photographs and photons", same),
+      chunk("d", "nothing", same),
+    ]);
+    expect(index.searchNow("phot", 10).map((x) => x.id).sort()).toEqual(["a", "b", "c"]);
+    expect(index.searchNow("photo", 10)[0].id).toBe("b");
+    // Only the last word is completed; "ph" is too short to complete.
+    expect(index.searchNow("phot leaves", 10).map((x) => x.id).sort()).toEqual(["a", "b"]);
+    expect(index.searchNow("ph", 10)).toEqual([]);
+    index.remove(["a"]);
+    expect(index.searchNow("photos", 10).map((x) => x.id)).toEqual([]);
+    expect(index.searchNow("photosy", 10)).toEqual([]);
+  });
+
+  it("tokenizes any script, folds accents and drops stop words", () => {
+    expect(tokenizeWords("The Naïve café — 日本語 und Ümlaut_x 42!")).toEqual(["naive", "cafe", "日本語", "und", "umlaut_x", "42"]);
+    expect(tokenizeWords("the and of", true)).toEqual(["the", "and", "of"]);
+    expect(tokenizeWords("x".repeat(41))).toEqual([]);
+  });
+});
+
+describe("index shards", () => {
+  const note = (path: string, texts: string[]): NoteRecord => ({
+    path,
+    hash: "h",
+    mtime: 1,
+    size: 2,
+    title: path,
+    aliases: ["al"],
+    tags: ["t"],
+    shard: 0,
+    chunks: texts.map((text, i) => ({ chunk: { ...chunk(`${path}#${i}`, text), path }, slot: i })),
+  });
+
+  it("round-trips notes, chunks and only the vectors that exist", async () => {
+    const notes = [note("a.md", ["one", "two"]), note("b.md", ["three"])];
+    const vectors = [new Float32Array([1, 0]), null, new Float32Array([0, 1])];
+    let k = 0;
+    const bytes = await encodeShard(notes, 2, () => vectors[k++]);
+    const decoded = decodeShard(bytes, 3, 2);
+    expect(decoded.notes.map((n) => n.path)).toEqual(["a.md", "b.md"]);
+    expect(decoded.notes[0].chunks[1].chunk.text).toBe("two");
+    expect(decoded.notes[1].shard).toBe(3);
+    expect(Array.from(decoded.vectorIndex)).toEqual([0, -1, 1]);
+    expect(Array.from(decoded.vectors)).toEqual([1, 0, 0, 1]);
+  });
+
+  it("refuses truncated or foreign bytes with IndexLoadError", async () => {
+    const bytes = await encodeShard([note("a.md", ["one"])], 2, () => new Float32Array([1, 0]));
+    expect(() => decodeShard(bytes.subarray(0, bytes.length - 3), 0, 2)).toThrow(IndexLoadError);
+    expect(() => decodeShard(new Uint8Array(10), 0, 2)).toThrow(IndexLoadError);
+    expect(() => decodeShard(bytes, 0, 3)).toThrow(/dimension/);
+  });
+
+  it("checksums differ for any changed byte and for aligned and unaligned views alike", () => {
+    const a = new Uint8Array(1001).map((_, i) => i * 31);
+    const b = a.slice();
+    b[500] ^= 1;
+    expect(checksumBytes(a)).not.toBe(checksumBytes(b));
+    const shifted = new Uint8Array(1002);
+    shifted.set(a, 1);
+    expect(checksumBytes(shifted.subarray(1))).toBe(checksumBytes(a));
+  });
+});
+
+describe("snippets", () => {
+  it("shows the part of a long chunk where the query words are", () => {
+    const text = "Intro words. ".repeat(40) + "Here the **sourdough** starter [[Bread|bread]] rises overnight. " + "Outro words. ".repeat(40);
+    const snippet = makeSnippet(text, "sourdough starter");
+    expect(snippet).toContain("sourdough starter bread rises");
+    expect(snippet.startsWith("…")).toBe(true);
+    expect(snippet.length).toBeLessThanOrEqual(230);
+  });
+
+  it("falls back to the opening when no word matches", () => {
+    expect(makeSnippet("## Heading\n\nShort text", "zzz")).toBe("Heading Short text");
+  });
+});

@@ -1,0 +1,137 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { makeHarness, longNote, type Harness } from "./index-harness";
+import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
+
+const notes = {
+  "A.md": "# Alpha\n\nApples grow on trees in the orchard.",
+  "B.md": "# Bravo\n\nBananas ripen in the sun.",
+  "Long.md": longNote("Long", 8),
+};
+
+async function indexFiles(h: Harness): Promise<string[]> {
+  return (await fs.readdir(join(h.vault.root, ".krypton", "index"))).sort();
+}
+
+async function shardPath(h: Harness): Promise<string> {
+  const shard = (await indexFiles(h)).find((f) => f.startsWith("shard-"));
+  if (!shard) throw new Error("no shard written");
+  return join(h.vault.root, ".krypton", "index", shard);
+}
+
+describe("VaultIndex: persistence and recovery", () => {
+  let h: Harness;
+  let chunks: number;
+  beforeEach(async () => {
+    h = await makeHarness(notes);
+    const index = h.open();
+    chunks = (await index.open()).chunks;
+    await index.close();
+    h.embedder.reset();
+  });
+  afterEach(async () => {
+    await h.cleanup();
+  });
+
+  it("writes a manifest, binary shards and no leftovers", async () => {
+    const files = await indexFiles(h);
+    expect(files).toContain("manifest.json");
+    expect(files.some((f) => /^shard-\d+-\d+\.bin$/.test(f))).toBe(true);
+    expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
+    expect(files).not.toContain("write.lock"); // released on close
+    const manifest = JSON.parse(await fs.readFile(join(h.vault.root, ".krypton", "index", "manifest.json"), "utf8"));
+    expect(manifest.format).toBe(INDEX_FORMAT);
+    expect(manifest.embedder).toEqual({ id: "hash:32", dim: 32 });
+    expect(manifest.shards[0].checksum).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  const damages: [string, (h: Harness) => Promise<void>, RegExp][] = [
+    ["a missing manifest", async (h) => fs.rm(join(h.vault.root, ".krypton", "index", "manifest.json")), /manifest was missing/],
+    ["a corrupt manifest", async (h) => fs.writeFile(join(h.vault.root, ".krypton", "index", "manifest.json"), "{ not json"), /manifest/],
+    ["a missing shard", async (h) => fs.rm(await shardPath(h)), /missing/],
+    [
+      "a truncated shard",
+      async (h) => {
+        const p = await shardPath(h);
+        const bytes = await fs.readFile(p);
+        await fs.writeFile(p, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      },
+      /truncated/,
+    ],
+    [
+      "a shard with flipped bytes",
+      async (h) => {
+        const p = await shardPath(h);
+        const bytes = await fs.readFile(p);
+        for (let i = 100; i < bytes.length; i += 97) bytes[i] ^= 0x5a;
+        await fs.writeFile(p, bytes);
+      },
+      /corrupt/,
+    ],
+  ];
+
+  it.each(damages)("recovers from %s: rebuilds, says why, loses nothing", async (_name, damage, reason) => {
+    await damage(h);
+    const index = h.open();
+    const status = await index.open();
+    expect(status.state).toBe("ready");
+    expect(status.chunks).toBe(chunks);
+    expect(status.embedded).toBe(chunks);
+    expect(status.rebuiltReason).toMatch(reason);
+    expect((await index.searchNotes("bananas"))[0].path).toBe("B.md");
+    await index.close();
+    // Repaired on disk: the next start is clean and embeds nothing.
+    h.embedder.reset();
+    const again = h.open();
+    const next = await again.open();
+    expect(next.rebuiltReason).toBeUndefined();
+    expect(next.chunks).toBe(chunks);
+    expect(h.embedder.calls).toBe(0);
+  });
+
+  it("rebuilds an index written in another format version", async () => {
+    const path = join(h.vault.root, ".krypton", "index", "manifest.json");
+    const manifest = JSON.parse(await fs.readFile(path, "utf8"));
+    await fs.writeFile(path, JSON.stringify({ ...manifest, format: 999 }));
+    const index = h.open();
+    const status = await index.open();
+    expect(status.rebuiltReason).toMatch(/format/);
+    expect(status.chunks).toBe(chunks);
+    expect(h.embedder.texts).toHaveLength(chunks);
+  });
+
+  it("rebuilds an index made by another chunker version", async () => {
+    const path = join(h.vault.root, ".krypton", "index", "manifest.json");
+    const manifest = JSON.parse(await fs.readFile(path, "utf8"));
+    await fs.writeFile(path, JSON.stringify({ ...manifest, chunkerVersion: -1 }));
+    const status = await h.open().open();
+    expect(status.rebuiltReason).toMatch(/chunker/);
+    expect(status.chunks).toBe(chunks);
+  });
+
+  it("removes shard files a crashed writer left behind", async () => {
+    const dir = join(h.vault.root, ".krypton", "index");
+    await fs.writeFile(join(dir, "shard-99-99.bin"), "orphan");
+    await fs.writeFile(join(dir, "shard-0-1.bin.123-abcd.tmp"), "half written");
+    const index = h.open();
+    await index.open();
+    const files = await indexFiles(h);
+    expect(files).not.toContain("shard-99-99.bin");
+    expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+
+  it("rebuild() starts from scratch and re-embeds everything", async () => {
+    const index = h.open();
+    await index.open();
+    expect(h.embedder.calls).toBe(0);
+    const oldShards = (await indexFiles(h)).filter((f) => f.startsWith("shard-"));
+    const status = await index.rebuild();
+    expect(status.chunks).toBe(chunks);
+    expect(h.embedder.texts).toHaveLength(chunks);
+    // The old generation's files are gone, the new ones are named in the manifest.
+    const files = await indexFiles(h);
+    for (const old of oldShards) expect(files).not.toContain(old);
+    const manifest = JSON.parse(await fs.readFile(join(h.vault.root, ".krypton", "index", "manifest.json"), "utf8"));
+    expect(files.filter((f) => f.startsWith("shard-")).sort()).toEqual(manifest.shards.map((s: { file: string }) => s.file).sort());
+  });
+});

@@ -1,0 +1,235 @@
+import { makeHarness, longNote, type Harness } from "./index-harness";
+
+describe("VaultIndex: build and incremental sync", () => {
+  let h: Harness;
+  afterEach(async () => {
+    await h?.cleanup();
+  });
+
+  it("builds an index of every note and finds notes by keyword and by meaning", async () => {
+    h = await makeHarness({
+      "Cooking/Pasta.md": "# Pasta\n\nBoil water, add salt, cook the spaghetti for nine minutes.",
+      "Garden/Tomatoes.md": "---\ntags: [garden]\n---\n# Tomatoes\n\nWater the tomato plants every morning in summer.",
+      "Empty.md": "",
+    });
+    const index = h.open();
+    const status = await index.open();
+    expect(status.state).toBe("ready");
+    expect(status.notes).toBe(3); // the empty note is known (so it is not re-read) but has no chunks
+    expect(index.chunksOf("Empty.md")).toEqual([]);
+    expect(status.chunks).toBeGreaterThanOrEqual(2);
+    expect(status.embedded).toBe(status.chunks);
+    expect(status.keywordOnly).toBe(false);
+    expect(status.embedder).toBe("hash:32");
+    expect(status.failures).toEqual([]);
+
+    const hits = await index.searchNotes("spaghetti");
+    expect(hits[0].path).toBe("Cooking/Pasta.md");
+    expect(hits[0].folder).toBe("Cooking");
+    expect(hits[0].score).toBeGreaterThan(0);
+    expect(hits[0].score).toBeLessThanOrEqual(1);
+    expect(index.chunksOf("Garden/Tomatoes.md")[0].tags).toContain("garden");
+  });
+
+  it("re-embeds nothing on an unchanged restart and one chunk after a one-paragraph edit", async () => {
+    const note = longNote("Handbook", 12);
+    h = await makeHarness({ "Handbook.md": note, "Other.md": "# Other\n\nSomething else entirely." });
+    const first = h.open();
+    const built = await first.open();
+    expect(built.chunks).toBeGreaterThan(10);
+    const embeddedTexts = h.embedder.texts.length;
+    expect(embeddedTexts).toBe(built.chunks);
+    await first.close();
+
+    h.embedder.reset();
+    const second = h.open();
+    const reopened = await second.open();
+    expect(reopened.chunks).toBe(built.chunks);
+    expect(reopened.embedded).toBe(built.chunks);
+    expect(h.embedder.calls).toBe(0);
+    await second.close();
+
+    // Touch the file without changing it: read again, hash matches, nothing embedded.
+    await h.vault.write("Handbook.md", note);
+    const third = h.open();
+    await third.open();
+    expect(h.embedder.calls).toBe(0);
+
+    // Edit one paragraph.
+    await h.vault.write("Handbook.md", note.replace("Paragraph 5 about topic 5:", "Paragraph 5 about something new:"));
+    h.embedder.reset();
+    await third.sync();
+    expect(h.embedder.texts).toHaveLength(1);
+    expect(h.embedder.texts[0]).toContain("something new");
+    const hits = await third.searchChunks("something new");
+    expect(hits.find((hit) => hit.chunk.text.includes("something new"))?.chunk.path).toBe("Handbook.md");
+    expect(hits.find((hit) => hit.chunk.text.includes("something new"))?.keywordScore).toBe(1);
+  });
+
+  it("answers the same after a restart (the stored word index equals a freshly built one)", async () => {
+    h = await makeHarness({
+      "Lists/Groceries.md": "---\naliases: [Shopping]\ntags: [home]\n---\n# Groceries\n\n- milk\n- bread\n- Café au lait",
+      "Notes/Coffee.md": "# Coffee\n\n## Brewing\n\nPour-over coffee needs a fine grind. Café culture.",
+      "Handbook.md": longNote("Handbook", 6),
+    });
+    const first = h.open();
+    await first.open();
+    const queries = ["cafe", "shopping home", "brewing grind", "topic3 alpha2", "handbook section"];
+    const before = await Promise.all(queries.map((q) => first.searchChunks(q)));
+    await first.close();
+    const second = h.open();
+    await second.open();
+    const after = await Promise.all(queries.map((q) => second.searchChunks(q)));
+    const view = (hits: typeof before[number]) => hits.map((x) => [x.chunk.id, x.keywordScore.toFixed(6), x.score.toFixed(6)]);
+    expect(after.map(view)).toEqual(before.map(view));
+    expect(before.every((hits) => hits.length > 0)).toBe(true);
+  });
+
+  it("applies create, modify, rename and delete events without stale chunks", async () => {
+    h = await makeHarness({ "A.md": "# Alpha\n\nApples are red.", "B.md": "# Bravo\n\nBananas are yellow." });
+    const index = h.open();
+    await index.open();
+    h.embedder.reset();
+
+    await h.vault.write("C.md", "# Charlie\n\nCherries are dark red.");
+    index.handleEvent({ type: "create", path: "C.md" });
+    await h.vault.write("A.md", "# Alpha\n\nApricots are orange.");
+    index.handleEvent({ type: "modify", path: "A.md" });
+    await h.vault.rename("B.md", "Fruit/B2.md");
+    index.handleEvent({ type: "rename", path: "Fruit/B2.md", oldPath: "B.md" });
+    await index.idle();
+
+    expect((await index.searchNotes("cherries"))[0].path).toBe("C.md");
+    expect(await index.searchNotes("apples")).toEqual([]);
+    expect((await index.searchNotes("apricots"))[0].path).toBe("A.md");
+    const bananas = await index.searchNotes("bananas");
+    expect(bananas.map((n) => n.path)).toEqual(["Fruit/B2.md"]);
+    expect(index.chunksOf("B.md")).toEqual([]);
+    // The renamed note kept its vector (same text and title): only C and the edited A were embedded.
+    expect(h.embedder.texts.some((t) => t.includes("Bananas"))).toBe(false);
+
+    await h.vault.remove("C.md");
+    index.handleEvent({ type: "delete", path: "C.md" });
+    await index.idle();
+    expect(await index.searchNotes("cherries")).toEqual([]);
+    expect(index.status().notes).toBe(2);
+
+    // And it all survives a restart.
+    await index.close();
+    h.embedder.reset();
+    const again = h.open();
+    const status = await again.open();
+    expect(status.notes).toBe(2);
+    expect(h.embedder.calls).toBe(0);
+    expect(await again.searchNotes("cherries")).toEqual([]);
+    expect((await again.searchNotes("bananas"))[0].path).toBe("Fruit/B2.md");
+  });
+
+  it("notices notes changed, added and removed while it was closed", async () => {
+    h = await makeHarness({ "A.md": "# A\n\nfirst version", "B.md": "# B\n\nbee note" });
+    const first = h.open();
+    await first.open();
+    await first.close();
+    await h.vault.write("A.md", "# A\n\nsecond version with zebras");
+    await h.vault.remove("B.md");
+    await h.vault.write("New/C.md", "# C\n\nnewcomer note");
+    h.embedder.reset();
+    const second = h.open();
+    const status = await second.open();
+    expect(status.notes).toBe(2);
+    expect(h.embedder.texts).toHaveLength(2);
+    expect((await second.searchNotes("zebras"))[0].path).toBe("A.md");
+    expect(await second.searchNotes("bee")).toEqual([]);
+    expect((await second.searchNotes("newcomer"))[0].path).toBe("New/C.md");
+  });
+
+  it("re-embeds everything when the embedding model changes", async () => {
+    h = await makeHarness({ "A.md": "# A\n\none", "B.md": "# B\n\ntwo" });
+    const first = h.open();
+    const built = await first.open();
+    await first.close();
+    const { HashEmbedder } = await import("../../support/hash-embedder");
+    const other = new HashEmbedder({ dim: 48, id: "other:48" });
+    const second = h.open({ embedder: other });
+    const status = await second.open();
+    expect(status.embedder).toBe("other:48");
+    expect(status.embedded).toBe(built.chunks);
+    expect(other.texts).toHaveLength(built.chunks);
+    await second.close();
+    other.reset();
+    const third = h.open({ embedder: other });
+    await third.open();
+    expect(other.calls).toBe(0);
+  });
+
+  it("re-embeds when a model keeps its name but changes its dimension", async () => {
+    h = await makeHarness({ "A.md": "# A\n\none", "B.md": "# B\n\ntwo" });
+    const { HashEmbedder } = await import("../../support/hash-embedder");
+    const first = h.open({ embedder: new HashEmbedder({ dim: 16, id: "ollama:same-name" }) });
+    await first.open();
+    await first.close();
+    const bigger = new HashEmbedder({ dim: 24, id: "ollama:same-name" });
+    const second = h.open({ embedder: bigger });
+    await h.vault.write("C.md", "# C\n\nthree");
+    const status = await second.open();
+    expect(status.embedderError).toBeUndefined();
+    expect(status.embedded).toBe(status.chunks);
+    expect(status.chunks).toBe(3);
+    expect((await second.searchNotes("three"))[0].chunks[0].vectorScore).toBeGreaterThan(0);
+  });
+
+  it("re-chunks every note when the chunk size changes, re-embedding only texts that changed", async () => {
+    h = await makeHarness({ "Long.md": longNote("Long", 8), "Short.md": "# Short\n\nA short note stays one chunk." });
+    const first = h.open();
+    const before = await first.open();
+    await first.close();
+    h.embedder.reset();
+    const second = h.open({ settings: { chunkMaxChars: 600 } });
+    const after = await second.open();
+    expect(after.chunks).toBeGreaterThan(before.chunks);
+    expect(second.chunksOf("Long.md").every((c) => c.text.length <= 600)).toBe(true);
+    // The short note's only chunk is unchanged: its vector is reused.
+    expect(h.embedder.texts.some((t) => t.includes("A short note"))).toBe(false);
+    expect(after.embedded).toBe(after.chunks);
+  });
+
+  it("skips excluded folders and globs, the config folder and .krypton", async () => {
+    h = await makeHarness({
+      "Templates/Daily.md": "# Template\n\nunicorn template",
+      "Notes/Keep.md": "# Keep\n\nunicorn kept",
+      "Notes/Drawing.excalidraw.md": "# Drawing\n\nunicorn drawing",
+      "Archive/2020/Old.md": "# Old\n\nunicorn archived",
+    });
+    const index = h.open({ settings: { excludePatterns: ["Templates/", "**/*.excalidraw.md", "Archive"] } });
+    const status = await index.open();
+    expect(status.notes).toBe(1);
+    expect((await index.searchNotes("unicorn")).map((n) => n.path)).toEqual(["Notes/Keep.md"]);
+    // Events for excluded paths are ignored too.
+    await h.vault.write("Templates/Weekly.md", "# Weekly\n\nunicorn weekly");
+    index.handleEvent({ type: "create", path: "Templates/Weekly.md" });
+    await index.idle();
+    expect(index.status().notes).toBe(1);
+  });
+
+  it("survives empty, huge and binary-looking notes", async () => {
+    const junk = Array.from({ length: 20_000 }, (_, i) => String.fromCharCode((i * 7919) % 0xd7ff)).join("");
+    h = await makeHarness({
+      "Empty.md": "",
+      "Spaces.md": "   \n\n  \n",
+      "Huge.md": "# Huge\n\n" + "lorem ipsum dolor sit amet consectetur ".repeat(55_000),
+      "Junk.md": junk,
+      "Nul.md": "a\u0000b\u0000c \u0001\u0002 zzz",
+      "Fine.md": "# Fine\n\nnormal note",
+    });
+    const index = h.open();
+    const status = await index.open();
+    expect(status.state).toBe("ready");
+    expect(status.failures).toEqual([]);
+    expect(index.chunksOf("Huge.md").length).toBeGreaterThan(1000);
+    expect((await index.searchNotes("normal"))[0].path).toBe("Fine.md");
+    expect((await index.searchNotes("consectetur"))[0].path).toBe("Huge.md");
+    await index.close();
+    const again = h.open();
+    expect((await again.open()).chunks).toBe(status.chunks);
+  });
+});

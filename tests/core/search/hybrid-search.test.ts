@@ -1,0 +1,163 @@
+import { ProviderError } from "../../../src/core/providers/provider-error";
+import { HashEmbedder } from "../../support/hash-embedder";
+import { makeHarness, type Harness } from "../indexing/index-harness";
+
+const vault = {
+  "Biology/Photosynthesis.md":
+    "---\naliases: [Light reactions]\ntags: [plants]\n---\n# Photosynthesis\n\nPlants turn light, water and carbon dioxide into sugar.\n\n## Chlorophyll\n\nThe green pigment absorbs red and blue light.",
+  "Journal/2024-05-01.md": "# Diary\n\nRead a long article today; it mentioned photosynthesis once, in passing, between other topics like trains and coffee.",
+  "Cooking/Bread.md":
+    "# Bread\n\n" +
+    Array.from({ length: 6 }, (_, i) => `## Step ${i + 1}\n\nKnead the dough ${i + 1} times; sourdough starter makes the dough rise. ` + "filler words ".repeat(100)).join("\n\n"),
+  "Cooking/Pasta.md": "# Pasta\n\nBoil salted water, then the dough-free dried pasta.",
+  "Travel/Trains.md": "# Trains\n\nNight trains across Europe are slow but comfortable.",
+};
+
+describe("hybrid search", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await makeHarness(vault, new HashEmbedder({ dim: 256, batchSize: 16 }));
+  });
+  afterAll(async () => {
+    await h.cleanup();
+  });
+
+  it("ranks a note titled with the query above one that mentions it in passing", async () => {
+    const index = h.open();
+    await index.open();
+    const hits = await index.searchNotes("photosynthesis");
+    expect(hits.map((n) => n.path).slice(0, 2)).toEqual(["Biology/Photosynthesis.md", "Journal/2024-05-01.md"]);
+    expect(hits[0].title).toBe("Photosynthesis");
+    expect(hits[0].folder).toBe("Biology");
+    await index.close();
+  });
+
+  it("returns one entry per note, with its matching chunks best first", async () => {
+    const index = h.open();
+    await index.open();
+    const hits = await index.searchNotes("sourdough dough", { limit: 5 });
+    const paths = hits.map((n) => n.path);
+    expect(new Set(paths).size).toBe(paths.length);
+    const bread = hits.find((n) => n.path === "Cooking/Bread.md");
+    expect(bread).toBeDefined();
+    expect(hits[0].path).toBe("Cooking/Bread.md");
+    expect(bread!.chunks.length).toBeGreaterThan(1);
+    const scores = bread!.chunks.map((c) => c.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    expect(bread!.score).toBe(scores[0]);
+    expect(bread!.startLine).toBe(bread!.chunks[0].chunk.startLine);
+    // Chunk search does not group.
+    const chunks = await index.searchChunks("sourdough dough", { limit: 20 });
+    expect(chunks.filter((c) => c.chunk.path === "Cooking/Bread.md").length).toBeGreaterThan(1);
+    await index.close();
+  });
+
+  it("gives scores in 0..1, best first, and snippets that show the matched words", async () => {
+    const index = h.open();
+    await index.open();
+    for (const q of ["light", "night trains", "pigment absorbs", "carbon dioxide sugar"]) {
+      const hits = await index.searchChunks(q, { limit: 10 });
+      expect(hits.length).toBeGreaterThan(0);
+      for (const hit of hits) {
+        for (const s of [hit.score, hit.keywordScore, hit.vectorScore]) {
+          expect(s).toBeGreaterThanOrEqual(0);
+          expect(s).toBeLessThanOrEqual(1);
+        }
+      }
+      expect(hits.map((x) => x.score)).toEqual([...hits.map((x) => x.score)].sort((a, b) => b - a));
+      expect(hits[0].snippet.toLowerCase()).toContain(q.split(" ")[0]);
+      expect(hits[0].snippet.length).toBeLessThanOrEqual(230);
+    }
+    const [bread] = await index.searchNotes("sourdough");
+    expect(bread.snippet).toMatch(/sourdough/);
+    expect(bread.snippet).not.toMatch(/^#/);
+    await index.close();
+  });
+
+  it("finds notes while the last word is still being typed", async () => {
+    const index = h.open({ embedder: null });
+    await index.open();
+    expect((await index.searchNotes("photosyn"))[0].path).toBe("Biology/Photosynthesis.md");
+    expect((await index.searchNotes("night tra"))[0].path).toBe("Travel/Trains.md");
+    await index.close();
+  });
+
+  it("finds notes by alias, tag and folder name", async () => {
+    const index = h.open();
+    await index.open();
+    expect((await index.searchNotes("light reactions"))[0].path).toBe("Biology/Photosynthesis.md");
+    expect((await index.searchNotes("plants"))[0].path).toBe("Biology/Photosynthesis.md");
+    expect((await index.searchNotes("travel"))[0].path).toBe("Travel/Trains.md");
+    await index.close();
+  });
+
+  it("honours limit, minScore and pathPrefix, and answers an empty query with nothing", async () => {
+    const index = h.open();
+    await index.open();
+    expect(await index.searchNotes("   ")).toEqual([]);
+    expect(await index.searchNotes("dough water", { limit: 1 })).toHaveLength(1);
+    const cooking = await index.searchNotes("water", { pathPrefix: "Cooking/" });
+    expect(cooking.map((n) => n.path)).toEqual(["Cooking/Pasta.md"]);
+    const strict = await index.searchChunks("water", { minScore: 0.99 });
+    for (const hit of strict) expect(hit.score).toBeGreaterThanOrEqual(0.99);
+    await index.close();
+  });
+
+  it("finds nothing for stop words or unknown words when searching by keyword only", async () => {
+    const index = h.open({ embedder: null });
+    await index.open();
+    expect(await index.searchNotes("the and of")).toEqual([]);
+    expect(await index.searchNotes("zzzunknownword")).toEqual([]);
+    const hits = await index.searchNotes("trains");
+    expect(hits.map((n) => n.path)).toEqual(["Travel/Trains.md", "Journal/2024-05-01.md"]);
+    expect(hits[0].score).toBeGreaterThan(hits[1].score);
+    await index.close();
+  });
+
+  it("falls back to keywords when the query cannot be embedded, without failing", async () => {
+    const good = new HashEmbedder({ dim: 256, batchSize: 16 });
+    const index = h.open({ embedder: good });
+    await index.open();
+    const hybrid = await index.searchNotes("night trains");
+    expect(hybrid[0].chunks[0].vectorScore).toBeGreaterThan(0);
+    await index.close();
+
+    // Same model id (so the stored vectors still count), but it fails now.
+    let calls = 0;
+    const broken = new HashEmbedder({
+      dim: 256,
+      batchSize: 16,
+      failWith: () => {
+        calls++;
+        return new ProviderError("unreachable", "Ollama is not reachable");
+      },
+    });
+    const offline = h.open({ embedder: broken });
+    await offline.open();
+    const hits = await offline.searchNotes("night trains");
+    expect(calls).toBeGreaterThan(0);
+    expect(hits[0].path).toBe("Travel/Trains.md");
+    expect(hits[0].chunks[0].vectorScore).toBe(0);
+    expect(hits[0].score).toBeGreaterThan(0);
+  });
+
+  it("does not wait for an embedder that hangs: keyword results after the query timeout", async () => {
+    const hanging = { id: "hash:256", batchSize: 16, embed: () => new Promise<Float32Array[]>(() => undefined) };
+    const index = h.open({ embedder: hanging, index: { queryTimeoutMs: 50 } });
+    await index.open();
+    const hits = await index.searchNotes("comfortable trains");
+    expect(hits[0].path).toBe("Travel/Trains.md");
+    expect(hits[0].chunks[0].vectorScore).toBe(0);
+    await index.close();
+  });
+
+  it("caches query vectors: repeating a query does not embed it again", async () => {
+    const embedder = new HashEmbedder({ dim: 256, batchSize: 16 });
+    const index = h.open({ embedder });
+    await index.open();
+    embedder.reset();
+    await index.searchNotes("comfortable night trains");
+    await index.searchNotes("comfortable night trains");
+    expect(embedder.calls).toBe(1);
+  });
+});
