@@ -1,0 +1,133 @@
+/**
+ * Synthetic vaults on disk and Krypton indexes over them, shared by the measurements of one run.
+ * Preparing an index happens in a separate process so that the process being measured carries no
+ * leftovers (heap, caches) from building it.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { silentLogger } from "../src/core/ports/logger";
+import { VaultIndex } from "../src/core/indexing/vault-index";
+import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
+import { createNodeHost } from "../src/node/node-host";
+import { HashEmbedder, hashEmbedding } from "../tests/support/hash-embedder";
+import { type BenchContext, DIM, EMBEDDER_ID } from "./bench-kit";
+import { generateVault, seededRandom, type SyntheticVault, type VaultSpec, writeVault } from "./synthetic-vault";
+
+const VAULT_MARKER = ".bench-vault.json";
+const INDEX_MARKER = ".bench-index-ready";
+
+export interface VaultOnDisk {
+  dir: string;
+  spec: VaultSpec;
+  notes: number;
+  chunks: number;
+  queries: string[];
+}
+
+export function benchSettings(overrides: Partial<KryptonSettings> = {}): KryptonSettings {
+  return { ...DEFAULT_SETTINGS, embeddingProvider: "ollama", embeddingModel: "nomic-embed-text", ...overrides };
+}
+
+/** The zero-latency 768-dim embedder, reporting the same id as the Ollama embedder. */
+export function zeroLatencyEmbedder(): HashEmbedder {
+  return new DenseHashEmbedder({ dim: DIM, id: EMBEDDER_ID, batchSize: 64 });
+}
+
+/**
+ * HashEmbedder's vectors are sparse (a bag of words hashed into 768 slots: mostly zeros). Real embeddings
+ * are dense, which matters for any text format (naive Orama's JSON persistence is 5× larger and fails
+ * sooner with dense vectors), so the benchmark adds a small deterministic dense component.
+ */
+class DenseHashEmbedder extends HashEmbedder {
+  override async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const vectors = await super.embed(texts, signal);
+    return vectors.map((v, i) => densify(v, texts[i]));
+  }
+}
+
+export function denseEmbedding(text: string): Float32Array {
+  return densify(hashEmbedding(text, DIM), text);
+}
+
+function densify(v: Float32Array, text: string): Float32Array {
+  const random = seededRandom(hashSeed(text));
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) {
+    v[i] += (random() * 2 - 1) * 0.02;
+    norm += v[i] * v[i];
+  }
+  const inv = 1 / Math.sqrt(norm);
+  for (let i = 0; i < v.length; i++) v[i] *= inv;
+  return v;
+}
+
+function hashSeed(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+function specName(spec: VaultSpec): string {
+  return spec.chunks !== undefined ? `chunks-${spec.chunks}` : `notes-${spec.notes}`;
+}
+
+/** Generates (or reuses, within a run) a vault of the given size under the run's work folder. */
+export function ensureVault(ctx: BenchContext, size: { chunks?: number; notes?: number }): VaultOnDisk {
+  const spec: VaultSpec = { seed: ctx.seed, ...size, queries: 120 };
+  const dir = join(ctx.workDir, `${specName(spec)}-seed${ctx.seed}`);
+  const marker = join(dir, VAULT_MARKER);
+  if (existsSync(marker)) {
+    const saved = JSON.parse(readFileSync(marker, "utf8")) as VaultOnDisk;
+    if (JSON.stringify(saved.spec) === JSON.stringify(spec)) return saved;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  ctx.log(`generating ${specName(spec)} vault`);
+  const vault = generateVault(spec);
+  writeVault(dir, vault.notes);
+  const info: VaultOnDisk = { dir, spec, notes: vault.notes.length, chunks: vault.chunkCount, queries: vault.queries };
+  writeFileSync(marker, JSON.stringify(info));
+  return info;
+}
+
+/** The vault's notes in memory (for the baselines): regenerated from the seed, identical to the files. */
+export function vaultInMemory(v: VaultOnDisk): SyntheticVault {
+  return generateVault(v.spec);
+}
+
+export function removeIndex(v: VaultOnDisk): void {
+  rmSync(join(v.dir, ".krypton"), { recursive: true, force: true });
+  rmSync(join(v.dir, INDEX_MARKER), { force: true });
+}
+
+/** Makes sure the vault has a complete Krypton index, building it in a child process when it has none. */
+export function prepareIndex(ctx: BenchContext, v: VaultOnDisk): void {
+  if (existsSync(join(v.dir, INDEX_MARKER))) return;
+  ctx.log(`building the Krypton index of ${v.dir} (separate process)`);
+  const child = spawnSync(process.execPath, ["--expose-gc", ctx.script, "--prepare-index", v.dir], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  if (child.status !== 0 || !existsSync(join(v.dir, INDEX_MARKER))) {
+    throw new Error(`building the index failed (exit ${child.status ?? child.signal})`);
+  }
+}
+
+/** Child-process entry of prepareIndex. */
+export async function buildIndexHere(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const index = openIndex(dir, zeroLatencyEmbedder());
+  const status = await index.open();
+  await index.idle();
+  await index.close();
+  if (status.state === "error") throw new Error("index build ended in state error");
+  writeFileSync(join(dir, INDEX_MARKER), JSON.stringify({ chunks: status.chunks, notes: status.notes }));
+}
+
+export function markIndexReady(v: VaultOnDisk, chunks: number): void {
+  writeFileSync(join(v.dir, INDEX_MARKER), JSON.stringify({ chunks }));
+}
+
+export function openIndex(dir: string, embedder: HashEmbedder | null, settings = benchSettings()): VaultIndex {
+  const host = createNodeHost(dir, { logger: silentLogger });
+  return new VaultIndex({ host, settings: () => settings, embedder: () => embedder });
+}
