@@ -9,7 +9,7 @@ import globals from "globals";
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default defineConfig([
-  globalIgnores(["node_modules/", "main.js", "dist/", "tests/", "bench/", "examples/", "coverage/", "test-artifacts/", "bin/", "*.cjs", "*.mjs"]),
+  globalIgnores(["node_modules/", "main.js", "dist/", "tests/", "bench/", "examples/", "coverage/", "test-artifacts/", "bin/", "scripts/", "*.cjs", "*.mjs"]),
   ...obsidianmd.configs.recommended,
   {
     languageOptions: {
