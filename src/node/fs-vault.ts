@@ -94,7 +94,8 @@ export class FsVault implements VaultPort {
   }
 
   onChange(_listener: (event: VaultEvent) => void): Unsubscribe {
-    // The CLI reads the vault on demand (index sync); it does not watch the folder.
+    // The CLI reads the vault on demand (index sync); it does not watch the folder. Notes the agents
+    // create here reach the index through NoteOperations (see indexNewNote), not through events.
     return () => {};
   }
 

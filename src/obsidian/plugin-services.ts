@@ -1,5 +1,6 @@
 import { FileSystemAdapter, MarkdownView, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
 import { createKrypton, type KryptonCore } from "../core/krypton";
+import type { ChatEvent, ChatServiceApi } from "../core/chat/chat-types";
 import type { IndexStatus } from "../core/indexing/index-status";
 import { generateMcpToken } from "../core/mcp/mcp-token";
 import type { Host } from "../core/ports/host";
@@ -219,7 +220,7 @@ export class KryptonServices {
   /** What the chat view needs from the host. */
   chatViewContext(openSettings: () => void): ChatViewContext {
     return {
-      core: this.core,
+      core: { ...this.core, chat: this.chatOpeningCreatedNotes() },
       openSettings,
       openNote: (path, line, newTab) => this.openNote(path, line, newTab),
       openLinkText: (linktext, sourcePath, newTab) => this.app.workspace.openLinkText(linktext, sourcePath, newTab),
@@ -240,6 +241,26 @@ export class KryptonServices {
       },
       onSettingsChange: (listener) => this.onSettingsChange(listener),
     };
+  }
+
+  /**
+   * The chat pipeline as the chat view uses it, plus one host duty: a note the create agent wrote
+   * ("create a note on X") opens when "Open created notes" is on, like one from "Create note with AI…".
+   */
+  private chatOpeningCreatedNotes(): ChatServiceApi {
+    const chat = this.core.chat;
+    return {
+      send: (message, options) => this.openCreatedNotes(chat.send(message, options)),
+    };
+  }
+
+  private async *openCreatedNotes(events: AsyncIterable<ChatEvent>): AsyncGenerator<ChatEvent> {
+    for await (const event of events) {
+      yield event;
+      if (event.type === "agent" && event.result.kind === "note-created" && this.current.openCreatedNote && !this.closed) {
+        await this.openNote(event.result.path).catch((err: unknown) => this.host.logger.warn("Could not open the created note", err));
+      }
+    }
   }
 
   // ------------------------------------------------------------------------------------------ shutdown

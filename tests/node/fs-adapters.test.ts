@@ -38,6 +38,17 @@ describe("Node host adapters", () => {
     expect((await fs.readdir(join(vault.root, "New", "Deep"))).sort()).toEqual(["c.md"]);
   });
 
+  it("of several concurrent creations of one path exactly one wins, complete; the others get NoteExistsError", async () => {
+    const host = createNodeHost(vault.root);
+    const contents = Array.from({ length: 8 }, (_, i) => `# Writer ${i}\n\n${"text ".repeat(20_000)}`);
+    const outcomes = await Promise.allSettled(contents.map((c) => host.vault.createNote("Race/x.md", c)));
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    for (const o of outcomes) if (o.status === "rejected") expect(o.reason).toBeInstanceOf(NoteExistsError);
+    const winner = outcomes.findIndex((o) => o.status === "fulfilled");
+    expect(await vault.read("Race/x.md")).toBe(contents[winner]);
+    expect(await fs.readdir(join(vault.root, "Race"))).toEqual(["x.md"]); // no temp files left
+  });
+
   it("refuses paths that leave the vault", async () => {
     const host = createNodeHost(vault.root);
     await expect(host.vault.readNote("../outside.md")).rejects.toThrow(/outside the vault/);

@@ -5,6 +5,7 @@ import { startOllamaServer, type OllamaTestServer } from "../support/servers/oll
 import { CreateNoteModal } from "../../src/obsidian/commands/create-note-modal";
 import { addEditorMenuItems } from "../../src/obsidian/commands/register-commands";
 import { summarizeNote } from "../../src/obsidian/commands/summarize";
+import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 
 const NOTES = {
@@ -87,13 +88,39 @@ test("Summarize current note shows a dialog when the chat is closed; Insert into
   expect(openModal()).toBeNull();
 });
 
+test("the summary dialog's Copy copies the summary, and says so when the clipboard is unavailable", async () => {
+  ollama.script({ route: "chat", reply: "Water tomatoes deeply." });
+  const copied: string[] = [];
+  let clipboardWorks = true;
+  Object.defineProperty(navigator, "clipboard", {
+    configurable: true,
+    value: {
+      writeText: async (text: string) => {
+        if (!clipboardWorks) throw new Error("denied");
+        copied.push(text);
+      },
+    },
+  });
+  await openInEditor("Garden/Tomatoes.md");
+  await summarizeNote(p.services, "Garden/Tomatoes.md");
+  const modal = openModal()!;
+  button(modal, "Copy").click();
+  await waitFor(() => noticeMessages().includes("Summary copied"));
+  expect(copied).toEqual(["Water tomatoes deeply."]);
+  clipboardWorks = false;
+  button(modal, "Copy").click();
+  await waitFor(() => noticeMessages().includes("Could not copy: the clipboard is not available"));
+});
+
 test("Summarize current note shows the summary in the chat view when it is open", async () => {
   ollama.script({ route: "chat", reply: "A short tomato summary." });
   await openInEditor("Garden/Tomatoes.md");
   const chatLeaf = p.app.workspace.getRightLeaf(false);
   await chatLeaf.setViewState({ type: "krypton-chat" });
+  const reveal = jest.spyOn(p.app.workspace, "revealLeaf");
   await summarizeNote(p.services, "Garden/Tomatoes.md");
   await waitFor(() => chatLeaf.containerEl.textContent?.includes("A short tomato summary.") ?? false);
+  expect(reveal).toHaveBeenCalledWith(chatLeaf); // a collapsed sidebar opens: the summary is not shown where nobody looks
   expect(openModal()).toBeNull();
   expect((await p.services.core.conversations.list())[0].title).toBe("Tomatoes"); // saved in a conversation
 });
@@ -119,4 +146,29 @@ test("summary commands are unavailable without a note or a selection, and say wh
   expect(noticeMessages()).toContain("Open a note first.");
   const cmd = p.app.commands.commands["krypton:summarize-selection"];
   expect(cmd.editorCheckCallback!(true, { getSelection: () => "   " }, {})).toBe(false);
+});
+
+describe("a note the chat's create agent writes", () => {
+  async function createFromChat(): Promise<void> {
+    ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea twice a day." });
+    await openInEditor("Garden/Tomatoes.md");
+    const chatLeaf = p.app.workspace.getRightLeaf(false);
+    await chatLeaf.setViewState({ type: "krypton-chat" });
+    const view = getChatView(p.app as never)!;
+    expect(view.controller.send("create a note on tides")).toBe(true);
+    await view.controller.idle();
+    expect(await p.temp.read("Krypton/tides.md")).toContain("The moon pulls the sea");
+  }
+
+  test("opens when 'Open created notes' is on", async () => {
+    expect(p.services.settings().openCreatedNote).toBe(true);
+    await createFromChat();
+    expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Krypton/tides.md");
+  });
+
+  test("stays closed when it is off", async () => {
+    await p.services.saveSettings({ openCreatedNote: false });
+    await createFromChat();
+    expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Garden/Tomatoes.md");
+  });
 });

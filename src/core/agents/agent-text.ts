@@ -93,13 +93,35 @@ export function significantWords(topic: string): string[] {
  * four letters must match whole, so "AI" does not match "said".
  */
 export function mentionsTopic(text: string, topicWords: string[]): boolean {
-  if (!topicWords.length) return false;
+  return topicWordsMentioned(text, topicWords) > 0;
+}
+
+/** How many of the topic's words the text mentions (matched as in mentionsTopic). */
+export function topicWordsMentioned(text: string, topicWords: string[]): number {
+  if (!topicWords.length) return 0;
   const tokens = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  let count = 0;
   for (const word of topicWords) {
-    if (tokens.has(word)) return true;
-    if (word.length >= 4) {
-      for (const token of tokens) if (token.startsWith(word)) return true;
+    if (tokens.has(word)) count++;
+    else if (word.length >= 4) {
+      for (const token of tokens) {
+        if (token.startsWith(word)) {
+          count++;
+          break;
+        }
+      }
     }
   }
-  return false;
+  return count;
+}
+
+/**
+ * The texts that really mention a topic, in their order: those naming all its words ("machine learning"
+ * keeps "machine learning models", not "the washing machine"); when none does, those naming at least half.
+ */
+export function mentioningTopic<T>(items: T[], textOf: (item: T) => string, topicWords: string[]): T[] {
+  const counted = items.map((item) => ({ item, n: topicWordsMentioned(textOf(item), topicWords) }));
+  const best = counted.reduce((max, c) => Math.max(max, c.n), 0);
+  const needed = best === topicWords.length ? best : Math.max(1, Math.ceil(topicWords.length / 2));
+  return counted.filter((c) => c.n >= needed).map((c) => c.item);
 }

@@ -12,7 +12,7 @@ import {
   summarizePartPrompt,
   summarizeTopicPrompt,
 } from "./agent-prompts";
-import { firstHeading, mentionsTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./agent-text";
+import { firstHeading, mentioningTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./agent-text";
 import { askModel } from "./model-call";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
@@ -34,6 +34,11 @@ export const LIMITS = {
   topicChars: 200,
   /** A note longer than this is summarized in parts of at most this many characters, then combined. */
   summaryPartChars: 6000,
+  /**
+   * At most this many parts are summarized (one model call each, ~120,000 characters): a book-length
+   * note would otherwise cost hundreds of calls. The rest is left out and the summary says so.
+   */
+  summaryMaxParts: 20,
   /** Chunks retrieved for a topic summary before keeping those that mention the topic. */
   topicRetrieve: 24,
   /** Chunks (and words per chunk) that go into a topic summary prompt. */
@@ -44,6 +49,8 @@ export const LIMITS = {
   searchMax: 50,
   /** Suffixes tried for a free file name ("x-1.md" … "x-999.md"). */
   nameAttempts: 1000,
+  /** How long createNote (or a search right after it) waits, once, for the index to take in the new note. */
+  newNoteIndexWaitMs: 5000,
 };
 
 /** The agents' actions (see note-operations.ts): one implementation for chat, commands, CLI and MCP. */
@@ -89,6 +96,41 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
     }
   }
 
+  /** Set while the index takes in a note created here (see indexNewNote); cleared when done or waited for. */
+  let newNoteIndexing: Promise<void> | null = null;
+
+  /**
+   * Tells the index about a note created here. The CLI and the MCP server do not watch the vault folder,
+   * so without this a created note stays unsearchable until the next full sync (Obsidian's own event for
+   * the same file is a harmless repeat). idle() applies it now rather than after the event debounce.
+   * While the index is still opening or re-indexing, the event just queues: nobody waits behind that.
+   */
+  function indexNewNote(path: string): void {
+    const settled = deps.index.status().state === "ready";
+    deps.index.handleEvent({ type: "create", path });
+    if (!settled) return;
+    const applied = deps.index.idle().catch(() => undefined);
+    newNoteIndexing = applied;
+    void applied.then(() => {
+      if (newNoteIndexing === applied) newNoteIndexing = null;
+    });
+  }
+
+  /**
+   * Waits (bounded, once) for indexNewNote: "create a note on X" then "find notes about X" finds it, and a
+   * one-shot `krypton ask` saves it with the index on close. Searches call it too, for a create still waiting.
+   */
+  async function untilNewNoteIndexed(): Promise<void> {
+    const pending = newNoteIndexing;
+    if (!pending) return;
+    let cancel: () => void = () => undefined;
+    const timeout = new Promise<void>((resolve) => (cancel = host.clock.setTimer(resolve, LIMITS.newNoteIndexWaitMs)));
+    await Promise.race([pending, timeout]);
+    cancel();
+    // A busy index (a first full indexing run) must not delay every later search: wait only once.
+    if (newNoteIndexing === pending) newNoteIndexing = null;
+  }
+
   /** Saves under the first free name: x.md, x-1.md, x-2.md … An existing file is never replaced. */
   async function createUnique(folder: string, slug: string, content: string): Promise<string> {
     let path: string | null;
@@ -101,7 +143,11 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
     return path;
   }
 
-  /** One summary of any length of text: directly when it fits, else map (parts) then reduce (combine). */
+  /**
+   * One summary of any length of text: directly when it fits, else map (a summary per part) then reduce
+   * (combine them, in rounds while they are too long). Past LIMITS.summaryMaxParts parts the rest is left
+   * out, and the summary ends with a remark saying how much it covers.
+   */
   async function summarizeLong(model: ChatModel, title: string, body: string, signal?: AbortSignal): Promise<string> {
     const ask = async (prompt: ChatMessage[]) => {
       checkAborted(signal);
@@ -110,8 +156,9 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       return out;
     };
     const max = LIMITS.summaryPartChars;
-    const parts = splitIntoParts(body, max);
-    if (parts.length <= 1) return ask(summarizeNotePrompt(title, parts[0] ?? body));
+    const all = splitIntoParts(body, max);
+    if (all.length <= 1) return ask(summarizeNotePrompt(title, all[0] ?? body));
+    const parts = all.slice(0, LIMITS.summaryMaxParts);
     let summaries: string[] = [];
     for (let i = 0; i < parts.length; i++) summaries.push(await ask(summarizePartPrompt(title, parts[i], i + 1, parts.length)));
     // Combine in groups while the partial summaries together are still too long for one prompt.
@@ -122,13 +169,15 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       for (const group of groups) next.push(group.length === 1 ? group[0] : await ask(combineSummariesPrompt(title, group)));
       summaries = next;
     }
-    if (summaries.length === 1) return summaries[0];
-    // Only when combining made no progress (a model that does not shorten): give each summary an equal share.
-    if (totalChars(summaries) > max) {
-      const share = Math.floor(max / summaries.length);
-      summaries = summaries.map((s) => (s.length > share ? `${s.slice(0, share)}…` : s));
+    if (summaries.length > 1) {
+      // Only when combining made no progress (a model that does not shorten): give each summary an equal share.
+      if (totalChars(summaries) > max) {
+        const share = Math.floor(max / summaries.length);
+        summaries = summaries.map((s) => (s.length > share ? `${s.slice(0, share)}…` : s));
+      }
+      summaries = [await ask(combineSummariesPrompt(title, summaries))];
     }
-    return ask(combineSummariesPrompt(title, summaries));
+    return parts.length === all.length ? summaries[0] : `${summaries[0]}\n\n${partialSummaryRemark(parts, all)}`;
   }
 
   return {
@@ -142,6 +191,9 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const title = firstHeading(markdown) ?? subject;
       const path = await createUnique(folder, slugify(subject), `${markdown}\n`);
       host.logger.info("agents: note created", { path });
+      // Searchable when this returns (or after LIMITS.newNoteIndexWaitMs): the CLI closes right after.
+      indexNewNote(path);
+      await untilNewNoteIndexed();
       const result = { kind: "note-created" as const, agent: AGENT_NAMES.create, path, title, preview: previewOf(markdown) };
       return { ...result, text: noteCreatedText(result) };
     },
@@ -150,6 +202,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const q = requireText(query, "query");
       requireIndex();
       const limit = Math.min(LIMITS.searchMax, Math.max(1, Math.floor(options.limit ?? LIMITS.searchDefault)));
+      await untilNewNoteIndexed();
       let notes;
       try {
         // The same relevance floor as chat retrieval, so "find notes about X" does not list unrelated notes.
@@ -206,6 +259,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const subject = requireText(topic, "topic");
       const model = requireModel();
       requireIndex();
+      await untilNewNoteIndexed();
       let hits;
       try {
         hits = await deps.index.searchChunks(`notes about ${subject}`, { limit: LIMITS.topicRetrieve, signal: options.signal });
@@ -213,11 +267,13 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         if (isAbortError(err) || options.signal?.aborted) throw err;
         throw new AgentError(`Search failed: ${err instanceof Error ? err.message : String(err)}`, "failed");
       }
-      // Retrieval ranks by similarity; keep only chunks that really name the topic (title, headings or text).
+      // Retrieval ranks by similarity; keep only chunks that really name the topic (title, headings or text):
+      // every word of it when some chunk does, so "machine learning" does not bring in "washing machine".
       const words = significantWords(subject);
-      const kept = hits
-        .filter((h) => mentionsTopic(`${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`, words))
-        .slice(0, LIMITS.topicChunks);
+      const kept = mentioningTopic(hits, (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`, words).slice(
+        0,
+        LIMITS.topicChunks,
+      );
       if (!kept.length) throw new AgentError(`No notes match '${subject}'`, "not-found");
       const excerpts = kept.map((h) => ({
         title: h.chunk.title,
@@ -236,6 +292,19 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       return { ...result, text: summaryText(result, `What your notes say about ${subject}`) };
     },
   };
+}
+
+/** The closing line of a capped map-reduce summary: how much of the text it covers ("first 20 of 31 parts (about 65%)"). */
+export function partialSummaryRemark(summarized: string[], all: string[]): string {
+  const share = Math.min(99, Math.round((100 * totalLength(summarized)) / Math.max(1, totalLength(all))));
+  return (
+    `_This text is too long to summarize in full: the summary covers its first ${summarized.length} of ${all.length} parts ` +
+    `(about ${share}% of it)._`
+  );
+}
+
+function totalLength(texts: string[]): number {
+  return texts.reduce((n, t) => n + t.length, 0);
 }
 
 function totalChars(texts: string[]): number {

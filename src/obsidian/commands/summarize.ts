@@ -1,7 +1,8 @@
 import { Notice } from "obsidian";
 import { AgentError } from "../../core/agents/agent-error";
 import type { Summary } from "../../core/agents/note-operations";
-import { showAgentResultInChat } from "../chat-view/chat-commands";
+import { activateChatView } from "../chat-view/chat-commands";
+import { VIEW_TYPE_KRYPTON_CHAT, type KryptonChatView } from "../chat-view/chat-view";
 import type { KryptonServices } from "../plugin-services";
 import { SummaryModal } from "./summary-modal";
 
@@ -28,7 +29,9 @@ async function present(services: KryptonServices, run: () => Promise<Summary>, p
   try {
     const summary = await run();
     notice.hide();
-    if (!showAgentResultInChat(services.app, summary)) {
+    const chat = await revealedChatView(services);
+    if (chat) await chat.showAgentResult(summary);
+    else {
       new SummaryModal(services.app, summary, {
         insertAtCursor: (text) => {
           const editor = services.lastMarkdownView()?.editor;
@@ -44,4 +47,13 @@ async function present(services: KryptonServices, run: () => Promise<Summary>, p
     new Notice(err instanceof AgentError ? err.message : `Could not summarize: ${err instanceof Error ? err.message : String(err)}`);
     return null;
   }
+}
+
+/**
+ * The chat view when the user has one (also in a collapsed sidebar, or not loaded yet: Obsidian defers
+ * hidden views), brought into sight so the summary does not land where nobody sees it; else null.
+ */
+async function revealedChatView(services: KryptonServices): Promise<KryptonChatView | null> {
+  if (services.app.workspace.getLeavesOfType(VIEW_TYPE_KRYPTON_CHAT).length === 0) return null;
+  return activateChatView(services.app);
 }

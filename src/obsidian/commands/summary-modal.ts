@@ -31,8 +31,12 @@ export class SummaryModal extends Modal {
     new Setting(this.contentEl)
       .addButton((b) =>
         b.setButtonText("Copy").onClick(async () => {
-          await navigator.clipboard.writeText(this.summary.summary);
-          new Notice("Summary copied");
+          try {
+            await navigator.clipboard.writeText(this.summary.summary);
+            new Notice("Summary copied");
+          } catch {
+            new Notice("Could not copy: the clipboard is not available");
+          }
         }),
       )
       .addButton((b) =>

@@ -81,6 +81,35 @@ describe("agents in the chat pipeline", () => {
     expect(summary.find((e) => e.type === "agent")).toMatchObject({ result: { kind: "summary", sourceFiles: ["Cloud/aws.md"] } });
   });
 
+  it("an agent that crashes falls through to normal chat: logged, never shown as an error", async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+    const crashing = createKrypton(createNodeHost(vault.root, { logger }), { ...core.settings() });
+    try {
+      // A bug inside the agent's action (not an AgentError, which the agent turns into a message).
+      crashing.operations.createNote = () => Promise.reject(new TypeError("cannot read properties of undefined"));
+      ollama.script({ route: "chat", reply: "Tides come from the moon." });
+
+      const events = await collect(crashing.chat.send("create a note on tides", { mode: "none" }));
+
+      expect(events.some((e) => e.type === "agent" || e.type === "error")).toBe(false);
+      expect(events[events.length - 1]).toMatchObject({ type: "done", answer: "Tides come from the moon.", stopped: false });
+      expect(warnings.some((w) => w.includes('Agent "create-note" failed'))).toBe(true);
+      expect(await vault.exists("Krypton")).toBe(false);
+    } finally {
+      await crashing.close();
+    }
+  });
+
+  it("a note created in the chat is found by the next message (the CLI's `chat`, the MCP server)", async () => {
+    ollama.script({ route: "chat", reply: "# Tide pools\n\nTide pools shelter anemones at low water." });
+    await collect(core.chat.send("create a note on tide pools", { mode: "rag" }));
+
+    const found = await collect(core.chat.send("find notes about anemones", { mode: "rag" }));
+
+    expect(found.find((e) => e.type === "agent")).toMatchObject({ result: { kind: "search-results", hits: [{ path: "Krypton/tide-pools.md" }] } });
+  });
+
   it("agents are skipped when turned off in settings", async () => {
     core.applySettings({ ...core.settings(), agentsEnabled: false });
     ollama.script({ route: "chat", reply: "Sure, here is some text about tides." });

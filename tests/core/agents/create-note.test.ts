@@ -2,6 +2,8 @@ import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { AgentError } from "../../../src/core/agents/agent-error";
 import type { VaultPort } from "../../../src/core/ports/vault";
+import { VaultIndex } from "../../../src/core/indexing/vault-index";
+import { HashEmbedder } from "../../support/hash-embedder";
 import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
 
 const GENERATED = [
@@ -112,6 +114,66 @@ describe("NoteOperations.createNote", () => {
     expect(result.path).toBe("Krypton/x-2.md");
     expect(await world.vault.read("Krypton/x.md")).toBe("a");
     expect(await world.vault.read("Krypton/x-1.md")).toBe("b");
+  });
+
+  it("three concurrent creations on the same topic get three files; the user's note stays untouched", async () => {
+    world = await makeAgentsWorld({ files: { "Krypton/x.md": "mine" }, openIndex: false });
+    let n = 0;
+    world.ollama.setDefault({ route: "chat", reply: () => `# X\n\nversion ${++n}` });
+
+    const results = await Promise.all([1, 2, 3].map(() => world.operations.createNote("x")));
+
+    expect(results.map((r) => r.path).sort()).toEqual(["Krypton/x-1.md", "Krypton/x-2.md", "Krypton/x-3.md"]);
+    const contents = await Promise.all(results.map((r) => world.vault.read(r.path)));
+    expect(new Set(contents).size).toBe(3);
+    expect(await world.vault.read("Krypton/x.md")).toBe("mine");
+  });
+
+  it("the created note is in the index when createNote returns, though FsVault emits no events (CLI, MCP)", async () => {
+    world = await makeAgentsWorld({ files: { "other.md": "# Other\n\nNothing about the sea." } });
+    let events = 0;
+    world.host.vault.onChange(() => events++);
+    world.ollama.script({ route: "chat", reply: "# Tide pools\n\nTide pools shelter anemones and crabs at low water." });
+
+    const created = await world.operations.createNote("tide pools");
+
+    expect(events).toBe(0); // nothing watches the folder: the index learns of the note from NoteOperations
+    expect(world.index.chunksOf(created.path).length).toBeGreaterThan(0);
+    const found = await world.operations.searchNotes("anemones");
+    expect(found.hits.map((h) => h.path)).toEqual([created.path]);
+  });
+
+  it("while the index is not ready the note only queues: creating never waits behind a (re)index", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    const handleEvent = jest.spyOn(world.index, "handleEvent");
+    const idle = jest.spyOn(world.index, "idle");
+    world.ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea." });
+
+    const created = await world.operations.createNote("tides");
+
+    expect(handleEvent).toHaveBeenCalledWith({ type: "create", path: created.path });
+    expect(idle).not.toHaveBeenCalled();
+    await world.index.open();
+    expect(world.index.chunksOf(created.path).length).toBeGreaterThan(0);
+  });
+
+  it("a one-shot run that closes right after creating a note has saved it with the index", async () => {
+    world = await makeAgentsWorld({ files: { "other.md": "# Other\n\nNothing about the sea." } });
+    world.ollama.script({ route: "chat", reply: "# Tide pools\n\nTide pools shelter anemones and crabs at low water." });
+    const created = await world.operations.createNote("tide pools");
+    await world.index.close();
+
+    // The next process: the saved index already has the note's chunks and vectors, nothing is re-embedded.
+    const embedder = new HashEmbedder({ dim: 256 });
+    const next = new VaultIndex({ host: world.host, settings: () => world.settings, embedder: () => embedder });
+    try {
+      await next.open();
+      await next.idle();
+      expect(embedder.texts).toEqual([]);
+      expect((await next.searchNotes("anemones")).map((h) => h.path)).toEqual([created.path]);
+    } finally {
+      await next.close();
+    }
   });
 
   it("does not retry other write failures: they become a plain AgentError", async () => {

@@ -114,6 +114,37 @@ describe("NoteOperations.summarizeNote", () => {
     expect(result.summary).toBe("done");
   });
 
+  it("summarizes at most LIMITS.summaryMaxParts parts of a book-length note and says how much it covers", async () => {
+    // One paragraph per part (each nearly a full part), five more than the cap.
+    const count = LIMITS.summaryMaxParts + 5;
+    const markers = Array.from({ length: count }, (_, i) => `marker${i}x`);
+    const body = markers.map((m) => paragraph(m, LIMITS.summaryPartChars - 100)).join("\n\n");
+    world = await makeAgentsWorld({ openIndex: false, files: { "book.md": `# Book\n\n${body}\n` } });
+    world.ollama.setDefault({ route: "chat", reply: mapReduceReply });
+
+    const result = await world.operations.summarizeNote("book.md");
+
+    const prompts = world.chatPrompts();
+    const maps = prompts.filter((p) => /part \(\d+ of \d+\)/.test(p));
+    expect(maps).toHaveLength(LIMITS.summaryMaxParts);
+    expect(maps[0]).toContain(`part (1 of ${LIMITS.summaryMaxParts})`);
+    // The first parts are summarized, each exactly once; the rest never reaches the model.
+    for (const marker of markers.slice(0, LIMITS.summaryMaxParts)) expect(maps.filter((p) => p.includes(marker))).toHaveLength(1);
+    for (const marker of markers.slice(LIMITS.summaryMaxParts)) expect(prompts.some((p) => p.includes(marker))).toBe(false);
+    expect(prompts).toHaveLength(LIMITS.summaryMaxParts + 1);
+    expect(result.summary).toMatch(new RegExp(`^FINAL over ${LIMITS.summaryMaxParts} parts\\n\\n_This text is too long to summarize in full`));
+    expect(result.summary).toContain(`its first ${LIMITS.summaryMaxParts} of ${count} parts (about 80% of it)`);
+    expect(result.text).toContain("too long to summarize in full");
+  });
+
+  it("adds no such remark when every part was summarized", async () => {
+    const body = Array.from({ length: LIMITS.summaryMaxParts }, (_, i) => paragraph(`m${i}x`, LIMITS.summaryPartChars - 100)).join("\n\n");
+    world = await makeAgentsWorld({ openIndex: false, files: { "exact.md": body } });
+    world.ollama.setDefault({ route: "chat", reply: mapReduceReply });
+    const result = await world.operations.summarizeNote("exact.md");
+    expect(result.summary).toBe(`FINAL over ${LIMITS.summaryMaxParts} parts`);
+  });
+
   it("says which note was not found, without calling the model", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     const err = await agentError(world.operations.summarizeNote("missing.md"));

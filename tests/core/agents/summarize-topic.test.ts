@@ -1,5 +1,5 @@
 import { AgentError } from "../../../src/core/agents/agent-error";
-import { mentionsTopic, significantWords, truncateWords } from "../../../src/core/agents/agent-text";
+import { mentioningTopic, mentionsTopic, significantWords, truncateWords } from "../../../src/core/agents/agent-text";
 import { LIMITS } from "../../../src/core/agents/note-operations-impl";
 import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
 
@@ -40,6 +40,20 @@ describe("topic matching helpers", () => {
     expect(mentionsTopic("Anything", [])).toBe(false);
   });
 
+  it("keeps texts naming every word of the topic; only when none does, those naming at least half", () => {
+    const words = significantWords("machine learning");
+    const id = (t: string) => t;
+    expect(mentioningTopic(["the washing machine broke", "machine learning models", "learning French"], id, words)).toEqual([
+      "machine learning models",
+    ]);
+    expect(mentioningTopic(["the washing machine broke", "learning French", "bread"], id, words)).toEqual([
+      "the washing machine broke",
+      "learning French",
+    ]);
+    const three = significantWords("roman empire economy");
+    expect(mentioningTopic(["the roman economy", "an empire", "pasta"], id, three)).toEqual(["the roman economy"]);
+  });
+
   it("truncates to a number of words", () => {
     expect(truncateWords("a b c d", 2)).toBe("a b …");
     expect(truncateWords(" a b ", 2)).toBe("a b");
@@ -75,6 +89,25 @@ describe("NoteOperations.summarizeTopic", () => {
     expect(prompt).not.toContain("pasta");
     expect(prompt).not.toContain("physics");
     expect(result.text).toContain("[[Cloud/aws]]");
+  });
+
+  it("a topic of several words keeps the chunks that name all of them", async () => {
+    world = await makeAgentsWorld({
+      files: {
+        "ml.md": "# Machine learning\n\nMachine learning models learn patterns from data.\n",
+        "washer.md": "# Washer\n\nThe washing machine needs a new belt.\n",
+        "french.md": "# French\n\nLearning French with flash cards.\n",
+      },
+    });
+    world.ollama.script({ route: "chat", reply: "Models learn from data." });
+
+    const result = await world.operations.summarizeTopic("machine learning");
+
+    expect(result.sourceFiles).toEqual(["ml.md"]);
+    const [prompt] = world.chatPrompts();
+    expect(prompt).toContain("Machine learning models learn patterns from data.");
+    expect(prompt).not.toContain("belt");
+    expect(prompt).not.toContain("flash cards");
   });
 
   it("keeps at most 6 chunks, each cut to 800 words", async () => {
