@@ -59,7 +59,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     agents: () => (settings.agentsEnabled ? agents : []),
   });
   const tools = new ToolRegistry();
-  registerNoteTools(tools, { operations, vault: host.vault });
+  registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
 
   return {
     host,

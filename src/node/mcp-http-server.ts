@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { version as pluginVersion } from "../../manifest.json";
 import { createMcpServer, describeTools, type McpServerInfo } from "../core/mcp/mcp-server";
 import { mcpTokenProblem } from "../core/mcp/mcp-token";
 import { silentLogger, type Logger } from "../core/ports/logger";
@@ -33,6 +34,8 @@ export interface McpHttpLimits {
   rateLimit: RateLimit;
   /** Open legacy SSE connections at once. */
   maxSseSessions: number;
+  /** A comment line on idle legacy SSE streams this often, so proxies and clients do not drop them. */
+  sseKeepAliveMs: number;
 }
 
 export const DEFAULT_MCP_HTTP_LIMITS: McpHttpLimits = {
@@ -41,6 +44,7 @@ export const DEFAULT_MCP_HTTP_LIMITS: McpHttpLimits = {
   requestTimeoutMs: 30_000,
   rateLimit: { burst: 60, perSecond: 5 },
   maxSseSessions: 16,
+  sseKeepAliveMs: 15_000,
 };
 
 export interface McpHttpServerOptions {
@@ -80,7 +84,8 @@ export class McpBridgeStartError extends Error {
   }
 }
 
-export const DEFAULT_SERVER_INFO: McpServerInfo = { name: "krypton", version: "0.1.0" };
+/** What clients see in `initialize` (serverInfo): the plugin's release from manifest.json, the same in every host. */
+export const DEFAULT_SERVER_INFO: McpServerInfo = { name: "krypton", version: pluginVersion };
 
 type ErrnoError = Error & { code?: string };
 type Refusal = { status: number; message: string; headers?: Record<string, string> };
@@ -160,7 +165,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     if (path === "/sse") {
       if (req.method !== "GET") return refuse(req, res, { status: 405, message: "Use GET", headers: { Allow: "GET" } });
       if (sseSessions.size >= limits.maxSseSessions) return refuse(req, res, { status: 503, message: "Too many open SSE connections" });
-      const transport = new LegacySseTransport("/messages", res);
+      const transport = new LegacySseTransport("/messages", res, limits.sseKeepAliveMs);
       const id = transport.sessionId;
       sseSessions.set(id, transport);
       res.on("close", () => sseSessions.delete(id));

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
+// Node's timers, not the global ones: inside Obsidian the globals are the window's (no unref()).
+import { clearInterval, setInterval } from "node:timers";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -15,10 +17,13 @@ export class LegacySseTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private open = false;
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly endpoint: string,
     private readonly res: ServerResponse,
+    /** Interval of ": keepalive" comment lines (ignored by clients); 0 turns them off. */
+    private readonly keepAliveMs = 15_000,
   ) {}
 
   start(): Promise<void> {
@@ -27,6 +32,13 @@ export class LegacySseTransport implements Transport {
     this.res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive" });
     this.res.write(`event: endpoint\ndata: ${this.endpoint}?sessionId=${this.sessionId}\n\n`);
     this.res.on("close", () => this.closed());
+    if (this.keepAliveMs > 0) {
+      this.keepAlive = setInterval(() => {
+        if (this.open && !this.res.writableEnded) this.res.write(": keepalive\n\n");
+      }, this.keepAliveMs);
+      // A keep-alive timer alone must not keep the process running.
+      this.keepAlive.unref();
+    }
     return Promise.resolve();
   }
 
@@ -55,6 +67,8 @@ export class LegacySseTransport implements Transport {
   }
 
   private closed(): void {
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
     if (!this.open) return;
     this.open = false;
     this.onclose?.();

@@ -5,6 +5,13 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import manifest from "../../manifest.json";
+import { createKrypton, type KryptonCore } from "../../src/core/krypton";
+import { DEFAULT_SETTINGS } from "../../src/core/settings";
+import { createNodeHost } from "../../src/node/node-host";
+import { claudeDesktopStdioConfig } from "../../src/obsidian/mcp/client-config";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, cleanEnv, runCli } from "./cli-harness";
@@ -63,13 +70,43 @@ describe("krypton mcp", () => {
 
       const escape = await client.callTool({ name: "read_note", arguments: { path: "../outside.md" } });
       expect(escape.isError).toBe(true);
+
+      expect(client.getServerVersion()).toEqual({ name: "krypton", version: manifest.version });
+      for (const [name, args, message] of [
+        ["create_note", {}, "Missing required parameter: topic"],
+        ["read_note", { path: "x.md" }, "Note not found: x.md"],
+        ["summarize_notes", { mode: "current_note", note_path: "x.md" }, "Note not found: x.md"],
+        ["search_notes", { query: "xylophone" }, "No notes match 'xylophone'"],
+      ] as const) {
+        const result = await client.callTool({ name, arguments: args });
+        expect(result.isError).toBe(true);
+        expect(JSON.stringify(result.content)).toContain(message);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the settings tab's standalone Claude Desktop config starts a working server (krypton = this CLI)", async () => {
+    const config = JSON.parse(claudeDesktopStdioConfig(vault.root)) as { mcpServers: { krypton: { command: string; args: string[] } } };
+    expect(config.mcpServers.krypton.command).toBe("krypton");
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bundle, ...config.mcpServers.krypton.args],
+      env: cleanEnv({ KRYPTON_OLLAMA_URL: ollama.url }),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "claude-desktop-config-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
     } finally {
       await client.close();
     }
   });
 
   /** Starts `krypton mcp --http` on a free port; `ready` resolves once it printed its URL (and a generated token). */
-  async function startHttp(env: Record<string, string>) {
+  async function startHttp(env: Record<string, string>, extraArgs: string[] = []) {
     let child!: ChildProcessWithoutNullStreams;
     let stderr = "";
     let settle!: { resolve: (v: { url: string; token: string | null }) => void; reject: (e: Error) => void };
@@ -79,7 +116,7 @@ describe("krypton mcp", () => {
       const token = /token \(shown once[^)]*\): (\S+)/.exec(stderr)?.[1] ?? null;
       if (url && (token || env.KRYPTON_MCP_TOKEN)) settle.resolve({ url, token });
     };
-    const done = runCli(["mcp", vault.root, "--http", "--port", "0"], {
+    const done = runCli(["mcp", vault.root, "--http", "--port", "0", ...extraArgs], {
       env: { KRYPTON_OLLAMA_URL: ollama.url, ...env },
       onSpawn: (c) => {
         child = c;
@@ -91,7 +128,7 @@ describe("krypton mcp", () => {
     });
     void done.then((r) => settle.reject(new Error(`krypton mcp exited early (${String(r.code)}): ${r.stderr}`)));
     const info = await ready;
-    return { ...info, stop: () => child.kill("SIGINT"), done };
+    return { ...info, stop: () => child.kill("SIGINT"), done, stderr: () => stderr };
   }
 
   it("--http generates a token, prints it once on stderr, and requires it", async () => {
@@ -121,11 +158,52 @@ describe("krypton mcp", () => {
     expect(result.stdout + result.stderr).not.toContain(token);
   });
 
-  it("refuses a token that is too short, without starting", async () => {
+  it("refuses a token that is too short (flag or environment) as a usage error, without starting", async () => {
     const short = await runCli(["mcp", vault.root, "--http", "--port", "0", "--token", "1234"], {});
-    expect(short.code).toBe(1);
-    expect(short.stderr).toMatch(/at least 16 characters/);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/--token: The MCP bridge token must be at least 16 characters/);
     expect(short.stderr).not.toMatch(/bridge on http/);
+    const fromEnv = await runCli(["mcp", vault.root, "--http", "--port", "0"], { env: { KRYPTON_MCP_TOKEN: "short" } });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/KRYPTON_MCP_TOKEN: The MCP bridge token must be at least 16 characters/);
+    expect(fromEnv.stderr).not.toContain("short\n");
+    expect(await vault.exists(".krypton")).toBe(false); // refused before anything was opened
+  });
+
+  it.each([
+    [["--port", "8080"], "--port"],
+    [["--token", "a-user-chosen-token-0123456789"], "--token"],
+    [["--allow-origin", "https://app.example"], "--allow-origin"],
+  ])("HTTP options without --http are a usage error, not silently ignored (%j)", async (extra, name) => {
+    const r = await runCli(["mcp", vault.root, ...extra], { input: "" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${name} only apply with --http`);
+    expect(r.stdout).toBe("");
+  });
+
+  it.each(["*", "null", "app.example", "https://app.example/path"])("--allow-origin %s is a usage error", async (origin) => {
+    const r = await runCli(["mcp", vault.root, "--http", "--port", "0", "--allow-origin", origin], { env: { KRYPTON_MCP_TOKEN: "a-user-chosen-token-0123456789" } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--allow-origin needs one origin like https://app.example");
+  });
+
+  it("--allow-origin (repeatable) lets exactly those browser origins in", async () => {
+    const token = "a-user-chosen-token-0123456789";
+    const server = await startHttp({ KRYPTON_MCP_TOKEN: token }, ["--allow-origin", "https://one.example", "--allow-origin", "http://localhost:5173"]);
+    try {
+      const call = (origin: string) => fetch(`${server.url}/tools`, { headers: { Authorization: `Bearer ${token}`, Origin: origin } });
+      for (const origin of ["https://one.example", "http://localhost:5173"]) {
+        const ok = await call(origin);
+        expect(ok.status).toBe(200);
+        expect(ok.headers.get("access-control-allow-origin")).toBe(origin);
+      }
+      const other = await call("https://evil.example");
+      expect(other.status).toBe(403);
+      expect(other.headers.get("access-control-allow-origin")).toBeNull();
+    } finally {
+      server.stop();
+      await server.done;
+    }
   });
 
   it("a port in use: one line saying so, exit 1", async () => {
@@ -142,4 +220,74 @@ describe("krypton mcp", () => {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
   });
+
+  describe("while Obsidian has the vault open (two processes on one vault)", () => {
+    const token = "a-user-chosen-token-0123456789";
+    const lockFile = () => fs.readFile(join(vault.root, ".krypton", "index", "write.lock"), "utf8");
+    let obsidian: KryptonCore;
+
+    beforeEach(async () => {
+      // The stand-in for Obsidian: Krypton's core on the same vault, opened first, so it holds the writer lock.
+      obsidian = createKrypton(createNodeHost(vault.root), { ...DEFAULT_SETTINGS, embeddingProvider: "none" });
+      await obsidian.index.open();
+    });
+    afterEach(() => obsidian.index.close());
+
+    /** search_notes over the plain JSON endpoint: the paths found (or the error). */
+    async function search(url: string, query: string): Promise<string[] | string> {
+      const res = await fetch(`${url}/tools/call`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ tool: "search_notes", arguments: { query } }),
+      });
+      const body = (await res.json()) as { result?: { results: { filePath: string }[] }; error?: string };
+      return body.result ? body.result.results.map((r) => r.filePath) : (body.error ?? "?");
+    }
+
+    /** The server syncs before each search (KRYPTON_MCP_SYNC_AFTER_MS=0); retried only so a busy machine cannot make it flaky. */
+    async function searchUntil(url: string, query: string, expected: (found: string[] | string) => boolean): Promise<string[] | string> {
+      let found = await search(url, query);
+      for (let i = 0; i < 40 && !expected(found); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        found = await search(url, query);
+      }
+      return found;
+    }
+
+    it("reads the index without taking Obsidian's lock, and finds notes Obsidian added, changed or deleted since it started", async () => {
+      const lockBefore = await lockFile();
+      const server = await startHttp({ KRYPTON_MCP_TOKEN: token, KRYPTON_MCP_SYNC_AFTER_MS: "0" }, ["--no-embeddings"]);
+      try {
+        expect(await searchUntil(server.url, "sourdough", (f) => Array.isArray(f))).toEqual(["Cooking/Bread.md"]);
+        expect(server.stderr()).toContain("is updating this index: reading it");
+
+        // Obsidian writes a note and saves its index (a new generation on disk).
+        await vault.write("Bees.md", "# Bees\n\nBees pollinate clover.\n");
+        await obsidian.index.sync();
+        expect(await searchUntil(server.url, "pollinate", (f) => Array.isArray(f))).toEqual(["Bees.md"]);
+
+        // A note on disk that Obsidian has not indexed yet, an edit and a deletion: the server's own scan sees them.
+        await vault.write("Tides.md", "# Tides\n\nThe moon pulls the sea.\n");
+        await vault.write("Cooking/Bread.md", "# Rye bread\n\nDark rye and caraway.\n");
+        await vault.remove("Machine Learning/Gradient descent.md");
+        expect(await searchUntil(server.url, "moon", (f) => Array.isArray(f))).toEqual(["Tides.md"]);
+        expect(await searchUntil(server.url, "caraway", (f) => Array.isArray(f))).toEqual(["Cooking/Bread.md"]);
+        expect(await searchUntil(server.url, "sourdough", (f) => !Array.isArray(f))).toBe("No notes match 'sourdough'");
+        expect(await searchUntil(server.url, "downhill", (f) => !Array.isArray(f))).toBe("No notes match 'downhill'");
+
+        // Obsidian kept the lock all along and can still save.
+        expect(await lockFile()).toBe(lockBefore);
+        expect(obsidian.index.status().readOnly).toBeFalsy();
+        const saved = await obsidian.index.sync();
+        expect(saved.readOnly).toBeFalsy();
+        expect(saved.notes).toBe(3);
+      } finally {
+        server.stop();
+      }
+      const result = await server.done;
+      expect(result.code).toBe(0);
+      expect(await lockFile()).toBe(lockBefore); // exiting did not release or remove Obsidian's lock
+    });
+  });
 });
+

@@ -85,7 +85,7 @@ it("summarize_notes summarizes a note and a topic with the model", async () => {
 
 it("read_note returns a note's markdown", async () => {
   const result = await client.callTool({ name: "read_note", arguments: { path: "Recipes/Bread.md" } });
-  expect(result.structuredContent).toEqual({ path: "Recipes/Bread.md", content: "# Bread\n\nFlour, water, salt and time.\n" });
+  expect(result.structuredContent).toEqual({ path: "Recipes/Bread.md", content: "# Bread\n\nFlour, water, salt and time.\n", truncated: false, totalChars: 38 });
 });
 
 it.each([
@@ -113,4 +113,15 @@ it("a missing model is an isError result a person can act on, and nothing is wri
   expect(textOf(result)).not.toMatch(/\n\s+at /);
   const notes = (s: Record<string, string>) => Object.fromEntries(Object.entries(s).filter(([k]) => !k.startsWith(".krypton")));
   expect(notes(await snapshot(vault.root))).toEqual(notes(before));
+});
+
+it("read_note follows the user's exclude patterns, also after they change (createKrypton wires the settings in)", async () => {
+  expect((await client.callTool({ name: "read_note", arguments: { path: "Recipes/Bread.md" } })).isError).toBeFalsy();
+  core.applySettings({ ...core.settings(), excludePatterns: ["Recipes/"] });
+  const refused = await client.callTool({ name: "read_note", arguments: { path: "Recipes/Bread.md" } });
+  expect(refused.isError).toBe(true);
+  expect(textOf(refused)).toBe("Note is excluded from Krypton by your exclude patterns (Settings → Index): Recipes/Bread.md");
+  const summary = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: "Recipes/Bread.md" } });
+  expect(textOf(summary)).toContain("excluded from Krypton");
+  expect(ollama.requestsTo("chat")).toHaveLength(0); // refused before any model call
 });

@@ -414,6 +414,15 @@ describe("paths from clients", () => {
     expect(res.body).not.toContain("TOP SECRET");
   });
 
+  it.each(readCases)("summarize_notes (current_note) refuses %s", async (_why, path, problem) => {
+    const res = await expectUnchanged(() =>
+      postJson(bridge.port, "/mcp/tools/call", token, { tool: "summarize_notes", arguments: { mode: "current_note", note_path: path() } }),
+    );
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body).error).toContain(problem);
+    expect(res.body).not.toContain("TOP SECRET");
+  });
+
   it.each([
     ["a .. escape", () => "../escape", "'..'"],
     ["an absolute folder outside the vault", () => outside, "outside the vault"],
@@ -447,7 +456,7 @@ describe("paths from clients", () => {
   it("accepts an absolute path inside the vault", async () => {
     const res = await postJson(bridge.port, "/mcp/tools/call", token, { tool: "read_note", arguments: { path: join(vault.root, "Public.md") } });
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body).result).toEqual({ path: "Public.md", content: "# Public\n\nNothing secret here.\n" });
+    expect(JSON.parse(res.body).result).toEqual({ path: "Public.md", content: "# Public\n\nNothing secret here.\n", truncated: false, totalChars: 31 });
   });
 
   it("offers no delete, rename, modify or command tool", async () => {

@@ -1,5 +1,6 @@
 // The SDK's StdioClientTransport spawning a real Node process that serves the tools over stdio.
 import { join } from "node:path";
+import manifest from "../../manifest.json";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
@@ -27,6 +28,10 @@ afterAll(async () => {
   await vault.cleanup();
 });
 
+it("reports the plugin's version from manifest.json as serverInfo", () => {
+  expect(client.getServerVersion()).toEqual({ name: "krypton", version: manifest.version });
+});
+
 it("lists the four tools", async () => {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
@@ -46,6 +51,10 @@ it("calls each tool", async () => {
 it.each([
   ["create_note", {}, "Missing required parameter: topic"],
   ["read_note", { path: "Nope.md" }, "Note not found: Nope.md"],
+  ["search_notes", { query: "xylophone" }, "No notes match 'xylophone'"],
+  ["summarize_notes", { mode: "topic" }, "Missing required parameter: topic"],
+  ["summarize_notes", { mode: "topic", topic: "xylophone" }, "No notes match 'xylophone'"],
+  ["summarize_notes", { mode: "current_note", note_path: "x.md" }, "Note not found: x.md"],
   ["read_note", { path: ".obsidian/app.json" }, "config folder"],
   ["create_note", { topic: "x", folder: "../../tmp" }, "'..'"],
   ["search_notes", { query: "x", vault_path: "/elsewhere" }, "vault_path does not match the served vault"],

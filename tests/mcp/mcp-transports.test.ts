@@ -1,7 +1,9 @@
 // The SDK's own client over Streamable HTTP and the legacy HTTP+SSE transport, against the real bridge
 // serving the note tools on a real vault folder: list the tools, call each one, and each error.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import manifest from "../../manifest.json";
 import { generateMcpToken } from "../../src/core/mcp/mcp-token";
+import { READ_NOTE_MAX_CHARS, truncationMarker } from "../../src/core/tools/note-tools";
 import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { connectSse, connectStreamable, noteToolRegistry, textOf } from "./support/mcp-test-kit";
@@ -81,7 +83,7 @@ describe.each(transports)("MCP bridge over %s", (_name, connect) => {
 
   it("read_note returns the note's markdown", async () => {
     const result = await client.callTool({ name: "read_note", arguments: { path: "Projects/Plan" } });
-    expect(result.structuredContent).toEqual({ path: "Projects/Plan.md", content: "# Plan\n\nShip the MCP bridge with gradient descent examples.\n" });
+    expect(result.structuredContent).toEqual({ path: "Projects/Plan.md", content: "# Plan\n\nShip the MCP bridge with gradient descent examples.\n", truncated: false, totalChars: 60 });
     expect(textOf(result)).toBe("# Plan\n\nShip the MCP bridge with gradient descent examples.\n");
   });
 
@@ -116,4 +118,79 @@ describe.each(transports)("MCP bridge over %s", (_name, connect) => {
     expect(textOf(again)).toContain("already exists");
     expect(await vault.read("Krypton/Unique.md")).toBe("# Edited by the user\n");
   });
+});
+
+describe.each(transports)("over %s: server info, exclusions and long notes", (_name, connect) => {
+  let vault: TempVault;
+  let bridge: McpHttpServerHandle;
+  let client: Client;
+  const token = generateMcpToken();
+  const long = `# Long\n\n${"word ".repeat(30_000)}THE-END`;
+
+  beforeAll(async () => {
+    vault = await makeTempVault({
+      "Public.md": "# Public\n\nPrivate matters are elsewhere.\n",
+      "Private/Diary.md": "# Diary\n\nPrivate matters.\n",
+      "Long.md": long,
+    });
+    const { registry } = noteToolRegistry(vault.root, { excludePatterns: ["Private/"] });
+    bridge = await startMcpHttpServer({ registry, port: 0, token, vaultRoot: vault.root });
+    client = await connect(bridge, token);
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await bridge.close();
+    await vault.cleanup();
+  });
+
+  it("reports the plugin's version from manifest.json as serverInfo", () => {
+    expect(client.getServerVersion()).toEqual({ name: "krypton", version: manifest.version });
+  });
+
+  it.each(["Private/Diary.md", "private/diary.md", "./Private//Diary"])(
+    "read_note and summarize_notes refuse a note the exclude patterns keep out of Krypton (%s)",
+    async (path) => {
+      const read = await client.callTool({ name: "read_note", arguments: { path } });
+      expect(read.isError).toBe(true);
+      expect(textOf(read)).toMatch(/^Note is excluded from Krypton by your exclude patterns \(Settings → Index\): /);
+      expect(textOf(read)).not.toContain("Private matters.");
+      const summary = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: path } });
+      expect(summary.isError).toBe(true);
+      expect(textOf(summary)).toContain("excluded from Krypton");
+    },
+  );
+
+  it("read_note cuts a very long note with a marker saying so", async () => {
+    const result = await client.callTool({ name: "read_note", arguments: { path: "Long.md" } });
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { content: string; truncated: boolean; totalChars: number };
+    expect(structured.truncated).toBe(true);
+    expect(structured.totalChars).toBe(long.length);
+    expect(structured.content.startsWith(long.slice(0, READ_NOTE_MAX_CHARS))).toBe(true);
+    expect(structured.content).not.toContain("THE-END");
+    expect(structured.content.endsWith(truncationMarker(long.length))).toBe(true);
+    expect(truncationMarker(long.length)).toBe(`\n\n[… truncated by Krypton: showing the first 100,000 of ${long.length.toLocaleString("en-US")} characters]`);
+    expect(textOf(result)).toBe(structured.content);
+  });
+});
+
+it("the legacy SSE stream carries keep-alive comments while idle", async () => {
+  const vault = await makeTempVault({ "A.md": "# A" });
+  const token = generateMcpToken();
+  const bridge = await startMcpHttpServer({ registry: noteToolRegistry(vault.root).registry, port: 0, token, vaultRoot: vault.root, limits: { sseKeepAliveMs: 20 } });
+  const controller = new AbortController();
+  try {
+    const res = await fetch(new URL("/sse", bridge.url), { headers: { Authorization: `Bearer ${token}` }, signal: controller.signal });
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.getReader();
+    let text = "";
+    while ((text.match(/^: keepalive$/gm) ?? []).length < 2) text += new TextDecoder().decode((await reader.read()).value);
+    // The endpoint event comes first; comments never look like events to a client.
+    expect(text).toMatch(/^event: endpoint\ndata: \/messages\?sessionId=[\w-]+\n\n(: keepalive\n\n)+/);
+  } finally {
+    controller.abort();
+    await bridge.close();
+    await vault.cleanup();
+  }
 });

@@ -1,11 +1,15 @@
 /** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
 import * as net from "node:net";
-import { Platform } from "../support/obsidian-stub";
+import { Platform, settingsIn } from "../support/obsidian-stub";
+import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
+import { claudeDesktopConfig, claudeDesktopStdioConfig, inspectorCommand, inspectorStdioCommand } from "../../src/obsidian/mcp/client-config";
 import { McpBridge } from "../../src/obsidian/mcp/mcp-bridge";
 import { ToolRegistry } from "../../src/core/tools/tool-registry";
 import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { silentLogger } from "../../src/core/ports/logger";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import manifest from "../../manifest.json";
+import { connectSse, connectStreamable } from "../mcp/support/mcp-test-kit";
 
 let p: LoadedPlugin;
 afterEach(async () => {
@@ -114,4 +118,69 @@ test("the plugin registers the bridge command on desktop only", async () => {
   Platform.isDesktopApp = false;
   p = await loadPlugin({ "A.md": "# A" });
   expect(Object.keys(p.app.commands.commands)).not.toContain("krypton:toggle-mcp-bridge");
+});
+
+test("MCP clients see the plugin's version from manifest.json, over Streamable HTTP and SSE, and call the real tools", async () => {
+  p = await loadPlugin({ "Bees.md": "# Bees\n\nBees pollinate clover." }, { data: { mcpPort: 0, mcpEnabled: true, mcpToken: "a-token-from-last-session-0123456789", embeddingProvider: "none" } });
+  await p.layoutReady();
+  await p.services.indexSettled();
+  const state = p.services.bridge.current();
+  if (state.kind !== "running") throw new Error(p.services.bridge.statusLine());
+  for (const client of [await connectStreamable(state.url, "a-token-from-last-session-0123456789"), await connectSse(state.url, "a-token-from-last-session-0123456789")]) {
+    try {
+      expect(client.getServerVersion()).toEqual({ name: "krypton", version: manifest.version });
+      const read = await client.callTool({ name: "read_note", arguments: { path: "Bees.md" } });
+      expect(read.structuredContent).toMatchObject({ path: "Bees.md", content: "# Bees\n\nBees pollinate clover." });
+      const found = await client.callTool({ name: "search_notes", arguments: { query: "pollinate" } });
+      expect(found.structuredContent).toMatchObject({ results: [{ filePath: "Bees.md" }] });
+      const missing = await client.callTool({ name: "search_notes", arguments: { query: "xylophone" } });
+      expect(missing).toMatchObject({ isError: true, content: [{ type: "text", text: "No notes match 'xylophone'" }] });
+    } finally {
+      await client.close();
+    }
+  }
+});
+
+test("stop, start and restart from Obsidian: the port is released and taken again, without reloading the plugin", async () => {
+  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: 0, mcpEnabled: true, mcpToken: "a-token-from-last-session-0123456789" } });
+  await p.layoutReady();
+  const first = p.services.bridge.current();
+  if (first.kind !== "running") throw new Error(p.services.bridge.statusLine());
+  const seen: string[] = [];
+  const stop = p.services.bridge.onState((s) => seen.push(s.kind));
+  await p.services.bridge.stop();
+  expect(p.services.bridge.statusLine()).toBe("Stopped");
+  // The port is free again: something else can listen on it.
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(first.port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  await p.services.saveSettings({ mcpPort: first.port });
+  await p.services.bridge.start();
+  await p.services.bridge.restart();
+  expect(p.services.bridge.current()).toEqual({ kind: "running", port: first.port, url: first.url });
+  expect((await listTools(first.url, "a-token-from-last-session-0123456789")).status).toBe(200);
+  stop();
+  expect(seen).toEqual(["off", "starting", "running", "off", "starting", "running"]);
+});
+
+test("the settings tab shows ready-to-copy set-ups: through the bridge (with the running URL and token) and standalone over stdio", async () => {
+  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: 0 } });
+  await p.layoutReady();
+  const tab = p.plugin.settingTabs[0] as unknown as KryptonSettingTab;
+  const blocks = () => new Map(settingsIn(tab.containerEl).filter((s) => s.settingEl.hasClass("krypton-code-setting")).map((s) => [s.nameEl.textContent, (s.settingEl.nextElementSibling as HTMLElement).textContent]));
+  tab.display();
+  // Bridge off and no token yet: only the standalone set-ups, which need neither.
+  expect([...blocks().keys()]).toEqual(["Standalone MCP server", "Standalone MCP server check"]);
+  expect(blocks().get("Standalone MCP server")).toBe(claudeDesktopStdioConfig(p.temp.root));
+  expect(blocks().get("Standalone MCP server check")).toBe(inspectorStdioCommand(p.temp.root));
+
+  await p.services.saveSettings({ mcpEnabled: true });
+  tab.display();
+  const state = p.services.bridge.current();
+  if (state.kind !== "running") throw new Error(p.services.bridge.statusLine());
+  const token = p.services.settings().mcpToken;
+  expect([...blocks().keys()]).toEqual(["Claude Desktop", "MCP Inspector", "Standalone MCP server", "Standalone MCP server check"]);
+  expect(blocks().get("Claude Desktop")).toBe(claudeDesktopConfig(state.url, token));
+  expect(blocks().get("MCP Inspector")).toBe(inspectorCommand(state.url, token));
+  tab.hide();
 });

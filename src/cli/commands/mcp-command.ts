@@ -1,11 +1,13 @@
-import { version } from "../../../package.json";
-import { generateMcpToken } from "../../core/mcp/mcp-token";
-import { McpBridgeStartError, startMcpHttpServer } from "../../node/mcp-http-server";
+import { generateMcpToken, mcpTokenProblem } from "../../core/mcp/mcp-token";
+import { DEFAULT_INDEX_FRESHNESS, IndexFreshness, withFreshIndex } from "../../core/tools/index-freshness";
+import type { ToolRegistry } from "../../core/tools/tool-registry";
+import { normalizeOrigin } from "../../node/mcp-http-guards";
+import { DEFAULT_SERVER_INFO, McpBridgeStartError, startMcpHttpServer } from "../../node/mcp-http-server";
 import { serveMcpStdio } from "../../node/mcp-stdio";
-import { flag } from "../args";
+import { flag, listOption, parseIntStrict, stringOption, type ParsedArgs } from "../args";
 import type { Command, CommandContext } from "../command";
 import { CONFIG_OPTIONS } from "../config";
-import { CliError, describeError, EXIT_OK } from "../errors";
+import { CliError, describeError, EXIT_OK, UsageError } from "../errors";
 import { openVaultSession, type VaultSession } from "../vault-session";
 import { checkPositionals } from "./command-helpers";
 
@@ -13,43 +15,68 @@ import { checkPositionals } from "./command-helpers";
  * `krypton mcp <vault>`: the vault's tools (create_note, search_notes, summarize_notes, read_note) for MCP
  * clients. stdio by default (Claude Desktop starts it as a subprocess: stdout carries only protocol
  * messages, everything else goes to stderr); `--http` serves the same bridge as the Obsidian plugin.
+ * It may run while Obsidian has the vault open: it then only reads the index (Obsidian holds the writer
+ * lock) and re-scans the vault before a search when the last scan is a few seconds old.
  */
 export const mcpCommand: Command = {
   name: "mcp",
   summary: "Serve Krypton's tools to MCP clients (stdio, or HTTP with --http)",
-  usage: "krypton mcp <vault> [--http] [--port P] [--token T]",
+  usage: "krypton mcp <vault> [--http [--port P] [--token T] [--allow-origin O]...]",
   details: [
     "stdio (default): for clients that start the server themselves, e.g. Claude Desktop:",
-    '  { "mcpServers": { "krypton": { "command": "npx", "args": ["krypton", "mcp", "/path/to/vault"] } } }',
+    '  { "mcpServers": { "krypton": { "command": "krypton", "args": ["mcp", "/path/to/vault"] } } }',
     "",
     "--http: listens on http://127.0.0.1:<port>/mcp (Streamable HTTP), /sse + /messages (legacy SSE),",
     "GET /mcp/tools and POST /mcp/tools/call (plain JSON). Every request needs",
     "`Authorization: Bearer <token>`. The port is --port, MCP_PORT or the plugin's setting (27123); the token",
     "is KRYPTON_MCP_TOKEN, the plugin's token or --token (visible to other users in `ps`: prefer the",
-    "environment). Without one a token is generated and printed once to stderr.",
+    "environment; at least 16 characters). Without one a token is generated and printed once to stderr.",
+    "Browser pages are refused unless their origin is allowed (--allow-origin, or the plugin's list).",
     "",
-    "The index is loaded in the background; search_notes says so until it is ready.",
+    "The index is loaded in the background; search_notes says so until it is ready. While Obsidian has the",
+    "vault open this server only reads the index and re-scans the vault before searches, so notes changed in",
+    "Obsidian are found.",
   ].join("\n"),
   options: {
     http: { type: "boolean", description: "Serve HTTP on 127.0.0.1 instead of stdio" },
-    port: { type: "string", value: "P", description: "HTTP port (default 27123; env MCP_PORT)" },
-    token: { type: "string", value: "T", description: "Bearer token for HTTP (env KRYPTON_MCP_TOKEN); generated when absent" },
+    port: { type: "string", value: "P", description: "HTTP port (default 27123; env MCP_PORT); needs --http" },
+    token: { type: "string", value: "T", description: "Bearer token for HTTP (env KRYPTON_MCP_TOKEN); generated when absent; needs --http" },
+    "allow-origin": {
+      type: "string",
+      value: "ORIGIN",
+      repeatable: true,
+      description: "Browser origin allowed to call the HTTP server, e.g. https://app.example (repeatable); needs --http",
+    },
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
     checkPositionals(args.positionals, 1);
+    const http = flag(args, "http");
+    const extraOrigins = checkHttpOptions(args, ctx, http);
     const session = await openVaultSession(args.positionals[0], args, ctx, { probeEmbedder: false });
     // Serve at once: Claude Desktop gives up on a server that does not answer `initialize` quickly.
     const stopIndexing = new AbortController();
     const indexing = session.core.index.open(stopIndexing.signal).then(
-      () => undefined,
+      (status) => {
+        if (status.readOnly) {
+          ctx.output.info("krypton: Obsidian (or another Krypton process) is updating this index: reading it, re-scanning before searches");
+        }
+      },
       (err: unknown) => {
         if (!stopIndexing.signal.aborted) ctx.output.warn(`the index could not be opened: ${describeError(err)}`);
       },
     );
+    const freshness = new IndexFreshness((signal) => session.core.index.sync(signal), {
+      ...DEFAULT_INDEX_FRESHNESS,
+      maxAgeMs: syncAfterMs(ctx),
+      clock: session.core.host.clock,
+      logger: session.core.host.logger,
+      signal: stopIndexing.signal,
+    });
+    const tools = withFreshIndex(session.core.tools, freshness);
     try {
-      if (flag(args, "http")) await serveHttp(session, ctx);
-      else await serveStdio(session, ctx);
+      if (http) await serveHttp(session, tools, extraOrigins, ctx);
+      else await serveStdio(session, tools, ctx);
       return EXIT_OK;
     } finally {
       // The client is gone: stop indexing now (what is done is saved) instead of finishing a long sync first.
@@ -60,10 +87,42 @@ export const mcpCommand: Command = {
   },
 };
 
-async function serveStdio(session: VaultSession, ctx: CommandContext): Promise<void> {
-  const handle = await serveMcpStdio(session.core.tools, {
+/**
+ * HTTP-only options without --http would be silently ignored (a stdio server has no port or token):
+ * refuse them, and refuse an unusable token or origin before anything is opened. Returns the extra origins.
+ */
+function checkHttpOptions(args: ParsedArgs, ctx: CommandContext, http: boolean): string[] {
+  const origins = listOption(args, "allow-origin");
+  if (!http) {
+    const given = ["port", "token", "allow-origin"].filter((name) => args.options[name] !== undefined).map((name) => `--${name}`);
+    if (given.length > 0) throw new UsageError(`${given.join(", ")} only apply with --http (stdio has no port, token or origins)`);
+    return [];
+  }
+  const flagToken = stringOption(args, "token");
+  const envToken = ctx.env.KRYPTON_MCP_TOKEN?.trim() ? ctx.env.KRYPTON_MCP_TOKEN : undefined;
+  const token = flagToken ?? envToken;
+  if (token !== undefined) {
+    const problem = mcpTokenProblem(token);
+    if (problem) throw new UsageError(`${flagToken !== undefined ? "--token" : "KRYPTON_MCP_TOKEN"}: ${problem}`);
+  }
+  for (const origin of origins) {
+    if (normalizeOrigin(origin) === null) {
+      throw new UsageError(`--allow-origin needs one origin like https://app.example (scheme, host and port; "*" is never allowed), got "${origin}"`);
+    }
+  }
+  return origins;
+}
+
+/** KRYPTON_MCP_SYNC_AFTER_MS tunes how stale the index may get before a search re-scans (0: always; tests). */
+function syncAfterMs(ctx: CommandContext): number {
+  const raw = ctx.env.KRYPTON_MCP_SYNC_AFTER_MS?.trim();
+  return raw ? parseIntStrict(raw, "KRYPTON_MCP_SYNC_AFTER_MS", 0, 3_600_000) : DEFAULT_INDEX_FRESHNESS.maxAgeMs;
+}
+
+async function serveStdio(session: VaultSession, tools: ToolRegistry, ctx: CommandContext): Promise<void> {
+  const handle = await serveMcpStdio(tools, {
     vaultRoot: session.root,
-    serverInfo: { name: "krypton", version },
+    serverInfo: DEFAULT_SERVER_INFO,
     logger: session.core.host.logger,
     stdin: ctx.stdin,
     stdout: ctx.stdout,
@@ -73,7 +132,7 @@ async function serveStdio(session: VaultSession, ctx: CommandContext): Promise<v
   release();
 }
 
-async function serveHttp(session: VaultSession, ctx: CommandContext): Promise<void> {
+async function serveHttp(session: VaultSession, tools: ToolRegistry, extraOrigins: string[], ctx: CommandContext): Promise<void> {
   const settings = session.config.settings;
   let token = settings.mcpToken;
   if (!token) {
@@ -84,12 +143,12 @@ async function serveHttp(session: VaultSession, ctx: CommandContext): Promise<vo
   let handle;
   try {
     handle = await startMcpHttpServer({
-      registry: session.core.tools,
+      registry: tools,
       port: settings.mcpPort,
       token,
-      allowedOrigins: settings.mcpAllowedOrigins,
+      allowedOrigins: [...settings.mcpAllowedOrigins, ...extraOrigins],
       vaultRoot: session.root,
-      serverInfo: { name: "krypton", version },
+      serverInfo: DEFAULT_SERVER_INFO,
       logger: session.core.host.logger,
     });
   } catch (err) {

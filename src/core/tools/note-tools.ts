@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { NoteOperations } from "../agents/note-operations";
+import { createExclusionFilter } from "../indexing/exclusions";
 import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
@@ -10,10 +11,17 @@ export interface NoteToolsDeps {
   vault: VaultPort;
   /** Absolute vault root, used when a call's context brings no VaultLocation (see ToolContext.vault). */
   vaultRoot?: string;
+  /**
+   * The user's exclude patterns (settings.excludePatterns). Notes the index skips are also off limits to
+   * read_note and summarize_notes: a folder the user kept out of Krypton stays out for MCP clients too.
+   */
+  settings?: () => { excludePatterns: readonly string[] };
 }
 
 export const SEARCH_LIMIT_DEFAULT = 20;
 export const SEARCH_LIMIT_MAX = 100;
+/** read_note returns at most this many characters, so one huge note cannot flood a client's context. */
+export const READ_NOTE_MAX_CHARS = 100_000;
 
 const vaultPathParam = z
   .string()
@@ -37,6 +45,18 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
   /** The host's file-system check (symlinks leading out); a no-op where the host has none. */
   const assertInside = async (path: string, context: ToolContext) => {
     await locationOf(context)?.assertInside?.(path);
+  };
+  /** Same rules as the index (exclusions.ts); compared case-insensitively so "private/x.md" cannot slip past "Private/". */
+  const assertNotExcluded = (path: string) => {
+    const patterns = deps.settings?.().excludePatterns ?? [];
+    if (patterns.length === 0) return;
+    const excluded = createExclusionFilter(
+      patterns.map((p) => p.toLowerCase()),
+      vault.configDir.toLowerCase(),
+    );
+    if (excluded(path.toLowerCase())) {
+      throw new ToolError(`Note is excluded from Krypton by your exclude patterns (Settings → Index): ${path}`, "refused");
+    }
   };
 
   const createNote = defineTool({
@@ -117,6 +137,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
           throw new ToolError('Missing required parameter: note_path (needed when mode is "current_note")', "invalid-input");
         }
         const path = toNotePath(input.note_path, rulesOf(context), "note_path");
+        assertNotExcluded(path);
         await assertInside(path, context);
         summary = await operations.summarizeNote(path, { signal: context.signal });
       } else {
@@ -133,16 +154,23 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
   const readNote = defineTool({
     name: "read_note",
     title: "Read note",
-    description: "Returns a note's markdown, e.g. one that search_notes found. The path is vault-relative or absolute inside the vault.",
+    description:
+      "Returns a note's markdown, e.g. one that search_notes found. The path is vault-relative or absolute inside the vault. " +
+      `Notes longer than ${READ_NOTE_MAX_CHARS.toLocaleString("en-US")} characters are cut there (truncated: true).`,
     inputSchema: { path: z.string().max(1024).describe("The note's path, e.g. \"Projects/Plan.md\".") },
-    outputSchema: { path: z.string(), content: z.string() },
+    outputSchema: { path: z.string(), content: z.string(), truncated: z.boolean(), totalChars: z.number() },
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(input, context) {
       if (input.path.trim() === "") throw new ToolError("Missing required parameter: path", "invalid-input");
       const path = toNotePath(input.path, rulesOf(context));
+      assertNotExcluded(path);
       await assertInside(path, context);
-      const content = await vault.readNote(path);
-      return { structured: { path, content }, text: content };
+      const full = await vault.readNote(path);
+      const truncated = full.length > READ_NOTE_MAX_CHARS;
+      // Never cut between the two halves of a surrogate pair (an emoji would turn into garbage).
+      const cut = /[\uD800-\uDBFF]/.test(full.charAt(READ_NOTE_MAX_CHARS - 1)) ? READ_NOTE_MAX_CHARS - 1 : READ_NOTE_MAX_CHARS;
+      const content = truncated ? `${full.slice(0, cut)}${truncationMarker(full.length)}` : full;
+      return { structured: { path, content, truncated, totalChars: full.length }, text: content };
     },
   });
 
@@ -150,4 +178,10 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
   registry.register(searchNotes);
   registry.register(summarizeNotes);
   registry.register(readNote);
+}
+
+/** Appended to a cut note, on its own line, so neither a person nor a model mistakes the cut for the note's end. */
+export function truncationMarker(totalChars: number): string {
+  const fmt = (n: number) => n.toLocaleString("en-US");
+  return `\n\n[… truncated by Krypton: showing the first ${fmt(READ_NOTE_MAX_CHARS)} of ${fmt(totalChars)} characters]`;
 }

@@ -1,5 +1,5 @@
-import { Platform, Setting } from "obsidian";
-import { bridgeUrl, claudeDesktopConfig, inspectorCommand } from "../mcp/client-config";
+import { FileSystemAdapter, Platform, Setting } from "obsidian";
+import { bridgeUrl, claudeDesktopConfig, claudeDesktopStdioConfig, inspectorCommand, inspectorStdioCommand } from "../mcp/client-config";
 import { commitText, copyToClipboard, heading, numberSetting, type SectionContext } from "./setting-controls";
 
 /** MCP bridge (desktop only): on/off, port, token, allowed origins, status and client set-ups. */
@@ -75,11 +75,25 @@ export function renderMcpSection(ctx: SectionContext): void {
       );
     });
 
-  if (!token) return;
-  const state = services.bridge.current();
-  const url = state.kind === "running" ? state.url : bridgeUrl(s.mcpPort);
-  codeBlock(ctx, "Claude Desktop", "Add to claude_desktop_config.json (uses the mcp-remote adapter).", claudeDesktopConfig(url, token), "Configuration");
-  codeBlock(ctx, "MCP Inspector", "Lists the tools from a terminal.", inspectorCommand(url, token), "Command");
+  if (token) {
+    const state = services.bridge.current();
+    const url = state.kind === "running" ? state.url : bridgeUrl(s.mcpPort);
+    codeBlock(ctx, "Claude Desktop", "Add to claude_desktop_config.json (uses the mcp-remote adapter; the bridge must be running).", claudeDesktopConfig(url, token), "Configuration");
+    codeBlock(ctx, "MCP Inspector", "Lists the tools from a terminal.", inspectorCommand(url, token), "Command");
+  }
+
+  // Standalone over stdio: the client starts Krypton's command line itself; no bridge, no token.
+  const adapter = services.app.vault.adapter;
+  if (!(adapter instanceof FileSystemAdapter)) return;
+  const vaultRoot = adapter.getBasePath();
+  codeBlock(
+    ctx,
+    "Standalone MCP server",
+    "For Claude Desktop without Obsidian running: add to claude_desktop_config.json. Claude Desktop starts Krypton's command line (krypton mcp) over stdio; needs the krypton command installed, not the bridge.",
+    claudeDesktopStdioConfig(vaultRoot),
+    "Configuration",
+  );
+  codeBlock(ctx, "Standalone MCP server check", "Lists the standalone server's tools with the MCP Inspector from a terminal.", inspectorStdioCommand(vaultRoot), "Command");
 }
 
 function codeBlock(ctx: SectionContext, name: string, desc: string, code: string, what: string): void {

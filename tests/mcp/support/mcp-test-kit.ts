@@ -59,10 +59,11 @@ export function scriptedOperations(vault: FsVault): NoteOperations {
   };
 }
 
-export function noteToolRegistry(vaultRoot: string): { registry: ToolRegistry; vault: FsVault } {
+export function noteToolRegistry(vaultRoot: string, options: { excludePatterns?: string[] } = {}): { registry: ToolRegistry; vault: FsVault } {
   const vault = new FsVault(vaultRoot);
   const registry = new ToolRegistry();
-  registerNoteTools(registry, { operations: scriptedOperations(vault), vault });
+  const excludePatterns = options.excludePatterns ?? [];
+  registerNoteTools(registry, { operations: scriptedOperations(vault), vault, settings: () => ({ excludePatterns }) });
   return { registry, vault };
 }
 
