@@ -165,7 +165,8 @@ export class KryptonServices {
       return;
     }
     if (!this.unsubscribeVault) return; // starts with the index once the layout is ready
-    if (!before.mcpEnabled || this.bridge.isRunning()) await this.bridge.restart();
+    // Also retry after a failed start ("port N is in use"): a new port or token should just work.
+    if (!before.mcpEnabled || this.bridge.current().kind !== "off") await this.bridge.restart();
   }
 
   /** The command "Start/stop MCP bridge": turns the setting on or off, which starts or stops the bridge. */

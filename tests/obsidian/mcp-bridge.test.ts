@@ -76,6 +76,18 @@ test("a port in use is reported in the status line, and the bridge starts once t
   expect(p.services.bridge.current()).toMatchObject({ kind: "running", port: busy.port });
 });
 
+test("after 'port in use', choosing another port starts the bridge without pressing Start", async () => {
+  const busy = await occupyPort();
+  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
+  await p.layoutReady();
+  await p.services.saveSettings({ mcpEnabled: true });
+  expect(p.services.bridge.current().kind).toBe("error");
+
+  await p.services.saveSettings({ mcpPort: 0 });
+  expect(p.services.bridge.current().kind).toBe("running");
+  await busy.close();
+});
+
 test("the bridge starts with the index when it was enabled in a previous session", async () => {
   p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: 0, mcpEnabled: true, mcpToken: "a-token-from-last-session-0123456789" } });
   expect(p.services.bridge.current().kind).toBe("off"); // nothing listens before the layout is ready
