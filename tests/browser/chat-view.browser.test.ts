@@ -112,14 +112,16 @@ it("streams an answer token by token, with clickable citations and sources", asy
   const prompt = JSON.stringify(ollama.requestsTo("chat")[0].body);
   expect(prompt).toContain("Paris is the capital of France and its largest city");
 
-  // Sources: collapsed list; source 1 is the France note.
+  // Sources: collapsed list; source 1 is the France note, listed once even when several of its
+  // passages were retrieved (they are listed under it, each with its number).
   const sources = answer.locator("details.krypton-sources");
   expect(await sources.locator("summary").textContent()).toMatch(/^Sources \(\d+\)$/);
   await sources.locator("summary").click();
   const first = sources.locator(".krypton-source").first();
-  expect(await first.locator(".krypton-source-detail").textContent()).toContain("Geo/France.md");
-
-  await screenshot("chat-view-light.png");
+  expect(await first.locator(".krypton-source-detail").first().textContent()).toContain("Geo/France.md");
+  expect(await first.locator(".krypton-source-nums").textContent()).toMatch(/^1(, \d+)*$/);
+  const titles = await sources.locator(".krypton-source-link").allTextContents();
+  expect(new Set(titles).size).toBe(titles.length);
 
   await answer.locator(".krypton-citation").first().click();
   await answer.locator(".krypton-citation").first().click({ modifiers: ["Control"] });
@@ -207,20 +209,68 @@ it("a provider failure says what to do, and Retry recovers", async () => {
   expect(await page.locator(".krypton-message-user").count()).toBe(1); // retried in place, not asked twice
 });
 
-it("looks right in the dark theme and at the narrowest sidebar width", async () => {
+it("looks right in light and dark, at normal and the narrowest sidebar width", async () => {
+  // The first conversation (France) with its sources open: the picture the README shows.
+  await page.click(".krypton-history-toggle");
+  await page.locator(".krypton-history-item", { hasText: "France" }).locator(".krypton-history-open").click();
+  await page.waitForFunction(() => document.querySelector(".krypton-messages")?.textContent?.includes("Paris is the capital of France") ?? false);
+  await page.locator(".krypton-message-assistant").first().locator("details.krypton-sources summary").click();
+
+  const noSidewaysOverflow = () =>
+    page.evaluate(() => {
+      const el = document.querySelector(".krypton-chat") as HTMLElement;
+      const bar = document.querySelector(".krypton-composer-bar") as HTMLElement;
+      return Math.max(el.scrollWidth - el.clientWidth, bar.scrollWidth - bar.clientWidth);
+    });
+
+  await screenshot("chat-view-light.png");
   await page.evaluate(() => document.body.classList.replace("theme-light", "theme-dark"));
   await screenshot("chat-view-dark.png");
   await page.evaluate(() => document.body.style.setProperty("--sidebar-width", "260px"));
   await screenshot("chat-view-narrow-dark.png");
-  const overflow = await page.evaluate(() => {
-    const el = document.querySelector(".krypton-chat") as HTMLElement;
-    return el.scrollWidth - el.clientWidth;
+  expect(await noSidewaysOverflow()).toBeLessThanOrEqual(0); // nothing sticks out sideways
+  // The narrower list grew taller: it still shows the latest message.
+  const distanceFromBottom = await page.evaluate(() => {
+    const el = document.querySelector(".krypton-messages") as HTMLElement;
+    return el.scrollHeight - el.scrollTop - el.clientHeight;
   });
-  expect(overflow).toBeLessThanOrEqual(0); // nothing sticks out sideways
-  await page.evaluate(() => {
-    document.body.classList.replace("theme-dark", "theme-light");
-    document.body.style.removeProperty("--sidebar-width");
-  });
+  expect(distanceFromBottom).toBeLessThanOrEqual(2);
+  await page.evaluate(() => document.body.classList.replace("theme-dark", "theme-light"));
+  await screenshot("chat-view-narrow-light.png");
+  expect(await noSidewaysOverflow()).toBeLessThanOrEqual(0);
+  await page.evaluate(() => document.body.style.removeProperty("--sidebar-width"));
   mkdirSync(join(ROOT, "docs", "images"), { recursive: true });
   copyFileSync(join(ARTIFACTS, "chat-view-light.png"), join(ROOT, "docs", "images", "chat-view.png"));
+});
+
+it("on a phone, Enter adds a line in the box and the Send button sends", async () => {
+  const phone = await context.newPage();
+  try {
+    await phone.setViewportSize({ width: 390, height: 760 });
+    await phone.goto(`${harness.url}/?mobile=1`);
+    await phone.waitForFunction(() => (window as unknown as { krypton?: { ready: boolean } }).krypton?.ready === true);
+    await phone.evaluate(() => {
+      document.body.classList.add("is-mobile");
+      document.body.style.setProperty("--sidebar-width", "100vw");
+    });
+    ollama.script({ route: "chat", reply: "Knead for ten minutes, then let it rest for an hour [1].", tokenDelayMs: 2 });
+    await phone.click(".krypton-input");
+    await phone.keyboard.type("How long do I knead?");
+    await phone.keyboard.press("Enter");
+    await phone.keyboard.type("And rest?");
+    expect(await phone.inputValue(".krypton-input")).toBe("How long do I knead?\nAnd rest?");
+    expect(await phone.locator(".krypton-message").count()).toBe(0);
+
+    await phone.click(".krypton-send");
+    await phone.waitForSelector(".krypton-message-assistant:not(.is-streaming) .krypton-citation");
+    expect(await phone.locator(".krypton-message-user").textContent()).toBe("How long do I knead?\nAnd rest?");
+    expect(await phone.inputValue(".krypton-input")).toBe("");
+    await phone.evaluate(async () => {
+      await (window as unknown as { krypton: { view: { settled(): Promise<void> } } }).krypton.view.settled();
+    });
+    await phone.mouse.move(0, 0);
+    await phone.locator(".mod-right-split").screenshot({ path: join(ARTIFACTS, "chat-view-mobile-light.png"), animations: "disabled" });
+  } finally {
+    await phone.close();
+  }
 });

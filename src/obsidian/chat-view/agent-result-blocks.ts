@@ -4,6 +4,7 @@
 import type { AgentResult } from "../../core/agents/agent";
 
 export interface AgentBlockHandlers {
+  /** line: 1-based, as search results count lines. */
   openNote(path: string, line: number | undefined, newTab: boolean): void;
   /** Renders a Markdown string (summary text, preview) the way answers are rendered. */
   renderMarkdown(markdown: string, el: HTMLElement): void;

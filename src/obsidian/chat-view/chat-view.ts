@@ -1,13 +1,13 @@
 // The sidebar chat: an ItemView that wires the controller (state) to the composer, the message list,
 // the history panel and the state banners. Commands find it by type (see chat-commands.ts); nothing
 // keeps a reference to it.
-import { ItemView, setIcon, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
+import { ItemView, Platform, setIcon, type ViewStateResult, type WorkspaceLeaf } from "obsidian";
 import type { AgentResult } from "../../core/agents/agent";
 import type { Source } from "../../core/chat/chat-types";
 import { ChatController, type ControllerEvent, type MessageModel } from "./chat-controller";
 import type { ChatViewContext } from "./chat-view-context";
 import { availableModes, Composer } from "./composer";
-import { HistoryPanel } from "./history-panel";
+import { type HistoryDelay, HistoryPanel } from "./history-panel";
 import { MessageList } from "./message-list";
 import { saveAnswerAsNote } from "./note-from-answer";
 import { renderEmptyChatState, renderIndexBanner, renderNoModelState } from "./states";
@@ -21,10 +21,22 @@ const EXAMPLES = [
   { label: "Create a note about…", text: "Create a note about " },
 ];
 
+/** Index lines are 1-based (Chunk.startLine); the editor's are 0-based (ChatViewContext.openNote). */
+export function editorLine(indexLine: number | undefined): number | undefined {
+  return indexLine === undefined ? undefined : Math.max(0, indexLine - 1);
+}
+
 export interface ChatViewOptions {
   /** Frame scheduler for token batching (tests pass a manual one). */
   schedule?: FrameScheduler;
+  /** Mobile keyboard behaviour (Enter = new line, Send button sends); defaults to Platform.isMobile. */
+  mobile?: boolean;
+  /** Wait before a history search runs while the user types (ms, or a scheduler for tests). */
+  historySearchDelay?: number | HistoryDelay;
 }
+
+const DESKTOP_HINT = "Answers cite the notes they come from. Enter sends, Shift+Enter adds a line, Up edits your last question.";
+const MOBILE_HINT = "Answers cite the notes they come from. Tap Send to ask; Enter adds a line.";
 
 export class KryptonChatView extends ItemView {
   readonly controller: ChatController;
@@ -107,7 +119,7 @@ export class KryptonChatView extends ItemView {
         this.historyButton.focus();
       },
       currentId: () => this.controller.conversationId,
-    });
+    }, this.options.historySearchDelay);
 
     this.list = new MessageList(root, {
       app: this.app,
@@ -122,7 +134,7 @@ export class KryptonChatView extends ItemView {
         retry: () => this.controller.retry(),
         openSettings: () => this.context.openSettings(),
         openSource: (s, newTab) => this.openSource(s, newTab),
-        openNote: (path, line, newTab) => void this.context.openNote(path, line, newTab),
+        openNote: (path, line, newTab) => void this.context.openNote(path, editorLine(line), newTab),
         openLinkText: (link, newTab) => void this.context.openLinkText(link, "", newTab),
       },
     });
@@ -136,8 +148,9 @@ export class KryptonChatView extends ItemView {
       setUseActiveNote: (on) => (this.controller.useActiveNote = on),
       listModels: () => this.context.listChatModels(),
       switchModel: (model) => this.switchModel(model),
-    });
+    }, { enterSends: !this.isMobile });
 
+    this.register(() => this.list.destroy());
     this.register(this.controller.subscribe((e) => this.onControllerEvent(e)));
     this.register(this.context.onSettingsChange(() => this.applySettings()));
     const index = this.context.core.index;
@@ -197,6 +210,10 @@ export class KryptonChatView extends ItemView {
 
   // --- internals ---
 
+  private get isMobile(): boolean {
+    return this.options.mobile ?? Platform.isMobile;
+  }
+
   private toggleHistory(open?: boolean): void {
     this.history.toggle(open);
     this.historyButton.setAttr("aria-expanded", String(this.history.isOpen));
@@ -248,7 +265,7 @@ export class KryptonChatView extends ItemView {
     const noModel = this.context.core.chatModel() === null;
     this.composer.setEnabled(!noModel || this.controller.streaming);
     if (noModel) renderNoModelState(stateEl, this.context.core.settings(), () => this.context.openSettings());
-    else if (this.list.isEmpty) renderEmptyChatState(stateEl, EXAMPLES, (text) => this.composer.setText(text));
+    else if (this.list.isEmpty) renderEmptyChatState(stateEl, EXAMPLES, this.isMobile ? MOBILE_HINT : DESKTOP_HINT, (text) => this.composer.setText(text));
     stateEl.toggleClass("is-hidden", stateEl.childElementCount === 0);
   }
 
@@ -259,7 +276,7 @@ export class KryptonChatView extends ItemView {
   }
 
   private openSource(source: Source, newTab: boolean): void {
-    if (source.kind === "note") void this.context.openNote(source.path, source.startLine, newTab);
+    if (source.kind === "note") void this.context.openNote(source.path, editorLine(source.startLine), newTab);
     else this.context.openUrl(source.url);
   }
 

@@ -14,6 +14,28 @@ export function sourceLabel(source: Source): string {
   return source.kind === "note" ? source.title : `${source.title} (${domainOf(source.url)})`;
 }
 
+/**
+ * Sources as the "Sources" list shows them: one entry per note (every cited passage of it, in order) and
+ * one per web page, in order of first appearance. The numbers stay per passage, so [n] keeps its meaning.
+ */
+export function groupSources(sources: readonly Source[]): Source[][] {
+  const groups = new Map<string, Source[]>();
+  for (const s of sources) {
+    const key = s.kind === "note" ? `note:${s.path}` : `web:${s.url}`;
+    const group = groups.get(key);
+    if (group) group.push(s);
+    else groups.set(key, [s]);
+  }
+  return [...groups.values()];
+}
+
+/** Where in a note a passage is: its nearest heading, else its lines. */
+export function passageLabel(source: Extract<Source, { kind: "note" }>): string {
+  const heading = source.headings[source.headings.length - 1];
+  if (heading) return heading;
+  return source.endLine > source.startLine ? `Lines ${source.startLine}–${source.endLine}` : `Line ${source.startLine}`;
+}
+
 export function domainOf(url: string): string {
   try {
     return new URL(url).hostname.replace(/^www\./, "");

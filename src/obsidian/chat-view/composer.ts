@@ -1,6 +1,7 @@
 // The input area: a multi-line box (Enter sends, Shift+Enter new line, Up on an empty box edits the last
 // question, Escape cancels editing), the retrieval-mode selector, "Use current note", the model
-// switcher, and Send, which becomes Stop while an answer streams.
+// switcher, and Send, which becomes Stop while an answer streams. On phones and tablets Enter adds a
+// line and the Send button sends, as in mobile messengers (an on-screen keyboard has no Shift+Enter).
 import { setIcon } from "obsidian";
 import type { KryptonSettings, RetrievalMode } from "../../core/settings";
 
@@ -28,6 +29,11 @@ export interface ComposerCallbacks {
   switchModel(model: string): Promise<void>;
 }
 
+export interface ComposerOptions {
+  /** True on desktop: Enter sends. False on mobile: Enter is a new line, only the button sends. */
+  enterSends: boolean;
+}
+
 export class Composer {
   readonly el: HTMLElement;
   readonly input: HTMLTextAreaElement;
@@ -43,6 +49,7 @@ export class Composer {
   constructor(
     parent: HTMLElement,
     private readonly cb: ComposerCallbacks,
+    private readonly options: ComposerOptions = { enterSends: true },
   ) {
     this.el = parent.createDiv({ cls: "krypton-composer" });
     this.editingEl = this.el.createDiv({ cls: "krypton-editing is-hidden" });
@@ -56,7 +63,7 @@ export class Composer {
 
     this.input = this.el.createEl("textarea", {
       cls: "krypton-input",
-      attr: { rows: 2, placeholder: "Ask about your notes…", "aria-label": "Message", enterkeyhint: "send" },
+      attr: { rows: 2, placeholder: "Ask about your notes…", "aria-label": "Message", enterkeyhint: options.enterSends ? "send" : "enter" },
     });
     this.input.addEventListener("keydown", (ev) => this.onKeyDown(ev));
 
@@ -165,7 +172,7 @@ export class Composer {
 
   private onKeyDown(ev: KeyboardEvent): void {
     if (ev.isComposing) return;
-    if (ev.key === "Enter" && !ev.shiftKey) {
+    if (ev.key === "Enter" && !ev.shiftKey && this.options.enterSends) {
       ev.preventDefault();
       if (!this.streaming) this.submit();
       return;

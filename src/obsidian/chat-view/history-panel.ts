@@ -1,5 +1,6 @@
 // Past conversations from the .krypton/chat/ store (the CLI's chats too): search by text, switch,
-// rename in place, delete after an in-place confirmation.
+// rename in place, delete after an in-place confirmation. Typing in the search box waits for a short
+// pause before searching, so a fast typist does not read every conversation file once per key.
 import { setIcon } from "obsidian";
 import type { ConversationStoreApi, ConversationSummary } from "../../core/chat/conversation-types";
 
@@ -11,6 +12,12 @@ export interface HistoryCallbacks {
   close(): void;
   currentId(): string | undefined;
 }
+
+/** Runs fn after ms and returns a function that cancels it. */
+export type HistoryDelay = (fn: () => void, ms: number) => () => void;
+
+/** Quiet time after the last keystroke before the history is searched. */
+export const HISTORY_SEARCH_DELAY_MS = 150;
 
 export function formatWhen(ms: number, now: number = Date.now()): string {
   const d = new Date(ms);
@@ -31,11 +38,16 @@ export class HistoryPanel {
   /** Bumped per refresh; an older answer arriving late is dropped. */
   private seq = 0;
   private lastLoad: Promise<void> = Promise.resolve();
+  private readonly delay: HistoryDelay;
+  private readonly delayMs: number;
+  private cancelPendingSearch: (() => void) | null = null;
 
   constructor(
     parent: HTMLElement,
     private readonly store: ConversationStoreApi,
     private readonly cb: HistoryCallbacks,
+    /** Search delay in ms, or a timer (tests pass a manual one). */
+    searchDelay: number | HistoryDelay = HISTORY_SEARCH_DELAY_MS,
   ) {
     this.el = parent.createDiv({ cls: "krypton-history is-hidden", attr: { role: "region", "aria-label": "Chat history" } });
     this.searchInput = this.el.createEl("input", {
@@ -44,9 +56,21 @@ export class HistoryPanel {
       placeholder: "Search conversations…",
       attr: { "aria-label": "Search conversations" },
     });
-    this.searchInput.addEventListener("input", () => {
-      this.query = this.searchInput.value.trim();
-      void this.refresh();
+    this.delayMs = typeof searchDelay === "number" ? searchDelay : HISTORY_SEARCH_DELAY_MS;
+    this.delay =
+      typeof searchDelay === "function"
+        ? searchDelay
+        : (fn, ms) => {
+            const win = this.el.win; // the sidebar may live in a popout window
+            const id = win.setTimeout(fn, ms);
+            return () => win.clearTimeout(id);
+          };
+    this.searchInput.addEventListener("input", () => this.onSearchInput());
+    this.searchInput.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") {
+        ev.preventDefault();
+        this.runSearch(); // no need to wait for the pause
+      }
     });
     this.el.addEventListener("keydown", (ev) => {
       if (ev.key !== "Escape" || ev.defaultPrevented) return;
@@ -63,6 +87,7 @@ export class HistoryPanel {
 
   toggle(open: boolean = !this.isOpen): void {
     this.el.toggleClass("is-hidden", !open);
+    if (!open) this.cancelSearch();
     if (open) {
       void this.refresh();
       this.searchInput.focus();
@@ -72,6 +97,26 @@ export class HistoryPanel {
   /** Resolves when the latest refresh has rendered (tests). */
   loaded(): Promise<void> {
     return this.lastLoad;
+  }
+
+  private onSearchInput(): void {
+    this.cancelSearch();
+    // Clearing the box lists everything at once (no search to wait for); text waits for a pause.
+    if (this.searchInput.value.trim() === "") this.runSearch();
+    else this.cancelPendingSearch = this.delay(() => this.runSearch(), this.delayMs);
+  }
+
+  private runSearch(): void {
+    this.cancelSearch();
+    const query = this.searchInput.value.trim();
+    if (query === this.query && this.seq > 0) return;
+    this.query = query;
+    void this.refresh();
+  }
+
+  private cancelSearch(): void {
+    this.cancelPendingSearch?.();
+    this.cancelPendingSearch = null;
   }
 
   refresh(): Promise<void> {

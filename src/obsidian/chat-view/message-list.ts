@@ -13,6 +13,7 @@ export class MessageList {
   private readonly jumpButton: HTMLButtonElement;
   private readonly scroll: ScrollFollow;
   private renderers: MessageRenderer[] = [];
+  private readonly resizeObserver: ResizeObserver | null = null;
 
   constructor(
     parent: HTMLElement,
@@ -28,6 +29,18 @@ export class MessageList {
     setIcon(this.jumpButton, "arrow-down");
     this.jumpButton.addEventListener("click", () => this.scroll.jumpToBottom());
     this.scroll.onChange((pinned) => this.jumpButton.toggleClass("is-hidden", pinned));
+    // The list also changes size without new content (sidebar resized, composer grew): stay at the
+    // bottom if the user was there. (No ResizeObserver under jsdom.)
+    const Observer = (this.el.win as Window & { ResizeObserver?: typeof ResizeObserver }).ResizeObserver;
+    if (Observer) {
+      this.resizeObserver = new Observer(() => this.scroll.follow());
+      this.resizeObserver.observe(this.el);
+    }
+  }
+
+  /** Stops observing (the view closed). */
+  destroy(): void {
+    this.resizeObserver?.disconnect();
   }
 
   get isEmpty(): boolean {

@@ -5,7 +5,7 @@ import { type App, Component, MarkdownRenderer, setIcon } from "obsidian";
 import type { Source } from "../../core/chat/chat-types";
 import { renderAgentResult } from "./agent-result-blocks";
 import type { MessageModel } from "./chat-controller";
-import { domainOf, linkifyCitations } from "./citations";
+import { domainOf, groupSources, linkifyCitations, passageLabel } from "./citations";
 import { errorHint, settingsCanFix } from "./states";
 import { type FrameScheduler, TokenBatcher } from "./token-batcher";
 
@@ -17,6 +17,7 @@ export interface MessageActions {
   retry(): void;
   openSettings(): void;
   openSource(source: Source, newTab: boolean): void;
+  /** line: 1-based, as the index and search results count lines. */
   openNote(path: string, line: number | undefined, newTab: boolean): void;
   openLinkText(linktext: string, newTab: boolean): void;
 }
@@ -277,23 +278,51 @@ export class MessageRenderer {
     // A failed answer with no text cites nothing: its sources would only be noise.
     const failedEmpty = this.message.status === "error" && !this.message.content.trim();
     if (this.message.role !== "assistant" || sources.length === 0 || failedEmpty) return;
+    // One entry per note (several retrieved passages of one note are listed under it), one per web page.
+    const groups = groupSources(sources);
     const details = this.sourcesEl.createEl("details", { cls: "krypton-sources" });
-    details.createEl("summary", { text: `Sources (${sources.length})` });
-    const list = details.createEl("ol", { cls: "krypton-source-list" });
-    for (const source of sources) {
-      const item = list.createEl("li", { cls: ["krypton-source", `krypton-source-${source.kind}`], attr: { value: source.n } });
-      const link = item.createEl("a", { cls: "krypton-source-link", text: source.title, href: source.kind === "web" ? source.url : "#" });
-      link.addEventListener("click", (ev) => {
-        ev.preventDefault();
-        this.deps.actions.openSource(source, ev.ctrlKey || ev.metaKey);
-      });
-      if (source.kind === "note") {
-        const where = [source.path, ...source.headings.slice(-1)].join(" › ");
-        item.createDiv({ cls: "krypton-source-detail", text: where });
-      } else {
-        item.createDiv({ cls: "krypton-source-detail", text: domainOf(source.url) });
-      }
+    details.createEl("summary", { text: `Sources (${groups.length})` });
+    const list = details.createEl("ul", { cls: "krypton-source-list" });
+    for (const group of groups) this.renderSourceGroup(list, group);
+  }
+
+  private renderSourceGroup(list: HTMLElement, group: Source[]): void {
+    const first = group[0];
+    const item = list.createEl("li", { cls: ["krypton-source", `krypton-source-${first.kind}`] });
+    const head = item.createDiv({ cls: "krypton-source-head" });
+    head.createSpan({ cls: "krypton-source-nums", text: group.map((s) => s.n).join(", "), attr: { "aria-hidden": "true" } });
+    const link = head.createEl("a", {
+      cls: "krypton-source-link",
+      text: first.title,
+      href: first.kind === "web" ? first.url : "#",
+      attr: { "aria-label": `${group.length === 1 ? "Source" : "Sources"} ${group.map((s) => s.n).join(", ")}: ${first.title}` },
+    });
+    this.onSourceClick(link, first);
+    if (first.kind === "web") {
+      item.createDiv({ cls: "krypton-source-detail", text: domainOf(first.url) });
+      return;
     }
+    if (group.length === 1) {
+      item.createDiv({ cls: "krypton-source-detail", text: [first.path, ...first.headings.slice(-1)].join(" › ") });
+      return;
+    }
+    item.createDiv({ cls: "krypton-source-detail", text: first.path });
+    const passages = item.createEl("ul", { cls: "krypton-source-passages" });
+    for (const s of group) {
+      if (s.kind !== "note") continue;
+      const row = passages.createEl("li");
+      const a = row.createEl("a", { cls: "krypton-source-passage", href: "#", attr: { "aria-label": `Source ${s.n}: ${s.title}, ${passageLabel(s)}` } });
+      a.createSpan({ cls: "krypton-source-num", text: String(s.n) });
+      a.createSpan({ text: passageLabel(s) });
+      this.onSourceClick(a, s);
+    }
+  }
+
+  private onSourceClick(el: HTMLElement, source: Source): void {
+    el.addEventListener("click", (ev) => {
+      ev.preventDefault();
+      this.deps.actions.openSource(source, ev.ctrlKey || ev.metaKey);
+    });
   }
 
   private renderActions(): void {

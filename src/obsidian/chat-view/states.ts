@@ -75,14 +75,11 @@ export function renderNoModelState(el: HTMLElement, settings: KryptonSettings, o
   button.addEventListener("click", openSettings);
 }
 
-export function renderEmptyChatState(el: HTMLElement, examples: { label: string; text: string }[], onPick: (text: string) => void): void {
+export function renderEmptyChatState(el: HTMLElement, examples: { label: string; text: string }[], hint: string, onPick: (text: string) => void): void {
   const box = el.createDiv({ cls: "krypton-state krypton-state-empty" });
   setIcon(box.createDiv({ cls: "krypton-state-icon" }), "messages-square");
   box.createDiv({ cls: "krypton-state-title", text: "Ask about your notes" });
-  box.createDiv({
-    cls: "krypton-state-text",
-    text: "Answers cite the notes they come from. Enter sends, Shift+Enter adds a line, Up edits your last question.",
-  });
+  box.createDiv({ cls: "krypton-state-text", text: hint });
   const list = box.createDiv({ cls: "krypton-examples" });
   for (const ex of examples) {
     const b = list.createEl("button", { cls: "krypton-example", text: ex.label });

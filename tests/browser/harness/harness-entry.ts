@@ -74,7 +74,7 @@ async function main(): Promise<void> {
 
   const leaf = new WorkspaceLeaf({});
   (document.querySelector(".mod-right-split") as HTMLElement).appendChild(leaf.containerEl);
-  const view = new KryptonChatView(leaf as never, context);
+  const view = new KryptonChatView(leaf as never, context, { mobile: params.get("mobile") === "1" });
   await leaf.open(view as never);
   Object.assign(window, { krypton: { view, core, calls, host, ready: true } });
 }

@@ -30,6 +30,27 @@ export class ManualFrames {
   }
 }
 
+/** Timers that fire only when the test says so (the history search delay): proves debouncing without timing. */
+export class ManualDelays {
+  private pending: { fn: () => void; ms: number }[] = [];
+  readonly requested: number[] = [];
+  readonly schedule = (fn: () => void, ms: number) => {
+    const entry = { fn, ms };
+    this.pending.push(entry);
+    this.requested.push(ms);
+    return () => {
+      this.pending = this.pending.filter((x) => x !== entry);
+    };
+  };
+  get count(): number {
+    return this.pending.length;
+  }
+  run(): void {
+    const now = this.pending.splice(0);
+    for (const e of now) e.fn();
+  }
+}
+
 /** A latch a script waits on, released by the test. */
 export class Gate {
   private resolveFn!: () => void;
@@ -192,6 +213,8 @@ export interface Fixture {
   leaf: WorkspaceLeaf;
   root: HTMLElement;
   frames: ManualFrames;
+  /** The history search's delay timer. */
+  delays: ManualDelays;
   chat: ScriptedChat;
   store: ConversationStoreApi;
   vault: MemoryVault;
@@ -208,7 +231,7 @@ export interface Fixture {
 }
 
 export async function mountChatView(
-  options: { settings?: Partial<KryptonSettings>; noModel?: boolean; activeNote?: string; store?: ConversationStoreApi } = {},
+  options: { settings?: Partial<KryptonSettings>; noModel?: boolean; activeNote?: string; store?: ConversationStoreApi; mobile?: boolean } = {},
 ): Promise<Fixture> {
   const store = options.store ?? new MemoryConversations();
   const chat = new ScriptedChat(store);
@@ -265,9 +288,10 @@ export async function mountChatView(
   };
 
   const frames = new ManualFrames();
+  const delays = new ManualDelays();
   const leaf = new WorkspaceLeaf({});
   document.body.appendChild(leaf.containerEl);
-  const view = new KryptonChatView(leaf as never, context, { schedule: frames.schedule });
+  const view = new KryptonChatView(leaf as never, context, { schedule: frames.schedule, historySearchDelay: delays.schedule, mobile: options.mobile });
   await leaf.open(view as never);
   const root = view.contentEl;
 
@@ -284,6 +308,7 @@ export async function mountChatView(
     leaf,
     root,
     frames,
+    delays,
     chat,
     store,
     vault,

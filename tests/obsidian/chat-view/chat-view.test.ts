@@ -1,7 +1,9 @@
 /** @jest-environment jsdom */
-import { MarkdownRenderer } from "../../support/obsidian-stub/workspace";
+import { MarkdownRenderer, WorkspaceLeaf } from "../../support/obsidian-stub/workspace";
+import { Platform } from "../../support/obsidian-stub/app";
 import { agentNote, type Fixture, Gate, mountChatView, typeAndEnter } from "./chat-view-fixture";
 import type { Source } from "../../../src/core/chat/chat-types";
+import { KryptonChatView, VIEW_TYPE_KRYPTON_CHAT } from "../../../src/obsidian/chat-view/chat-view";
 
 const noteSource: Source = {
   n: 1,
@@ -147,6 +149,43 @@ describe("composer", () => {
     expect(select.value).toBe("qwen2.5:7b");
   });
 
+  it("on mobile, Enter is a new line and the Send button sends", async () => {
+    f = await mountChatView({ mobile: true });
+    const input = f.$(".krypton-input") as HTMLTextAreaElement;
+    expect(input.getAttribute("enterkeyhint")).toBe("enter");
+    expect(f.$(".krypton-state-empty").textContent).toContain("Tap Send");
+    input.value = "first line";
+    const enter = new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true });
+    input.dispatchEvent(enter);
+    await f.settle();
+    expect(enter.defaultPrevented).toBe(false); // the keyboard's newline goes into the box
+    expect(f.chat.calls).toHaveLength(0);
+    expect(input.value).toBe("first line");
+
+    input.value = "first line\nsecond line";
+    f.$(".krypton-send").click();
+    await f.settle();
+    expect(f.chat.calls.map((c) => c.message)).toEqual(["first line\nsecond line"]);
+    expect(input.value).toBe("");
+  });
+
+  it("follows Platform.isMobile when the view is not told otherwise", async () => {
+    f = await mountChatView();
+    expect(f.$(".krypton-input").getAttribute("enterkeyhint")).toBe("send");
+    expect(f.$(".krypton-state-empty").textContent).toContain("Enter sends");
+    await f.close();
+    Platform.isMobile = true;
+    try {
+      f = await mountChatView();
+      expect(f.$(".krypton-input").getAttribute("enterkeyhint")).toBe("enter");
+      typeAndEnter(f, "hello");
+      await f.settle();
+      expect(f.chat.calls).toHaveLength(0);
+    } finally {
+      Platform.isMobile = false;
+    }
+  });
+
   it("Up on an empty box edits the last question; sending replaces the last exchange", async () => {
     f = await mountChatView();
     f.chat.script({ type: "token", text: "first answer" });
@@ -190,9 +229,10 @@ describe("citations and sources", () => {
 
     cites[0].click();
     cites[0].dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
+    // startLine 12 in the index (1-based) is editor line 11 (0-based).
     expect(f.context.calls.openNote).toEqual([
-      ["Geo/France.md", 12, false],
-      ["Geo/France.md", 12, true],
+      ["Geo/France.md", 11, false],
+      ["Geo/France.md", 11, true],
     ]);
     cites[1].dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     expect(f.context.calls.openUrl).toEqual([["https://en.wikipedia.org/wiki/Paris"]]);
@@ -209,8 +249,40 @@ describe("citations and sources", () => {
     expect(items[1].textContent).toContain("wikipedia.org");
     (items[0].querySelector("a") as HTMLElement).click();
     (items[1].querySelector("a") as HTMLElement).click();
-    expect(f.context.calls.openNote).toEqual([["Geo/France.md", 12, false]]);
+    expect(f.context.calls.openNote).toEqual([["Geo/France.md", 11, false]]);
     expect(f.context.calls.openUrl).toEqual([["https://en.wikipedia.org/wiki/Paris"]]);
+  });
+
+  it("lists a note retrieved more than once as one source with its passages; [n] keeps pointing at its passage", async () => {
+    f = await mountChatView();
+    const japan: Source = { ...noteSource, n: 2, path: "Geo/Japan.md", title: "Japan", headings: ["Capital"], startLine: 5, endLine: 7 };
+    const franceIntro: Source = { ...noteSource, n: 3, headings: [], startLine: 1, endLine: 3, snippet: "A country" };
+    const web = { ...webSource, n: 4 };
+    const sameWeb = { ...webSource, n: 5 };
+    f.chat.script(
+      { type: "sources", sources: [noteSource, japan, franceIntro, web, sameWeb] },
+      { type: "token", text: "Paris [1], Tokyo [2], France is a country [3]." },
+    );
+    typeAndEnter(f, "Capitals?");
+    await f.settle();
+    const details = lastAnswer().querySelector("details.krypton-sources") as HTMLElement;
+    expect(details.querySelector("summary")?.textContent).toBe("Sources (3)");
+    const items = Array.from(details.querySelectorAll<HTMLElement>(".krypton-source"));
+    expect(items.map((i) => i.querySelector(".krypton-source-link")?.textContent)).toEqual(["France", "Japan", "Paris - Wikipedia"]);
+    expect(items.map((i) => i.querySelector(".krypton-source-nums")?.textContent)).toEqual(["1, 3", "2", "4, 5"]);
+    const passages = Array.from(items[0].querySelectorAll<HTMLElement>(".krypton-source-passage"));
+    expect(passages.map((p) => p.textContent)).toEqual(["1Capital", "3Lines 1–3"]);
+    expect(items[1].querySelectorAll(".krypton-source-passage")).toHaveLength(0);
+    expect(items[1].querySelector(".krypton-source-detail")?.textContent).toBe("Geo/Japan.md › Capital");
+
+    passages[1].click();
+    (items[0].querySelector(".krypton-source-link") as HTMLElement).dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true, ctrlKey: true }));
+    (lastAnswer().querySelectorAll<HTMLElement>(".krypton-citation")[2]).click();
+    expect(f.context.calls.openNote).toEqual([
+      ["Geo/France.md", 0, false],
+      ["Geo/France.md", 11, true],
+      ["Geo/France.md", 0, false],
+    ]);
   });
 
   it("follows [[wikilinks]] in answers through Obsidian's link resolution", async () => {
@@ -262,7 +334,7 @@ describe("agent results", () => {
     expect(hits[0].querySelector(".krypton-search-snippet")?.textContent).toBe("Orama is a search engine");
     expect(f.$(".krypton-agent-head").textContent).toContain('2 notes for "orama"');
     (hits[0].querySelector("a") as HTMLElement).click();
-    expect(f.context.calls.openNote).toEqual([["Tech/Orama.md", 4, false]]);
+    expect(f.context.calls.openNote).toEqual([["Tech/Orama.md", 3, false]]);
   });
 
   it("renders a summary with its source notes, and results shown from commands", async () => {
@@ -410,6 +482,54 @@ describe("states", () => {
     await f.view.setState(state.state, { history: false });
     await f.settle();
     expect(lastAnswer().textContent).toContain("Remember me");
+  });
+});
+
+describe("restart", () => {
+  it("a fresh view built from the saved layout shows the conversation again", async () => {
+    f = await mountChatView();
+    f.chat.script({ type: "sources", sources: [noteSource] }, { type: "token", text: "Paris [1]." });
+    typeAndEnter(f, "Capital of France?");
+    await f.settle();
+    const saved = f.leaf.getViewState();
+    expect(saved.type).toBe(VIEW_TYPE_KRYPTON_CHAT);
+
+    // Obsidian restarts: it builds a new view through the registered factory and hands it the saved state.
+    const registry = new Map([[VIEW_TYPE_KRYPTON_CHAT, (leaf: WorkspaceLeaf) => new KryptonChatView(leaf as never, f.context) as never]]);
+    const leaf = new WorkspaceLeaf({}, registry);
+    document.body.appendChild(leaf.containerEl);
+    try {
+      await leaf.setViewState(saved);
+      const view = leaf.view as unknown as KryptonChatView;
+      expect(view).not.toBe(f.view);
+      await view.settled();
+      const el = view.contentEl;
+      expect(el.querySelector(".krypton-message-user")?.textContent).toBe("Capital of France?");
+      expect(el.querySelector(".krypton-chat-title")?.textContent).toBe("Capital of France?");
+      expect(el.querySelectorAll(".krypton-citation")).toHaveLength(1);
+    } finally {
+      await leaf.detach();
+    }
+  });
+
+  it("state handed over before the view opened is applied when it opens", async () => {
+    f = await mountChatView();
+    f.chat.script({ type: "token", text: "Remembered." });
+    typeAndEnter(f, "q");
+    await f.settle();
+    const id = f.view.controller.conversationId;
+    const leaf = new WorkspaceLeaf({});
+    document.body.appendChild(leaf.containerEl);
+    const view = new KryptonChatView(leaf as never, f.context);
+    try {
+      await view.setState({ conversationId: id }, { history: false });
+      await leaf.open(view as never);
+      await view.settled();
+      expect(view.controller.conversationId).toBe(id);
+      expect(view.contentEl.querySelector(".krypton-message-assistant")?.textContent).toContain("Remembered.");
+    } finally {
+      await leaf.detach();
+    }
   });
 });
 

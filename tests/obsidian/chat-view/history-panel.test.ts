@@ -128,18 +128,56 @@ it("searches titles and message text", async () => {
   await seed("Capitals", "Capital of Japan?", "Tokyo is the capital.");
   await openHistory();
   const search = f.$(".krypton-history-search") as HTMLInputElement;
-  search.value = "tokyo";
-  search.dispatchEvent(new Event("input"));
-  await f.settle();
+  const typeQuery = async (text: string) => {
+    search.value = text;
+    search.dispatchEvent(new Event("input"));
+    f.delays.run();
+    await f.settle();
+  };
+  await typeQuery("tokyo");
   expect(titles()).toEqual(["Capitals"]);
-  search.value = "KNEAD";
-  search.dispatchEvent(new Event("input"));
-  await f.settle();
+  await typeQuery("KNEAD");
   expect(titles()).toEqual(["Bread baking"]);
-  search.value = "nothing like this";
+  await typeQuery("nothing like this");
+  expect(f.$(".krypton-history-empty").textContent).toBe('No conversation mentions "nothing like this".');
+});
+
+it("waits for a pause in typing before searching; Enter and clearing the box do not wait", async () => {
+  await seed("Bread baking", "How long to knead?", "About ten minutes.");
+  await seed("Capitals", "Capital of Japan?", "Tokyo is the capital.");
+  await openHistory();
+  const searchSpy = jest.spyOn(store, "search");
+  const search = f.$(".krypton-history-search") as HTMLInputElement;
+  for (const text of ["t", "to", "tok", "toky", "tokyo"]) {
+    search.value = text;
+    search.dispatchEvent(new Event("input"));
+  }
+  await f.settle();
+  // Five keystrokes, one timer pending, nothing searched yet.
+  expect(searchSpy).not.toHaveBeenCalled();
+  expect(f.delays.count).toBe(1);
+  expect(f.delays.requested.every((ms) => ms > 0 && ms <= 300)).toBe(true);
+  expect(titles()).toEqual(["Capitals", "Bread baking"]);
+  f.delays.run();
+  await f.settle();
+  expect(searchSpy.mock.calls).toEqual([["tokyo"]]);
+  expect(titles()).toEqual(["Capitals"]);
+
+  // Enter searches at once and drops the pending timer.
+  search.value = "knead";
+  search.dispatchEvent(new Event("input"));
+  search.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true }));
+  await f.settle();
+  expect(f.delays.count).toBe(0);
+  expect(titles()).toEqual(["Bread baking"]);
+
+  // Clearing the box lists everything without waiting.
+  search.value = "";
   search.dispatchEvent(new Event("input"));
   await f.settle();
-  expect(f.$(".krypton-history-empty").textContent).toBe('No conversation mentions "nothing like this".');
+  expect(f.delays.count).toBe(0);
+  expect(titles()).toEqual(["Capitals", "Bread baking"]);
+  expect(searchSpy).toHaveBeenCalledTimes(2);
 });
 
 it("reports unreadable conversation files and still lists the rest", async () => {
