@@ -5,6 +5,7 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { startGeminiServer } from "../support/servers/gemini-server";
 import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
@@ -101,7 +102,7 @@ describe("krypton ask / chat", () => {
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as AskJson;
     expect(json.answer).toBe("From memory: no idea.");
-    expect(json.notices?.length).toBeGreaterThan(0);
+    expect(json.notices).toEqual(["Web search is not set up (set TAVILY_API_KEY), so this answer does not use the web."]);
   });
 
   it("streams the answer to stdout, then the sources", async () => {
@@ -182,6 +183,12 @@ describe("krypton ask / chat", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("Gemini chosen without a key: the error says which environment variable to set", async () => {
+    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--chat-provider", "gemini", "--chat-model", "gemini-2.5-flash"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("there is no Gemini API key: set GEMINI_API_KEY.");
+  });
+
   it("a chat model that is not pulled: the error says which model", async () => {
     const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--chat-model", "nonexistent:7b"], { env });
     expect(r.code).toBe(1);
@@ -195,6 +202,61 @@ describe("krypton ask / chat", () => {
     const r = await runCli(["ask", vault.root, "news", "--mode", "web", "--verbose"], { env: { ...env, TAVILY_API_KEY: secret, GEMINI_API_KEY: "AIza-secret-gemini" } });
     expect(r.stdout + r.stderr).not.toContain(secret);
     expect(r.stdout + r.stderr).not.toContain("AIza-secret-gemini");
+  });
+
+  it("Gemini for chat and embeddings (gemini-embedding-001), hybrid with Tavily: works, and no key reaches .krypton or the output", async () => {
+    const geminiKey = "AIzaSy-cli-SECRET-gemini-0123456789";
+    const tavilyKey = "tvly-cli-SECRET-tavily-0123456789";
+    const gemini = await startGeminiServer({ apiKey: geminiKey });
+    const keyedTavily = await startTavilyServer({ apiKey: tavilyKey });
+    try {
+      const geminiEnv = {
+        KRYPTON_CHAT_PROVIDER: "gemini",
+        KRYPTON_CHAT_MODEL: "gemini-2.5-flash",
+        KRYPTON_EMBEDDING_PROVIDER: "gemini",
+        KRYPTON_EMBEDDING_MODEL: "gemini-embedding-001",
+        KRYPTON_GEMINI_BASE_URL: gemini.url,
+        KRYPTON_TAVILY_BASE_URL: keyedTavily.url,
+        GEMINI_API_KEY: geminiKey,
+        TAVILY_API_KEY: tavilyKey,
+      };
+      gemini.script({ route: "stream", reply: "Smaller steps [1], says the web too [2]." });
+      const r = await runCli(["ask", vault.root, "gradient descent learning rate step size", "--mode", "hybrid", "--json", "--verbose"], { env: geminiEnv });
+      expect(r.code).toBe(0);
+      const json = JSON.parse(r.stdout) as AskJson;
+      expect(json).toEqual(expect.objectContaining({ answer: "Smaller steps [1], says the web too [2].", mode: "hybrid", sources: expect.any(Array) }));
+      expect(json.sources[0]).toMatchObject({ n: 1, kind: "note", path: "Machine Learning/Gradient descent.md" });
+      expect(json.sources.some((s) => s.kind === "web")).toBe(true);
+      expect(gemini.requestsTo("batchEmbed").length).toBeGreaterThan(0);
+
+      // A failing run whose service echoes the key back.
+      gemini.script({ route: "stream", status: 500, error: `backend error for ${geminiKey}`, times: Infinity });
+      const failed = await runCli(["ask", vault.root, "again?", "--mode", "none", "--verbose"], { env: geminiEnv });
+      expect(failed.code).toBe(1);
+
+      for (const out of [r.stdout + r.stderr, failed.stdout + failed.stderr]) {
+        expect(out).not.toContain(geminiKey);
+        expect(out).not.toContain(tavilyKey);
+      }
+      const walk = async (dir: string): Promise<string[]> => {
+        const found: string[] = [];
+        for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+          const full = join(dir, e.name);
+          if (e.isDirectory()) found.push(...(await walk(full)));
+          else found.push(full);
+        }
+        return found;
+      };
+      const files = await walk(join(vault.root, ".krypton"));
+      expect(files.length).toBeGreaterThan(2);
+      for (const file of files) {
+        const text = (await fs.readFile(file)).toString("latin1");
+        expect({ file, leaks: text.includes(geminiKey) || text.includes(tavilyKey) }).toEqual({ file, leaks: false });
+      }
+    } finally {
+      await gemini.close();
+      await keyedTavily.close();
+    }
   });
 
   it("Ctrl+C during ask stops the answer: partial text kept and saved, exit code 130", async () => {

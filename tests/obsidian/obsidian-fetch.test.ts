@@ -44,6 +44,47 @@ test("the fallback is announced once per origin and later requests skip the doom
   expect(page.calls.length).toBe(pageCalls);
 });
 
+test("after the user allows the origin, streaming comes back without a restart; the notice is never repeated", async () => {
+  let time = 1_000;
+  let refuse = true;
+  const pageCalls: string[] = [];
+  const toggled = createObsidianFetch({
+    pageFetch: (input, init) => {
+      pageCalls.push(String(input));
+      return refuse ? Promise.reject(new TypeError("Failed to fetch")) : fetch(input, init);
+    },
+    requestUrl: (r) => requestUrl(r),
+    pageOrigin: PAGE_ORIGIN,
+    onCorsFallback: (origin) => fallbacks.push(origin),
+    now: () => time,
+    recheckAfterMs: 60_000,
+  });
+  const tags = async () => (await toggled(`${ollama.url}/api/tags`)).status;
+  expect(await tags()).toBe(200);
+  expect([pageCalls.length, requestUrlLog.length, fallbacks.length]).toEqual([1, 1, 1]);
+  // Within the re-check window: straight to requestUrl, no doomed page fetch.
+  time += 59_000;
+  expect(await tags()).toBe(200);
+  expect([pageCalls.length, requestUrlLog.length]).toEqual([1, 2]);
+  // The user set OLLAMA_ORIGINS and restarted Ollama: after the window the page's fetch is used again.
+  refuse = false;
+  time += 2_000;
+  expect(await tags()).toBe(200);
+  expect(await tags()).toBe(200);
+  expect([pageCalls.length, requestUrlLog.length]).toEqual([3, 2]);
+  // Refused again later (another Ollama started): it falls back, but the user is not told a second time.
+  refuse = true;
+  expect(await tags()).toBe(200);
+  expect(requestUrlLog).toHaveLength(3);
+  expect(fallbacks).toEqual([ollama.url]);
+});
+
+test("concurrent requests to a refusing origin announce it once", async () => {
+  const statuses = await Promise.all([1, 2, 3, 4].map(() => hostFetch(`${ollama.url}/api/tags`, { headers: { "Content-Type": "application/json" } }).then((r) => r.status)));
+  expect(statuses).toEqual([200, 200, 200, 200]);
+  expect(fallbacks).toEqual([ollama.url]);
+});
+
 test("the real Ollama client gets the whole streamed answer through the fallback (NDJSON in one piece)", async () => {
   const client = new Ollama({ host: ollama.url, fetch: hostFetch });
   let text = "";

@@ -1,10 +1,13 @@
 /** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
-import { clearNotices, noticeMessages } from "../support/obsidian-stub";
+import { clearNotices, DropdownComponent, noticeMessages, settingsIn } from "../support/obsidian-stub";
+import { modelForProvider } from "../../src/obsidian/settings/models-section";
+import type { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { startTavilyServer } from "../support/servers/tavily-server";
 import { createObsidianHost } from "../../src/obsidian/host/obsidian-host";
 import { createObsidianLogger } from "../../src/obsidian/host/obsidian-logger";
-import { SECRET_IDS } from "../../src/obsidian/host/secret-store";
+import { SECRET_IDS, SecretStore } from "../../src/obsidian/host/secret-store";
+import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { silentLogger } from "../../src/core/ports/logger";
 import { chromiumLikeFetch } from "./cors-fetch";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
@@ -40,6 +43,25 @@ test("the keychain's value wins over a stale copy in data.json, which is then cl
   expect(p.services.settings().geminiApiKey).toBe("AIza-current");
   expect(p.app.secretStorage!.getSecret(SECRET_IDS.geminiApiKey)).toBe("AIza-current");
   expect((await dataJson()).geminiApiKey).toBe("");
+});
+
+test("a keychain that refuses to store keeps the key in data.json instead of losing it", () => {
+  const failing = new SecretStore({
+    getSecret: () => {
+      throw new Error("keychain locked");
+    },
+    setSecret: () => {
+      throw new Error("keychain locked");
+    },
+  });
+  const loaded = failing.hydrate({ ...DEFAULT_SETTINGS, geminiApiKey: "AIza-kept" });
+  expect(loaded).toEqual({ settings: expect.objectContaining({ geminiApiKey: "AIza-kept" }), migrated: false });
+  expect(failing.persist({ ...DEFAULT_SETTINGS, tavilyApiKey: "tvly-kept" })).toMatchObject({ tavilyApiKey: "tvly-kept" });
+
+  const working = new Map<string, string>();
+  const ok = new SecretStore({ getSecret: (id) => working.get(id) ?? null, setSecret: (id, v) => void working.set(id, v) });
+  expect(ok.persist({ ...DEFAULT_SETTINGS, tavilyApiKey: "tvly-moved" })).toMatchObject({ tavilyApiKey: "" });
+  expect(working.get(SECRET_IDS.tavilyApiKey)).toBe("tvly-moved");
 });
 
 test("without secret storage (Obsidian before 1.11.4), keys stay in data.json", async () => {
@@ -118,6 +140,27 @@ describe("the host's HTTP inside Obsidian", () => {
       await tavily.close();
     }
   });
+});
+
+test("switching a provider picks that provider's default model when the old name belongs to the other one", async () => {
+  expect(modelForProvider("chat", "gemini", "llama3.1:8b")).toBe("gemini-2.5-flash");
+  expect(modelForProvider("chat", "gemini", "gemini-2.0-flash")).toBe("gemini-2.0-flash");
+  expect(modelForProvider("chat", "ollama", "gemini-2.5-flash")).toBe("llama3.1:8b");
+  expect(modelForProvider("chat", "ollama", "gemma3:4b")).toBe("gemma3:4b");
+  expect(modelForProvider("embedding", "gemini", "nomic-embed-text")).toBe("gemini-embedding-001");
+  expect(modelForProvider("embedding", "gemini", "text-embedding-004")).toBe("text-embedding-004");
+  expect(modelForProvider("embedding", "ollama", "gemini-embedding-001")).toBe("nomic-embed-text");
+
+  p = await loadPlugin({ "A.md": "# A" }, { data: { ollamaUrl: "http://127.0.0.1:9", mcpPort: 0 } });
+  await p.layoutReady();
+  const tab = p.plugin.settingTabs[0] as unknown as KryptonSettingTab;
+  tab.display();
+  const row = (name: string) => settingsIn(tab.containerEl).find((s) => !s.isHeading && s.nameEl.textContent === name)!;
+  const dropdown = (name: string) => row(name).components.find((c) => c instanceof DropdownComponent) as DropdownComponent;
+  await dropdown("Chat provider").simulateInput("gemini");
+  await dropdown("Embedding provider").simulateInput("gemini");
+  expect(p.services.settings()).toMatchObject({ chatProvider: "gemini", chatModel: "gemini-2.5-flash", embeddingProvider: "gemini", embeddingModel: "gemini-embedding-001" });
+  tab.hide();
 });
 
 test("rapid setting changes all reach data.json, the last one winning", async () => {

@@ -4,8 +4,8 @@
  *
  * send() always ends with exactly one "done" event and never throws: failures become "notice" events
  * (a degraded part, the answer goes on) or an "error" event (no answer possible), in plain words.
- * Stop is the AbortSignal (the partial answer is saved with stopped: true); a consumer that merely
- * stops iterating closes the HTTP request but leaves the unfinished answer unsaved.
+ * Stop is the AbortSignal (the partial answer is saved with stopped: true, then "done"); a consumer that
+ * merely stops iterating closes the HTTP request and the partial answer is saved the same way.
  */
 import type { Agent, AgentResult } from "../agents/agent";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
@@ -55,19 +55,21 @@ export class ChatService implements ChatServiceApi {
     let sources: Source[] = [];
     const notices: Notice[] = [];
 
+    let saved = false;
+    const answerMessage = (extra: Partial<StoredMessage>, stopped: boolean): StoredMessage => ({
+      id: answerId,
+      role: "assistant",
+      content: answer,
+      createdAt: host.clock.now(),
+      mode: options.mode,
+      ...(sources.length ? { sources } : {}),
+      ...(notices.length ? { notices: notices.map((n) => n.message) } : {}),
+      ...(stopped ? { stopped: true } : {}),
+      ...extra,
+    });
     const finish = async function* (this: ChatService, extra: Partial<StoredMessage>, stopped: boolean): AsyncGenerator<ChatEvent> {
-      const stored: StoredMessage = {
-        id: answerId,
-        role: "assistant",
-        content: answer,
-        createdAt: host.clock.now(),
-        mode: options.mode,
-        ...(sources.length ? { sources } : {}),
-        ...(notices.length ? { notices: notices.map((n) => n.message) } : {}),
-        ...(stopped ? { stopped: true } : {}),
-        ...extra,
-      };
-      const saveError = conversationId ? await this.persist(conversationId, stored) : null;
+      saved = true;
+      const saveError = conversationId ? await this.persist(conversationId, answerMessage(extra, stopped)) : null;
       if (saveError) yield { type: "notice", code: "save-failed", message: saveError };
       yield { type: "done", conversationId, messageId: answerId, answer, stopped };
     }.bind(this);
@@ -78,120 +80,127 @@ export class ChatService implements ChatServiceApi {
       return;
     }
 
-    // 1. The conversation and the question.
-    let question = message;
-    let history: ChatMessage[];
     try {
-      const opened = await this.openConversation(message, options);
-      conversationId = opened.conversation.id;
-      question = opened.question;
-      history = opened.history;
-      if (opened.notice) {
-        notices.push(opened.notice);
-        yield { type: "notice", ...opened.notice };
-      }
-    } catch (err) {
-      yield { type: "error", code: "conversation", message: this.plain(err, settings), retryable: false };
-      yield* finish({ error: this.plain(err, settings) }, false);
-      return;
-    }
-
-    try {
-      if (signal?.aborted) throw new Stopped();
-
-      const policy = ConversationMemoryPolicy.fromSettings(settings, host.platform.mobile);
-      const bounded = policy.select(history);
-
-      // 2. Agents: first non-null result wins; a throwing agent counts as "not mine".
-      const agentResult = await this.tryAgents(question, bounded, options);
-      if (signal?.aborted) throw new Stopped();
-      if (agentResult) {
-        answer = agentResult.text;
-        yield { type: "agent", result: agentResult };
-        yield* finish({ agent: agentResult }, false);
-        return;
-      }
-
-      // 3. A chat model, or a clear reason why there is none.
-      const model = this.deps.chatModel();
-      if (!model) {
-        const reason = chatModelUnavailableReason(settings) ?? "No chat model is configured: choose one in Krypton's settings.";
-        yield { type: "error", code: "not-configured", message: reason, retryable: false };
-        yield* finish({ error: reason }, false);
-        return;
-      }
-
-      // 4. Retrieval and the prompt.
-      const retrieval = await retrieve(
-        question,
-        bounded,
-        options.mode,
-        {
-          index: this.deps.index,
-          webSearch: this.webSearch(settings),
-          chatModel: model,
-          rerankModel: this.rerankModel(settings),
-          settings,
-          logger: host.logger,
-        },
-        signal,
-      );
-      for (const notice of retrieval.notices) {
-        notices.push(notice);
-        yield { type: "notice", ...notice };
-      }
-      let activeNote: ActiveNoteContext | undefined;
-      if (options.useActiveNote && options.activeNotePath) {
-        const read = await this.readActiveNote(options.activeNotePath);
-        activeNote = read.note;
-        if (read.notice) {
-          notices.push(read.notice);
-          yield { type: "notice", ...read.notice };
-        }
-      }
-      const prompt = buildPrompt({
-        question,
-        history: bounded,
-        mode: options.mode,
-        notes: retrieval.notes,
-        web: retrieval.web,
-        activeNote,
-      });
-      sources = prompt.sources;
-      yield { type: "sources", sources };
-      if (signal?.aborted) throw new Stopped();
-
-      // 5. The answer, streamed.
+      // 1. The conversation and the question.
+      let question = message;
+      let history: ChatMessage[];
       try {
-        for await (const text of model.stream({ messages: prompt.messages, signal })) {
-          answer += text;
-          yield { type: "token", text };
+        const opened = await this.openConversation(message, options);
+        conversationId = opened.conversation.id;
+        question = opened.question;
+        history = opened.history;
+        if (opened.notice) {
+          notices.push(opened.notice);
+          yield { type: "notice", ...opened.notice };
         }
       } catch (err) {
-        if (signal?.aborted || isAbortError(err)) throw new Stopped();
-        const pe = err instanceof ProviderError ? err : null;
+        yield { type: "error", code: "conversation", message: this.plain(err, settings), retryable: false };
+        yield* finish({ error: this.plain(err, settings) }, false);
+        return;
+      }
+
+      try {
+        if (signal?.aborted) throw new Stopped();
+
+        const policy = ConversationMemoryPolicy.fromSettings(settings, host.platform.mobile);
+        const bounded = policy.select(history);
+
+        // 2. Agents: first non-null result wins; a throwing agent counts as "not mine".
+        const agentResult = await this.tryAgents(question, bounded, options);
+        if (signal?.aborted) throw new Stopped();
+        if (agentResult) {
+          answer = agentResult.text;
+          yield { type: "agent", result: agentResult };
+          yield* finish({ agent: agentResult }, false);
+          return;
+        }
+
+        // 3. A chat model, or a clear reason why there is none.
+        const model = this.deps.chatModel();
+        if (!model) {
+          const reason = chatModelUnavailableReason(settings, host.platform.kind) ?? "No chat model is configured: choose one in Krypton's settings.";
+          yield { type: "error", code: "not-configured", message: reason, retryable: false };
+          yield* finish({ error: reason }, false);
+          return;
+        }
+
+        // 4. Retrieval and the prompt.
+        const retrieval = await retrieve(
+          question,
+          bounded,
+          options.mode,
+          {
+            index: this.deps.index,
+            webSearch: this.webSearch(settings),
+            chatModel: model,
+            rerankModel: this.rerankModel(settings),
+            settings,
+            logger: host.logger,
+            hostKind: host.platform.kind,
+          },
+          signal,
+        );
+        for (const notice of retrieval.notices) {
+          notices.push(notice);
+          yield { type: "notice", ...notice };
+        }
+        let activeNote: ActiveNoteContext | undefined;
+        if (options.useActiveNote && options.activeNotePath) {
+          const read = await this.readActiveNote(options.activeNotePath);
+          activeNote = read.note;
+          if (read.notice) {
+            notices.push(read.notice);
+            yield { type: "notice", ...read.notice };
+          }
+        }
+        const prompt = buildPrompt({
+          question,
+          history: bounded,
+          mode: options.mode,
+          notes: retrieval.notes,
+          web: retrieval.web,
+          activeNote,
+        });
+        sources = prompt.sources;
+        yield { type: "sources", sources };
+        if (signal?.aborted) throw new Stopped();
+
+        // 5. The answer, streamed.
+        try {
+          for await (const text of model.stream({ messages: prompt.messages, signal })) {
+            answer += text;
+            yield { type: "token", text };
+          }
+        } catch (err) {
+          if (signal?.aborted || isAbortError(err)) throw new Stopped();
+          const pe = err instanceof ProviderError ? err : null;
+          const text = this.plain(err, settings);
+          yield { type: "error", code: pe?.kind ?? "model", message: text, retryable: pe ? pe.retryable || pe.kind === "bad-response" : false };
+          yield* finish({ error: text }, false);
+          return;
+        }
+        if (signal?.aborted) throw new Stopped();
+        if (!answer.trim()) {
+          const text = `The model (${model.id}) returned an empty answer. Try again, or try another model.`;
+          yield { type: "error", code: "empty-answer", message: text, retryable: true };
+          yield* finish({ error: text }, false);
+          return;
+        }
+        yield* finish({}, false);
+      } catch (err) {
+        if (err instanceof Stopped || signal?.aborted || isAbortError(err)) {
+          yield* finish({}, true);
+          return;
+        }
+        host.logger.error("Chat failed unexpectedly", { error: err instanceof Error ? err.message : String(err) });
         const text = this.plain(err, settings);
-        yield { type: "error", code: pe?.kind ?? "model", message: text, retryable: pe ? pe.retryable || pe.kind === "bad-response" : false };
+        yield { type: "error", code: "internal", message: text, retryable: true };
         yield* finish({ error: text }, false);
-        return;
       }
-      if (signal?.aborted) throw new Stopped();
-      if (!answer.trim()) {
-        const text = `The model (${model.id}) returned an empty answer. Try again, or try another model.`;
-        yield { type: "error", code: "empty-answer", message: text, retryable: true };
-        yield* finish({ error: text }, false);
-        return;
-      }
-      yield* finish({}, false);
-    } catch (err) {
-      if (err instanceof Stopped || signal?.aborted || isAbortError(err)) {
-        yield* finish({}, true);
-        return;
-      }
-      host.logger.error("Chat failed unexpectedly", { error: err instanceof Error ? err.message : String(err) });
-      const text = this.plain(err, settings);
-      yield { type: "error", code: "internal", message: text, retryable: true };
-      yield* finish({ error: text }, false);
+    } finally {
+      // The consumer stopped iterating early (closed the view, switched conversations, broke out of its
+      // loop): nothing more can be yielded, but the partial answer is kept, as after a Stop.
+      if (!saved && conversationId) await this.persist(conversationId, answerMessage({}, true));
     }
   }
 

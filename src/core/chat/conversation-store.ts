@@ -94,6 +94,8 @@ export class ConversationStore implements ConversationStoreApi {
   private loading: Promise<Map<string, ConversationSummary>> | null = null;
   private readonly reported = new Set<string>();
   private readonly problemList: string[] = [];
+  /** Conversation files found corrupt while listing: skipped (and left on disk) for this session. */
+  private readonly unreadable = new Set<string>();
   /** Mutations run one at a time, so two quick puts never lose each other's message. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -103,9 +105,17 @@ export class ConversationStore implements ConversationStoreApi {
     private readonly logger: Logger,
   ) {}
 
-  async list(): Promise<ConversationSummary[]> {
-    const summaries = await this.load();
-    return [...summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+  /**
+   * Newest first. The index is checked against the folder first: when the plugin and `krypton chat`
+   * save at the same moment, the later index write can miss the other's conversation (or bring back a
+   * deleted one); the files are the truth, so the list (and the index) follow them.
+   */
+  list(): Promise<ConversationSummary[]> {
+    return this.exclusive(async () => {
+      const summaries = await this.load();
+      if (await this.reconcile(summaries)) await this.writeIndex(summaries);
+      return [...summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+    });
   }
 
   async get(id: string): Promise<Conversation | null> {
@@ -199,6 +209,32 @@ export class ConversationStore implements ConversationStoreApi {
       if (conversation?.messages.some((m) => m.content.toLowerCase().includes(needle))) found.push(summary);
     }
     return found;
+  }
+
+  /** Adds conversation files missing from the index and drops entries whose file is gone; true when it changed. */
+  private async reconcile(summaries: Map<string, ConversationSummary>): Promise<boolean> {
+    let names: string[];
+    try {
+      names = await this.data.list(CHAT_DIR);
+    } catch {
+      return false;
+    }
+    const onDisk = new Set(names.filter((n) => n.endsWith(".json") && n !== "index.json").map((n) => n.slice(0, -".json".length)));
+    let changed = false;
+    for (const id of [...summaries.keys()]) {
+      if (!onDisk.has(id)) changed = summaries.delete(id) || changed;
+    }
+    for (const id of onDisk) {
+      if (summaries.has(id) || this.unreadable.has(id) || !isSafeId(id)) continue;
+      const conversation = await this.get(id);
+      if (conversation && conversation.id === id) {
+        summaries.set(id, summarize(conversation));
+        changed = true;
+      } else {
+        this.unreadable.add(id); // reported by get(); not read again on every listing
+      }
+    }
+    return changed;
   }
 
   problems(): string[] {

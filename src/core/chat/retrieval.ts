@@ -30,6 +30,13 @@ export interface RetrievalDeps {
   rerankModel: ChatModel | null;
   settings: KryptonSettings;
   logger: Logger;
+  /** Where the fix for "not set up" lives: settings in Obsidian, an environment variable in the CLI. */
+  hostKind?: "obsidian" | "cli";
+}
+
+function webNotSetUp(deps: RetrievalDeps): Notice {
+  const how = deps.hostKind === "cli" ? "set TAVILY_API_KEY" : "add a Tavily API key in settings";
+  return { code: "web-unavailable", message: `Web search is not set up (${how}), so this answer does not use the web.` };
 }
 
 export interface RetrievalResult {
@@ -115,6 +122,12 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     }
     if (status?.keywordOnly && status.embedderError) {
       notices.push({ code: "rag-keyword-only", message: `Semantic search is unavailable (${status.embedderError.replace(/\.$/, "")}): notes were matched by keywords only.` });
+    } else if (status && !status.keywordOnly && status.embedded > 0 && hits.length > 0 && hits.every((h) => h.vectorScore === 0)) {
+      // The notes have vectors but this question got none: the embedding model failed or was too slow just now.
+      notices.push({
+        code: "rag-keyword-only",
+        message: "Semantic search did not answer in time (is the embedding model running?): notes were matched by keywords only.",
+      });
     }
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);
@@ -140,7 +153,7 @@ export function mergeHits(lists: ChunkHit[][]): ChunkHit[] {
 
 async function searchWeb(query: string, deps: RetrievalDeps, notices: Notice[], signal?: AbortSignal): Promise<WebSnippet[]> {
   if (!deps.webSearch) {
-    notices.push({ code: "web-unavailable", message: "Web search is not set up (add a Tavily API key in settings), so this answer does not use the web." });
+    notices.push(webNotSetUp(deps));
     return [];
   }
   try {
@@ -149,12 +162,7 @@ async function searchWeb(query: string, deps: RetrievalDeps, notices: Notice[], 
     if (isAbortError(err) || signal?.aborted) throw new ProviderError("aborted", "Stopped");
     const notSetUp = err instanceof ProviderError && err.kind === "not-configured";
     deps.logger.warn("Web search failed; answering without web results", { error: plain(err) });
-    notices.push({
-      code: "web-unavailable",
-      message: notSetUp
-        ? "Web search is not set up (add a Tavily API key in settings), so this answer does not use the web."
-        : `Web search failed (${plain(err)}), so this answer does not use the web.`,
-    });
+    notices.push(notSetUp ? webNotSetUp(deps) : { code: "web-unavailable", message: `Web search failed (${plain(err)}), so this answer does not use the web.` });
     return [];
   }
 }

@@ -89,7 +89,12 @@ async function testGemini(settings: KryptonSettings, host: Host, signal?: AbortS
   ].filter(Boolean);
   const missing = needed.filter((m) => !models.includes(m.replace(/^models\//, "")));
   if (missing.length > 0) {
-    return { ok: false, models, message: `The Gemini key works, but model ${missing.map((m) => `'${m}'`).join(" and ")} is not available to it: check the model name.` };
+    const list = missing.map((m) => `'${m}'`).join(" and ");
+    return {
+      ok: false,
+      models,
+      message: `The Gemini key works, but model ${list} ${missing.length > 1 ? "are" : "is"} not available to it: check the model name in settings.`,
+    };
   }
   return { ok: true, models, message: `Connected to Gemini: the key works and ${models.length} models are available.` };
 }

@@ -16,6 +16,8 @@ export class ProviderError extends Error {
     readonly kind: ProviderErrorKind,
     message: string,
     readonly status?: number,
+    /** The service said when to try again (Gemini's RetryInfo.retryDelay, a Retry-After header). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "ProviderError";

@@ -30,11 +30,18 @@ export function createChatModelNamed(settings: KryptonSettings, host: Host, mode
   return new OllamaChatModel({ ...common, baseUrl: settings.ollamaUrl, model });
 }
 
-/** Why createChatModel returned null, in plain words; null when a chat model is configured. */
-export function chatModelUnavailableReason(settings: KryptonSettings): string | null {
-  if (!settings.chatModel.trim()) return "No chat model is selected: choose one in Krypton's settings.";
+/**
+ * Why createChatModel returned null, in plain words; null when a chat model is configured. On the command
+ * line the fix is an environment variable or a flag (keys kept in Obsidian's secret storage are not in
+ * data.json, so the CLI never sees them).
+ */
+export function chatModelUnavailableReason(settings: KryptonSettings, hostKind: "obsidian" | "cli" = "obsidian"): string | null {
+  const cli = hostKind === "cli";
+  if (!settings.chatModel.trim()) {
+    return cli ? "No chat model is selected: pass --chat-model or set KRYPTON_CHAT_MODEL." : "No chat model is selected: choose one in Krypton's settings.";
+  }
   if (settings.chatProvider === "gemini" && !settings.geminiApiKey.trim()) {
-    return "Gemini is selected for chat but there is no Gemini API key: add one in Krypton's settings.";
+    return `Gemini is selected for chat but there is no Gemini API key: ${cli ? "set GEMINI_API_KEY" : "add one in Krypton's settings"}.`;
   }
   return null;
 }

@@ -10,6 +10,8 @@ export interface RetryOptions {
   clock: Clock;
   /** Which failures to retry; default: ProviderError.retryable. */
   shouldRetry?: (err: unknown) => boolean;
+  /** Longest server-requested wait (ProviderError.retryAfterMs) honoured; a longer one fails at once. */
+  maxRetryAfterMs?: number;
 }
 
 /** How a provider retries, injectable so tests use tiny backoffs. */
@@ -17,7 +19,16 @@ export interface RetryPolicy {
   attempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /** Longest server-requested wait honoured (default MAX_RETRY_AFTER_MS). */
+  maxRetryAfterMs?: number;
 }
+
+/**
+ * A user waiting for an answer should not sit through a longer silent wait: when the service asks for
+ * more (Gemini's per-minute quota often says 30-60 s), the call fails at once and the message says when
+ * to try again.
+ */
+export const MAX_RETRY_AFTER_MS = 20_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 1000, maxDelayMs: 8000 };
 
@@ -38,7 +49,11 @@ export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions
       lastError = err;
       const retryable = options.shouldRetry ? options.shouldRetry(err) : err instanceof ProviderError && err.retryable;
       if (!retryable || attempt === options.attempts - 1) break;
-      const delay = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      const backoff = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      // The server's own hint wins over our guess: retrying sooner only earns another 429.
+      const hint = err instanceof ProviderError ? err.retryAfterMs : undefined;
+      if (hint !== undefined && hint > (options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS)) break;
+      const delay = hint !== undefined ? Math.max(backoff, hint) : backoff;
       await options.clock.sleep(delay, options.signal);
     }
   }

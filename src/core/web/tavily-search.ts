@@ -49,7 +49,7 @@ export class TavilySearch implements WebSearch {
           signal: guard.signal,
         });
         const text = await response.text();
-        if (!response.ok) throw statusError(response.status, text, apiKey);
+        if (!response.ok) throw statusError(response.status, text, apiKey, retryAfterMs(response.headers.get("retry-after"), clock.now()));
         let body: { results?: { title?: unknown; url?: unknown; content?: unknown }[] };
         try {
           body = JSON.parse(text) as typeof body;
@@ -71,7 +71,15 @@ export class TavilySearch implements WebSearch {
   }
 }
 
-function statusError(status: number, text: string, apiKey: string): ProviderError {
+/** A Retry-After header (seconds or an HTTP date) as milliseconds from now; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
+  if (!header?.trim()) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Math.ceil(Number(header) * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function statusError(status: number, text: string, apiKey: string, retryAfter?: number): ProviderError {
   let detail = "";
   try {
     const body = JSON.parse(text) as { detail?: { error?: string } | string; error?: string };
@@ -82,9 +90,9 @@ function statusError(status: number, text: string, apiKey: string): ProviderErro
   detail = redact(detail, [apiKey]);
   const suffix = detail ? ` (${detail})` : "";
   if (status === 401 || status === 403) return new ProviderError("unauthorized", `${status}: the Tavily API key was rejected${suffix}`, status);
-  if (status === 429) return new ProviderError("rate-limited", `429: Tavily rate limit reached${suffix}`, status);
+  if (status === 429) return new ProviderError("rate-limited", `429: Tavily rate limit reached${suffix}`, status, retryAfter);
   if (status === 432 || status === 433) return new ProviderError("rate-limited", `${status}: the Tavily plan's usage limit is reached${suffix}`, status);
-  if (status >= 500) return new ProviderError("server", `Tavily failed (${status})${suffix}`, status);
+  if (status >= 500) return new ProviderError("server", `Tavily failed (${status})${suffix}`, status, retryAfter);
   return new ProviderError("bad-response", `Tavily rejected the search (${status})${suffix}`, status);
 }
 

@@ -11,7 +11,14 @@ export interface ObsidianFetchOptions {
   pageOrigin: string;
   /** Called once per server origin the first time it refuses CORS and the fallback answers instead. */
   onCorsFallback?: (origin: string) => void;
+  /** Clock for the re-check below; injectable for tests. */
+  now?: () => number;
+  /** How long an origin that refused CORS is sent straight to requestUrl before the page's fetch is tried again. */
+  recheckAfterMs?: number;
 }
+
+/** After this long, a refusing origin is tried with streaming again (the user may have set OLLAMA_ORIGINS). */
+const CORS_RECHECK_MS = 60_000;
 
 /**
  * The host's HTTP: the page's fetch, so model tokens stream as they come. A server that refuses the app's
@@ -20,18 +27,27 @@ export interface ObsidianFetchOptions {
  * is sent again through requestUrl: if the server answers, it was CORS, the answer is returned as a
  * Response (whole, not streamed) and later requests to that origin go straight to requestUrl. If
  * requestUrl cannot reach it either, the server is down and the original error is rethrown.
+ * The user hears about it once per origin; the page's fetch is tried again now and then, so streaming
+ * comes back without a restart of Obsidian once the user has followed the advice.
  */
 export function createObsidianFetch(options: ObsidianFetchOptions): FetchLike {
-  const corsOrigins = new Set<string>();
+  const now = options.now ?? (() => Date.now());
+  const recheckAfterMs = options.recheckAfterMs ?? CORS_RECHECK_MS;
+  /** Origins that refused the app's origin, and when that was last seen. */
+  const corsOrigins = new Map<string, number>();
+  const announced = new Set<string>();
 
   return async (input, init) => {
     const request = await describeRequest(input, init);
     const origin = originOf(request.url);
     const crossOrigin = origin !== null && origin !== options.pageOrigin;
 
-    if (crossOrigin && corsOrigins.has(origin)) return viaRequestUrl(options, request);
+    const refusedAt = crossOrigin ? corsOrigins.get(origin) : undefined;
+    if (refusedAt !== undefined && now() - refusedAt < recheckAfterMs) return viaRequestUrl(options, request);
     try {
-      return await options.pageFetch(input, init);
+      const response = await options.pageFetch(input, init);
+      if (crossOrigin) corsOrigins.delete(origin); // the origin is allowed now: streaming again
+      return response;
     } catch (err) {
       if (!crossOrigin || !isTypeError(err) || request.signal?.aborted) throw err;
       let response: Response;
@@ -41,8 +57,9 @@ export function createObsidianFetch(options: ObsidianFetchOptions): FetchLike {
         if (isAbort(fallbackErr)) throw fallbackErr;
         throw err; // unreachable for requestUrl too: a network failure, not CORS
       }
-      if (!corsOrigins.has(origin)) {
-        corsOrigins.add(origin);
+      corsOrigins.set(origin, now());
+      if (!announced.has(origin)) {
+        announced.add(origin);
         options.onCorsFallback?.(origin);
       }
       return response;

@@ -49,12 +49,13 @@ export class SecretStore {
     const settings = { ...fromDisk };
     let migrated = false;
     for (const field of SECRET_FIELDS) {
-      const stored = this.storage.getSecret(SECRET_IDS[field]) ?? "";
+      const stored = this.get(field);
       const plain = fromDisk[field];
       if (stored) settings[field] = stored;
       else if (plain) {
-        this.storage.setSecret(SECRET_IDS[field], plain);
         settings[field] = plain;
+        // A keychain that refuses the key (locked, unavailable) leaves it in data.json rather than losing it.
+        if (!this.set(field, plain)) continue;
       }
       if (plain) migrated = true;
     }
@@ -66,11 +67,28 @@ export class SecretStore {
     if (!this.storage) return settings;
     const onDisk = { ...settings };
     for (const field of SECRET_FIELDS) {
-      const current = this.storage.getSecret(SECRET_IDS[field]) ?? "";
-      if (current !== settings[field]) this.storage.setSecret(SECRET_IDS[field], settings[field]);
-      onDisk[field] = "";
+      const saved = this.get(field) === settings[field] || this.set(field, settings[field]);
+      // Only a key the keychain really holds leaves data.json; otherwise data.json keeps it (as without secret storage).
+      if (saved) onDisk[field] = "";
     }
     return onDisk;
+  }
+
+  private get(field: SecretField): string {
+    try {
+      return this.storage?.getSecret(SECRET_IDS[field]) ?? "";
+    } catch {
+      return "";
+    }
+  }
+
+  private set(field: SecretField, value: string): boolean {
+    try {
+      this.storage?.setSecret(SECRET_IDS[field], value);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The current secret values, for the logger's redaction. */

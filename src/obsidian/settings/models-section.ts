@@ -1,8 +1,26 @@
 import { Notice, Setting } from "obsidian";
-import type { ProviderId } from "../../core/settings";
+import { DEFAULT_GEMINI_EMBEDDING_MODEL } from "../../core/providers/gemini/gemini-embedder";
+import { DEFAULT_SETTINGS, type ProviderId } from "../../core/settings";
 import { connectionTestSetting, heading, modelSetting, numberSetting, secretSetting, textSetting, type SectionContext } from "./setting-controls";
 
 const PROVIDERS: Record<ProviderId, string> = { ollama: "Ollama (local)", gemini: "Gemini (Google)" };
+
+/** What a provider switch selects when the current model name belongs to the other provider. */
+const DEFAULT_MODELS: Record<"chat" | "embedding", Record<ProviderId, string>> = {
+  chat: { ollama: DEFAULT_SETTINGS.chatModel, gemini: "gemini-2.5-flash" },
+  embedding: { ollama: DEFAULT_SETTINGS.embeddingModel, gemini: DEFAULT_GEMINI_EMBEDDING_MODEL },
+};
+
+/** Gemini's model names ("gemini-2.5-flash", "text-embedding-004") never name an Ollama model, and vice versa. */
+function modelFits(provider: ProviderId, model: string): boolean {
+  const geminiName = /^(models\/)?(gemini-|text-embedding-|embedding-)/i.test(model.trim());
+  return model.trim() !== "" && (provider === "gemini") === geminiName;
+}
+
+/** The model to save with a provider switch, so "llama3.1:8b" is never sent to Gemini (or the reverse). */
+export function modelForProvider(purpose: "chat" | "embedding", provider: ProviderId, current: string): string {
+  return modelFits(provider, current) ? current : DEFAULT_MODELS[purpose][provider];
+}
 
 /** Models: chat and embedding provider and model, Ollama URL, Gemini key, connection tests. */
 export function renderModelsSection(ctx: SectionContext): void {
@@ -17,7 +35,8 @@ export function renderModelsSection(ctx: SectionContext): void {
         .addOptions(PROVIDERS)
         .setValue(s.chatProvider)
         .onChange(async (value) => {
-          await ctx.services.saveSettings({ chatProvider: value as ProviderId });
+          const chatProvider = value as ProviderId;
+          await ctx.services.saveSettings({ chatProvider, chatModel: modelForProvider("chat", chatProvider, ctx.services.settings().chatModel) });
           ctx.refresh();
         }),
     );
@@ -38,7 +57,10 @@ export function renderModelsSection(ctx: SectionContext): void {
         .addOptions({ ...PROVIDERS, none: "None (keyword search only)" })
         .setValue(s.embeddingProvider)
         .onChange(async (value) => {
-          await ctx.services.saveSettings({ embeddingProvider: value as ProviderId | "none" });
+          const embeddingProvider = value as ProviderId | "none";
+          const current = ctx.services.settings().embeddingModel;
+          const embeddingModel = embeddingProvider === "none" ? current : modelForProvider("embedding", embeddingProvider, current);
+          await ctx.services.saveSettings({ embeddingProvider, embeddingModel });
           new Notice("Krypton: the embedding model changed, so your notes will be embedded again.");
           ctx.refresh();
         }),

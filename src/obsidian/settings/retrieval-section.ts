@@ -46,7 +46,7 @@ export function renderRetrievalSection(ctx: SectionContext): void {
           ctx.refresh();
         }),
     );
-  if (s.rerank === "reranker-model") textSetting(ctx, "rerankerModel", "Reranker model", "An Ollama reranker model name.");
+  if (s.rerank === "reranker-model") textSetting(ctx, "rerankerModel", "Reranker model", "A model of the chat provider that scores the excerpts (a small one is enough).");
 }
 
 /** Memory: how much of a conversation goes into each prompt. */

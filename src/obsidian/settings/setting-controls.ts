@@ -149,7 +149,8 @@ export function modelSetting(
   const setting = new Setting(ctx.containerEl).setName(options.name).setDesc(options.desc);
   const noteEl = setting.descEl.createDiv({ cls: "krypton-model-note" });
   setting.addDropdown((d) => {
-    d.addOption(options.current, options.current).setValue(options.current);
+    // With no model chosen yet the dropdown says so, rather than showing a model that is not saved.
+    d.addOption(options.current, options.current || "Choose a model").setValue(options.current);
     d.onChange((value) => options.save(value));
     void ctx.listModels(options.provider, options.purpose).then((result) => {
       if (!result.ok) {
@@ -163,7 +164,6 @@ export function modelSetting(
         return;
       }
       for (const model of result.models) if (model !== options.current) d.addOption(model, model);
-      if (!options.current && result.models[0]) d.setValue(result.models[0]);
     });
   });
   return setting;

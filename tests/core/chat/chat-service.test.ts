@@ -8,7 +8,7 @@ import { ChatService, toHistory } from "../../../src/core/chat/chat-service";
 import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { nodeClock } from "../../../src/node/node-clock";
 import { startGeminiServer } from "../../support/servers/gemini-server";
-import { FAST_RETRY, closedPortUrl, nodeFetch } from "../providers/provider-fixtures";
+import { FAST_RETRY, closedPortUrl, nodeFetch, waitFor } from "../providers/provider-fixtures";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
 import { doneOf, makeChatHarness, ofType, type ChatHarness } from "./chat-fixtures";
 
@@ -163,8 +163,21 @@ describe("ChatService degradation", () => {
     expect(doneOf(events).answer).toBeTruthy();
   });
 
+  it("embedder down only at question time (notes already embedded): keyword hits, with a notice", async () => {
+    h = await makeChatHarness(NOTES);
+    expect(h.index.status()).toMatchObject({ keywordOnly: false, embedded: expect.any(Number) });
+    h.ollama.script({ route: "embed", status: 500, times: Infinity });
+    const events = await h.send("tides moon", { mode: "rag" });
+    expect(ofType(events, "notice")).toEqual([expect.objectContaining({ code: "rag-keyword-only", message: expect.stringContaining("matched by keywords only") })]);
+    expect(ofType(events, "sources")[0].sources[0]).toMatchObject({ path: "Ocean/Tides.md" });
+    // With the embedder back, no notice.
+    h.ollama.reset();
+    const again = await h.send("moon tides gravity", { mode: "rag" });
+    expect(ofType(again, "notice")).toEqual([]);
+  });
+
   it.each([
-    ["no key", { tavilyApiKey: "" }, undefined, "Web search is not set up (add a Tavily API key in settings)"],
+    ["no key", { tavilyApiKey: "" }, undefined, "Web search is not set up (set TAVILY_API_KEY)"],
     ["401", { tavilyApiKey: "tvly-wrong-secret" }, undefined, "Web search failed (401: the Tavily API key was rejected"],
     ["429 to exhaustion", {}, { status: 429, times: Infinity }, "Web search failed (429: Tavily rate limit reached"],
     ["500", {}, { status: 500, times: Infinity }, "Web search failed (Tavily failed (500)"],
@@ -248,16 +261,54 @@ describe("ChatService degradation", () => {
     expect(ofType(events, "error")[0]).toMatchObject({ code: "empty-answer" });
   });
 
+  it("a Gemini stream with no text (blocked, finishReason SAFETY) is an error, never a silent empty reply", async () => {
+    h = await makeChatHarness(NOTES);
+    const gemini = await startGeminiServer();
+    try {
+      h.model = new GeminiChatModel({ apiKey: "test-gemini-key", baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+      gemini.script({ route: "stream", tokens: [], extra: { finishReason: "SAFETY" } });
+      const events = await h.send("hi", { mode: "none" });
+      expect(ofType(events, "token")).toEqual([]);
+      expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "empty-answer", message: expect.stringContaining("gemini:gemini-2.5-flash") })]);
+      expect(doneOf(events).answer).toBe("");
+    } finally {
+      await gemini.close();
+    }
+  });
+
   it("no chat model configured: a clear error, the question is still saved", async () => {
     h = await makeChatHarness(NOTES);
     h.model = null;
     Object.assign(h.settings, { chatProvider: "gemini", chatModel: "gemini-2.5-flash", geminiApiKey: "" });
     const events = await h.send("hi", { mode: "rag" });
+    // The harness host is the CLI's: the fix named is the environment variable.
     expect(ofType(events, "error")).toEqual([
-      { type: "error", code: "not-configured", message: "Gemini is selected for chat but there is no Gemini API key: add one in Krypton's settings.", retryable: false },
+      { type: "error", code: "not-configured", message: "Gemini is selected for chat but there is no Gemini API key: set GEMINI_API_KEY.", retryable: false },
     ]);
     const saved = await h.store.get(doneOf(events).conversationId);
     expect(saved?.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+  });
+
+  it("inside Obsidian the same problems point to Krypton's settings", async () => {
+    h = await makeChatHarness(NOTES);
+    const service = new ChatService({
+      host: { ...h.host, platform: { kind: "obsidian", mobile: false } },
+      settings: () => h.settings,
+      index: h.index,
+      chatModel: () => h.model,
+      conversations: h.store,
+      agents: () => [],
+    });
+    const collect = async (mode: "web" | "none") => {
+      const events = [];
+      for await (const e of service.send("hi", { mode })) events.push(e);
+      return events;
+    };
+    h.settings.tavilyApiKey = "";
+    expect(ofType(await collect("web"), "notice")[0].message).toBe("Web search is not set up (add a Tavily API key in settings), so this answer does not use the web.");
+    h.model = null;
+    Object.assign(h.settings, { chatProvider: "gemini", chatModel: "gemini-2.5-flash", geminiApiKey: "" });
+    expect(ofType(await collect("none"), "error")[0].message).toBe("Gemini is selected for chat but there is no Gemini API key: add one in Krypton's settings.");
   });
 
   it("Gemini answers through the same pipeline, with notes from the index", async () => {
@@ -326,6 +377,23 @@ describe("ChatService Stop", () => {
     for await (const e of h.service.send("slow web", { mode: "web", signal: controller.signal })) events.push(e);
     expect(doneOf(events)).toMatchObject({ answer: "", stopped: true });
     expect(h.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
+  it("a consumer that breaks out of the loop closes the request and the partial answer is kept as stopped", async () => {
+    h.ollama.script({ route: "chat", reply: "one two three four five six seven", tokenDelayMs: 20 });
+    let conversationId = "";
+    let tokens = 0;
+    for await (const e of h.service.send("count", { mode: "none" })) {
+      if (e.type === "token" && ++tokens === 2) break;
+    }
+    await waitFor(() => h.ollama.requestsTo("chat")[0]?.closedEarly === true, "the HTTP request to close");
+    const [summary] = await h.store.list();
+    conversationId = summary.id;
+    const saved = await h.store.get(conversationId);
+    expect(saved?.messages.map((m) => [m.role, m.content, m.stopped])).toEqual([
+      ["user", "count", undefined],
+      ["assistant", "one two ", true],
+    ]);
   });
 
   it("an already-aborted signal saves the question and stops", async () => {

@@ -98,6 +98,26 @@ describe("ConversationStore", () => {
     expect((await plugin.list()).map((s) => s.title).sort()).toEqual(["From the CLI", "From the plugin"]);
   });
 
+  it("plugin and CLI saving at the same moment: every conversation is still listed, a deleted one stays gone", async () => {
+    const plugin = open();
+    const cli = open();
+    // Interleaved index read-modify-writes: the later index write misses the other store's conversation.
+    const made = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? plugin : cli).create(`Conversation ${i}`)));
+    const ids = made.map((c) => c.id).sort();
+    expect((await open().list()).map((s) => s.id).sort()).toEqual(ids);
+    expect((await cli.list()).map((s) => s.id).sort()).toEqual(ids);
+    // The healed index is on disk: a reader that trusts index.json alone sees all of them too.
+    const index = JSON.parse(await fs.readFile(join(chatDir(), "index.json"), "utf8")) as { conversations: { id: string }[] };
+    expect(index.conversations.map((c) => c.id).sort()).toEqual(ids);
+
+    // One side deletes while the other's stale index still names the conversation.
+    const stale = await fs.readFile(join(chatDir(), "index.json"), "utf8");
+    await plugin.delete(made[0].id);
+    await fs.writeFile(join(chatDir(), "index.json"), stale);
+    expect((await cli.list()).map((s) => s.id)).not.toContain(made[0].id);
+    expect(await cli.search("Conversation 0")).toEqual([]);
+  });
+
   it("skips and reports a corrupt conversation file without touching it or the others", async () => {
     const store = open();
     const good = await store.create();

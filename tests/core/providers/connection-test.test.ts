@@ -82,6 +82,53 @@ describe("testConnection", () => {
     expect(tavily.requests.at(-1)?.body).toMatchObject({ max_results: 1 });
   });
 
+  it("Ollama says exactly what failed: a proxy's 401, both models missing", async () => {
+    ollama.script({ route: "version", status: 401 });
+    expect(await testConnection(settings(), host, "ollama")).toEqual({
+      ok: false,
+      message: `401: Ollama at ${ollama.url} refused the request (a proxy in front of it may need credentials).`,
+    });
+    ollama.models = ["mistral:7b"];
+    const none = await testConnection(settings(), host, "ollama");
+    expect(none).toMatchObject({ ok: false, models: ["mistral:7b"] });
+    expect(none.message).toBe(
+      "Ollama 0.9.0 is running, but model 'llama3.1:8b' and 'nomic-embed-text' are not installed: run `ollama pull llama3.1:8b`, then `ollama pull nomic-embed-text`.",
+    );
+  });
+
+  it("Gemini says exactly what failed: unreachable, 401, 403, a missing embedding model", async () => {
+    const url = await closedPortUrl();
+    expect(await testConnection(settings({ geminiApiKey: DEFAULT_GEMINI_KEY, geminiBaseUrl: url }), host, "gemini")).toEqual({
+      ok: false,
+      message: `Gemini is not reachable at ${url}: is it running and is the address right?`,
+    });
+    gemini.script({ route: "models", status: 401 });
+    const unauthenticated = await testConnection(settings({ geminiApiKey: DEFAULT_GEMINI_KEY }), host, "gemini");
+    expect(unauthenticated).toMatchObject({ ok: false, message: expect.stringMatching(/^401: the Gemini API key was rejected/) });
+    gemini.script({ route: "models", status: 403 });
+    expect(await testConnection(settings({ geminiApiKey: DEFAULT_GEMINI_KEY }), host, "gemini")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^403: the Gemini API key was rejected/),
+    });
+    const embedding = await testConnection(
+      settings({ geminiApiKey: DEFAULT_GEMINI_KEY, chatProvider: "gemini", chatModel: "gemini-9", embeddingProvider: "gemini", embeddingModel: "embedding-9" }),
+      host,
+      "gemini",
+    );
+    expect(embedding).toMatchObject({
+      ok: false,
+      message: "The Gemini key works, but model 'gemini-9' and 'embedding-9' are not available to it: check the model name in settings.",
+    });
+  });
+
+  it("Tavily unreachable", async () => {
+    const url = await closedPortUrl();
+    expect(await testConnection(settings({ tavilyApiKey: DEFAULT_TAVILY_KEY, tavilyBaseUrl: url }), host, "tavily")).toEqual({
+      ok: false,
+      message: `Tavily is not reachable at ${url}: is it running and is the address right?`,
+    });
+  });
+
   it("does not retry: a 500 is reported at once", async () => {
     ollama.script({ route: "version", status: 500, times: Infinity });
     const result = await testConnection(settings(), host, "ollama");
@@ -127,6 +174,8 @@ describe("provider factory", () => {
     const noKey = settings({ chatProvider: "gemini", chatModel: "gemini-2.5-flash", embeddingProvider: "gemini" });
     expect(createChatModel(noKey, host)).toBeNull();
     expect(chatModelUnavailableReason(noKey)).toBe("Gemini is selected for chat but there is no Gemini API key: add one in Krypton's settings.");
+    expect(chatModelUnavailableReason(noKey, "cli")).toBe("Gemini is selected for chat but there is no Gemini API key: set GEMINI_API_KEY.");
+    expect(chatModelUnavailableReason(settings({ chatModel: "" }), "cli")).toBe("No chat model is selected: pass --chat-model or set KRYPTON_CHAT_MODEL.");
     expect(createEmbedder(noKey, host)).toBeNull();
     expect(embedderUnavailableReason(noKey)).toMatch(/no Gemini API key/);
     expect(createEmbedder(settings({ embeddingProvider: "none" }), host)).toBeNull();

@@ -7,7 +7,7 @@ import { GeminiEmbedder } from "../../../src/core/providers/gemini/gemini-embedd
 import type { FetchLike } from "../../../src/core/ports/http";
 import { nodeClock } from "../../../src/node/node-clock";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
-import { FAST_RETRY, closedPortUrl, collect, collectUntilError, nodeFetch } from "./provider-fixtures";
+import { FAST_RETRY, closedPortUrl, collect, collectUntilError, nodeFetch, waitFor } from "./provider-fixtures";
 
 const ask = [
   { role: "system" as const, content: "Answer briefly." },
@@ -92,6 +92,55 @@ describe("GeminiChatModel", () => {
     server.script({ route: "stream", status: 500, times: Infinity });
     await expect(model().complete({ messages: ask })).rejects.toMatchObject({ kind: "server", status: 500 });
     expect(server.requestsTo("stream")).toHaveLength(3);
+  });
+
+  /** nodeClock, but sleeps are recorded and skipped: the test checks the wait asked for, not the time taken. */
+  const recordingClock = () => {
+    const sleeps: number[] = [];
+    const clock = { ...nodeClock, sleep: (ms: number, signal?: AbortSignal) => (sleeps.push(ms), nodeClock.sleep(0, signal)) };
+    return { clock, sleeps };
+  };
+
+  it("429 with Google's retryDelay waits that long (not our shorter backoff), then answers", async () => {
+    server.script({ route: "stream", status: 429, extra: { retryDelay: "12.5s" } });
+    const { clock, sleeps } = recordingClock();
+    await expect(model({ clock }).complete({ messages: ask })).resolves.toBe("This is the test Gemini answer.");
+    expect(server.requestsTo("stream")).toHaveLength(2);
+    expect(sleeps).toEqual([12_500]);
+  });
+
+  it("429 asking for a wait beyond the cap fails at once, saying when to try again", async () => {
+    server.script({ route: "stream", status: 429, extra: { retryDelay: "38s" }, times: Infinity });
+    const { clock, sleeps } = recordingClock();
+    const err = await model({ clock }).complete({ messages: ask }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "rate-limited", status: 429, retryAfterMs: 38_000 });
+    expect((err as Error).message).toMatch(/^429: Gemini rate limit or quota reached; try again in 38 s/);
+    expect(server.requestsTo("stream")).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    // The cap is part of the retry policy: with a higher one, the same hint is honoured.
+    server.reset();
+    server.script({ route: "stream", status: 429, extra: { retryDelay: "38s" } });
+    const raised = recordingClock();
+    await expect(model({ clock: raised.clock, retry: { ...FAST_RETRY, maxRetryAfterMs: 60_000 } }).complete({ messages: ask })).resolves.toBeTruthy();
+    expect(raised.sleeps).toEqual([38_000]);
+  });
+
+  it("Stop during the wait Google asked for ends the call at once", async () => {
+    server.script({ route: "stream", status: 429, extra: { retryDelay: "15s" } });
+    const controller = new AbortController();
+    const pending = model().complete({ messages: ask, signal: controller.signal });
+    await waitFor(() => server.requestsTo("stream").length === 1, "the first request");
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ kind: "aborted" });
+    expect(server.requestsTo("stream")).toHaveLength(1);
+  });
+
+  it("embeddings honour retryDelay too", async () => {
+    server.script({ route: "batchEmbed", status: 429, extra: { retryDelay: "3s" } });
+    const { clock, sleeps } = recordingClock();
+    const embedder = new GeminiEmbedder({ ...options({ clock }), model: "gemini-embedding-001" });
+    expect(await embedder.embed(["a"])).toHaveLength(1);
+    expect(sleeps).toEqual([3_000]);
   });
 
   it("cut streams and malformed chunks are bad-response, keeping what arrived", async () => {

@@ -53,6 +53,18 @@ describe("TavilySearch", () => {
     await expect(search().search("q")).rejects.toMatchObject({ kind: "server", status: 500 });
   });
 
+  it("429 with Retry-After waits as asked; a wait beyond the cap fails at once", async () => {
+    const sleeps: number[] = [];
+    const clock = { ...nodeClock, sleep: (ms: number, signal?: AbortSignal) => (sleeps.push(ms), nodeClock.sleep(0, signal)) };
+    server.script({ status: 429, headers: { "Retry-After": "7" } });
+    await expect(search({ clock }).search("q")).resolves.toHaveLength(3);
+    expect(sleeps).toEqual([7_000]);
+    server.script({ status: 429, headers: { "Retry-After": "120" }, times: Infinity });
+    await expect(search({ clock }).search("q")).rejects.toMatchObject({ kind: "rate-limited", retryAfterMs: 120_000 });
+    expect(sleeps).toEqual([7_000]);
+    expect(server.requests).toHaveLength(3);
+  });
+
   it("malformed JSON, a cut answer and a stall each fail in plain words", async () => {
     server.script({ malformed: true });
     await expect(search().search("q")).rejects.toMatchObject({ kind: "bad-response" });

@@ -34,6 +34,8 @@ export interface GeminiExtra {
   embed?: (text: string) => number[];
   /** finishReason of the last chunk (default "STOP"; e.g. "SAFETY", "MAX_TOKENS"). */
   finishReason?: string;
+  /** With `status` (429): the RetryInfo.retryDelay Google adds to the error ("38s"). */
+  retryDelay?: string;
 }
 
 export type GeminiBehaviour = Behaviour<GeminiExtra>;
@@ -140,7 +142,9 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
       return false;
     },
     error(ex, status, message) {
-      ex.json(status, googleError(status, message ?? DEFAULT_MESSAGES[status] ?? `Error ${status}`));
+      const retryDelay = ex.behaviour.extra?.retryDelay;
+      const details = retryDelay ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay }] : undefined;
+      ex.json(status, googleError(status, message ?? DEFAULT_MESSAGES[status] ?? `Error ${status}`, details));
     },
     async answer(ex) {
       const { req } = ex;

@@ -2,18 +2,33 @@ import { ProviderError } from "../provider-error";
 import { redact, transportError, type RequestGuard } from "../request-guard";
 
 interface GoogleErrorBody {
-  error?: { code?: number; message?: string; status?: string; details?: { reason?: string }[] };
+  error?: { code?: number; message?: string; status?: string; details?: { reason?: string; retryDelay?: unknown }[] };
 }
 
 /** Google's error JSON as the SDK passes it on (ApiError.message is the JSON text of the body). */
-function parseGoogleError(message: string): { text: string; reason?: string; status?: string } {
+function parseGoogleError(message: string): { text: string; reason?: string; status?: string; retryAfterMs?: number } {
   try {
     const body = JSON.parse(message) as GoogleErrorBody;
     const err = body.error ?? {};
-    return { text: err.message ?? message, reason: err.details?.find((d) => d.reason)?.reason, status: err.status };
+    const details = Array.isArray(err.details) ? err.details : [];
+    const retryAfterMs = parseDuration(details.find((d) => d?.retryDelay !== undefined)?.retryDelay);
+    return { text: err.message ?? message, reason: details.find((d) => d?.reason)?.reason, status: err.status, retryAfterMs };
   } catch {
     return { text: message };
   }
+}
+
+/** A google.protobuf.Duration in JSON ("38s", "0.5s", "1.250s") as milliseconds; undefined when unreadable. */
+export function parseDuration(value: unknown): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const match = /^\s*(\d+(?:\.\d+)?)s\s*$/.exec(value);
+  return match ? Math.ceil(Number(match[1]) * 1000) : undefined;
+}
+
+/** "38 s", "2 min": how long the user should wait, rounded up. */
+function waitText(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
 }
 
 /** Maps anything `@google/genai` or the transport throws to a ProviderError; never includes the key. */
@@ -34,7 +49,8 @@ export function geminiError(err: unknown, guard: RequestGuard, baseUrl: string, 
       return new ProviderError("model-missing", `Gemini model ${name} was not found: check the model name in settings.`.replace("  ", " "), 404);
     }
     if (status === 429) {
-      return new ProviderError("rate-limited", `429: Gemini rate limit or quota reached; wait a moment and try again (${detail})`, 429);
+      const wait = parsed.retryAfterMs !== undefined ? `try again in ${waitText(parsed.retryAfterMs)}` : "wait a moment and try again";
+      return new ProviderError("rate-limited", `429: Gemini rate limit or quota reached; ${wait} (${detail})`, 429, parsed.retryAfterMs);
     }
     if (status >= 500) return new ProviderError("server", `Gemini failed (${status}): ${detail}`, status);
     return new ProviderError("bad-response", `Gemini rejected the request (${status}): ${detail}`, status);
