@@ -16,7 +16,8 @@ export interface Corpus {
   dim: number;
 }
 
-export function buildCorpus(vault: SyntheticVault, maxChunks = Infinity): Corpus {
+/** The vault's chunks as Krypton's chunker cuts them (no vectors). */
+export function corpusChunks(vault: SyntheticVault, maxChunks = Infinity): Chunk[] {
   const chunks: Chunk[] = [];
   for (const note of vault.notes) {
     for (const chunk of chunkNote(note.path, note.content, { maxChars: DEFAULT_SETTINGS.chunkMaxChars }).chunks) {
@@ -24,6 +25,11 @@ export function buildCorpus(vault: SyntheticVault, maxChunks = Infinity): Corpus
       chunks.push(chunk);
     }
   }
+  return chunks;
+}
+
+export function buildCorpus(vault: SyntheticVault, maxChunks = Infinity): Corpus {
+  const chunks = corpusChunks(vault, maxChunks);
   const vectors = new Float32Array(chunks.length * DIM);
   chunks.forEach((chunk, i) => vectors.set(denseEmbedding(embeddingText(chunk)), i * DIM));
   return { chunks, vectors, dim: DIM };

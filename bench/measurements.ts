@@ -38,7 +38,9 @@ import {
   vaultInMemory,
   zeroLatencyEmbedder,
 } from "./bench-vaults";
-import { buildCorpus } from "./corpus";
+import { buildOramaText, oramaTextSearch } from "./baseline-orama-text";
+import { buildCorpus, corpusChunks } from "./corpus";
+import { TextIndex } from "../src/core/indexing/text-index";
 
 const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
@@ -273,6 +275,102 @@ const reload: Measurement = {
   },
 };
 
+/**
+ * Why Krypton has its own BM25 index instead of Orama as the full-text engine: both engines index the same
+ * chunks (text fields only, same field boosts) in this process, one after the other. Informational rows.
+ */
+const fulltext: Measurement = {
+  name: "fulltext",
+  describe: "full-text engine only: Krypton's BM25 index vs Orama (text fields, same chunks and boosts): insert, query p50, memory",
+  async run(ctx) {
+    const v = ensureVault(ctx, { chunks: SIZES[ctx.scale].reloadChunks });
+    const chunks = corpusChunks(vaultInMemory(v));
+    // Realistic queries: topic keywords as typed in the search box, and the same as chat questions (common words).
+    const keywordQueries = v.queries.slice(0, 3 + 20);
+    const questions = v.queries.slice(20, 20 + 3 + 10).map((q) => `what did I write about ${q}`);
+    const failures: FailureRecord[] = [];
+    const timeQueries = async (queries: string[], run: (q: string) => Promise<unknown> | unknown) => {
+      const times: number[] = [];
+      for (let i = 0; i < queries.length; i++) {
+        const t0 = now();
+        await run(queries[i]);
+        if (i >= 3) times.push(now() - t0);
+      }
+      return stats(times);
+    };
+    // JS heap plus typed-array memory (Krypton's posting lists live in ArrayBuffers, outside heapUsed).
+    const heapMb = () => {
+      const m = process.memoryUsage();
+      return round((m.heapUsed + m.external) / 1_048_576, 1);
+    };
+
+    collectGarbage();
+    const rss0 = rssMb();
+    const heap0 = heapMb();
+    ctx.log(`fulltext: Krypton's text index, ${chunks.length} chunks`);
+    let t0 = now();
+    let text: TextIndex | null = new TextIndex();
+    for (let i = 0; i < chunks.length; i += 1000) text.add(chunks.slice(i, i + 1000));
+    const kInsertMs = now() - t0;
+    collectGarbage();
+    const kRss = round(rssMb() - rss0, 1);
+    const kHeap = round(heapMb() - heap0, 1);
+    const kKeywords = await timeQueries(keywordQueries, (q) => text!.searchNow(q, 10));
+    const kQuestions = await timeQueries(questions, (q) => text!.searchNow(q, 10));
+    text = null;
+    collectGarbage();
+
+    ctx.log("fulltext: Orama (text fields only); inserting takes a while");
+    const rss1 = rssMb();
+    const heap1 = heapMb();
+    let orama: { insertMs: number; rss: number; heap: number; keywords: ReturnType<typeof stats>; questions: ReturnType<typeof stats> } | null = null;
+    try {
+      t0 = now();
+      const db = await buildOramaText(chunks);
+      const insertMs = now() - t0;
+      collectGarbage();
+      const rss = round(rssMb() - rss1, 1);
+      const heap = round(heapMb() - heap1, 1);
+      const keywords = await timeQueries(keywordQueries, (q) => oramaTextSearch(db, q));
+      const qs = await timeQueries(questions, (q) => oramaTextSearch(db, q));
+      orama = { insertMs, rss, heap, keywords, questions: qs };
+    } catch (err) {
+      failures.push({ what: `Orama (text only) at ${chunks.length} chunks`, error: errorText(err) });
+    }
+
+    const n = chunks.length.toLocaleString("en");
+    const info = (id: string, what: string, k: number, o: number | undefined, unit: string) =>
+      target(id, `${what} at ${n} chunks: Orama ÷ Krypton (informational)`, o === undefined ? null : o / k, "×", null,
+        o === undefined ? "Orama failed" : `Orama ${round(o)} ${unit} vs Krypton ${round(k)} ${unit}`);
+    return {
+      figures: {
+        chunks: chunks.length,
+        kryptonInsertMs: round(kInsertMs),
+        kryptonMemoryMb: kHeap,
+        kryptonRssMb: kRss,
+        kryptonKeywordP50Ms: kKeywords.p50,
+        kryptonQuestionP50Ms: kQuestions.p50,
+        oramaTextInsertMs: orama ? round(orama.insertMs) : null,
+        oramaTextMemoryMb: orama?.heap ?? null,
+        oramaTextRssMb: orama?.rss ?? null,
+        oramaTextKeywordP50Ms: orama?.keywords.p50 ?? null,
+        oramaTextKeywordMaxMs: orama?.keywords.max ?? null,
+        oramaTextQuestionP50Ms: orama?.questions.p50 ?? null,
+        oramaTextQuestionMaxMs: orama?.questions.max ?? null,
+        keywordQueries: keywordQueries.length - 3,
+        questionQueries: questions.length - 3,
+      },
+      targets: [
+        info("fulltext-insert", "full-text only, insert", kInsertMs, orama?.insertMs, "ms"),
+        info("fulltext-query-keywords", "full-text only, query p50 (2–3 keywords)", kKeywords.p50, orama?.keywords.p50, "ms"),
+        info("fulltext-query-questions", "full-text only, query p50 (questions)", kQuestions.p50, orama?.questions.p50, "ms"),
+        info("fulltext-heap", "full-text only, memory (heap + typed arrays) after insert", Math.max(kHeap, 0.1), orama?.heap, "MB"),
+      ],
+      failures,
+    };
+  },
+};
+
 /** Memory of a process holding the big index (loaded from disk, after queries). */
 const memory: Measurement = {
   name: "memory",
@@ -328,7 +426,7 @@ const restart: Measurement = {
     const callsAfterSecondSync = embedder.calls;
     await index.close();
     return {
-      figures: { notes: status.notes, chunks: status.chunks, restartMs: round(ms), embedCalls: embedder.calls, embeddedTexts: embedder.texts.length, callsAfterSecondSync, maxStallMs: lag.maxStallMs },
+      figures: { notes: status.notes, chunks: status.chunks, restartMs: round(ms), embedCalls: embedder.calls, embeddedTexts: embedder.embeddedTexts, callsAfterSecondSync, maxStallMs: lag.maxStallMs },
       targets: [
         target("restart-embed-calls", `restart on an unchanged ${status.notes.toLocaleString("en")}-note vault makes 0 embedding calls`, embedder.calls, "calls", embedder.calls === 0 && status.notes >= v.notes),
         target("restart-stall", "longest main-thread stall during restart < 100 ms", lag.maxStallMs, "ms", lag.maxStallMs < STALL_LIMIT_MS),
@@ -413,7 +511,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, memory, restart, chat];
+export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

@@ -16,6 +16,7 @@ import { buildIndexHere } from "./bench-vaults";
 import { findMeasurement, MEASUREMENTS } from "./measurements";
 
 const RESULT_PREFIX = "BENCH_RESULT ";
+const DEFAULT_SEED = 42;
 
 interface Args {
   scale: Scale;
@@ -28,7 +29,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { scale: "full", only: null, seed: 42, keep: false, child: null, prepareIndex: null, workDir: null };
+  const args: Args = { scale: "full", only: null, seed: DEFAULT_SEED, keep: false, child: null, prepareIndex: null, workDir: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -122,7 +123,13 @@ function figuresMarkdown(report: { generatedAt: string; command: string; machine
   );
   const m = report.machine;
   return [
-    `Measured ${report.generatedAt.slice(0, 10)} with \`${report.command}\` on ${m.cpus} × ${m.cpuModel}, ${m.totalMemoryGb} GB RAM, Node ${m.node}.`,
+    `Measured ${report.generatedAt.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.totalMemoryGb} GB RAM, Node ${m.node}, with:`,
+    "",
+    "```",
+    report.command,
+    "```",
+    "",
+    "Rows marked — n/a are comparisons for information (no target).",
     "",
     "| Target | Measured | Result | Details |",
     "|---|---|---|---|",
@@ -155,7 +162,14 @@ async function main(): Promise<void> {
   }
 
   const targets = results.flatMap((r) => r.targets.map((t) => ({ measurement: r.name, ...t })));
-  const extra = [args.scale === "small" ? "--scale small" : "", args.only ? `--only ${args.only.join(",")}` : ""].filter(Boolean).join(" ");
+  // The exact command that reproduces this run (the seed only when it is not the default).
+  const extra = [
+    args.scale === "small" ? "--scale small" : "",
+    args.only ? `--only ${args.only.join(",")}` : "",
+    args.seed !== DEFAULT_SEED ? `--seed ${args.seed}` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   const command = extra ? `npm run bench -- ${extra}` : "npm run bench";
   const report = {
     generatedAt: started.toISOString(),
@@ -177,10 +191,12 @@ async function main(): Promise<void> {
   const json = JSON.stringify(report, null, 2);
   process.stdout.write(json + "\n");
   const benchDir = resolve(__dirname, "..", "bench");
+  // A run of some measurements must not replace the figures of a complete run.
+  const suffix = args.only ? "-partial" : "";
   try {
-    writeFileSync(join(benchDir, "report.json"), json + "\n");
-    writeFileSync(join(benchDir, "README-figures.md"), figuresMarkdown(report));
-    ctx.log(`wrote ${join(benchDir, "report.json")} and README-figures.md`);
+    writeFileSync(join(benchDir, `report${suffix}.json`), json + "\n");
+    writeFileSync(join(benchDir, `README-figures${suffix}.md`), figuresMarkdown(report));
+    ctx.log(`wrote ${join(benchDir, `report${suffix}.json`)} and README-figures${suffix}.md`);
   } catch (err) {
     ctx.log(`could not write the report files: ${errorText(err)}`);
   }

@@ -1,4 +1,4 @@
-import type { Clock } from "../ports/clock";
+import { abortError, type Clock } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import { isAbortError, ProviderError } from "../providers/provider-error";
 import { withRetry } from "../providers/retry";
@@ -64,7 +64,7 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
       const texts = batch.map((rec) => embeddingInput(rec.chunk));
       let vectors: Float32Array[];
       try {
-        vectors = await withRetry(() => embedder.embed(texts, signal), { ...options.retry, clock, signal });
+        vectors = await withRetry(() => untilAborted(embedder.embed(texts, signal), signal), { ...options.retry, clock, signal });
         if (!Array.isArray(vectors) || vectors.length !== batch.length) {
           throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
         }
@@ -106,4 +106,27 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
     return { embedded, error: err };
   }
   return { embedded };
+}
+
+/** Not every embedder honours the signal promptly (a stalled server, a custom embedder): stop waiting anyway. */
+function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(abortError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }

@@ -2,7 +2,7 @@ import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
 import type { ChunkRecord, NoteRecord } from "./index-records";
-import { analyzeChunk } from "./text-index";
+import { forEachChunkWord } from "./text-index";
 
 /**
  * The index on disk, under .krypton/index/:
@@ -106,55 +106,91 @@ export async function encodeShard(
     c: n.chunks.map(({ chunk: c }) => [c.id, c.headings, c.startLine, c.endLine, c.text, c.textHash]),
   }));
   const meta = encoder.encode(JSON.stringify(stored));
-  const records = notes.flatMap((n) => n.chunks.map((r) => r.chunk));
-  const count = records.length;
-  const vectors = dim > 0 ? notes.flatMap((n) => n.chunks.map((r) => vectorOf(r))) : records.map(() => null);
-  const withVector = vectors.filter((v) => v !== null).length;
-
-  const metaEnd = align4(HEADER_BYTES + meta.length);
-  const flagsEnd = align4(metaEnd + count);
-  const vectorsEnd = flagsEnd + withVector * dim * 4;
-  const head = new Uint8Array(vectorsEnd);
-  head.set(meta, HEADER_BYTES);
-  const floats = new Float32Array(head.buffer, flagsEnd, withVector * dim);
-  let v = 0;
-  for (let i = 0; i < count; i++) {
-    const vec = vectors[i];
-    if (!vec) continue;
-    if (vec.length !== dim) throw new Error(`Vector of ${vec.length} dimensions in a ${dim}-dimension index`);
-    head[metaEnd + i] = 1;
-    floats.set(vec, v * dim);
-    v++;
+  let count = 0;
+  for (const n of notes) count += n.chunks.length;
+  const records: Chunk[] = new Array<Chunk>(count);
+  // Vectors are copied before the first tick: embedding goes on meanwhile, and the shard must be one snapshot.
+  const flags = new Uint8Array(count);
+  let withVector = 0;
+  const found: (Float32Array | null)[] = new Array<Float32Array | null>(count);
+  let r = 0;
+  for (const n of notes) {
+    for (const rec of n.chunks) {
+      records[r] = rec.chunk;
+      const vec = dim > 0 ? vectorOf(rec) : null;
+      if (vec) {
+        if (vec.length !== dim) throw new Error(`Vector of ${vec.length} dimensions in a ${dim}-dimension index`);
+        flags[r] = 1;
+        withVector++;
+      }
+      found[r++] = vec;
+    }
   }
-  vectors.length = 0;
+  const floats = new Float32Array(withVector * dim);
+  for (let i = 0, v = 0; i < count; i++) {
+    const vec = found[i];
+    if (vec) floats.set(vec, v++ * dim);
+  }
+  found.length = 0;
 
-  // Analyzed words, with a shard-local dictionary.
+  // Analyzed words, with a shard-local dictionary. A full build saves every shard at least once, so this
+  // allocates nothing per chunk: no map, no word arrays; ids and weights live in typed arrays grown by doubling.
   const wordIds = new Map<string, number>();
   const termStart = new Uint32Array(count + 1);
   const lengths = new Float32Array(count);
-  const ids: number[] = [];
-  const weights: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const analyzed = analyzeChunk(records[i]);
-    for (let k = 0; k < analyzed.terms.length; k++) {
-      let id = wordIds.get(analyzed.terms[k]);
-      if (id === undefined) {
-        id = wordIds.size;
-        wordIds.set(analyzed.terms[k], id);
+  let ids = new Uint32Array(Math.max(256, count * 64));
+  let weights = new Float32Array(ids.length);
+  let used = 0;
+  // Per dictionary word: the last chunk it occurred in, and where its entry for that chunk is.
+  let lastChunk = new Int32Array(4096).fill(-1);
+  let entryAt = new Uint32Array(4096);
+  let current = 0;
+  const visit = (word: string, boost: number) => {
+    let id = wordIds.get(word);
+    if (id === undefined) {
+      id = wordIds.size;
+      wordIds.set(word, id);
+      if (id >= lastChunk.length) {
+        const grownLast = new Int32Array(lastChunk.length * 2).fill(-1);
+        grownLast.set(lastChunk);
+        lastChunk = grownLast;
+        const grownAt = new Uint32Array(entryAt.length * 2);
+        grownAt.set(entryAt);
+        entryAt = grownAt;
       }
-      ids.push(id);
-      weights.push(analyzed.weights[k]);
     }
-    lengths[i] = analyzed.length;
-    termStart[i + 1] = ids.length;
+    if (lastChunk[id] === current) {
+      weights[entryAt[id]] += boost;
+      return;
+    }
+    if (used === ids.length) {
+      const grownIds = new Uint32Array(ids.length * 2);
+      grownIds.set(ids);
+      ids = grownIds;
+      const grownWeights = new Float32Array(weights.length * 2);
+      grownWeights.set(weights);
+      weights = grownWeights;
+    }
+    lastChunk[id] = current;
+    entryAt[id] = used;
+    ids[used] = id;
+    weights[used] = boost;
+    used++;
+  };
+  for (let i = 0; i < count; i++) {
+    current = i;
+    lengths[i] = forEachChunkWord(records[i], visit);
+    termStart[i + 1] = used;
     if (i % 64 === 63) await tick();
   }
   const dictionary = encoder.encode(JSON.stringify([...wordIds.keys()]));
 
+  const metaEnd = align4(HEADER_BYTES + meta.length);
+  const flagsEnd = align4(metaEnd + count);
+  const vectorsEnd = flagsEnd + withVector * dim * 4;
   const dictEnd = align4(vectorsEnd + dictionary.length);
-  const total = dictEnd + (count + 1) * 4 + count * 4 + ids.length * 8;
+  const total = dictEnd + (count + 1) * 4 + count * 4 + used * 8;
   const bytes = new Uint8Array(total);
-  bytes.set(head);
   const view = new DataView(bytes.buffer);
   view.setUint32(0, MAGIC, true);
   view.setUint32(4, INDEX_FORMAT, true);
@@ -162,16 +198,19 @@ export async function encodeShard(
   view.setUint32(12, count, true);
   view.setUint32(16, dim, true);
   view.setUint32(20, dictionary.length, true);
-  view.setUint32(24, ids.length, true);
+  view.setUint32(24, used, true);
+  bytes.set(meta, HEADER_BYTES);
+  bytes.set(flags, metaEnd);
+  new Float32Array(bytes.buffer, flagsEnd, withVector * dim).set(floats);
   bytes.set(dictionary, vectorsEnd);
   let at = dictEnd;
   new Uint32Array(bytes.buffer, at, count + 1).set(termStart);
   at += (count + 1) * 4;
   new Float32Array(bytes.buffer, at, count).set(lengths);
   at += count * 4;
-  new Uint32Array(bytes.buffer, at, ids.length).set(ids);
-  at += ids.length * 4;
-  new Float32Array(bytes.buffer, at, weights.length).set(weights);
+  new Uint32Array(bytes.buffer, at, used).set(ids.subarray(0, used));
+  at += used * 4;
+  new Float32Array(bytes.buffer, at, used).set(weights.subarray(0, used));
   return bytes;
 }
 

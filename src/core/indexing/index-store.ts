@@ -122,10 +122,19 @@ export class IndexStore {
     const info = this.shards.get(shard);
     if (info) info.chunks += records.length;
     this.markDirty(shard);
+    // A stop (close, cancel) between slices must not leave the note half in the word index: finish it, then stop.
+    let stopped: Error | null = null;
     for (let i = 0; i < chunks.length; i += TEXT_INSERT_SLICE) {
-      this.text.add(chunks.slice(i, i + TEXT_INSERT_SLICE));
-      await slicer.tick();
+      this.text.add(i === 0 && chunks.length <= TEXT_INSERT_SLICE ? chunks : chunks.slice(i, i + TEXT_INSERT_SLICE));
+      if (stopped === null) {
+        try {
+          await slicer.tick();
+        } catch (err) {
+          stopped = err instanceof Error ? err : new Error(String(err));
+        }
+      }
     }
+    if (stopped !== null) throw stopped;
   }
 
   /** Records a new mtime for a note whose content is unchanged (so the next scan need not read it). */

@@ -1,14 +1,14 @@
 import type { Chunk } from "./chunk";
-import { tokenizeWords } from "./text-tokenizer";
+import { forEachWord, tokenizeWords } from "./text-tokenizer";
 
 /**
  * Full-text search over chunks: an inverted index with BM25 scoring and field boosts (BM25F-style: a word
  * in the title counts as several occurrences in the body). Only text lives here; vectors are in the
  * VectorStore, chunk texts in the chunk records (this index keeps no copy of them).
  *
- * Why not Orama: measured on this machine with 150-word chunks, Orama 3.1 (text fields only) needed 26 s to
- * build and 40 s to reload 30k chunks, 1.4 GB RSS, 250 ms median query, and 21 s for a query whose word
- * occurs in all of 100k documents. Posting lists in typed arrays do the same job in a fraction of that.
+ * Why not Orama: Orama 3.1 with text fields only, on the same chunks with the same field boosts, inserts many
+ * times slower, takes tens of times more heap, and answers questions full of common words in hundreds of
+ * milliseconds to seconds at 30k chunks. `npm run bench -- --only fulltext` measures both side by side.
  *
  * Removal is lazy: a removed document is marked dead and its postings are dropped when a search reads that
  * word's list (or by compact()), so deleting a note never scans long posting lists.
@@ -49,13 +49,23 @@ export interface AnalyzedChunk {
 /** The words of a chunk's fields with field boosts applied (the same analysis add() performs). */
 export function analyzeChunk(chunk: Chunk): AnalyzedChunk {
   const weights = new Map<string, number>();
-  let length = 0;
-  forEachField(chunk, (text, boost) => {
-    const words = tokenizeWords(text);
-    for (const w of words) weights.set(w, (weights.get(w) ?? 0) + boost);
-    length += words.length * boost;
-  });
+  const length = forEachChunkWord(chunk, (w, boost) => weights.set(w, (weights.get(w) ?? 0) + boost));
   return { terms: [...weights.keys()], weights: [...weights.values()], length };
+}
+
+/**
+ * Every word of a chunk's fields with its field boost, in order (the analysis add() and analyzeChunk
+ * perform), without building arrays or maps. Returns the chunk's boosted length.
+ */
+export function forEachChunkWord(chunk: Chunk, visit: (word: string, boost: number) => void): number {
+  let length = 0;
+  let boost = 1;
+  const each = (word: string) => visit(word, boost);
+  forEachField(chunk, (text, fieldBoost) => {
+    boost = fieldBoost;
+    length += forEachWord(text, each) * fieldBoost;
+  });
+  return length;
 }
 
 function forEachField(chunk: Chunk, visit: (text: string, boost: number) => void): void {
@@ -118,21 +128,22 @@ export class TextIndex {
 
       // Postings are appended in slot order, so a word seen again in this chunk is always the list's last entry.
       let length = 0;
-      forEachField(chunk, (text, boost) => {
-        const words = tokenizeWords(text);
-        for (const word of words) {
-          let p = this.terms.get(word);
-          if (p === undefined) {
-            p = { docs: new Int32Array(2), weights: new Float32Array(2), length: 0 };
-            this.terms.set(word, p);
-            this.notePrefix(word);
-          } else if (p.length > 0 && p.docs[p.length - 1] === slot) {
-            p.weights[p.length - 1] += boost;
-            continue;
-          }
-          append(p, slot, boost);
+      let boost = 1;
+      const post = (word: string) => {
+        let p = this.terms.get(word);
+        if (p === undefined) {
+          p = { docs: new Int32Array(2), weights: new Float32Array(2), length: 0 };
+          this.terms.set(word, p);
+          this.notePrefix(word);
+        } else if (p.length > 0 && p.docs[p.length - 1] === slot) {
+          p.weights[p.length - 1] += boost;
+          return;
         }
-        length += words.length * boost;
+        append(p, slot, boost);
+      };
+      forEachField(chunk, (text, fieldBoost) => {
+        boost = fieldBoost;
+        length += forEachWord(text, post) * fieldBoost;
       });
       this.lengths[slot] = length;
       this.live[slot] = 1;

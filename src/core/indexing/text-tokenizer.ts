@@ -35,10 +35,20 @@ function isWordChar(c: number): boolean {
 
 export function tokenizeWords(text: string, keepStopWords = false): string[] {
   const out: string[] = [];
+  forEachWord(text, (word) => out.push(word), keepStopWords);
+  return out;
+}
+
+/**
+ * The words of tokenizeWords, handed to `visit` one by one (no array: indexing calls this for every field
+ * of every chunk, and the arrays were a large share of what a full build allocates). Returns the count.
+ */
+export function forEachWord(text: string, visit: (word: string) => void, keepStopWords = false): number {
   let s = text.toLowerCase();
   // eslint-disable-next-line no-control-regex -- the range means "any character outside ASCII"
   if (/[^\u0000-\u007f]/.test(s)) s = s.normalize("NFD").replace(/[\u0300-\u036f]/g, "");
   const n = s.length;
+  let count = 0;
   let i = 0;
   while (i < n) {
     while (i < n && !isWordChar(s.charCodeAt(i))) i++;
@@ -48,7 +58,8 @@ export function tokenizeWords(text: string, keepStopWords = false): string[] {
     if (length === 0 || length > MAX_TOKEN_LENGTH) continue;
     const token = s.slice(start, i);
     if (!keepStopWords && STOP_WORDS.has(token)) continue;
-    out.push(token);
+    count++;
+    visit(token);
   }
-  return out;
+  return count;
 }

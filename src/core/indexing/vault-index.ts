@@ -81,6 +81,7 @@ export class VaultIndex implements VaultIndexApi {
   private readonly queued = new Map<string, "check" | "delete">();
   private cancelDebounce: (() => void) | null = null;
   private background: Promise<void> | null = null;
+  /** Aborted by close(): stops background passes and every open/sync/rebuild under way. */
   private backgroundAbort = new AbortController();
 
   private state: IndexStatus["state"] = "empty";
@@ -117,6 +118,8 @@ export class VaultIndex implements VaultIndexApi {
     if (this.opening) return this.opening;
     this.closed = false;
     this.backgroundAbort = new AbortController();
+    const run = this.untilClose(signal);
+    signal = run.signal;
     let markLoaded: () => void = () => undefined;
     this.loaded = new Promise<void>((resolve) => (markLoaded = resolve));
     this.opening = this.exclusive(async () => {
@@ -135,12 +138,15 @@ export class VaultIndex implements VaultIndexApi {
     this.opening.catch(() => {
       this.opening = null;
     });
+    this.opening.then(run.dispose, run.dispose);
     return this.opening;
   }
 
-  sync(signal?: AbortSignal): Promise<IndexStatus> {
-    if (!this.opened) return this.open(signal);
-    return this.exclusive(async () => {
+  sync(callerSignal?: AbortSignal): Promise<IndexStatus> {
+    if (!this.opened) return this.open(callerSignal);
+    const run = this.untilClose(callerSignal);
+    const signal = run.signal;
+    return this.whileLinked(run, async () => {
       if (!this.writable) {
         this.writable = await this.tryLock();
         // We just became the writer: start from what the previous writer saved.
@@ -156,8 +162,15 @@ export class VaultIndex implements VaultIndexApi {
     });
   }
 
-  rebuild(signal?: AbortSignal): Promise<IndexStatus> {
-    return this.exclusive(async () => {
+  rebuild(callerSignal?: AbortSignal): Promise<IndexStatus> {
+    if (this.closed) {
+      // A rebuild after close() starts a new lifetime (close aborted the old one).
+      this.closed = false;
+      this.backgroundAbort = new AbortController();
+    }
+    const run = this.untilClose(callerSignal);
+    const signal = run.signal;
+    return this.whileLinked(run, async () => {
       if (!this.writable) this.writable = await this.tryLock();
       this.store.clear();
       this.generation++;
@@ -670,6 +683,33 @@ export class VaultIndex implements VaultIndexApi {
     const run = this.chain.then(fn, fn);
     this.chain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The caller's signal, also fired by close(): open/sync/rebuild started without a signal (CLI, MCP)
+   * still stop promptly on close, embedding requests and retry pauses included.
+   */
+  private untilClose(signal?: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+    const lifetime = this.backgroundAbort.signal;
+    if (!signal) return { signal: lifetime, dispose: () => undefined };
+    const linked = new AbortController();
+    const fire = () => linked.abort();
+    if (signal.aborted || lifetime.aborted) linked.abort();
+    signal.addEventListener("abort", fire, { once: true });
+    lifetime.addEventListener("abort", fire, { once: true });
+    return {
+      signal: linked.signal,
+      dispose: () => {
+        signal.removeEventListener("abort", fire);
+        lifetime.removeEventListener("abort", fire);
+      },
+    };
+  }
+
+  private whileLinked<T>(run: { dispose: () => void }, fn: () => Promise<T>): Promise<T> {
+    const result = this.exclusive(fn);
+    result.then(run.dispose, run.dispose);
+    return result;
   }
 
   private slicer(signal?: AbortSignal): WorkSlicer {

@@ -1,3 +1,4 @@
+import { TITLE_WEIGHT } from "../../../src/core/search/hybrid-search";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { HashEmbedder } from "../../support/hash-embedder";
 import { makeHarness, type Harness } from "../indexing/index-harness";
@@ -49,6 +50,31 @@ describe("hybrid search", () => {
     // Chunk search does not group.
     const chunks = await index.searchChunks("sourdough dough", { limit: 20 });
     expect(chunks.filter((c) => c.chunk.path === "Cooking/Bread.md").length).toBeGreaterThan(1);
+    await index.close();
+  });
+
+  it("scores 0.7 × vector + 0.3 × keyword (keyword scores normalized to the best), plus a small title boost", async () => {
+    const index = h.open();
+    await index.open();
+    // Words in no title or file name, so the title boost is 0 for every hit.
+    const hits = await index.searchChunks("green pigment absorbs", { limit: 10 });
+    expect(hits.length).toBeGreaterThan(1);
+    expect(Math.max(...hits.map((x) => x.keywordScore))).toBeCloseTo(1, 6);
+    expect(hits.some((x) => x.vectorScore > 0 && x.vectorScore < 1)).toBe(true);
+    for (const x of hits) expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(0.7 * x.vectorScore + 0.3 * x.keywordScore, 5);
+    // Keyword-only (no embedder): the keyword score alone.
+    const keywordOnly = h.open({ embedder: null });
+    await keywordOnly.open();
+    const kw = await keywordOnly.searchChunks("green pigment absorbs", { limit: 10 });
+    expect(kw.length).toBeGreaterThan(0);
+    for (const x of kw) {
+      expect(x.vectorScore).toBe(0);
+      expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(x.keywordScore, 5);
+    }
+    // A title match lifts a hit by TITLE_WEIGHT / (1 + TITLE_WEIGHT) at most.
+    const titled = (await index.searchChunks("photosynthesis", { limit: 10 })).find((x) => x.chunk.path === "Biology/Photosynthesis.md")!;
+    expect(titled.score * (1 + TITLE_WEIGHT)).toBeCloseTo(0.7 * titled.vectorScore + 0.3 * titled.keywordScore + TITLE_WEIGHT, 5);
+    await keywordOnly.close();
     await index.close();
   });
 

@@ -1,0 +1,171 @@
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+/**
+ * The ribbon icon and the commands "Search vault", "Rebuild index" and "Show index status", driven the way
+ * a user drives them (ribbon click, command palette) against the plugin's real index; and the promise
+ * that Obsidian and the CLI build the same index from the same vault.
+ */
+import { promises as fs } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { clearNotices, noticeMessages, type StubFileLeaf } from "../support/obsidian-stub";
+import { makeTempVault } from "../support/temp-vault";
+import { VaultIndex } from "../../src/core/indexing/vault-index";
+import { readManifest } from "../../src/core/indexing/index-persistence";
+import { silentLogger } from "../../src/core/ports/logger";
+import { DEFAULT_SETTINGS } from "../../src/core/settings";
+import { createNodeHost } from "../../src/node/node-host";
+import { runCli } from "../cli/cli-harness";
+import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+
+const NOTES = {
+  "Welcome.md": "# Welcome\n\nThis vault is about gardening and bees.",
+  "Garden/Tomatoes.md": "---\ntags: [garden]\n---\n# Tomatoes\n\nIntro line.\n\n## Watering\n\nTomatoes need deep watering twice a week in July.\n",
+  "Garden/Bees.md": "# Bees\n\nBees pollinate the tomatoes and the beans.",
+};
+
+let p: LoadedPlugin | undefined;
+beforeEach(() => clearNotices());
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const openModal = (cls: string) => document.body.querySelector<HTMLElement>(`.modal-container .${cls}`);
+
+test("the ribbon icon opens the search dialog; typing searches the real index; Enter opens the best note at its lines", async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  const ribbon = p.plugin.ribbonIcons.find((r) => r.title === "Search vault")!;
+  ribbon.callback(new MouseEvent("click"));
+  const modal = openModal("krypton-search-modal")!;
+  expect(modal).not.toBeNull();
+  const input = modal.querySelector<HTMLInputElement>("input")!;
+  input.value = "pollinate";
+  input.dispatchEvent(new Event("input"));
+  await until(() => modal.querySelectorAll(".krypton-search-result").length > 0, "results");
+  expect(modal.querySelector(".krypton-search-result-title")!.textContent).toBe("Bees");
+
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+  await until(() => (p!.app.workspace.activeLeaf as StubFileLeaf).openedFile !== undefined, "the note to open");
+  expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Garden/Bees.md");
+  expect(openModal("krypton-search-modal")).toBeNull();
+});
+
+test('the command "Search vault" opens the same dialog', async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  expect(p.app.commands.executeCommandById("krypton:search-vault")).toBe(true);
+  const modal = openModal("krypton-search-modal")!;
+  expect(modal.querySelector(".krypton-search-state")!.textContent).toBe("Keyword search only (no embedding model available).");
+  modal.closest(".modal-container")!.remove();
+});
+
+test('"Rebuild index" rebuilds from the vault: a deleted shard comes back and a fresh load finds nothing damaged', async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  const indexDir = join(p.temp.root, ".krypton", "index");
+  const before = await readManifest(p.services.host.data);
+  expect(before).not.toBeNull();
+  // Damage the index behind the plugin's back.
+  for (const f of await fs.readdir(indexDir)) if (f.startsWith("shard-")) await fs.rm(join(indexDir, f));
+
+  const states: string[] = [];
+  const stop = p.services.core.index.onStatus((s) => states.push(s.state));
+  expect(p.app.commands.executeCommandById("krypton:rebuild-index")).toBe(true);
+  expect(noticeMessages()).toContain("Krypton: rebuilding the index…");
+  await p.settle();
+  stop();
+  expect(states).toContain("indexing");
+  expect(p.services.core.index.status()).toMatchObject({ state: "ready", notes: 3 });
+  const after = await readManifest(p.services.host.data);
+  expect(after!.generation).toBeGreaterThan(before!.generation);
+  for (const shard of after!.shards) await expect(fs.stat(join(indexDir, shard.file))).resolves.toBeTruthy();
+  expect((await p.services.core.index.searchNotes("pollinate")).map((h) => h.path)).toEqual(["Garden/Bees.md"]);
+  // Another process loading the rebuilt index (read-only: the plugin holds the lock) finds it whole.
+  const settings = { ...DEFAULT_SETTINGS, embeddingProvider: "none" as const };
+  const reader = new VaultIndex({ host: createNodeHost(p.temp.root, { logger: silentLogger }), settings: () => settings, embedder: () => null });
+  try {
+    const loaded = await reader.open();
+    expect(loaded).toMatchObject({ notes: 3, readOnly: true });
+    expect(loaded.rebuiltReason).toBeUndefined();
+  } finally {
+    await reader.close();
+  }
+});
+
+test('"Show index status" shows the real counts and its button rebuilds the index', async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  expect(p.app.commands.executeCommandById("krypton:show-index-status")).toBe(true);
+  const modal = openModal("krypton-index-status")!;
+  const rows = Object.fromEntries(
+    Array.from(modal.querySelectorAll("tr")).map((tr) => [tr.querySelector("th")!.textContent, tr.querySelector("td")!.textContent]),
+  );
+  const status = p.services.core.index.status();
+  expect(rows).toMatchObject({ State: "Ready (keyword only)", Notes: "3", Chunks: String(status.chunks) });
+
+  const generation = (await readManifest(p.services.host.data))!.generation;
+  const button = Array.from(modal.querySelectorAll("button")).find((b) => b.textContent === "Rebuild index")!;
+  button.click();
+  await p.settle();
+  expect((await readManifest(p.services.host.data))!.generation).toBeGreaterThan(generation);
+  // The dialog follows the index: after the rebuild it shows the state again.
+  await until(() => modal.querySelector("td")?.textContent === "Ready (keyword only)", "the dialog to refresh");
+  modal.closest(".modal-container")!.remove();
+});
+
+/** Every file of a folder, as makeTempVault wants them. */
+async function readTree(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await fs.readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name);
+    out[relative(root, full).split(sep).join("/")] = await fs.readFile(full, "utf8");
+  }
+  return out;
+}
+
+test("Obsidian and the CLI build identical indexes from the same vault (chunk ids, texts, hashes, lines, headings)", async () => {
+  const files = {
+    ...(await readTree(join(__dirname, "..", "fixtures", "chunker-vault"))),
+    ...Object.fromEntries(Object.entries(await readTree(join(__dirname, "..", "..", "examples", "demo-vault"))).map(([k, v]) => [`Demo/${k}`, v])),
+  };
+  const notePaths = Object.keys(files).filter((f) => f.endsWith(".md") && !f.split("/").some((part) => part.startsWith(".")));
+  expect(notePaths.length).toBeGreaterThan(10);
+
+  p = await loadPlugin(files);
+  await p.layoutReady();
+  const inObsidian = p.services.core.index;
+
+  // The CLI indexes its own copy of the same files; its saved index is then read back.
+  const copy = await makeTempVault(files);
+  try {
+    const cli = await runCli(["index", copy.root, "--no-embeddings", "--json"]);
+    expect(cli.code).toBe(0);
+    const settings = { ...DEFAULT_SETTINGS, embeddingProvider: "none" as const };
+    const fromCli = new VaultIndex({ host: createNodeHost(copy.root, { logger: silentLogger }), settings: () => settings, embedder: () => null });
+    try {
+      const status = await fromCli.open();
+      expect(status).toMatchObject({ notes: inObsidian.status().notes, chunks: inObsidian.status().chunks });
+      expect(status.rebuiltReason).toBeUndefined();
+      let compared = 0;
+      for (const path of notePaths) {
+        const a = inObsidian.chunksOf(path);
+        compared += a.length;
+        expect({ path, chunks: fromCli.chunksOf(path) }).toEqual({ path, chunks: a });
+      }
+      expect(compared).toBe(status.chunks);
+    } finally {
+      await fromCli.close();
+    }
+  } finally {
+    await copy.cleanup();
+  }
+}, 60_000);
