@@ -78,14 +78,17 @@ test("a port in use is reported in the status line, and the bridge starts once t
 
 test("after 'port in use', choosing another port starts the bridge without pressing Start", async () => {
   const busy = await occupyPort();
-  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
-  await p.layoutReady();
-  await p.services.saveSettings({ mcpEnabled: true });
-  expect(p.services.bridge.current().kind).toBe("error");
+  try {
+    p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
+    await p.layoutReady();
+    await p.services.saveSettings({ mcpEnabled: true });
+    expect(p.services.bridge.current().kind).toBe("error");
 
-  await p.services.saveSettings({ mcpPort: 0 });
-  expect(p.services.bridge.current().kind).toBe("running");
-  await busy.close();
+    await p.services.saveSettings({ mcpPort: 0 });
+    expect(p.services.bridge.current().kind).toBe("running");
+  } finally {
+    await busy.close();
+  }
 });
 
 test("the bridge starts with the index when it was enabled in a previous session", async () => {
