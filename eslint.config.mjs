@@ -3,6 +3,7 @@
 import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
 import { DEFAULT_ACRONYMS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/acronyms.js";
+import { DEFAULT_BRANDS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/brands.js";
 import { builtinModules } from "node:module";
 import globals from "globals";
 
@@ -23,7 +24,11 @@ export default defineConfig([
     files: ["src/**/*.ts"],
     rules: {
       // "MCP" (Model Context Protocol) is an acronym like "API" and "URL": "Start/stop MCP bridge".
-      "obsidianmd/ui/sentence-case": ["warn", { enforceCamelCaseLower: true, acronyms: [...DEFAULT_ACRONYMS, "MCP"] }],
+      // In a note editor "cursor" is the text cursor, not the Cursor editor brand: "Insert at cursor".
+      "obsidianmd/ui/sentence-case": [
+        "warn",
+        { enforceCamelCaseLower: true, acronyms: [...DEFAULT_ACRONYMS, "MCP"], brands: DEFAULT_BRANDS.filter((b) => b !== "Cursor") },
+      ],
       // Obsidian 1.13's declarative settings replace display() entirely and cannot express masked key
       // fields, "Test connection" buttons or live status lines; minAppVersion is below 1.13, so display() stays.
       "obsidianmd/settings-tab/prefer-setting-definitions": "off",

@@ -73,7 +73,7 @@ test("Create note with AI keeps the dialog open and says what failed when the mo
   expect(modal.contentEl.querySelector(".krypton-modal-message")!.textContent).toBe("Type a topic first.");
 });
 
-test("Summarize current note shows a dialog when the chat is closed; Insert into note writes at the cursor", async () => {
+test("Summarize current note shows a dialog when the chat is closed; Insert at cursor writes at the cursor", async () => {
   ollama.script({ route: "chat", reply: "Tomatoes want deep watering twice a week." });
   const { inserted } = await openInEditor("Garden/Tomatoes.md");
   expect(p.app.commands.commands["krypton:summarize-current-note"].checkCallback!(true)).toBe(true);
@@ -83,7 +83,7 @@ test("Summarize current note shows a dialog when the chat is closed; Insert into
   expect(ollama.requestsTo("chat")[0].userText).toContain("deep watering twice a week in July");
   const modal = openModal()!;
   expect(modal.textContent).toContain("Tomatoes want deep watering twice a week.");
-  button(modal, "Insert into note").click();
+  button(modal, "Insert at cursor").click();
   expect(inserted).toEqual(["Tomatoes want deep watering twice a week."]);
   expect(openModal()).toBeNull();
 });

@@ -41,7 +41,7 @@ export class SummaryModal extends Modal {
       )
       .addButton((b) =>
         b
-          .setButtonText("Insert into note")
+          .setButtonText("Insert at cursor")
           .setCta()
           .onClick(() => {
             if (this.actions.insertAtCursor(this.summary.summary)) this.close();
