@@ -1,4 +1,4 @@
-import { abortError, type Clock } from "../ports/clock";
+import { type Clock, untilAborted } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import { isAbortError, ProviderError } from "../providers/provider-error";
 import { withRetry } from "../providers/retry";
@@ -106,27 +106,4 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
     return { embedded, error: err };
   }
   return { embedded };
-}
-
-/** Not every embedder honours the signal promptly (a stalled server, a custom embedder): stop waiting anyway. */
-function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(abortError());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError());
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

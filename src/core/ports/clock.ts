@@ -18,6 +18,32 @@ export function abortError(message = "Aborted"): Error {
   return err;
 }
 
+/**
+ * Settles like `work`, or rejects with an AbortError as soon as the signal aborts, for work that cannot be
+ * cancelled itself (a stalled embedder, Obsidian's requestUrl). The late result of `work` is dropped.
+ */
+export function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(abortError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
+
 /** Builds a full Clock from a host's timer and time source. */
 export function clockFromTimers(now: () => number, setTimer: (fn: () => void, ms: number) => () => void): Clock {
   return {

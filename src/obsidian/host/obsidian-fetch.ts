@@ -1,5 +1,5 @@
 import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
-import { abortError } from "../../core/ports/clock";
+import { abortError, untilAborted } from "../../core/ports/clock";
 import type { FetchLike } from "../../core/ports/http";
 
 export interface ObsidianFetchOptions {
@@ -103,28 +103,10 @@ async function viaRequestUrl(options: ObsidianFetchOptions, request: PlainReques
     throw: false,
   });
   // requestUrl cannot be cancelled: on abort the caller gets an AbortError and the late answer is dropped.
-  const answer = await raceAbort(pending, request.signal);
+  const answer = await untilAborted(pending, request.signal);
   const status = answer.status;
   const nullBody = status === 101 || status === 204 || status === 205 || status === 304;
   return new Response(nullBody ? null : answer.arrayBuffer, { status, headers: answer.headers });
-}
-
-function raceAbort<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError());
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }
 
 function originOf(url: string): string | null {
