@@ -57,4 +57,24 @@ describe("architecture", () => {
     );
     expect(offenders).toEqual([]);
   });
+
+  // Inner layers may not reach outward: note operations, model helpers and tools are used by agents, the
+  // chat pipeline and the agent loop, so importing those back would make a cycle.
+  const innerRules: { folder: string; mayNotImport: RegExp }[] = [
+    { folder: "util", mayNotImport: /^\.\.\// },
+    { folder: "notes", mayNotImport: /(^|\/)(agents|chat|tools|mcp)\// },
+    { folder: "model", mayNotImport: /(^|\/)(agents|chat|tools|mcp)\// },
+    { folder: "tools", mayNotImport: /(^|\/)(agents|chat)\// },
+  ];
+
+  it.each(innerRules)("keeps src/core/$folder from importing outer layers", ({ folder, mayNotImport }) => {
+    const inFolder = files.filter((file) => relative(root, file).startsWith(`${folder}/`));
+    expect(inFolder.length).toBeGreaterThan(0);
+    const offenders = inFolder.flatMap((file) =>
+      importsOf(readFileSync(file, "utf8"))
+        .filter((spec) => spec.startsWith(".") && mayNotImport.test(spec))
+        .map((spec) => `${relative(root, file)} imports ${spec}`),
+    );
+    expect(offenders).toEqual([]);
+  });
 });

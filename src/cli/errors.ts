@@ -1,4 +1,4 @@
-import { AgentError } from "../core/agents/agent-error";
+import { AgentError } from "../core/notes/agent-error";
 import { ProviderError } from "../core/providers/provider-error";
 import { NoteExistsError, NoteNotFoundError } from "../core/ports/vault";
 

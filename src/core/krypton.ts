@@ -1,7 +1,7 @@
 import type { Agent } from "./agents/agent";
 import { createAgents } from "./agents/create-agents";
-import type { NoteOperations } from "./agents/note-operations";
-import { createNoteOperations } from "./agents/note-operations-impl";
+import type { NoteOperations } from "./notes/note-operations";
+import { createNoteOperations } from "./notes/note-operations-impl";
 import type { ChatServiceApi } from "./chat/chat-types";
 import { ChatService } from "./chat/chat-service";
 import type { ConversationStoreApi } from "./chat/conversation-types";

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import type { VaultLocation } from "../core/tools/tool";
-import { VaultPathError } from "../core/tools/vault-path-policy";
+import { VaultPathError } from "../core/notes/vault-path-policy";
 
 /**
  * The served vault for the tools on Node hosts (CLI, desktop plugin): the pure path policy in core

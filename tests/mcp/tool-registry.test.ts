@@ -1,6 +1,6 @@
 // The registry every host calls tools through: lookup, argument checks, and errors a person can act on.
 import { z } from "zod";
-import { AgentError } from "../../src/core/agents/agent-error";
+import { AgentError } from "../../src/core/notes/agent-error";
 import { generateMcpToken, mcpTokenProblem } from "../../src/core/mcp/mcp-token";
 import { NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
 import { ProviderError } from "../../src/core/providers/provider-error";

@@ -1,5 +1,5 @@
 // The pure path rules every host applies to paths from MCP clients and scripts.
-import { assertSameVault, toFolderPath, toNotePath, toVaultRelativePath, VaultPathError } from "../../src/core/tools/vault-path-policy";
+import { assertSameVault, toFolderPath, toNotePath, toVaultRelativePath, VaultPathError } from "../../src/core/notes/vault-path-policy";
 
 const rules = { configDir: ".obsidian", vaultRoot: "/home/me/Vault" };
 

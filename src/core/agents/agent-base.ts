@@ -1,7 +1,7 @@
 import type { ChatMessage } from "../ports/chat-model";
 import type { Logger } from "../ports/logger";
 import type { Agent, AgentContext, AgentResult } from "./agent";
-import { AgentError } from "./agent-error";
+import { AgentError } from "../notes/agent-error";
 import type { IntentRouter } from "./agent-router";
 import type { DetectedIntent, IntentKind } from "./intent-patterns";
 

@@ -4,7 +4,7 @@ import type { KryptonSettings } from "../settings";
 import type { Agent } from "./agent";
 import { IntentRouter } from "./agent-router";
 import { createCreateNoteAgent } from "./create-note-agent";
-import type { NoteOperations } from "./note-operations";
+import type { NoteOperations } from "../notes/note-operations";
 import { createSearchNotesAgent } from "./search-notes-agent";
 import { createSummarizeAgent } from "./summarize-agent";
 

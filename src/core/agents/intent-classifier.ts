@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
-import { CLASSIFIER_INTENTS, intentClassifierPrompt } from "./agent-prompts";
+import { CLASSIFIER_INTENTS, intentClassifierPrompt } from "../notes/note-prompts";
 import { cleanArgument, MAX_ARGUMENT_CHARS, type DetectedIntent, type IntentKind } from "./intent-patterns";
 
 /** How many earlier messages the classifier sees, so "summarize it" or "make a note of that" resolve. */

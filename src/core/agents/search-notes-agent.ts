@@ -2,8 +2,8 @@ import type { Logger } from "../ports/logger";
 import type { Agent } from "./agent";
 import { intentAgent } from "./agent-base";
 import type { IntentRouter } from "./agent-router";
-import type { NoteOperations } from "./note-operations";
-import { AGENT_NAMES } from "./note-operations-impl";
+import type { NoteOperations } from "../notes/note-operations";
+import { AGENT_NAMES } from "../notes/note-operations-impl";
 
 /** "Find notes about X": the hybrid search, one entry per note with title, folder, snippet and score. */
 export function createSearchNotesAgent(deps: { router: IntentRouter; operations: NoteOperations; logger: Logger }): Agent {

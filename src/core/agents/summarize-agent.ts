@@ -1,10 +1,10 @@
 import type { Logger } from "../ports/logger";
 import type { Agent } from "./agent";
-import { AgentError } from "./agent-error";
+import { AgentError } from "../notes/agent-error";
 import { intentAgent } from "./agent-base";
 import type { IntentRouter } from "./agent-router";
-import type { NoteOperations } from "./note-operations";
-import { AGENT_NAMES } from "./note-operations-impl";
+import type { NoteOperations } from "../notes/note-operations";
+import { AGENT_NAMES } from "../notes/note-operations-impl";
 
 /**
  * "Summarize this note" (the active note) and "summarize my notes on X" (what the vault says about a

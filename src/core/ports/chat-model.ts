@@ -9,6 +9,8 @@ export interface ChatRequest {
   temperature?: number;
   /** Ask the model for a JSON object (Ollama format: "json", Gemini responseMimeType). */
   json?: boolean;
+  /** Constrain the answer to this JSON Schema where the provider can (Ollama `format`, Gemini `responseJsonSchema`). Implies json. */
+  jsonSchema?: Record<string, unknown>;
 }
 
 /** A chat LLM. Errors are ProviderError (see core/providers/provider-error.ts). */

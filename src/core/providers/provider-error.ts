@@ -29,9 +29,5 @@ export class ProviderError extends Error {
   }
 }
 
-export function isAbortError(err: unknown): boolean {
-  return (
-    (err instanceof ProviderError && err.kind === "aborted") ||
-    (typeof err === "object" && err !== null && (err as { name?: string }).name === "AbortError")
-  );
-}
+/** Re-exported so provider code keeps one import; the rule lives in core/util/errors.ts. */
+export { isAbortError } from "../util/errors";

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import type { NoteOperations } from "../agents/note-operations";
+import type { NoteOperations } from "../notes/note-operations";
 import { createExclusionFilter } from "../indexing/exclusions";
 import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
-import { assertSameVault, toFolderPath, toNotePath, type VaultPathRules } from "./vault-path-policy";
+import { assertSameVault, toFolderPath, toNotePath, type VaultPathRules } from "../notes/vault-path-policy";
 
 export interface NoteToolsDeps {
   operations: NoteOperations;

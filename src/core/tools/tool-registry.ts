@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AgentError } from "../agents/agent-error";
+import { AgentError } from "../notes/agent-error";
 import { isAbortError, ProviderError } from "../providers/provider-error";
 import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";

@@ -1,7 +1,7 @@
 // "Create note from answer": the answer (and its sources as links, so [n] markers keep meaning) saved as
 // a new note in the configured folder. Names and paths come from the agents' note-path rules; an
 // existing file is never replaced (VaultPort.createNote refuses, and the next free suffix is taken).
-import { createUniqueNote, noteLink, normalizeVaultPath, slugify } from "../../core/agents/note-paths";
+import { createUniqueNote, noteLink, normalizeVaultPath, slugify } from "../../core/notes/note-paths";
 import type { KryptonCore } from "../../core/krypton";
 import type { MessageModel } from "./chat-controller";
 

@@ -1,6 +1,6 @@
 import { Modal, Notice, Setting, type App } from "obsidian";
-import { AgentError } from "../../core/agents/agent-error";
-import type { NoteCreated } from "../../core/agents/note-operations";
+import { AgentError } from "../../core/notes/agent-error";
+import type { NoteCreated } from "../../core/notes/note-operations";
 import type { KryptonServices } from "../plugin-services";
 
 /**

@@ -1,6 +1,6 @@
 import { Notice } from "obsidian";
-import { AgentError } from "../../core/agents/agent-error";
-import type { Summary } from "../../core/agents/note-operations";
+import { AgentError } from "../../core/notes/agent-error";
+import type { Summary } from "../../core/notes/note-operations";
 import { activateChatView } from "../chat-view/chat-commands";
 import { VIEW_TYPE_KRYPTON_CHAT, type KryptonChatView } from "../chat-view/chat-view";
 import type { KryptonServices } from "../plugin-services";

@@ -1,5 +1,5 @@
 import { Component, MarkdownRenderer, Modal, Notice, Setting, type App } from "obsidian";
-import type { Summary } from "../../core/agents/note-operations";
+import type { Summary } from "../../core/notes/note-operations";
 
 export interface SummaryModalActions {
   /** Inserts at the cursor of the last active editor; false when there is none. */

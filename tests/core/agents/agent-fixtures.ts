@@ -5,8 +5,8 @@
  */
 import { createAgents } from "../../../src/core/agents/create-agents";
 import type { Agent } from "../../../src/core/agents/agent";
-import type { NoteOperations } from "../../../src/core/agents/note-operations";
-import { createNoteOperations } from "../../../src/core/agents/note-operations-impl";
+import type { NoteOperations } from "../../../src/core/notes/note-operations";
+import { createNoteOperations } from "../../../src/core/notes/note-operations-impl";
 import { VaultIndex } from "../../../src/core/indexing/vault-index";
 import type { ChatModel } from "../../../src/core/ports/chat-model";
 import type { Host } from "../../../src/core/ports/host";

@@ -1,7 +1,7 @@
-import { firstHeading, previewOf, readableNote, splitIntoParts } from "../../../src/core/agents/agent-text";
-import { cleanModelText } from "../../../src/core/agents/model-call";
-import { MAX_SLUG_CHARS, noteLink, normalizeVaultPath, slugify } from "../../../src/core/agents/note-paths";
-import { AgentError } from "../../../src/core/agents/agent-error";
+import { firstHeading, previewOf, readableNote, splitIntoParts } from "../../../src/core/notes/note-text";
+import { cleanModelText } from "../../../src/core/model/ask-model";
+import { MAX_SLUG_CHARS, noteLink, normalizeVaultPath, slugify } from "../../../src/core/notes/note-paths";
+import { AgentError } from "../../../src/core/notes/agent-error";
 
 describe("slugify", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { AgentError } from "../../../src/core/agents/agent-error";
+import { AgentError } from "../../../src/core/notes/agent-error";
 import type { VaultPort } from "../../../src/core/ports/vault";
 import { VaultIndex } from "../../../src/core/indexing/vault-index";
 import { HashEmbedder } from "../../support/hash-embedder";

@@ -1,5 +1,5 @@
-import { AgentError } from "../../../src/core/agents/agent-error";
-import { LIMITS } from "../../../src/core/agents/note-operations-impl";
+import { AgentError } from "../../../src/core/notes/agent-error";
+import { LIMITS } from "../../../src/core/notes/note-operations-impl";
 import type { RecordedRequest } from "../../support/servers/scripted-server";
 import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
 

@@ -1,6 +1,6 @@
-import { AgentError } from "../../../src/core/agents/agent-error";
-import { mentioningTopic, mentionsTopic, significantWords, truncateWords } from "../../../src/core/agents/agent-text";
-import { LIMITS } from "../../../src/core/agents/note-operations-impl";
+import { AgentError } from "../../../src/core/notes/agent-error";
+import { mentioningTopic, mentionsTopic, significantWords, truncateWords } from "../../../src/core/notes/note-text";
+import { LIMITS } from "../../../src/core/notes/note-operations-impl";
 import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
 
 async function agentError(promise: Promise<unknown>): Promise<AgentError> {

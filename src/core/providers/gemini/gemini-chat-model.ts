@@ -52,7 +52,8 @@ export class GeminiChatModel implements ChatModel {
             abortSignal: guard.signal,
             ...(system ? { systemInstruction: system } : {}),
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-            ...(request.json ? { responseMimeType: "application/json" } : {}),
+            ...(request.json || request.jsonSchema ? { responseMimeType: "application/json" } : {}),
+            ...(request.jsonSchema ? { responseJsonSchema: request.jsonSchema } : {}),
           },
         });
         return (async function* () {

@@ -46,7 +46,7 @@ export class OllamaChatModel implements ChatModel {
           model,
           messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
           stream: true,
-          ...(request.json ? { format: "json" } : {}),
+          ...(request.jsonSchema ? { format: request.jsonSchema } : request.json ? { format: "json" } : {}),
           ...(request.temperature !== undefined ? { options: { temperature: request.temperature } } : {}),
         });
         return stripThinking(

@@ -1,4 +1,4 @@
-import { toVaultRelativePath, VaultPathError } from "../tools/vault-path-policy";
+import { toVaultRelativePath, VaultPathError } from "./vault-path-policy";
 import type { VaultPort } from "../ports/vault";
 import { AgentError } from "./agent-error";
 

@@ -1,4 +1,16 @@
-import type { AgentResult } from "./agent";
+/** What an agent did, for the chat view to render as a purpose-built block. `text` is the markdown fallback. */
+export type AgentResult =
+  | { kind: "note-created"; agent: string; text: string; path: string; title: string; preview: string }
+  | {
+      kind: "search-results";
+      agent: string;
+      text: string;
+      query: string;
+      hits: { path: string; title: string; folder: string; snippet: string; score: number; startLine: number }[];
+    }
+  | { kind: "summary"; agent: string; text: string; title: string; summary: string; sourceFiles: string[] }
+  /** The agent recognised the request but a prerequisite is missing ("Open a note first"). */
+  | { kind: "message"; agent: string; text: string };
 
 export type NoteCreated = Extract<AgentResult, { kind: "note-created" }>;
 export type SearchResults = Extract<AgentResult, { kind: "search-results" }>;

@@ -11,9 +11,9 @@ import {
   summarizeNotePrompt,
   summarizePartPrompt,
   summarizeTopicPrompt,
-} from "./agent-prompts";
-import { firstHeading, mentioningTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./agent-text";
-import { askModel } from "./model-call";
+} from "./note-prompts";
+import { firstHeading, mentioningTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./note-text";
+import { askModel } from "../model/ask-model";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";

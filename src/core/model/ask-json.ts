@@ -1,0 +1,105 @@
+import { z } from "zod";
+import type { ChatMessage, ChatModel } from "../ports/chat-model";
+import { AgentError } from "../notes/agent-error";
+import { askModel, cleanModelText } from "./ask-model";
+
+export interface AskJsonOptions {
+  signal?: AbortSignal;
+  temperature?: number;
+  /** What the call is for, in "Could not <what>: …" messages ("generate flashcards"). */
+  what: string;
+}
+
+/**
+ * The one way Krypton asks a model for JSON: the schema goes to the provider as structured output
+ * (Ollama `format`, Gemini `responseJsonSchema`), the answer is parsed leniently (reasoning blocks, code
+ * fences and prose around the object are dropped) and validated; an invalid answer gets exactly one
+ * repair request naming what was wrong. Still invalid: AgentError, so callers write nothing.
+ */
+export async function askJson<T>(
+  model: ChatModel,
+  messages: ChatMessage[],
+  schema: z.ZodType<T>,
+  options: AskJsonOptions,
+): Promise<T> {
+  const jsonSchema = jsonSchemaOf(schema);
+  const ask = (history: ChatMessage[]) =>
+    askModel(model, history, { signal: options.signal, temperature: options.temperature ?? 0, json: true, jsonSchema, what: options.what });
+
+  const first = await ask(messages);
+  const firstTry = parseAgainst(first, schema);
+  if (firstTry.ok) return firstTry.value;
+
+  const repair: ChatMessage[] = [
+    ...messages,
+    { role: "assistant", content: first },
+    {
+      role: "user",
+      content: `Your last reply was not valid: ${firstTry.problem}. Reply again with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
+    },
+  ];
+  const second = await ask(repair);
+  const secondTry = parseAgainst(second, schema);
+  if (secondTry.ok) return secondTry.value;
+  throw new AgentError(`Could not ${options.what}: the model did not return valid JSON (${secondTry.problem}), even after one correction. Try again or use a larger model.`, "failed");
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** Parses a model's reply against the schema; exported for callers that stream or recover JSON themselves. */
+export function parseAgainst<T>(raw: string, schema: z.ZodType<T>): Parsed<T> {
+  const text = extractJsonText(cleanModelText(raw));
+  if (text === null) return { ok: false, problem: "it contained no JSON object" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, problem: `it was not parseable JSON (${err instanceof Error ? err.message : String(err)})` };
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const issues = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`)
+    .join("; ");
+  return { ok: false, problem: issues };
+}
+
+/**
+ * The first balanced JSON object or array in the text (models wrap JSON in prose). Strings are respected,
+ * so braces inside them do not end the value early.
+ */
+export function extractJsonText(text: string): string | null {
+  const start = text.search(/[[{]/);
+  if (start < 0) return null;
+  const stack: string[] = [];
+  let inString = false;
+  let escaped = false;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") stack.push(ch === "{" ? "}" : "]");
+    else if (ch === "}" || ch === "]") {
+      if (stack.pop() !== ch) return null;
+      if (stack.length === 0) return text.slice(start, i + 1);
+    }
+  }
+  return null;
+}
+
+const schemaCache = new WeakMap<object, Record<string, unknown>>();
+
+/** JSON Schema for a zod schema (draft 2020-12 without $schema, which some providers reject). */
+export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const cached = schemaCache.get(schema);
+  if (cached) return cached;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  schemaCache.set(schema, rest);
+  return rest;
+}

@@ -1,0 +1,87 @@
+/**
+ * askJson against the loopback Ollama and Gemini servers: the schema travels as structured output, lenient
+ * parsing, exactly one repair request, and a clear AgentError (nothing else) when the model never complies.
+ */
+import { z } from "zod";
+import { askJson, extractJsonText, jsonSchemaOf, parseAgainst } from "../../../src/core/model/ask-json";
+import { AgentError } from "../../../src/core/notes/agent-error";
+import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
+import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
+import { nodeClock } from "../../../src/node/node-clock";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
+import { FAST_RETRY, nodeFetch } from "../providers/provider-fixtures";
+
+const Cards = z.object({ cards: z.array(z.object({ front: z.string(), back: z.string(), source: z.number().int() })) });
+const ask = [{ role: "user" as const, content: "Make one card." }];
+
+describe("askJson over Ollama", () => {
+  let server: OllamaTestServer;
+  const model = () => new OllamaChatModel({ baseUrl: server.url, model: "llama3.1:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+  beforeEach(async () => {
+    server = await startOllamaServer();
+  });
+  afterEach(() => server.close());
+
+  it("sends the JSON schema as `format` and returns the validated value", async () => {
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    const body = server.requestsTo("chat")[0].body as { format: Record<string, unknown>; options: { temperature: number } };
+    expect(body.format).toMatchObject({ type: "object", required: ["cards"] });
+    expect(body.format.$schema).toBeUndefined();
+    expect(body.options.temperature).toBe(0);
+  });
+
+  it("accepts JSON wrapped in reasoning, prose and a code fence", async () => {
+    server.script({ route: "chat", reply: '<think>hmm {not this}</think>Sure! ```json\n{"cards":[{"front":"Q {1}","back":"A","source":2}]}\n``` done' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q {1}", back: "A", source: 2 }] });
+  });
+
+  it("asks for one repair naming the problem, then succeeds", async () => {
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A"}]}' });
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    const repair = server.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] };
+    expect(repair.messages).toHaveLength(3);
+    expect(repair.messages[2].content).toMatch(/cards\.0\.source/);
+  });
+
+  it("gives up after one repair with an AgentError that says what was asked", async () => {
+    server.script({ route: "chat", reply: "I cannot do that." });
+    server.script({ route: "chat", reply: "{broken" });
+    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as Error).message).toMatch(/^Could not make cards: the model did not return valid JSON/);
+    expect(server.requestsTo("chat")).toHaveLength(2);
+  });
+});
+
+describe("askJson over Gemini", () => {
+  let server: GeminiTestServer;
+  beforeEach(async () => {
+    server = await startGeminiServer();
+  });
+  afterEach(() => server.close());
+
+  it("sends responseJsonSchema with responseMimeType application/json", async () => {
+    server.script({ route: "stream", reply: '{"cards":[]}' });
+    const model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    await expect(askJson(model, ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [] });
+    const body = server.requestsTo("stream")[0].body as { generationConfig: Record<string, unknown> };
+    expect(body.generationConfig.responseMimeType).toBe("application/json");
+    expect(body.generationConfig.responseJsonSchema).toMatchObject({ type: "object" });
+  });
+});
+
+describe("JSON helpers", () => {
+  it("extractJsonText finds the first balanced value and respects strings", () => {
+    expect(extractJsonText('x {"a":"}"} y {"b":1}')).toBe('{"a":"}"}');
+    expect(extractJsonText("[1,[2]] tail")).toBe("[1,[2]]");
+    expect(extractJsonText("no json")).toBeNull();
+    expect(extractJsonText('{"a": [1}')).toBeNull();
+  });
+  it("parseAgainst reports zod paths", () => {
+    expect(parseAgainst('{"cards":[{"front":1}]}', Cards)).toMatchObject({ ok: false, problem: expect.stringMatching(/cards\.0\.front/) });
+    expect(jsonSchemaOf(Cards)).toBe(jsonSchemaOf(Cards));
+  });
+});
