@@ -1,6 +1,37 @@
+/**
+ * The chat-model port. One request shape for plain chat, structured output and tool calling; one event
+ * stream for a model turn. Providers (Ollama, Gemini) translate to and from their wire formats.
+ */
+
+/** A tool the model may call. `parameters` is a JSON Schema object (keeps `required`). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** "auto": the model decides; "none": no tool call; `{ name }`: must call that tool. */
+export type ToolChoice = "auto" | "none" | { name: string };
+
+export interface ToolCall {
+  /** Provider's call id when it has one (Gemini), else one Krypton makes up; tool results refer to it. */
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 export interface ChatMessage {
-  role: "system" | "user" | "assistant";
+  role: "system" | "user" | "assistant" | "tool";
   content: string;
+  /** assistant: the calls this turn made. */
+  toolCalls?: ToolCall[];
+  /** assistant: opaque provider data to echo back verbatim (Gemini parts with `thoughtSignature`). */
+  providerData?: unknown;
+  /** tool: which call this answers. */
+  toolCallId?: string;
+  toolName?: string;
+  /** tool: the result is an error message the model should correct itself from. */
+  isError?: boolean;
 }
 
 export interface ChatRequest {
@@ -11,14 +42,50 @@ export interface ChatRequest {
   json?: boolean;
   /** Constrain the answer to this JSON Schema where the provider can (Ollama `format`, Gemini `responseJsonSchema`). Implies json. */
   jsonSchema?: Record<string, unknown>;
+  tools?: ToolSpec[];
+  toolChoice?: ToolChoice;
+  maxTokens?: number;
+  topP?: number;
+}
+
+export interface TokenUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+export type FinishReason = "stop" | "length" | "tool-calls" | "malformed-tool-call" | "other";
+
+/** One event of a streamed model turn. */
+export type ChatEvent =
+  | { type: "text"; text: string }
+  | { type: "thinking"; text: string }
+  | { type: "tool-call"; call: ToolCall }
+  | {
+      type: "end";
+      finishReason: FinishReason;
+      usage?: TokenUsage;
+      /** Opaque data to store on the assistant message (see ChatMessage.providerData). */
+      providerData?: unknown;
+    };
+
+export interface ModelCapabilities {
+  /** Native tool calling. */
+  tools: boolean;
+  thinking?: boolean;
+  /** The model's maximum context window in tokens, when the provider says. */
+  contextLength?: number;
 }
 
 /** A chat LLM. Errors are ProviderError (see core/providers/provider-error.ts). */
 export interface ChatModel {
   /** "ollama:llama3.1:8b", "gemini:gemini-2.5-flash" */
   readonly id: string;
+  /** One model turn as events: text and thinking deltas, tool calls, then exactly one end event. */
+  turn(request: ChatRequest): AsyncIterable<ChatEvent>;
   /** Streams text deltas; ends normally when the answer is complete; aborts with the signal. */
   stream(request: ChatRequest): AsyncIterable<string>;
   /** The whole answer at once (used by agents, rewriting, reranking). */
   complete(request: ChatRequest): Promise<string>;
+  /** What the model can do; cached by the provider. */
+  capabilities(signal?: AbortSignal): Promise<ModelCapabilities>;
 }

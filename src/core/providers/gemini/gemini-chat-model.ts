@@ -1,5 +1,6 @@
 import type { Content } from "@google/genai/web";
-import type { ChatMessage, ChatModel, ChatRequest } from "../../ports/chat-model";
+import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
+import { textOnlyTurn } from "../text-turn";
 import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
 import { collectText, guardedCall, guardedTextStream } from "../guarded-stream";
@@ -66,6 +67,14 @@ export class GeminiChatModel implements ChatModel {
 
   complete(request: ChatRequest): Promise<string> {
     return collectText(this.stream(request));
+  }
+
+  turn(request: ChatRequest): AsyncIterable<ChatEvent> {
+    return textOnlyTurn(this.stream(request));
+  }
+
+  capabilities(): Promise<ModelCapabilities> {
+    return Promise.resolve({ tools: false });
   }
 }
 

@@ -1,5 +1,6 @@
 import { Ollama } from "ollama/browser";
-import type { ChatModel, ChatRequest } from "../../ports/chat-model";
+import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
+import { textOnlyTurn } from "../text-turn";
 import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
 import { collectText, guardedCall, guardedTextStream } from "../guarded-stream";
@@ -61,6 +62,14 @@ export class OllamaChatModel implements ChatModel {
 
   complete(request: ChatRequest): Promise<string> {
     return collectText(this.stream(request));
+  }
+
+  turn(request: ChatRequest): AsyncIterable<ChatEvent> {
+    return textOnlyTurn(this.stream(request));
+  }
+
+  capabilities(): Promise<ModelCapabilities> {
+    return Promise.resolve({ tools: false });
   }
 }
 
