@@ -12,6 +12,8 @@ import { createObsidianLogger, debugFlagOn } from "./host/obsidian-logger";
 import { detectSecretStorage, SecretStore } from "./host/secret-store";
 import { McpBridge } from "./mcp/mcp-bridge";
 import { failureNoticeText, rebuiltNoticeText } from "./status/index-status-text";
+import { errorMessage } from "../core/util/errors";
+import { SerialQueue } from "../core/util/serial-queue";
 
 /** Changing these re-scans the vault (the index decides what actually changed). */
 const INDEX_FIELDS: (keyof KryptonSettings)[] = ["embeddingProvider", "embeddingModel", "excludePatterns", "chunkMaxChars"];
@@ -29,14 +31,15 @@ export class KryptonServices {
   private current: KryptonSettings;
   private readonly settingsListeners = new Set<() => void>();
   private readonly aborter = new AbortController();
-  private indexRun: Promise<unknown> = Promise.resolve();
+  /** One index job at a time; a later one waits for the earlier. */
+  private readonly indexJobs = new SerialQueue();
   private unsubscribeVault: (() => void) | null = null;
   private lastFailureReport = "";
   private lastRebuildReport = "";
   private lastMarkdownPath: string | undefined;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private saving: Promise<void> = Promise.resolve();
+  private readonly settingsWrites = new SerialQueue();
 
   private constructor(
     readonly plugin: Plugin,
@@ -127,24 +130,21 @@ export class KryptonServices {
 
   /** Resolves when the current open/sync/rebuild has finished (tests, commands). */
   indexSettled(): Promise<unknown> {
-    return this.indexRun;
+    return this.indexJobs.idle();
   }
 
   private runIndex(job: (signal: AbortSignal) => Promise<IndexStatus>): Promise<unknown> {
-    // One index job at a time; a later one waits for the earlier.
-    const run = this.indexRun.then(async () => {
+    return this.indexJobs.run(async () => {
       if (this.closed) return;
       try {
         this.reportOutcome(await job(this.aborter.signal));
       } catch (err) {
         if (this.closed) return;
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         this.host.logger.error("Indexing failed", err);
         new Notice(`Krypton: indexing failed: ${message}`);
       }
     });
-    this.indexRun = run;
-    return run;
   }
 
   /** A notice for notes that failed (named by file) and one when a broken index was rebuilt; each once. */
@@ -278,15 +278,13 @@ export class KryptonServices {
     this.unsubscribeVault?.();
     this.unsubscribeVault = null;
     await this.bridge.stop();
-    await this.indexRun.catch(() => undefined);
+    await this.indexJobs.idle();
     await this.core.close();
   }
 
   /** Writes one at a time, each with the newest settings, so a slow earlier write never lands last. */
   private persist(): Promise<void> {
-    const write = this.saving.then(() => this.plugin.saveData(this.secrets.persist(this.current)));
-    this.saving = write.catch(() => undefined);
-    return write;
+    return this.settingsWrites.run(() => this.plugin.saveData(this.secrets.persist(this.current)));
   }
 }
 

@@ -11,7 +11,7 @@ import type { Agent, AgentResult } from "../agents/agent";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
-import { ProviderError, isAbortError } from "../providers/provider-error";
+import { ProviderError } from "../providers/provider-error";
 import { chatModelUnavailableReason, createChatModelNamed } from "../providers/provider-factory";
 import { redact } from "../providers/request-guard";
 import type { KryptonSettings } from "../settings";
@@ -23,6 +23,7 @@ import { newId } from "./ids";
 import { ConversationMemoryPolicy } from "./memory-policy";
 import { buildPrompt, type ActiveNoteContext } from "./prompt-builder";
 import { retrieve, type Notice } from "./retrieval";
+import { AbortedError, errorMessage, isAbortError } from "../util/errors";
 
 export interface ChatServiceDeps {
   host: Host;
@@ -39,8 +40,6 @@ export interface ChatServiceDeps {
 
 /** How much of the open note goes into the prompt with "use current note". */
 const ACTIVE_NOTE_CHARS = { desktop: 8000, mobile: 3000 };
-
-class Stopped extends Error {}
 
 export class ChatService implements ChatServiceApi {
   constructor(private readonly deps: ChatServiceDeps) {}
@@ -100,14 +99,14 @@ export class ChatService implements ChatServiceApi {
       }
 
       try {
-        if (signal?.aborted) throw new Stopped();
+        if (signal?.aborted) throw new AbortedError();
 
         const policy = ConversationMemoryPolicy.fromSettings(settings, host.platform.mobile);
         const bounded = policy.select(history);
 
         // 2. Agents: first non-null result wins; a throwing agent counts as "not mine".
         const agentResult = await this.tryAgents(question, bounded, options);
-        if (signal?.aborted) throw new Stopped();
+        if (signal?.aborted) throw new AbortedError();
         if (agentResult) {
           answer = agentResult.text;
           yield { type: "agent", result: agentResult };
@@ -163,7 +162,7 @@ export class ChatService implements ChatServiceApi {
         });
         sources = prompt.sources;
         yield { type: "sources", sources };
-        if (signal?.aborted) throw new Stopped();
+        if (signal?.aborted) throw new AbortedError();
 
         // 5. The answer, streamed.
         try {
@@ -172,14 +171,14 @@ export class ChatService implements ChatServiceApi {
             yield { type: "token", text };
           }
         } catch (err) {
-          if (signal?.aborted || isAbortError(err)) throw new Stopped();
+          if (signal?.aborted || isAbortError(err)) throw new AbortedError();
           const pe = err instanceof ProviderError ? err : null;
           const text = this.plain(err, settings);
           yield { type: "error", code: pe?.kind ?? "model", message: text, retryable: pe ? pe.retryable || pe.kind === "bad-response" : false };
           yield* finish({ error: text }, false);
           return;
         }
-        if (signal?.aborted) throw new Stopped();
+        if (signal?.aborted) throw new AbortedError();
         if (!answer.trim()) {
           const text = `The model (${model.id}) returned an empty answer. Try again, or try another model.`;
           yield { type: "error", code: "empty-answer", message: text, retryable: true };
@@ -188,11 +187,11 @@ export class ChatService implements ChatServiceApi {
         }
         yield* finish({}, false);
       } catch (err) {
-        if (err instanceof Stopped || signal?.aborted || isAbortError(err)) {
+        if (isAbortError(err) || signal?.aborted) {
           yield* finish({}, true);
           return;
         }
-        host.logger.error("Chat failed unexpectedly", { error: err instanceof Error ? err.message : String(err) });
+        host.logger.error("Chat failed unexpectedly", { error: errorMessage(err) });
         const text = this.plain(err, settings);
         yield { type: "error", code: "internal", message: text, retryable: true };
         yield* finish({ error: text }, false);
@@ -272,7 +271,7 @@ export class ChatService implements ChatServiceApi {
       const name = path.split("/").pop() ?? path;
       return { note: { path, title: name.replace(/\.md$/i, ""), text, endLine: text.split("\n").length, truncated } };
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
+      const why = errorMessage(err);
       return { notice: { code: "active-note-unreadable", message: `The current note could not be read (${why}), so it is not used.` } };
     }
   }
@@ -283,14 +282,14 @@ export class ChatService implements ChatServiceApi {
       await this.deps.conversations.put(conversationId, message);
       return null;
     } catch (err) {
-      this.deps.host.logger.warn("Could not save the conversation", { error: err instanceof Error ? err.message : String(err) });
-      return `This answer could not be saved to the conversation history (${err instanceof Error ? err.message : String(err)}).`;
+      this.deps.host.logger.warn("Could not save the conversation", { error: errorMessage(err) });
+      return `This answer could not be saved to the conversation history (${errorMessage(err)}).`;
     }
   }
 
   /** A user-facing message for any failure, with API keys scrubbed. */
   private plain(err: unknown, settings: KryptonSettings): string {
-    const text = err instanceof Error ? err.message : String(err);
+    const text = errorMessage(err);
     return redact(text, [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken]);
   }
 }

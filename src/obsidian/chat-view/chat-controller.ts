@@ -6,6 +6,7 @@ import type { ChatEvent, ChatServiceApi, Source } from "../../core/chat/chat-typ
 import type { ConversationStoreApi, StoredMessage } from "../../core/chat/conversation-types";
 import { newId } from "../../core/chat/ids";
 import type { RetrievalMode } from "../../core/settings";
+import { errorMessage } from "../../core/util/errors";
 
 export type MessageStatus = "streaming" | "done" | "stopped" | "error";
 
@@ -278,7 +279,7 @@ export class ChatController {
       if (abort.signal.aborted) answer.status = "stopped";
       else {
         answer.status = "error";
-        answer.error = { code: "unexpected", message: err instanceof Error ? err.message : String(err), retryable: true };
+        answer.error = { code: "unexpected", message: errorMessage(err), retryable: true };
       }
     } finally {
       if (this.abort === abort) this.abort = null;

@@ -1,46 +1,13 @@
-const OPEN = "<think>";
-const CLOSE = "</think>";
+import { ThinkSplitter } from "../../util/think-blocks";
 
 /**
- * Reasoning models on Ollama (deepseek-r1, qwen3) put their thinking inside a leading
- * "<think>…</think>" block of the answer. The user asked for the answer, and agents parse JSON out of
- * it, so the block is dropped. Swallowed pieces are yielded as "" so the silence timeout still sees
- * progress while the model thinks.
+ * The streamed form of the think-block rule (core/util/think-blocks.ts) for text-only streams: the
+ * reasoning is dropped. Swallowed pieces are yielded as "" so the silence timeout still sees progress
+ * while the model thinks.
  */
 export async function* stripThinking(source: AsyncIterable<string>): AsyncGenerator<string> {
-  let state: "start" | "thinking" | "answer" = "start";
-  let buffer = "";
-  for await (const piece of source) {
-    if (state === "answer") {
-      yield piece;
-      continue;
-    }
-    buffer += piece;
-    if (state === "start") {
-      const trimmed = buffer.trimStart();
-      if (trimmed.length < OPEN.length && OPEN.startsWith(trimmed)) {
-        yield "";
-        continue; // cannot tell yet
-      }
-      if (!trimmed.startsWith(OPEN)) {
-        state = "answer";
-        yield buffer;
-        buffer = "";
-        continue;
-      }
-      state = "thinking";
-      buffer = trimmed.slice(OPEN.length);
-    }
-    const end = buffer.indexOf(CLOSE);
-    if (end < 0) {
-      buffer = buffer.slice(-CLOSE.length); // a closing tag may be split across pieces
-      yield "";
-      continue;
-    }
-    const rest = buffer.slice(end + CLOSE.length).replace(/^\s+/, "");
-    state = "answer";
-    buffer = "";
-    yield rest;
-  }
-  if (state === "start" && buffer) yield buffer;
+  const splitter = new ThinkSplitter();
+  for await (const piece of source) yield splitter.push(piece).text;
+  const rest = splitter.end().text;
+  if (rest) yield rest;
 }
