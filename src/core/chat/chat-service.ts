@@ -1,29 +1,31 @@
 /**
- * The one chat pipeline (sidebar view, CLI `ask`/`chat`, commands): agents first, then retrieval,
- * prompt building and the streamed answer, with every turn saved in the conversation store.
+ * The one chat pipeline (sidebar view, CLI `ask`/`chat`, commands). This file is the shell: the
+ * conversation (open, save the question, regenerate), the memory policy, persistence, Stop and the
+ * final event. Answering is done by answerers (answerer.ts), tried in order: the intent agents, then
+ * plain/RAG chat; the first that does not decline answers.
  *
  * send() always ends with exactly one "done" event and never throws: failures become "notice" events
  * (a degraded part, the answer goes on) or an "error" event (no answer possible), in plain words.
  * Stop is the AbortSignal (the partial answer is saved with stopped: true, then "done"); a consumer that
  * merely stops iterating closes the HTTP request and the partial answer is saved the same way.
  */
-import type { Agent, AgentResult } from "../agents/agent";
+import type { Agent } from "../agents/agent";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
-import { ProviderError } from "../providers/provider-error";
-import { chatModelUnavailableReason, createChatModelNamed } from "../providers/provider-factory";
-import { redact } from "../providers/request-guard";
+import { createChatModelNamed } from "../providers/provider-factory";
 import type { KryptonSettings } from "../settings";
 import { createWebSearch } from "../web/tavily-search";
 import type { WebSearch } from "../web/web-search";
+import { AbortedError, errorMessage, isAbortError } from "../util/errors";
+import { AgentsAnswerer } from "./agents-answerer";
+import { plainError, type AnswerRecord, type Answerer } from "./answerer";
 import type { ChatEvent, ChatServiceApi, SendOptions, Source } from "./chat-types";
-import type { Conversation, ConversationStoreApi, StoredMessage } from "./conversation-types";
+import type { AgentStep, Conversation, ConversationStoreApi, StoredMessage } from "./conversation-types";
 import { newId } from "./ids";
 import { ConversationMemoryPolicy } from "./memory-policy";
-import { buildPrompt, type ActiveNoteContext } from "./prompt-builder";
-import { retrieve, type Notice } from "./retrieval";
-import { AbortedError, errorMessage, isAbortError } from "../util/errors";
+import { RagAnswerer } from "./rag-answerer";
+import type { Notice } from "./retrieval";
 
 export interface ChatServiceDeps {
   host: Host;
@@ -36,13 +38,58 @@ export interface ChatServiceDeps {
   webSearch?: () => WebSearch | null;
   /** Dedicated reranker for rerank "reranker-model"; default: settings.rerankerModel on the chat provider. */
   rerankModel?: () => ChatModel | null;
+  /**
+   * The answerers, in order; default: defaultAnswerers(deps) (intent agents, then plain/RAG chat).
+   * An agent loop is added by inserting its answerer before the last one.
+   */
+  answerers?: (defaults: Answerer[]) => Answerer[];
 }
 
-/** How much of the open note goes into the prompt with "use current note". */
-const ACTIVE_NOTE_CHARS = { desktop: 8000, mobile: 3000 };
+/** Intent agents first, then plain/RAG chat (which always answers). */
+export function defaultAnswerers(deps: ChatServiceDeps): Answerer[] {
+  const settings = deps.settings;
+  return [
+    new AgentsAnswerer({ agents: deps.agents, logger: deps.host.logger }),
+    new RagAnswerer({
+      host: deps.host,
+      index: deps.index,
+      chatModel: deps.chatModel,
+      webSearch: () => (deps.webSearch ? deps.webSearch() : createWebSearch(settings(), deps.host)),
+      rerankModel: () => {
+        if (deps.rerankModel) return deps.rerankModel();
+        const s = settings();
+        if (s.rerank !== "reranker-model" || !s.rerankerModel.trim()) return null;
+        return createChatModelNamed(s, deps.host, s.rerankerModel);
+      },
+    }),
+  ];
+}
+
+/** What the shell collects from an answerer's events, to save and to report in "done". */
+class AnswerDraft {
+  answer = "";
+  sources: Source[] = [];
+  readonly notices: Notice[] = [];
+  readonly steps: AgentStep[] = [];
+  error: string | undefined;
+
+  take(event: ChatEvent): void {
+    if (event.type === "token") this.answer += event.text;
+    else if (event.type === "agent") this.answer = event.result.text;
+    else if (event.type === "sources") this.sources = event.sources;
+    else if (event.type === "notice") this.notices.push({ code: event.code, message: event.message });
+    else if (event.type === "step") this.steps.push(event.step);
+    else if (event.type === "error") this.error = event.message;
+  }
+}
 
 export class ChatService implements ChatServiceApi {
-  constructor(private readonly deps: ChatServiceDeps) {}
+  private readonly answerers: Answerer[];
+
+  constructor(private readonly deps: ChatServiceDeps) {
+    const defaults = defaultAnswerers(deps);
+    this.answerers = deps.answerers ? deps.answerers(defaults) : defaults;
+  }
 
   async *send(message: string, options: SendOptions): AsyncIterable<ChatEvent> {
     const { host } = this.deps;
@@ -50,28 +97,33 @@ export class ChatService implements ChatServiceApi {
     const signal = options.signal;
     const answerId = newId("m", host.clock.now());
     let conversationId = options.conversationId ?? "";
-    let answer = "";
-    let sources: Source[] = [];
-    const notices: Notice[] = [];
+    const draft = new AnswerDraft();
 
     let saved = false;
-    const answerMessage = (extra: Partial<StoredMessage>, stopped: boolean): StoredMessage => ({
+    const answerMessage = (extra: AnswerRecord, stopped: boolean): StoredMessage => ({
       id: answerId,
       role: "assistant",
-      content: answer,
+      content: draft.answer,
       createdAt: host.clock.now(),
       mode: options.mode,
-      ...(sources.length ? { sources } : {}),
-      ...(notices.length ? { notices: notices.map((n) => n.message) } : {}),
+      ...(draft.sources.length ? { sources: draft.sources } : {}),
+      ...(draft.notices.length ? { notices: draft.notices.map((n) => n.message) } : {}),
+      ...(draft.steps.length ? { steps: draft.steps } : {}),
       ...(stopped ? { stopped: true } : {}),
+      ...(draft.error !== undefined && !stopped ? { error: draft.error } : {}),
       ...extra,
     });
-    const finish = async function* (this: ChatService, extra: Partial<StoredMessage>, stopped: boolean): AsyncGenerator<ChatEvent> {
+    const finish = async function* (this: ChatService, extra: AnswerRecord, stopped: boolean): AsyncGenerator<ChatEvent> {
       saved = true;
       const saveError = conversationId ? await this.persist(conversationId, answerMessage(extra, stopped)) : null;
       if (saveError) yield { type: "notice", code: "save-failed", message: saveError };
-      yield { type: "done", conversationId, messageId: answerId, answer, stopped };
+      yield { type: "done", conversationId, messageId: answerId, answer: draft.answer, stopped };
     }.bind(this);
+    /** Passes an event on, keeping what must be saved. */
+    const emit = (event: ChatEvent): ChatEvent => {
+      draft.take(event);
+      return event;
+    };
 
     if (!options.regenerate && !message.trim()) {
       yield { type: "error", code: "empty-question", message: "Type a question first.", retryable: false };
@@ -88,102 +140,39 @@ export class ChatService implements ChatServiceApi {
         conversationId = opened.conversation.id;
         question = opened.question;
         history = opened.history;
-        if (opened.notice) {
-          notices.push(opened.notice);
-          yield { type: "notice", ...opened.notice };
-        }
+        if (opened.notice) yield emit({ type: "notice", ...opened.notice });
       } catch (err) {
-        yield { type: "error", code: "conversation", message: this.plain(err, settings), retryable: false };
-        yield* finish({ error: this.plain(err, settings) }, false);
+        yield emit({ type: "error", code: "conversation", message: plainError(err, settings), retryable: false });
+        yield* finish({}, false);
         return;
       }
 
       try {
         if (signal?.aborted) throw new AbortedError();
+        const bounded = ConversationMemoryPolicy.fromSettings(settings, host.platform.mobile).select(history);
 
-        const policy = ConversationMemoryPolicy.fromSettings(settings, host.platform.mobile);
-        const bounded = policy.select(history);
-
-        // 2. Agents: first non-null result wins; a throwing agent counts as "not mine".
-        const agentResult = await this.tryAgents(question, bounded, options);
-        if (signal?.aborted) throw new AbortedError();
-        if (agentResult) {
-          answer = agentResult.text;
-          yield { type: "agent", result: agentResult };
-          yield* finish({ agent: agentResult }, false);
-          return;
-        }
-
-        // 3. A chat model, or a clear reason why there is none.
-        const model = this.deps.chatModel();
-        if (!model) {
-          const reason = chatModelUnavailableReason(settings, host.platform.kind) ?? "No chat model is configured: choose one in Krypton's settings.";
-          yield { type: "error", code: "not-configured", message: reason, retryable: false };
-          yield* finish({ error: reason }, false);
-          return;
-        }
-
-        // 4. Retrieval and the prompt.
-        const retrieval = await retrieve(
-          question,
-          bounded,
-          options.mode,
-          {
-            index: this.deps.index,
-            webSearch: this.webSearch(settings),
-            chatModel: model,
-            rerankModel: this.rerankModel(settings),
-            settings,
-            logger: host.logger,
-            hostKind: host.platform.kind,
-          },
-          signal,
-        );
-        for (const notice of retrieval.notices) {
-          notices.push(notice);
-          yield { type: "notice", ...notice };
-        }
-        let activeNote: ActiveNoteContext | undefined;
-        if (options.useActiveNote && options.activeNotePath) {
-          const read = await this.readActiveNote(options.activeNotePath);
-          activeNote = read.note;
-          if (read.notice) {
-            notices.push(read.notice);
-            yield { type: "notice", ...read.notice };
+        // 2. The answerers, in order: the first that does not decline answers.
+        for (const answerer of this.answerers) {
+          const turn = answerer.answer({ question, history: bounded, options, settings, signal });
+          let record: AnswerRecord | null;
+          try {
+            for (;;) {
+              const step = await turn.next();
+              if (step.done) {
+                record = step.value;
+                break;
+              }
+              yield emit(step.value);
+            }
+          } finally {
+            // When the consumer stopped early this closes the answerer (and its HTTP stream); else a no-op.
+            await turn.return(null);
           }
-        }
-        const prompt = buildPrompt({
-          question,
-          history: bounded,
-          mode: options.mode,
-          notes: retrieval.notes,
-          web: retrieval.web,
-          activeNote,
-        });
-        sources = prompt.sources;
-        yield { type: "sources", sources };
-        if (signal?.aborted) throw new AbortedError();
-
-        // 5. The answer, streamed.
-        try {
-          for await (const text of model.stream({ messages: prompt.messages, signal })) {
-            answer += text;
-            yield { type: "token", text };
+          if (signal?.aborted) throw new AbortedError();
+          if (record !== null) {
+            yield* finish(record, false);
+            return;
           }
-        } catch (err) {
-          if (signal?.aborted || isAbortError(err)) throw new AbortedError();
-          const pe = err instanceof ProviderError ? err : null;
-          const text = this.plain(err, settings);
-          yield { type: "error", code: pe?.kind ?? "model", message: text, retryable: pe ? pe.retryable || pe.kind === "bad-response" : false };
-          yield* finish({ error: text }, false);
-          return;
-        }
-        if (signal?.aborted) throw new AbortedError();
-        if (!answer.trim()) {
-          const text = `The model (${model.id}) returned an empty answer. Try again, or try another model.`;
-          yield { type: "error", code: "empty-answer", message: text, retryable: true };
-          yield* finish({ error: text }, false);
-          return;
         }
         yield* finish({}, false);
       } catch (err) {
@@ -192,9 +181,8 @@ export class ChatService implements ChatServiceApi {
           return;
         }
         host.logger.error("Chat failed unexpectedly", { error: errorMessage(err) });
-        const text = this.plain(err, settings);
-        yield { type: "error", code: "internal", message: text, retryable: true };
-        yield* finish({ error: text }, false);
+        yield emit({ type: "error", code: "internal", message: plainError(err, settings), retryable: true });
+        yield* finish({}, false);
       }
     } finally {
       // The consumer stopped iterating early (closed the view, switched conversations, broke out of its
@@ -231,51 +219,6 @@ export class ChatService implements ChatServiceApi {
     return { conversation, question: message, history, notice };
   }
 
-  private async tryAgents(message: string, history: ChatMessage[], options: SendOptions): Promise<AgentResult | null> {
-    for (const agent of this.deps.agents()) {
-      if (options.signal?.aborted) return null;
-      try {
-        const result = await agent.tryHandle(message, history, { activeNotePath: options.activeNotePath, signal: options.signal });
-        if (result) return result;
-      } catch (err) {
-        if (options.signal?.aborted) return null;
-        this.deps.host.logger.warn(`Agent "${agent.name}" failed; treating it as not applicable`, {
-          error: this.plain(err, this.deps.settings()),
-        });
-      }
-    }
-    return null;
-  }
-
-  private webSearch(settings: KryptonSettings): WebSearch | null {
-    return this.deps.webSearch ? this.deps.webSearch() : createWebSearch(settings, this.deps.host);
-  }
-
-  private rerankModel(settings: KryptonSettings): ChatModel | null {
-    if (this.deps.rerankModel) return this.deps.rerankModel();
-    if (settings.rerank !== "reranker-model" || !settings.rerankerModel.trim()) return null;
-    return createChatModelNamed(settings, this.deps.host, settings.rerankerModel);
-  }
-
-  /** The open note's beginning as context, or a notice when it cannot be read. */
-  private async readActiveNote(path: string): Promise<{ note?: ActiveNoteContext; notice?: Notice }> {
-    try {
-      const full = await this.deps.host.vault.readNote(path);
-      const limit = this.deps.host.platform.mobile ? ACTIVE_NOTE_CHARS.mobile : ACTIVE_NOTE_CHARS.desktop;
-      const truncated = full.length > limit;
-      let text = full;
-      if (truncated) {
-        const cut = full.lastIndexOf("\n", limit);
-        text = full.slice(0, cut > limit / 2 ? cut : limit);
-      }
-      const name = path.split("/").pop() ?? path;
-      return { note: { path, title: name.replace(/\.md$/i, ""), text, endLine: text.split("\n").length, truncated } };
-    } catch (err) {
-      const why = errorMessage(err);
-      return { notice: { code: "active-note-unreadable", message: `The current note could not be read (${why}), so it is not used.` } };
-    }
-  }
-
   /** Saves a message; returns a plain-words problem instead of throwing, so a full disk never eats the answer. */
   private async persist(conversationId: string, message: StoredMessage): Promise<string | null> {
     try {
@@ -285,12 +228,6 @@ export class ChatService implements ChatServiceApi {
       this.deps.host.logger.warn("Could not save the conversation", { error: errorMessage(err) });
       return `This answer could not be saved to the conversation history (${errorMessage(err)}).`;
     }
-  }
-
-  /** A user-facing message for any failure, with API keys scrubbed. */
-  private plain(err: unknown, settings: KryptonSettings): string {
-    const text = errorMessage(err);
-    return redact(text, [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken]);
   }
 }
 

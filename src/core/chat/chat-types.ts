@@ -1,5 +1,6 @@
 import type { RetrievalMode } from "../settings";
 import type { AgentResult } from "../agents/agent";
+import type { AgentStep } from "./conversation-types";
 
 export type Source =
   | {
@@ -20,6 +21,8 @@ export type ChatEvent =
   | { type: "token"; text: string }
   /** An agent handled the message instead of the chat model. */
   | { type: "agent"; result: AgentResult }
+  /** One step of an agent loop (a tool call and its result), as it completes; saved with the answer. */
+  | { type: "step"; step: AgentStep }
   /** Something degraded but the answer continues ("Web search unavailable: ..."). */
   | { type: "notice"; code: string; message: string }
   /** The answer failed; message is for the user, plain words, no stack trace, no secrets. */

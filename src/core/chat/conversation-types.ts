@@ -1,6 +1,22 @@
 import type { AgentResult } from "../agents/agent";
 import type { Source } from "./chat-types";
 import type { RetrievalMode } from "../settings";
+import type { TokenUsage } from "../ports/chat-model";
+
+/** One step of an agent loop, kept with the answer so it can be shown (collapsed) and inspected later. */
+export interface AgentStep {
+  /** The model's reasoning or text before its tool calls, when it gave any. */
+  thought?: string;
+  /** The tool call of this step. */
+  tool?: { name: string; arguments: Record<string, unknown>; callId?: string };
+  /** The tool's result as the model saw it (may be shortened for storage). */
+  result?: string;
+  /** The result is an error the model was told about (unknown tool, bad arguments, denied). */
+  isError?: boolean;
+  durationMs?: number;
+  /** Tokens the model turn of this step used, when the provider reports them. */
+  usage?: TokenUsage;
+}
 
 export interface StoredMessage {
   id: string;
@@ -15,6 +31,8 @@ export interface StoredMessage {
   stopped?: boolean;
   /** The answer failed with this message. */
   error?: string;
+  /** Agent loop steps behind this answer (absent in older conversation files and for plain answers). */
+  steps?: AgentStep[];
 }
 
 export interface Conversation {
