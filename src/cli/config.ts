@@ -115,6 +115,8 @@ function applyEnv(s: KryptonSettings, env: Env): void {
   if (mode !== undefined) s.defaultMode = checkMode(mode, "KRYPTON_MODE");
   const timeout = get("KRYPTON_REQUEST_TIMEOUT_MS");
   if (timeout !== undefined) s.requestTimeoutMs = parseIntStrict(timeout, "KRYPTON_REQUEST_TIMEOUT_MS", 1, 3_600_000);
+  const maxContext = get("KRYPTON_OLLAMA_MAX_CONTEXT");
+  if (maxContext !== undefined) s.ollamaMaxContext = parseIntStrict(maxContext, "KRYPTON_OLLAMA_MAX_CONTEXT", 512, 1_048_576);
   s.newNoteFolder = get("KRYPTON_NEW_NOTE_FOLDER") ?? s.newNoteFolder;
   const port = get("KRYPTON_MCP_PORT") ?? get("MCP_PORT");
   if (port !== undefined) s.mcpPort = parseIntStrict(port, env.KRYPTON_MCP_PORT ? "KRYPTON_MCP_PORT" : "MCP_PORT", 1, 65_535);

@@ -19,6 +19,11 @@ export interface KryptonSettings {
   embeddingModel: string;
   /** Per request; streaming chat counts it as the longest silence between tokens. */
   requestTimeoutMs: number;
+  /**
+   * Largest context window (tokens) Krypton asks Ollama for. Each request gets `num_ctx` sized to its
+   * prompt (from 4096 up, never above the model's own maximum or this); more costs memory on the machine.
+   */
+  ollamaMaxContext: number;
 
   // Index
   /** Folders or globs to skip ("Templates/", "**\/*.excalidraw.md"). Config folder and .krypton are always skipped. */
@@ -69,6 +74,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   embeddingProvider: "ollama",
   embeddingModel: "nomic-embed-text",
   requestTimeoutMs: 60_000,
+  ollamaMaxContext: 16_384,
 
   excludePatterns: [],
   chunkMaxChars: 1500,
