@@ -14,11 +14,13 @@ export interface ThinkSplit {
 
 /** Splits a streamed reply into reasoning and answer as the pieces arrive; tags may be split across pieces. */
 export class ThinkSplitter {
-  private state: "start" | "thinking" | "answer" = "start";
+  /** "after": the block just closed; whitespace before the answer is dropped, whichever piece it comes in. */
+  private state: "start" | "thinking" | "after" | "answer" = "start";
   private buffer = "";
 
   push(piece: string): ThinkSplit {
     if (this.state === "answer") return { thinking: "", text: piece };
+    if (this.state === "after") return { thinking: "", text: this.answerStart(piece) };
     this.buffer += piece;
     if (this.state === "start") {
       const trimmed = this.buffer.trimStart();
@@ -42,10 +44,16 @@ export class ThinkSplitter {
       return { thinking, text: "" };
     }
     const thinking = this.buffer.slice(0, end);
-    const text = this.buffer.slice(end + CLOSE.length).replace(/^\s+/, "");
-    this.state = "answer";
+    const rest = this.buffer.slice(end + CLOSE.length);
+    this.state = "after";
     this.buffer = "";
-    return { thinking, text };
+    return { thinking, text: this.answerStart(rest) };
+  }
+
+  private answerStart(piece: string): string {
+    const text = piece.replace(/^\s+/, "");
+    if (text) this.state = "answer";
+    return text;
   }
 
   /** Whatever is still held back when the reply ends. */
