@@ -1,5 +1,6 @@
 /**
- * A loopback server that speaks the Gemini API (generativelanguage.googleapis.com, v1beta) closely enough
+ * A loopback server that speaks the Gemini API (generativelanguage.googleapis.com, v1beta), function
+ * calls with thought signatures included (see README.md), closely enough
  * for the real `@google/genai/web` SDK (point `httpOptions.baseUrl` at `server.url`):
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse  SSE `data: {candidates:[{content:{parts:[{text}],role:"model"},index:0}]}`
  *                                                               chunks, the last with finishReason "STOP" and usageMetadata

@@ -1,5 +1,6 @@
 /**
- * A loopback server that speaks Ollama's HTTP API closely enough for the real `ollama/browser` client:
+ * A loopback server that speaks Ollama's HTTP API closely enough for the real `ollama/browser` client
+ * (tool calls, thinking, usage, /api/show capabilities: see README.md):
  *   POST /api/chat   NDJSON stream ({model, created_at, message:{role,content}, done:false} … final done:true
  *                    with done_reason and durations) unless `stream: false` (one JSON); honours `format: "json"`.
  *   POST /api/embed  {model, embeddings: number[][]} — hashEmbedding(text, embeddingDim) by default.
