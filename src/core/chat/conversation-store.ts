@@ -69,6 +69,8 @@ function parseConversation(text: string): Conversation {
   ) {
     throw new Error("not a Krypton conversation");
   }
+  // Optional parts that are unreadable are dropped, not the conversation (steps: agent mode, newer files).
+  for (const m of value.messages) if (m.steps !== undefined && !Array.isArray(m.steps)) delete m.steps;
   return value;
 }
 

@@ -156,4 +156,21 @@ describe("conversation files from before steps existed", () => {
     const after = await h.store.get("c-old-1");
     expect(after?.messages.map((m) => m.content)).toEqual(["What causes tides?", "The moon [1].", "Anything else?", "And the sun."]);
   });
+
+  it("a message whose steps are unreadable still loads, without the steps", async () => {
+    h = await makeChatHarness({}, { openIndex: false });
+    const file = {
+      id: "c-odd-1",
+      title: "Odd",
+      createdAt: 1,
+      updatedAt: 2,
+      messages: [
+        { id: "m-1", role: "user", content: "Q", createdAt: 1 },
+        { id: "m-2", role: "assistant", content: "A", createdAt: 2, steps: "not a list" },
+      ],
+    };
+    await h.host.data.writeAtomic("chat/c-odd-1.json", JSON.stringify(file));
+    const loaded = await h.store.get("c-odd-1");
+    expect(loaded?.messages.map((m) => [m.content, m.steps])).toEqual([["Q", undefined], ["A", undefined]]);
+  });
 });
