@@ -4,6 +4,7 @@ import { parseArgs } from "./args";
 import { COMMON_OPTIONS, createInterrupts, type Command, type CommandContext } from "./command";
 import { askCommand } from "./commands/ask-command";
 import { chatCommand } from "./commands/chat-command";
+import { flowCommand } from "./commands/flow-command";
 import { indexCommand } from "./commands/index-command";
 import { mcpCommand } from "./commands/mcp-command";
 import { searchCommand } from "./commands/search-command";
@@ -13,7 +14,7 @@ import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError 
 import { commandHelp, mainHelp } from "./help";
 import { createOutput, type Stream } from "./output";
 
-export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand];
+export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, flowCommand];
 
 export interface CliIo {
   stdout: Stream & Writable;

@@ -15,6 +15,8 @@ import { createChatModel, createEmbedder } from "./providers/provider-factory";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
 import { ToolRegistry } from "./tools/tool-registry";
+import { WorkflowService } from "./workflows/workflow-service";
+import { registerWorkflowTool } from "./workflows/workflow-tool";
 
 /**
  * Krypton's core, wired once per vault. The Obsidian plugin, the CLI and the MCP server all use this
@@ -31,6 +33,7 @@ export interface KryptonCore {
   readonly operations: NoteOperations;
   readonly agents: Agent[];
   readonly tools: ToolRegistry;
+  readonly workflows: WorkflowService;
   /** Null when no chat model is configured. */
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
@@ -60,6 +63,8 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
   });
   const tools = new ToolRegistry();
   registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
+  const workflows = new WorkflowService({ host, settings: getSettings, tools });
+  registerWorkflowTool(tools, workflows);
 
   return {
     host,
@@ -75,6 +80,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     operations,
     agents,
     tools,
+    workflows,
     chatModel: getChatModel,
     embedder: getEmbedder,
     close: () => index.close(),

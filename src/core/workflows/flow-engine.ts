@@ -36,7 +36,7 @@ export interface FlowRunOptions {
   signal?: AbortSignal;
   clock: Clock;
   /** Called when an agent starts (no output yet) and when it ends. */
-  onStep?(step: FlowStep, phase: "start" | "end"): void;
+  onStep?: (step: FlowStep, phase: "start" | "end") => void;
 }
 
 /**

@@ -38,7 +38,7 @@ function nodeLabel(name: string, type: string): string {
 
 /** A Mermaid string label: entity-encode what would end the string or open markup. */
 function quote(text: string): string {
-  const safe = text.replace(/[#"<>&|[\]{}()`]/g, (c) => `#${c.charCodeAt(0)};`).replace(/\s+/g, " ");
+  const safe = text.replace(/[#"<>&|`]/g, (c) => `#${c.charCodeAt(0)};`).replace(/\s+/g, " ");
   return `"${safe}"`;
 }
 

@@ -23,7 +23,7 @@ export type ToolTaskRunner = (request: {
 
 export interface FlowModelRunnerOptions {
   /** A chat model for a provider/model reference, or null when it cannot be used (no Gemini key). */
-  modelFor(ref: ModelRef): ChatModel | null;
+  modelFor: (ref: ModelRef) => ChatModel | null;
   runToolTask?: ToolTaskRunner;
 }
 
