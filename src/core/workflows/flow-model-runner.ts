@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
-import { stripThinkBlocks } from "../model/ask-model";
+import { stripThinkBlocks } from "../util/think-blocks";
 import { AgentError } from "../notes/agent-error";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { parseModelRef, type ModelRef } from "../providers/model-ref";
