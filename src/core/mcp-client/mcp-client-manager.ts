@@ -95,9 +95,11 @@ export class McpClientManager {
 
   /**
    * Brings the connections in line with the configured servers: new or changed servers connect, removed or
-   * disabled ones close, unchanged live ones stay. Resolves when every enabled server is ready or failed.
+   * disabled ones close, unchanged live ones stay; a failed one is tried again unless `retryFailed` is
+   * false. Resolves when every enabled server is ready or failed. Cheap when nothing changed, so the agent
+   * may call `ensure(settings.mcpServers)` before each turn.
    */
-  apply(servers: readonly McpServerConfig[]): Promise<McpServerStatus[]> {
+  apply(servers: readonly McpServerConfig[], options: { retryFailed?: boolean } = {}): Promise<McpServerStatus[]> {
     return this.queue.run(async () => {
       if (this.closed) return this.status();
       const next = new Map<string, Entry>();
@@ -105,7 +107,7 @@ export class McpClientManager {
       for (const config of servers) {
         const key = JSON.stringify(config);
         const current = this.entries.get(config.name);
-        if (current && current.key === key && current.state !== "failed") {
+        if (current && current.key === key && (current.state !== "failed" || options.retryFailed === false)) {
           next.set(config.name, current);
           continue;
         }
@@ -120,6 +122,11 @@ export class McpClientManager {
       await Promise.all(toConnect.map((e) => this.connect(e)));
       return this.status();
     });
+  }
+
+  /** Connects what is not connected yet; leaves failed servers alone (for the agent, before a turn). */
+  ensure(servers: readonly McpServerConfig[]): Promise<McpServerStatus[]> {
+    return this.apply(servers, { retryFailed: false });
   }
 
   /** Every configured server with its state, in the configured order. */
