@@ -6,3 +6,4 @@ export type { McpServerConfig } from "./server-config";
 export { qualifiedToolName, wireNameFor, assignWireNames, WIRE_NAME_MAX } from "./tool-names";
 export { resultText } from "./tool-result";
 export type { OpenedTransport, StdioTransportFactory } from "./transports";
+export { formatToolsByServer } from "./tools-listing";
