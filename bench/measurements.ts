@@ -8,6 +8,7 @@ import { silentLogger } from "../src/core/ports/logger";
 import { createKrypton } from "../src/core/krypton";
 import { createNodeHost } from "../src/node/node-host";
 import { startOllamaServer } from "../tests/support/servers/ollama-server";
+import { mcpStdio } from "./mcp-client-bench";
 import { bruteForceTopK } from "./baseline-brute-force";
 import { buildNaiveOrama, naiveOramaHybrid, persistNaiveOrama, restoreNaiveOrama } from "./baseline-orama";
 import {
@@ -512,7 +513,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, workflowMeasurement];
+export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, workflowMeasurement, mcpStdio];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

@@ -7,6 +7,7 @@ import { chatCommand } from "./commands/chat-command";
 import { flowCommand } from "./commands/flow-command";
 import { indexCommand } from "./commands/index-command";
 import { mcpCommand } from "./commands/mcp-command";
+import { mcpServersCommand } from "./commands/mcp-servers-command";
 import { searchCommand } from "./commands/search-command";
 import { statusCommand } from "./commands/status-command";
 import type { Env } from "./config";
@@ -14,7 +15,7 @@ import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError 
 import { commandHelp, mainHelp } from "./help";
 import { createOutput, type Stream } from "./output";
 
-export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, flowCommand];
+export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, mcpServersCommand, flowCommand];
 
 export interface CliIo {
   stdout: Stream & Writable;

@@ -11,6 +11,8 @@ import { VaultIndex } from "./indexing/vault-index";
 import type { ChatModel } from "./ports/chat-model";
 import type { Embedder } from "./ports/embedder";
 import type { Host } from "./ports/host";
+import { McpClientManager } from "./mcp-client/mcp-client-manager";
+import type { StdioTransportFactory } from "./mcp-client/transports";
 import { createChatModel, createEmbedder } from "./providers/provider-factory";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
@@ -34,6 +36,11 @@ export interface KryptonCore {
   readonly agents: Agent[];
   readonly tools: ToolRegistry;
   readonly workflows: WorkflowService;
+  /**
+   * The user's MCP servers (settings.mcpServers): `ensure(settings().mcpServers)` connects them and puts
+   * their tools into `tools` as "server:tool"; `instructions()` for the system prompt; `listTools()` by server.
+   */
+  readonly mcp: McpClientManager;
   /** Null when no chat model is configured. */
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
@@ -41,7 +48,12 @@ export interface KryptonCore {
   close(): Promise<void>;
 }
 
-export function createKrypton(host: Host, initialSettings: KryptonSettings): KryptonCore {
+export interface KryptonOptions {
+  /** Starts stdio MCP servers (Node hosts: src/node/mcp-stdio-transport.ts); absent on mobile. */
+  mcpStdio?: StdioTransportFactory;
+}
+
+export function createKrypton(host: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
   let settings = initialSettings;
   let chatModel = createChatModel(settings, host);
   let embedder = createEmbedder(settings, host);
@@ -63,7 +75,15 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
   });
   const tools = new ToolRegistry();
   registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
-  const workflows = new WorkflowService({ host, settings: getSettings, tools });
+  const mcp = new McpClientManager({
+    registry: tools,
+    fetch: host.fetch,
+    stdio: options.mcpStdio,
+    logger: host.logger,
+    callTimeoutMs: () => settings.mcpToolTimeoutMs,
+  });
+  // Flows may name an MCP server configured in settings (its tools come with it), never start one.
+  const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
   registerWorkflowTool(tools, workflows);
 
   return {
@@ -81,8 +101,12 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     agents,
     tools,
     workflows,
+    mcp,
     chatModel: getChatModel,
     embedder: getEmbedder,
-    close: () => index.close(),
+    close: async () => {
+      await mcp.close();
+      await index.close();
+    },
   };
 }

@@ -1,3 +1,5 @@
+import { normalizeServers, type McpServerConfig } from "./mcp-client/server-config";
+
 /** All user settings. Stored by the plugin in data.json; the CLI reads the same file (see src/cli/config.ts). */
 export type ProviderId = "ollama" | "gemini";
 export type RetrievalMode = "none" | "rag" | "web" | "hybrid";
@@ -61,6 +63,12 @@ export interface KryptonSettings {
   /** Generated on first enable; never logged. */
   mcpToken: string;
   mcpAllowedOrigins: string[];
+
+  // MCP servers Krypton uses as a client (their tools join the agent's)
+  /** The user's servers. Header and env values are kept in Obsidian's secret storage where available. */
+  mcpServers: McpServerConfig[];
+  /** Longest wait for one remote tool call; the server is told to cancel it after that. */
+  mcpToolTimeoutMs: number;
 }
 
 export const DEFAULT_SETTINGS: KryptonSettings = {
@@ -104,14 +112,19 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   mcpPort: 27_123,
   mcpToken: "",
   mcpAllowedOrigins: [],
+
+  mcpServers: [],
+  mcpToolTimeoutMs: 60_000,
 };
 
 /** Fills missing or mistyped fields with defaults, so an old or hand-edited data.json never breaks start-up. */
 export function normalizeSettings(raw: unknown): KryptonSettings {
-  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [] };
+  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [], mcpServers: [] };
   if (!raw || typeof raw !== "object") return out;
   const src = raw as Record<string, unknown>;
+  out.mcpServers = normalizeServers(src.mcpServers);
   for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof KryptonSettings)[]) {
+    if (key === "mcpServers") continue;
     const def = DEFAULT_SETTINGS[key];
     const val = src[key];
     if (val === undefined) continue;

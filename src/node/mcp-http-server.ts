@@ -2,7 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { version as pluginVersion } from "../../manifest.json";
-import { createMcpServer, describeTools, type McpServerInfo } from "../core/mcp/mcp-server";
+import { assertServed, createMcpServer, describeTools, type McpServerInfo } from "../core/mcp/mcp-server";
 import { mcpTokenProblem } from "../core/mcp/mcp-token";
 import { silentLogger, type Logger } from "../core/ports/logger";
 import type { VaultLocation } from "../core/tools/tool";
@@ -292,6 +292,7 @@ async function callToolOverJson(body: unknown, res: http.ServerResponse, registr
     if (!res.writableFinished) controller.abort();
   });
   try {
+    assertServed(registry, tool);
     const output = await registry.call(tool, args ?? {}, { signal: controller.signal, vault });
     sendJson(res, 200, { tool, result: output.structured, text: output.text });
   } catch (err) {

@@ -1,5 +1,6 @@
 import { FileSystemAdapter, MarkdownView, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
 import { createKrypton, type KryptonCore } from "../core/krypton";
+import type { StdioTransportFactory } from "../core/mcp-client/transports";
 import type { ChatEvent, ChatServiceApi } from "../core/chat/chat-types";
 import type { IndexStatus } from "../core/indexing/index-status";
 import { generateMcpToken } from "../core/mcp/mcp-token";
@@ -49,8 +50,10 @@ export class KryptonServices {
     this.current = settings;
     const logger = createObsidianLogger({ debugEnabled: debugFlagOn, secrets: () => SecretStore.valuesOf(this.current) });
     this.host = createObsidianHost(plugin, { logger, ollamaUrl: () => this.current.ollamaUrl });
-    this.core = createKrypton(this.host, settings);
     const adapter = this.app.vault.adapter;
+    this.core = createKrypton(this.host, settings, {
+      mcpStdio: Platform.isDesktopApp ? lazyStdioFactory(() => (adapter instanceof FileSystemAdapter ? adapter.getBasePath() : undefined)) : undefined,
+    });
     this.bridge = new McpBridge({
       registry: () => this.core.tools,
       settings: () => this.current,
@@ -99,6 +102,7 @@ export class KryptonServices {
     for (const listener of this.settingsListeners) listener();
     if (changed(before, next, INDEX_FIELDS) && this.unsubscribeVault) void this.runIndex((signal) => this.core.index.sync(signal));
     if (changed(before, next, BRIDGE_FIELDS)) await this.applyBridgeSettings(before, next);
+    if (changed(before, next, ["mcpServers"]) && this.unsubscribeVault) void this.core.mcp.apply(next.mcpServers);
   }
 
   onSettingsChange(listener: () => void): () => void {
@@ -122,6 +126,8 @@ export class KryptonServices {
     this.plugin.register(stopReporting);
     void this.runIndex((signal) => this.core.index.open(signal));
     if (this.current.mcpEnabled) void this.bridge.start();
+    // The user's MCP servers connect in the background; their tools join the registry as they come.
+    if (this.current.mcpServers.some((server) => server.enabled)) void this.core.mcp.apply(this.current.mcpServers);
   }
 
   rebuildIndex(): Promise<unknown> {
@@ -286,6 +292,17 @@ export class KryptonServices {
   private persist(): Promise<void> {
     return this.settingsWrites.run(() => this.plugin.saveData(this.secrets.persist(this.current)));
   }
+}
+
+/**
+ * Stdio MCP servers on desktop: the Node module (child_process) is loaded at the first start, never on
+ * mobile, where the plugin must load without Node builtins. Relative paths resolve in the vault folder.
+ */
+function lazyStdioFactory(vaultRoot: () => string | undefined): StdioTransportFactory {
+  return async (server) => {
+    const mod = await import("../node/mcp-stdio-transport");
+    return mod.createStdioTransportFactory({ cwd: vaultRoot() })(server);
+  };
 }
 
 function changed(a: KryptonSettings, b: KryptonSettings, fields: (keyof KryptonSettings)[]): boolean {

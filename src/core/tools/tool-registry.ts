@@ -26,6 +26,17 @@ export class ToolRegistry {
     return this.tools.get(name);
   }
 
+  /** Removes a tool (MCP servers that went away); true when it was there. */
+  unregister(name: string): boolean {
+    return this.tools.delete(name);
+  }
+
+  /** A remote tool by its provider-safe wire alias ("server__tool"). */
+  getByWireName(wireName: string): ToolDefinition | undefined {
+    for (const tool of this.tools.values()) if (tool.remote?.wireName === wireName) return tool;
+    return undefined;
+  }
+
   /** Runs a tool by name. Resolves with its output or rejects with a ToolError, never anything else. */
   async call(name: string, args: unknown, context: ToolContext = {}): Promise<ToolOutput<Record<string, unknown>>> {
     const tool = typeof name === "string" ? this.tools.get(name) : undefined;
@@ -44,6 +55,8 @@ export function validateArguments(tool: ToolDefinition, args: unknown): Record<s
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ToolError(`Arguments for ${tool.name} must be a JSON object`, "invalid-input");
   }
+  // Remote tools bring a JSON Schema, not a zod shape: their own server validates.
+  if (tool.inputJsonSchema && Object.keys(tool.inputSchema).length === 0) return args as Record<string, unknown>;
   const parsed = z.object(tool.inputSchema).safeParse(args);
   if (parsed.success) return parsed.data;
   throw new ToolError(describeIssue(parsed.error.issues[0], args as Record<string, unknown>), "invalid-input");
