@@ -370,7 +370,7 @@ export class VaultIndex implements VaultIndexApi {
       }
       // Another chunk size: keep everything, re-chunk on the sync that follows (unchanged chunk texts keep their vectors).
       this.rechunkAll = manifest.chunkMaxChars !== undefined && manifest.chunkMaxChars !== this.deps.settings().chunkMaxChars;
-      const damaged = await this.loadShards(manifest, slicer);
+      const damaged = [...(manifest.repairs ?? []), ...(await this.strayShards(manifest)), ...(await this.loadShards(manifest, slicer))];
       if (damaged.length === 0) {
         this.generation = manifest.generation;
         return;
@@ -383,6 +383,7 @@ export class VaultIndex implements VaultIndexApi {
       this.generation = manifest.generation;
       this.rebuiltReason = `${damaged[0]}${damaged.length > 1 ? ` (and ${damaged.length - 1} more)` : ""}; the affected notes were re-indexed`;
       this.store.markAllDirty();
+      this.sweepAfterSave = true;
       this.host.logger.warn(`Index damaged: ${this.rebuiltReason}`);
       return;
     }
@@ -395,6 +396,17 @@ export class VaultIndex implements VaultIndexApi {
     if (manifest.format !== INDEX_FORMAT) return `the index format changed (${manifest.format} → ${INDEX_FORMAT})`;
     if (manifest.chunkerVersion !== CHUNKER_VERSION) return "the note chunker changed";
     return null;
+  }
+
+  /**
+   * A manifest that lists no shards while shard files lie next to it lost its list (a crash cannot cause
+   * that: the manifest is written whole): say so instead of quietly re-indexing everything.
+   */
+  private async strayShards(manifest: Manifest): Promise<string[]> {
+    if (manifest.shards.length > 0) return [];
+    const files = await this.host.data.list(INDEX_DIR).catch(() => [] as string[]);
+    const stray = files.filter((f) => /^shard-\d+-\d+\.bin$/.test(f)).length;
+    return stray > 0 ? [`the index manifest lists no shards although ${stray} shard file${stray === 1 ? " exists" : "s exist"}`] : [];
   }
 
   /** Returns the problems found (empty when every shard loaded). */
@@ -666,7 +678,8 @@ export class VaultIndex implements VaultIndexApi {
       if (got) {
         // Files a crashed writer left behind.
         const manifest = await readManifest(this.host.data).catch(() => null);
-        if (manifest) await removeUnreferenced(this.host.data, manifest, true).catch(() => undefined);
+        // (A manifest without shards but with shard files beside it is damage that loading reports: keep them.)
+        if (manifest && manifest.shards.length > 0) await removeUnreferenced(this.host.data, manifest, true).catch(() => undefined);
       } else {
         this.host.logger.info("Another Krypton process is writing this index: opening it read-only");
       }
