@@ -12,7 +12,7 @@ import { embedPending, type EmbedOutcome } from "./embedding-queue";
 import { createExclusionFilter } from "./exclusions";
 import { hashText } from "./hash";
 import type { IndexFailure, IndexStatus } from "./index-status";
-import { IndexLock, type IndexLockOptions } from "./index-lock";
+import { describeHolder, IndexLock, type IndexLockOptions, SYNC_REQUEST_PATH } from "./index-lock";
 import {
   INDEX_DIR,
   INDEX_FORMAT,
@@ -69,6 +69,11 @@ export class VaultIndex implements VaultIndexApi {
   private readonly options: Required<Omit<VaultIndexOptions, "lock">> & { lock: IndexLockOptions };
   private readonly lock: IndexLock;
   private writable = false;
+  /** Opened with { readOnly: true }: this instance never takes the writer lock (search, status). */
+  private readOnlyByChoice = false;
+  /** Why this instance could not take the writer lock: held by whom, or a write error. */
+  private lockProblem: { heldBy?: string; writeError?: string } = {};
+  private lockNotice: string | undefined;
   private opened = false;
   private closed = false;
   private generation = 0;
@@ -108,14 +113,16 @@ export class VaultIndex implements VaultIndexApi {
       lock: o.lock ?? {},
       sliceMs: o.sliceMs ?? 12,
     };
-    this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock);
+    this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock, () => this.host.process);
     this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs);
+    this.lock.onSyncRequest = () => void this.serveSyncRequest();
   }
 
   // ---------------------------------------------------------------- lifecycle
 
-  open(signal?: AbortSignal): Promise<IndexStatus> {
+  open(signal?: AbortSignal, options: { readOnly?: boolean } = {}): Promise<IndexStatus> {
     if (this.opening) return this.opening;
+    this.readOnlyByChoice = options.readOnly === true;
     this.closed = false;
     this.backgroundAbort = new AbortController();
     const run = this.untilClose(signal);
@@ -125,7 +132,7 @@ export class VaultIndex implements VaultIndexApi {
     this.opening = this.exclusive(async () => {
       try {
         this.setState("loading");
-        this.writable = await this.tryLock();
+        this.writable = this.readOnlyByChoice ? false : await this.tryLock();
         await this.loadFromDisk(signal);
         this.opened = true;
       } finally {
@@ -147,15 +154,15 @@ export class VaultIndex implements VaultIndexApi {
     const run = this.untilClose(callerSignal);
     const signal = run.signal;
     return this.whileLinked(run, async () => {
-      if (!this.writable) {
+      if (!this.writable && !this.readOnlyByChoice) {
         this.writable = await this.tryLock();
         // We just became the writer: start from what the previous writer saved.
         if (this.writable) await this.loadFromDisk(signal);
-        else {
-          // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
-          const onDisk = await readManifest(this.host.data).catch(() => null);
-          if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
-        }
+      }
+      if (!this.writable) {
+        // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
+        const onDisk = await readManifest(this.host.data).catch(() => null);
+        if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
       }
       await this.syncNow(signal, this.rechunkAll || this.chunkSizeChanged());
       return this.status();
@@ -171,15 +178,55 @@ export class VaultIndex implements VaultIndexApi {
     const run = this.untilClose(callerSignal);
     const signal = run.signal;
     return this.whileLinked(run, async () => {
-      if (!this.writable) this.writable = await this.tryLock();
+      if (!this.writable && !this.readOnlyByChoice) this.writable = await this.tryLock();
       this.store.clear();
       this.generation++;
       this.sweepAfterSave = true;
+      // Until the rebuild completes, checkpoints write new shard files but not the manifest: the old index
+      // stays whole and readable, and a killed rebuild leaves only unreferenced files (removed later).
+      this.rebuilding = this.writable;
       this.rebuiltReason = undefined;
       this.opened = true;
       await this.syncNow(signal, true);
       return this.status();
     });
+  }
+
+  /**
+   * Gets the index updated while another process holds the writer lock: asks the holder (it syncs and
+   * saves at its next heartbeat, then removes the request), or takes the lock itself if the holder goes
+   * away meanwhile. Resolves to the status once done, or null when nothing happened within `timeoutMs`.
+   */
+  async syncViaHolder(signal: AbortSignal | undefined, timeoutMs: number): Promise<IndexStatus | null> {
+    const clock = this.host.clock;
+    const deadline = clock.now() + timeoutMs;
+    await this.host.data.writeAtomic(SYNC_REQUEST_PATH, JSON.stringify({ at: clock.now(), by: this.lock.owner }));
+    while (clock.now() < deadline) {
+      await clock.sleep(Math.min(500, Math.max(1, deadline - clock.now())), signal);
+      if (await this.lock.acquire()) {
+        // The holder is gone: this process is the writer now, and does the work itself.
+        await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
+        return this.sync(signal);
+      }
+      if ((await this.host.data.readText(SYNC_REQUEST_PATH)) === null) return this.sync(signal);
+    }
+    return null;
+  }
+
+  private servingRequest = false;
+
+  /** Another process asked (through the request file) for a sync: do it, save, then remove the request. */
+  private async serveSyncRequest(): Promise<void> {
+    if (this.servingRequest || this.closed || !this.opened) return;
+    this.servingRequest = true;
+    try {
+      await this.sync();
+    } catch (err) {
+      if (!isAbortError(err)) this.host.logger.warn("A sync another process asked for failed", errorText(err));
+    } finally {
+      await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
+      this.servingRequest = false;
+    }
   }
 
   async close(): Promise<void> {
@@ -272,7 +319,13 @@ export class VaultIndex implements VaultIndexApi {
     if (this.progress) s.progress = { ...this.progress };
     if (this.embedderError) s.embedderError = this.embedderError;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
-    if (this.opened && !this.writable) s.readOnly = true;
+    if (this.opened && !this.writable) {
+      s.readOnly = true;
+      if (this.readOnlyByChoice) s.readOnlyByChoice = true;
+      if (this.lockProblem.heldBy) s.heldBy = this.lockProblem.heldBy;
+      if (this.lockProblem.writeError) s.writeError = this.lockProblem.writeError;
+    }
+    if (this.lockNotice) s.lockNotice = this.lockNotice;
     return s;
   }
 
@@ -345,6 +398,7 @@ export class VaultIndex implements VaultIndexApi {
     const slicer = this.slicer(signal);
     this.store.clear();
     this.rebuiltReason = undefined;
+    this.rebuilding = false;
     // A writer in another process may switch files under us: re-read the manifest and retry a few times.
     for (let attempt = 0; ; attempt++) {
       let manifest: Manifest | null;
@@ -488,6 +542,11 @@ export class VaultIndex implements VaultIndexApi {
       this.setProgress({ done: 0, total: 1, phase: "saving" });
       await this.persist(this.slicer(undefined));
     }
+    if (this.rebuilding && !aborted && this.writable) {
+      // The rebuild is complete: switch the manifest to the new files in one atomic write.
+      this.rebuilding = false;
+      await this.persist(this.slicer(undefined), true);
+    }
     this.progress = undefined;
     this.setState("ready");
     if (aborted) throw aborted instanceof Error ? aborted : abortError();
@@ -625,11 +684,13 @@ export class VaultIndex implements VaultIndexApi {
 
   private persisting: Promise<void> | null = null;
   private sweepAfterSave = false;
+  /** A rebuild is under way: saves write shard files only, the manifest is switched when it completes. */
+  private rebuilding = false;
 
   /** Writes changed shards, then the manifest (the commit point), then removes replaced files. */
-  private async persist(slicer: WorkSlicer): Promise<void> {
+  private async persist(slicer: WorkSlicer, commit = false): Promise<void> {
     while (this.persisting) await this.persisting.catch(() => undefined);
-    if (!this.writable || !this.store.hasDirty) return;
+    if (!this.writable || (!this.store.hasDirty && !commit)) return;
     const run = (async () => {
       if (!(await this.lock.verify())) {
         this.writable = false;
@@ -648,6 +709,11 @@ export class VaultIndex implements VaultIndexApi {
         savedAt: this.host.clock.now(),
         shards: [...this.store.shardFiles.values()].sort((a, b) => a.id - b.id),
       };
+      if (this.rebuilding) {
+        // Files of earlier checkpoints of this rebuild that nothing will reference.
+        for (const file of obsolete) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
+        return;
+      }
       await writeManifest(this.host.data, manifest);
       for (const file of obsolete) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
       // After a rebuild the old shards are not "replaced" one by one: sweep whatever the manifest dropped.
@@ -673,9 +739,18 @@ export class VaultIndex implements VaultIndexApi {
   private chunkedWith: number | null = null;
 
   private async tryLock(): Promise<boolean> {
+    this.lockProblem = {};
+    this.lockNotice = undefined;
     try {
       const got = await this.lock.acquire();
+      if (this.lock.tookOver) {
+        this.lockNotice = this.lock.tookOver;
+        this.host.logger.info(this.lock.tookOver);
+      }
+      if (this.lock.holder) this.lockProblem = { heldBy: describeHolder(this.lock.holder, this.host.process?.hostName) };
       if (got) {
+        // This writer syncs now anyway: a request left for a previous holder is answered by that.
+        await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
         // Files a crashed writer left behind.
         const manifest = await readManifest(this.host.data).catch(() => null);
         // (A manifest without shards but with shard files beside it is damage that loading reports: keep them.)
@@ -685,6 +760,7 @@ export class VaultIndex implements VaultIndexApi {
       }
       return got;
     } catch (err) {
+      this.lockProblem = { writeError: errorText(err) };
       this.host.logger.warn("Could not take the index lock; opening read-only", errorText(err));
       return false;
     }
