@@ -143,7 +143,9 @@ function reportIndexProblems(session: VaultSession, status: IndexStatus, output:
   const notEmbedding = status.readOnly === true && !status.embedderError;
   if (warnKeywordOnly && session.embedderUnreachable) {
     output.warn(`${session.embedderUnreachable}; searching by keywords only`);
-  } else if (warnKeywordOnly && embeddingsOn && notEmbedding && status.chunks > status.embedded) {
+  } else if (notEmbedding && !options.warnReadOnly) {
+    // The caller explains the read-only state itself (index waits for the holder): no keyword-only guesswork.
+  } else if (warnKeywordOnly && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
     const missing = status.chunks - status.embedded;
     output.warn(
       status.embedded === 0
@@ -154,7 +156,7 @@ function reportIndexProblems(session: VaultSession, status: IndexStatus, output:
     const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
     output.warn(`${why}; searching by keywords only`);
   }
-  if (status.writeError) {
+  if (status.writeError && options.warnReadOnly) {
     output.warn(`${status.writeError}: the index is kept in memory only and not saved`);
   } else if (status.readOnly && !status.readOnlyByChoice && options.warnReadOnly) {
     output.warn(`the index is being updated by ${status.heldBy ?? "another Krypton process"}: using the saved index as it is`);
