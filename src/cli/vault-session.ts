@@ -161,6 +161,8 @@ function reportIndexProblems(session: VaultSession, status: IndexStatus, output:
   } else if (status.readOnly && !status.readOnlyByChoice && options.warnReadOnly) {
     output.warn(`the index is being updated by ${status.heldBy ?? "another Krypton process"}: using the saved index as it is`);
   }
+  for (const p of (status.partial ?? []).slice(0, 5)) output.warn(`${p.path}: ${p.error}`);
+  if ((status.partial?.length ?? 0) > 5) output.warn(`... and ${formatCount((status.partial?.length ?? 0) - 5)} more notes indexed in part`);
   const failures = status.failures;
   const shown = failures.slice(0, 5);
   for (const f of shown) output.warn(`skipped ${f.path}: ${f.error}`);

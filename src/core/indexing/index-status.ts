@@ -21,6 +21,8 @@ export interface IndexStatus {
   embedderError?: string;
   /** Notes that could not be read or chunked in the last run. */
   failures: IndexFailure[];
+  /** Notes indexed only in part because they exceed a per-note limit (chunks or characters), with what was left out. */
+  partial?: IndexFailure[];
   /** Set when a corrupt or incompatible index was discarded and rebuilt. */
   rebuiltReason?: string;
   /** True when this process does not write the index (it searches, but saves nothing): see the fields below for why. */

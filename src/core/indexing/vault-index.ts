@@ -46,7 +46,15 @@ export interface VaultIndexOptions {
   lock?: IndexLockOptions;
   /** Work per slice before yielding to the host. */
   sliceMs?: number;
+  /** Chunks one note may make; the rest of a longer note is not indexed (and the note is named in the status). */
+  maxChunksPerNote?: number;
+  /** Characters of one note that are read into the index; the rest is not indexed (named in the status). */
+  maxNoteChars?: number;
 }
+
+/** Per-note limits: ~3 MB of ordinary prose fits; a note with 100,000 headings does not make 100,000 chunks. */
+export const DEFAULT_MAX_CHUNKS_PER_NOTE = 2_000;
+export const DEFAULT_MAX_NOTE_CHARS = 5_000_000;
 
 export interface VaultIndexDeps {
   host: Host;
@@ -94,6 +102,8 @@ export class VaultIndex implements VaultIndexApi {
   private embedderError: string | undefined;
   private embedFailedAt = -Infinity;
   private failures = new Map<string, string>();
+  /** Notes indexed only in part (over a per-note limit): path → what was left out. */
+  private partial = new Map<string, string>();
   private rebuiltReason: string | undefined;
   private readonly listeners = new Set<(status: IndexStatus) => void>();
   private lastEmit = 0;
@@ -112,6 +122,8 @@ export class VaultIndex implements VaultIndexApi {
       queryTimeoutMs: o.queryTimeoutMs ?? 4_000,
       lock: o.lock ?? {},
       sliceMs: o.sliceMs ?? 12,
+      maxChunksPerNote: o.maxChunksPerNote ?? DEFAULT_MAX_CHUNKS_PER_NOTE,
+      maxNoteChars: o.maxNoteChars ?? DEFAULT_MAX_NOTE_CHARS,
     };
     this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock, () => this.host.process);
     this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs);
@@ -316,6 +328,7 @@ export class VaultIndex implements VaultIndexApi {
       embedder: this.store.vectorsOf,
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };
+    if (this.partial.size > 0) s.partial = [...this.partial].map(([path, error]): IndexFailure => ({ path, error }));
     if (this.progress) s.progress = { ...this.progress };
     if (this.embedderError) s.embedderError = this.embedderError;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
@@ -516,6 +529,7 @@ export class VaultIndex implements VaultIndexApi {
     for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
 
     this.failures.clear();
+    for (const path of [...this.partial.keys()]) if (!present.has(path)) this.partial.delete(path);
     for (const path of [...this.store.notes.keys()]) {
       if (!present.has(path)) this.store.removeNote(path);
     }
@@ -579,7 +593,16 @@ export class VaultIndex implements VaultIndexApi {
       return;
     }
     try {
-      const chunked = chunkNote(info.path, content, { maxChars: this.deps.settings().chunkMaxChars });
+      const limits = this.limitNote(info.path, content);
+      const chunked = chunkNote(info.path, limits.content, { maxChars: this.deps.settings().chunkMaxChars, maxChunks: this.options.maxChunksPerNote });
+      const lines = limits.content.length < content.length ? lineCount(limits.content) : 0;
+      if (chunked.cutAfterLine !== undefined || lines > 0) {
+        const after = chunked.cutAfterLine ?? lines;
+        const why = chunked.cutAfterLine !== undefined ? `more than ${this.options.maxChunksPerNote.toLocaleString("en-US")} chunks` : `more than ${this.options.maxNoteChars.toLocaleString("en-US")} characters`;
+        this.partial.set(info.path, `indexed up to line ${after.toLocaleString("en-US")} only: the note has ${why}`);
+      } else {
+        this.partial.delete(info.path);
+      }
       await this.store.putNote(
         { path: info.path, hash, mtime: info.mtime, size: info.size, title: chunked.title, aliases: chunked.aliases, tags: chunked.tags },
         chunked.chunks,
@@ -593,6 +616,15 @@ export class VaultIndex implements VaultIndexApi {
     }
   }
 
+  /** A note's text cut to maxNoteChars at a line end (the chunker never sees more than that). */
+  private limitNote(path: string, content: string): { content: string } {
+    const limit = this.options.maxNoteChars;
+    if (content.length <= limit) return { content };
+    const end = content.lastIndexOf("\n", limit);
+    this.host.logger.info(`Note ${path} is over ${limit} characters: only its beginning is indexed`);
+    return { content: content.slice(0, end > 0 ? end : limit) };
+  }
+
   /** Applies queued vault events (deletes first, so renamed notes can take their vectors along). */
   private async applyQueued(slicer: WorkSlicer): Promise<void> {
     if (this.queued.size === 0) return;
@@ -603,6 +635,7 @@ export class VaultIndex implements VaultIndexApi {
       if (intent === "delete") {
         this.store.removeNote(path);
         this.failures.delete(path);
+        this.partial.delete(path);
       }
     }
     const checks = work.filter(([path, intent]) => intent === "check" && path.toLowerCase().endsWith(".md"));
@@ -858,4 +891,10 @@ function embedderErrorText(err: unknown, embedder: Embedder): string {
     }
   }
   return `Embedding failed: ${errorText(err)}`;
+}
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
 }
