@@ -83,6 +83,8 @@ interface StoredNote {
   a: string[];
   g: string[];
   c: StoredChunk[];
+  /** NoteRecord.limited, only when set. */
+  l?: string;
 }
 
 const encoder = new TextEncoder();
@@ -107,6 +109,7 @@ export async function encodeShard(
     a: n.aliases,
     g: n.tags,
     c: n.chunks.map(({ chunk: c }) => [c.id, c.headings, c.startLine, c.endLine, c.text, c.textHash]),
+    ...(n.limited ? { l: n.limited } : {}),
   }));
   const meta = encoder.encode(JSON.stringify(stored));
   let count = 0;
@@ -286,7 +289,9 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
       return { chunk, slot: -1 };
     });
     seen += chunks.length;
-    notes.push({ path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId });
+    const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId };
+    if (typeof n.l === "string" && n.l) note.limited = n.l;
+    notes.push(note);
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
   return { notes, vectorIndex, vectors, text };

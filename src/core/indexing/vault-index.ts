@@ -328,7 +328,9 @@ export class VaultIndex implements VaultIndexApi {
       embedder: this.store.vectorsOf,
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };
-    if (this.partial.size > 0) s.partial = [...this.partial].map(([path, error]): IndexFailure => ({ path, error }));
+    // Only notes still in the index (a note removed or failed since is no longer "indexed in part").
+    const partial = [...this.partial].filter(([path]) => this.store.notes.has(path));
+    if (partial.length > 0) s.partial = partial.map(([path, error]): IndexFailure => ({ path, error }));
     if (this.progress) s.progress = { ...this.progress };
     if (this.embedderError) s.embedderError = this.embedderError;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
@@ -410,6 +412,7 @@ export class VaultIndex implements VaultIndexApi {
   private async loadFromDisk(signal?: AbortSignal): Promise<void> {
     const slicer = this.slicer(signal);
     this.store.clear();
+    this.partial.clear();
     this.rebuiltReason = undefined;
     this.rebuilding = false;
     // A writer in another process may switch files under us: re-read the manifest and retry a few times.
@@ -493,6 +496,8 @@ export class VaultIndex implements VaultIndexApi {
         const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
         await slicer.tick();
         await this.store.loadShard(entry, shard, keepVectors, slicer);
+        // Notes over a per-note limit stay named after a restart, not only in the run that indexed them.
+        for (const note of shard.notes) if (note.limited && this.store.notes.get(note.path) === note) this.partial.set(note.path, note.limited);
       } catch (err) {
         if (isAbortError(err)) throw err;
         if (!(err instanceof IndexLoadError)) this.host.logger.warn("Reading an index shard failed", errorText(err));
@@ -596,15 +601,17 @@ export class VaultIndex implements VaultIndexApi {
       const limits = this.limitNote(info.path, content);
       const chunked = chunkNote(info.path, limits.content, { maxChars: this.deps.settings().chunkMaxChars, maxChunks: this.options.maxChunksPerNote });
       const lines = limits.content.length < content.length ? lineCount(limits.content) : 0;
+      let limited: string | undefined;
       if (chunked.cutAfterLine !== undefined || lines > 0) {
         const after = chunked.cutAfterLine ?? lines;
         const why = chunked.cutAfterLine !== undefined ? `more than ${this.options.maxChunksPerNote.toLocaleString("en-US")} chunks` : `more than ${this.options.maxNoteChars.toLocaleString("en-US")} characters`;
-        this.partial.set(info.path, `indexed up to line ${after.toLocaleString("en-US")} only: the note has ${why}`);
+        limited = `indexed up to line ${after.toLocaleString("en-US")} only: the note has ${why}`;
+        this.partial.set(info.path, limited);
       } else {
         this.partial.delete(info.path);
       }
       await this.store.putNote(
-        { path: info.path, hash, mtime: info.mtime, size: info.size, title: chunked.title, aliases: chunked.aliases, tags: chunked.tags },
+        { path: info.path, hash, mtime: info.mtime, size: info.size, title: chunked.title, aliases: chunked.aliases, tags: chunked.tags, limited },
         chunked.chunks,
         slicer,
       );

@@ -46,10 +46,17 @@ describe("VaultIndex: per-note limits", () => {
     expect(status.failures).toEqual([]);
     expect((await index.searchNotes("sourdough"))[0].path).toBe("Bread.md");
     expect((await index.searchNotes("heading 1999"))[0].path).toBe("Hostile.md");
+    await index.close();
+
+    // After a restart the note is still named (the limit is saved with it), without re-reading it.
+    const restarted = h.open({ embedder: null });
+    const reloaded = await restarted.open();
+    expect(reloaded.partial).toEqual(status.partial);
+    expect(reloaded.chunks).toBe(status.chunks);
 
     // Edited back to a normal size, the note is whole and no longer named.
     await h.vault.write("Hostile.md", manyHeadings(10));
-    const again = await index.sync();
+    const again = await restarted.sync();
     expect(again.partial).toBeUndefined();
     expect(again.chunks).toBe(11);
   });
