@@ -111,6 +111,8 @@ describe("index locks with real processes", () => {
       expect(status.code).toBe(0);
       expect(status.stderr).not.toMatch(/another Krypton process|being updated/);
       expect(JSON.parse(status.stdout).index.notes).toBe(5); // the new note, in memory
+      const human = await runCli(["status", vault.root], { env });
+      expect(human.stdout).toMatch(new RegExp(`^Written by: +krypton mcp, pid ${mcp.child.pid}, since \\d\\d:\\d\\d$`, "m"));
 
       const index = await runCli(["index", vault.root], { env });
       expect(index.code).toBe(0);

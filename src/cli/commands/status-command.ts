@@ -75,6 +75,8 @@ function printStatus(output: Output, session: VaultSession, status: IndexStatus)
   ];
   if (status.failures.length > 0) rows.push(["Skipped", `${formatCount(status.failures.length)} notes (see warnings)`]);
   if (status.rebuiltReason) rows.push(["Rebuilt", status.rebuiltReason]);
+  if (status.heldBy) rows.push(["Written by", status.heldBy]);
+  if ((status.partial?.length ?? 0) > 0) rows.push(["In part", `${formatCount(status.partial?.length ?? 0)} notes over a per-note limit (see warnings)`]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 1;
   for (const [k, v] of rows) output.line(`${`${k}:`.padEnd(width)} ${v}`);
 }

@@ -105,6 +105,14 @@ export class IndexLock {
     return this.won();
   }
 
+  /** Who holds the lock right now (a live holder), without taking it: for read-only openers that still report it. */
+  async peek(): Promise<LockHolder | null> {
+    if (this.holding) return null;
+    const current = await this.readLock().catch(() => null);
+    if (!current || current.kind !== "ok") return null;
+    return (await this.staleReason(current)) === null ? holderOf(current.lock) : null;
+  }
+
   /** Re-reads the lock file: false (and the lock is dropped) when another process took it over. */
   async verify(): Promise<boolean> {
     if (!this.holding) return false;

@@ -145,6 +145,7 @@ export class VaultIndex implements VaultIndexApi {
       try {
         this.setState("loading");
         this.writable = this.readOnlyByChoice ? false : await this.tryLock();
+        if (this.readOnlyByChoice) await this.noteHolder();
         await this.loadFromDisk(signal);
         this.opened = true;
       } finally {
@@ -777,6 +778,12 @@ export class VaultIndex implements VaultIndexApi {
 
   /** chunkMaxChars of the chunks in memory (set by each full scan). */
   private chunkedWith: number | null = null;
+
+  /** A read-only opener still says who writes the index, if anyone does (status shows it). */
+  private async noteHolder(): Promise<void> {
+    const holder = await this.lock.peek().catch(() => null);
+    this.lockProblem = holder ? { heldBy: describeHolder(holder, this.host.process?.hostName) } : {};
+  }
 
   private async tryLock(): Promise<boolean> {
     this.lockProblem = {};
