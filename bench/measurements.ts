@@ -41,6 +41,7 @@ import {
 import { buildOramaText, oramaTextSearch } from "./baseline-orama-text";
 import { buildCorpus, corpusChunks } from "./corpus";
 import { TextIndex } from "../src/core/indexing/text-index";
+import { hostile } from "./measure-hostile";
 
 const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
@@ -511,7 +512,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat];
+export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, hostile];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);
