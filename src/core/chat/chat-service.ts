@@ -213,9 +213,18 @@ export class ChatService implements ChatServiceApi {
       return { conversation, question, history: toHistory(conversation.messages.slice(0, lastUser)), notice };
     }
 
-    conversation ??= await store.create(message);
-    const history = toHistory(conversation.messages);
-    await store.put(conversation.id, { id: newId("m", now), role: "user", content: message, createdAt: now, mode: options.mode });
+    const history = toHistory(conversation?.messages ?? []);
+    try {
+      conversation ??= await store.create(message);
+      await store.put(conversation.id, { id: newId("m", now), role: "user", content: message, createdAt: now, mode: options.mode });
+    } catch (err) {
+      // A vault where .krypton cannot be written (read-only, permissions, full disk) still gets its answer:
+      // this exchange is kept in memory only (an empty id: nothing is saved later either), and the user is told.
+      this.deps.host.logger.warn("Could not save the conversation", { error: err instanceof Error ? err.message : String(err) });
+      const why = err instanceof Error ? err.message : String(err);
+      const unsaved: Conversation = { id: "", title: message.slice(0, 60), createdAt: now, updatedAt: now, messages: conversation?.messages ?? [] };
+      return { conversation: unsaved, question: message, history, notice: { code: "save-failed", message: `This conversation is not saved (${why}).` } };
+    }
     return { conversation, question: message, history, notice };
   }
 

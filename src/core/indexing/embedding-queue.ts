@@ -5,6 +5,7 @@ import { AbortedError, isAbortError } from "../util/errors";
 import { withRetry } from "../providers/retry";
 import { embeddingInput, type ChunkRecord } from "./index-records";
 import type { IndexStore } from "./index-store";
+import { vectorProblem } from "./vector-check";
 
 /**
  * Gives vectors to the chunks that lack one: batches of embedder.batchSize, a few batches in flight,
@@ -69,6 +70,7 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
         if (!Array.isArray(vectors) || vectors.length !== batch.length) {
           throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
         }
+        checkBatch(vectors);
       } catch (err) {
         if (failure === null) failure = err;
         return;
@@ -105,4 +107,17 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
     return { embedded, error: new AbortedError("Aborted") };
   }
   return { embedded };
+}
+
+/**
+ * A batch is stored whole or not at all: one NaN, out-of-range or all-zero vector makes the whole batch an
+ * embedding failure (retried on a later pass), so a misbehaving server never poisons the index.
+ * The dimension against the index is checked by the store (a change there means another model).
+ */
+function checkBatch(vectors: ArrayLike<number>[]): void {
+  const dim = vectors[0]?.length ?? 0;
+  for (let i = 0; i < vectors.length; i++) {
+    const problem = vectorProblem(vectors[i], dim);
+    if (problem) throw new ProviderError("bad-response", `the embedding server returned an unusable vector (${problem}); nothing from that batch was stored`);
+  }
 }

@@ -101,7 +101,7 @@ export class IndexStore {
 
   /** Adds or replaces a note with freshly chunked content, reusing vectors of chunks whose text is unchanged. */
   async putNote(
-    meta: { path: string; hash: string; mtime: number; size: number; title: string; aliases: string[]; tags: string[] },
+    meta: { path: string; hash: string; mtime: number; size: number; title: string; aliases: string[]; tags: string[]; limited?: string },
     chunks: Chunk[],
     slicer: WorkSlicer,
   ): Promise<void> {

@@ -1,3 +1,5 @@
+import { vectorProblem } from "./vector-check";
+
 /**
  * The embedding vectors, kept outside Orama: fixed-size blocks of one Float32Array each (no number[]
  * copies, no reallocation of one huge buffer as the vault grows), unit-normalized on the way in, so a
@@ -49,6 +51,9 @@ export class VectorStore {
 
   /** Stores a vector (copied and normalized) and returns its slot. */
   add(vector: ArrayLike<number>): number {
+    if (this.dimension > 0 && vector.length !== this.dimension) throw new DimensionMismatchError(vector.length, this.dimension);
+    const problem = vectorProblem(vector, 0);
+    if (problem) throw new Error(`Refusing to store an unusable vector (${problem})`);
     const slot = this.allocate(vector.length);
     const target = this.vectorAt(slot);
     let norm = 0;

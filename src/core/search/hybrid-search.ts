@@ -158,5 +158,6 @@ function clampLimit(limit: number | undefined): number {
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
+  // NaN (a damaged vector) counts as no similarity, never as a score.
+  return x > 0 ? (x < 1 ? x : 1) : 0;
 }

@@ -3,6 +3,7 @@ import type { Embedder } from "../ports/embedder";
 import type { Logger } from "../ports/logger";
 import { timeoutSignal } from "../providers/retry";
 import { AbortedError, errorMessage, isAbortError } from "../util/errors";
+import { vectorProblem } from "../indexing/vector-check";
 
 /**
  * Search queries as vectors: embedded with a short timeout (a slow or absent embedder must not hold a
@@ -38,6 +39,11 @@ export class QueryVectors {
       });
       const [vector] = await Promise.race([embedder.embed([query], timeout.signal), stop]);
       if (!vector || vector.length !== dim) return null;
+      const problem = vectorProblem(vector, dim);
+      if (problem) {
+        this.logger.warn(`The query's embedding is unusable (${problem}); keyword search only`);
+        return null;
+      }
       this.cache.set(key, vector);
       if (this.cache.size > this.size) this.cache.delete(this.cache.keys().next().value as string);
       return vector;
