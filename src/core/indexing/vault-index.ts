@@ -7,6 +7,7 @@ import { QueryVectors } from "../search/query-vectors";
 import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
 import type { Chunk } from "./chunk";
+import { waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createExclusionFilter } from "./exclusions";
 import { hashText } from "./hash";
@@ -772,8 +773,10 @@ function embedderErrorText(err: unknown, embedder: Embedder): string {
         const within = /within (\d+ s)/.exec(err.message)?.[1];
         return `The embedding model '${model}' did not answer ${within ? `within ${within}` : "in time"}. Search uses keywords only for now.`;
       }
-      case "rate-limited":
-        return `The embedding service is rate-limiting requests. Search uses keywords only for now.`;
+      case "rate-limited": {
+        const wait = err.retryAfterMs !== undefined ? ` (it asks to wait ${waitText(err.retryAfterMs)})` : "";
+        return `The embedding service is rate-limiting requests${wait}. Search uses keywords only for now.`;
+      }
       default:
         return `Embedding failed: ${err.message}`;
     }
