@@ -165,7 +165,7 @@ async function firstBatch(embedder: Embedder, texts: string[], timeoutMs: number
     });
   } catch (err) {
     if (deadline.timedOut() && !signal.aborted) {
-      const seconds = Math.round(timeoutMs / 1000);
+      const seconds = Math.max(1, Math.round(timeoutMs / 1000));
       throw new ProviderError("timeout", `The embedding model did not answer within ${seconds} s.`);
     }
     if (isAbortError(err) && signal.aborted) throw new AbortedError("Aborted");
