@@ -120,7 +120,7 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     }
     if (status?.keywordOnly && status.embedderError) {
       notices.push({ code: "rag-keyword-only", message: `Semantic search is unavailable (${status.embedderError.replace(/\.$/, "")}): notes were matched by keywords only.` });
-    } else if (status && !status.keywordOnly && status.embedded > 0) {
+    } else if (status && !status.keywordOnly && status.embedded > 0 && hits.length > 0 && hits.every((h) => h.vectorScore === 0)) {
       // The notes have vectors but this question got none: say what happened (timeout, server error, bad data).
       const why = index.status?.().queryEmbedError;
       if (why) notices.push({ code: "rag-keyword-only", message: `Semantic search failed for this question (${why}): notes were matched by keywords only.` });

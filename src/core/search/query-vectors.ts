@@ -36,7 +36,7 @@ export class QueryVectors {
       this.cache.set(key, cached);
       return cached.length === dim ? cached : null;
     }
-    if (this.failure() !== undefined) return null; // failed a moment ago: do not wait again
+    if (this.holdingBack()) return null; // failed a moment ago: do not wait again
     const timeout = timeoutSignal(this.clock, this.timeoutMs, signal);
     try {
       // Not every embedder honours the signal promptly: race it.
@@ -65,14 +65,13 @@ export class QueryVectors {
     }
   }
 
-  /** What went wrong with the last query embedding, while the process still holds back from trying again. */
+  /** What went wrong with the last query embedding, until one succeeds. */
   failure(): string | undefined {
-    if (!this.failed) return undefined;
-    if (this.clock.now() - this.failed.at >= this.retryAfterMs) {
-      this.failed = null;
-      return undefined;
-    }
-    return this.failed.why;
+    return this.failed?.why;
+  }
+
+  private holdingBack(): boolean {
+    return this.failed !== null && this.clock.now() - this.failed.at < this.retryAfterMs;
   }
 
   clear(): void {
