@@ -60,7 +60,8 @@ describe("the CLI as separate processes", () => {
   }, 90_000);
 
   it("kill -9 of `krypton chat` mid-answer keeps the partial answer already shown, marked partial", async () => {
-    const words = Array.from({ length: 200 }, (_, i) => `w${i + 1}`);
+    // 20 s of answer: the kill comes long before its end, even on a slow machine.
+    const words = Array.from({ length: 500 }, (_, i) => `w${i + 1}`);
     ollama.script({ route: "chat", tokens: words.map((w) => `${w} `), tokenDelayMs: 40 });
     const chat = await startCli(["chat", vault.root, "--mode", "none"], { env });
     chat.write("tell me a long story\n");
@@ -113,6 +114,18 @@ describe("the CLI as separate processes", () => {
       expect(r.stderr).toMatch(/did not answer within \d+ s/);
       expect(r.stderr).toMatch(/keywords only/);
       expect(silent.connections()).toBeGreaterThan(0);
+    }, 60_000);
+
+    it("`krypton search` on an index that has vectors: the query gives up within seconds and says why", async () => {
+      const indexed = await startCli(["index", vault.root, "--json"], { env });
+      indexed.endInput();
+      expect(JSON.parse((await indexed.exited(HANG_GUARD_MS)).stdout)).toMatchObject({ keywordOnly: false, embedded: 2 });
+      const proc = await startCli(["search", vault.root, "bread", "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url } });
+      proc.endInput();
+      const r = await proc.exited(HANG_GUARD_MS);
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.stdout) as { path: string }[])[0].path).toBe("Cooking/Bread.md");
+      expect(r.stderr).toBe("krypton: warning: the embedding model did not answer within 4 s; searching by keywords only\n");
     }, 60_000);
 
     it("`krypton index` stops trying the dead embedder quickly and builds the index keyword-only", async () => {
