@@ -49,6 +49,9 @@ export const searchCommand: Command = {
         await openIndex(session, ctx.output, { signal, readOnly: true });
         return session.core.index.searchNotes(query, { limit, signal });
       });
+      // The index had vectors but this query got none (the embedder timed out, failed or sent bad data).
+      const queryProblem = session.core.index.status().queryEmbedError;
+      if (queryProblem) ctx.output.warn(`${queryProblem}; searching by keywords only`);
       const results = hits.map(toJson);
       if (flag(args, "json")) ctx.output.json(results);
       else printResults(ctx.output, query, hits);

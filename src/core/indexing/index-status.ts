@@ -19,6 +19,8 @@ export interface IndexStatus {
   progress?: { done: number; total: number; phase: "scanning" | "chunking" | "embedding" | "saving" };
   /** Why the last embedding attempt failed, in plain words, if it did. */
   embedderError?: string;
+  /** Why the last search query could not be embedded (timeout, server error, unusable data), while searches go keyword-only because of it. */
+  queryEmbedError?: string;
   /** Notes that could not be read or chunked in the last run. */
   failures: IndexFailure[];
   /** Notes indexed only in part because they exceed a per-note limit (chunks or characters), with what was left out. */

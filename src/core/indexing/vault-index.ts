@@ -7,7 +7,8 @@ import { QueryVectors } from "../search/query-vectors";
 import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
 import type { Chunk } from "./chunk";
-import { embedPending, type EmbedOutcome } from "./embedding-queue";
+import { waitText } from "../providers/retry";
+import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createExclusionFilter } from "./exclusions";
 import { hashText } from "./hash";
 import type { IndexFailure, IndexStatus } from "./index-status";
@@ -44,6 +45,8 @@ export interface VaultIndexOptions {
   embedRetryAfterMs?: number;
   /** Longest wait for a search query's vector before answering with keywords only. */
   queryTimeoutMs?: number;
+  /** The first embedding batch of a run must answer within this, or the run goes keyword-only. */
+  embedFirstAnswerMs?: number;
   lock?: IndexLockOptions;
   /** Work per slice before yielding to the host. */
   sliceMs?: number;
@@ -122,13 +125,14 @@ export class VaultIndex implements VaultIndexApi {
       retry: o.retry ?? { attempts: 4, baseDelayMs: 1_000, maxDelayMs: 15_000 },
       embedRetryAfterMs: o.embedRetryAfterMs ?? 60_000,
       queryTimeoutMs: o.queryTimeoutMs ?? 4_000,
+      embedFirstAnswerMs: o.embedFirstAnswerMs ?? FIRST_ANSWER_TIMEOUT_MS,
       lock: o.lock ?? {},
       sliceMs: o.sliceMs ?? 12,
       maxChunksPerNote: o.maxChunksPerNote ?? DEFAULT_MAX_CHUNKS_PER_NOTE,
       maxNoteChars: o.maxNoteChars ?? DEFAULT_MAX_NOTE_CHARS,
     };
     this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock, () => this.host.process);
-    this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs);
+    this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs, this.options.embedRetryAfterMs);
     this.lock.onSyncRequest = () => void this.serveSyncRequest();
   }
 
@@ -336,6 +340,8 @@ export class VaultIndex implements VaultIndexApi {
     if (partial.length > 0) s.partial = partial.map(([path, error]): IndexFailure => ({ path, error }));
     if (this.progress) s.progress = { ...this.progress };
     if (this.embedderError) s.embedderError = this.embedderError;
+    const queryFailure = this.queryVectors.failure();
+    if (queryFailure) s.queryEmbedError = queryFailure;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
     if (this.opened && !this.writable) {
       s.readOnly = true;
@@ -398,6 +404,8 @@ export class VaultIndex implements VaultIndexApi {
   private async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null> {
     const embedder = this.deps.embedder();
     if (!embedder || !this.vectorsUsable(embedder)) return null;
+    // The embedder failed a moment ago (indexing said so): keyword-only without another wait.
+    if (this.embedderError !== undefined && this.host.clock.now() - this.embedFailedAt < this.options.embedRetryAfterMs) return null;
     return this.queryVectors.get(embedder, query, this.store.vectors.dim, signal);
   }
 
@@ -710,6 +718,7 @@ export class VaultIndex implements VaultIndexApi {
     return embedPending(this.store, embedder, {
       concurrency: this.options.embedConcurrency,
       retry: this.options.retry,
+      firstAnswerTimeoutMs: this.options.embedFirstAnswerMs,
       clock: this.host.clock,
       signal,
       checkpointEveryMs: this.options.checkpointEveryMs,
@@ -896,10 +905,14 @@ function embedderErrorText(err: unknown, embedder: Embedder): string {
         return `The embedding service is not reachable (${err.message}). Search uses keywords only until it is back.`;
       case "model-missing":
         return err.message;
-      case "timeout":
-        return `The embedding model '${model}' did not answer in time. Search uses keywords only for now.`;
-      case "rate-limited":
-        return `The embedding service is rate-limiting requests. Search uses keywords only for now.`;
+      case "timeout": {
+        const within = /within (\d+ s)/.exec(err.message)?.[1];
+        return `The embedding model '${model}' did not answer ${within ? `within ${within}` : "in time"}. Search uses keywords only for now.`;
+      }
+      case "rate-limited": {
+        const wait = err.retryAfterMs !== undefined ? ` (it asks to wait ${waitText(err.retryAfterMs)})` : "";
+        return `The embedding service is rate-limiting requests${wait}. Search uses keywords only for now.`;
+      }
       default:
         return `Embedding failed: ${err.message}`;
     }

@@ -65,7 +65,7 @@ function fromStored(m: StoredMessage): MessageModel {
     sources: m.sources ?? [],
     agent: m.agent,
     notices: m.notices ?? [],
-    status: m.error ? "error" : m.stopped ? "stopped" : "done",
+    status: m.error ? "error" : m.stopped || m.partial ? "stopped" : "done",
     error: m.error ? { code: "stored", message: m.error, retryable: true } : undefined,
   };
 }
