@@ -42,6 +42,7 @@ import { buildOramaText, oramaTextSearch } from "./baseline-orama-text";
 import { buildCorpus, corpusChunks } from "./corpus";
 import { TextIndex } from "../src/core/indexing/text-index";
 import { workflowMeasurement } from "./workflow-bench";
+import { quality } from "./retrieval-quality";
 
 const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
@@ -512,7 +513,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, workflowMeasurement];
+export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, workflowMeasurement];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

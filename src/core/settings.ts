@@ -34,6 +34,11 @@ export interface KryptonSettings {
   // Retrieval
   defaultMode: RetrievalMode;
   similarityThreshold: number;
+  /**
+   * Share of meaning (vectors) against keywords in hybrid search, 0..1 (0.7 = the seed's "0.7 × meaning +
+   * 0.3 × keywords"; 0 ranks by keywords only, 1 by meaning only). Both sides are calibrated per query first.
+   */
+  semanticWeight: number;
   maxK: number;
   displayK: number;
   queryRewrite: boolean;
@@ -81,6 +86,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
 
   defaultMode: "rag",
   similarityThreshold: 0.25,
+  semanticWeight: 0.3,
   maxK: 10,
   displayK: 5,
   queryRewrite: false,

@@ -25,6 +25,7 @@ import {
 import { AbortedError, errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { IndexStore } from "./index-store";
+import { ANALYZER_VERSION } from "./text-analyzer";
 import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
 import { DimensionMismatchError } from "./vector-store";
 import type { VaultIndexApi } from "./vault-index-api";
@@ -291,12 +292,17 @@ export class VaultIndex implements VaultIndexApi {
 
   async searchChunks(query: string, options?: SearchOptions): Promise<ChunkHit[]> {
     await this.untilLoaded();
-    return searchChunks(this.searchSource, query, options);
+    return searchChunks(this.searchSource, query, this.withFusion(options));
   }
 
   async searchNotes(query: string, options?: SearchOptions): Promise<NoteHit[]> {
     await this.untilLoaded();
-    return searchNotes(this.searchSource, query, options);
+    return searchNotes(this.searchSource, query, this.withFusion(options));
+  }
+
+  /** The semantic weight setting, unless the caller chose one. */
+  private withFusion(options: SearchOptions = {}): SearchOptions {
+    return options.semanticWeight === undefined ? { ...options, semanticWeight: this.deps.settings().semanticWeight } : options;
   }
 
   private readonly searchSource: SearchSource = {
@@ -313,7 +319,7 @@ export class VaultIndex implements VaultIndexApi {
         const rec = this.store.chunkOfSlot(slot);
         if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
       });
-      return out;
+      return { hits: out, mean: hits.mean, std: hits.std };
     },
     cosineOf: (chunk, query) => {
       const rec = this.store.chunks.get(chunk.id);
@@ -372,7 +378,13 @@ export class VaultIndex implements VaultIndexApi {
       }
       // Another chunk size: keep everything, re-chunk on the sync that follows (unchanged chunk texts keep their vectors).
       this.rechunkAll = manifest.chunkMaxChars !== undefined && manifest.chunkMaxChars !== this.deps.settings().chunkMaxChars;
-      const damaged = await this.loadShards(manifest, slicer);
+      // Words saved by another analyser: re-analyse the chunk texts (vectors stay) and save the shards again.
+      const reanalyze = (manifest.analyzerVersion ?? 1) !== ANALYZER_VERSION;
+      const damaged = await this.loadShards(manifest, slicer, reanalyze);
+      if (reanalyze) {
+        this.host.logger.info("The text analyser changed: re-analysing note words (embeddings are kept)");
+        this.store.markAllDirty();
+      }
       if (damaged.length === 0) {
         this.generation = manifest.generation;
         return;
@@ -400,7 +412,7 @@ export class VaultIndex implements VaultIndexApi {
   }
 
   /** Returns the problems found (empty when every shard loaded). */
-  private async loadShards(manifest: Manifest, slicer: WorkSlicer): Promise<string[]> {
+  private async loadShards(manifest: Manifest, slicer: WorkSlicer, reanalyze: boolean): Promise<string[]> {
     const embedder = this.deps.embedder();
     const stored = manifest.embedder;
     // Another model's vectors are useless: do not even read them into memory.
@@ -415,7 +427,7 @@ export class VaultIndex implements VaultIndexApi {
       try {
         const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
         await slicer.tick();
-        await this.store.loadShard(entry, shard, keepVectors, slicer);
+        await this.store.loadShard(entry, shard, keepVectors, slicer, reanalyze);
       } catch (err) {
         if (isAbortError(err)) throw err;
         if (!(err instanceof IndexLoadError)) this.host.logger.warn("Reading an index shard failed", errorText(err));
@@ -632,6 +644,7 @@ export class VaultIndex implements VaultIndexApi {
       const manifest: Manifest = {
         format: INDEX_FORMAT,
         chunkerVersion: CHUNKER_VERSION,
+        analyzerVersion: ANALYZER_VERSION,
         chunkMaxChars: this.deps.settings().chunkMaxChars,
         embedder: this.store.vectorsOf && dim > 0 ? { id: this.store.vectorsOf, dim } : null,
         generation,

@@ -1,4 +1,5 @@
 import { TITLE_WEIGHT } from "../../../src/core/search/hybrid-search";
+import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { HashEmbedder } from "../../support/hash-embedder";
 import { makeHarness, type Harness } from "../indexing/index-harness";
@@ -53,7 +54,8 @@ describe("hybrid search", () => {
     await index.close();
   });
 
-  it("scores 0.7 × vector + 0.3 × keyword (keyword scores normalized to the best), plus a small title boost", async () => {
+  it("scores w × vector + (1 − w) × keyword (w = the semanticWeight setting), plus a small title boost", async () => {
+    const w = DEFAULT_SETTINGS.semanticWeight;
     const index = h.open();
     await index.open();
     // Words in no title or file name, so the title boost is 0 for every hit.
@@ -61,7 +63,7 @@ describe("hybrid search", () => {
     expect(hits.length).toBeGreaterThan(1);
     expect(Math.max(...hits.map((x) => x.keywordScore))).toBeCloseTo(1, 6);
     expect(hits.some((x) => x.vectorScore > 0 && x.vectorScore < 1)).toBe(true);
-    for (const x of hits) expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(0.7 * x.vectorScore + 0.3 * x.keywordScore, 5);
+    for (const x of hits) expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(w * x.vectorScore + (1 - w) * x.keywordScore, 5);
     // Keyword-only (no embedder): the keyword score alone.
     const keywordOnly = h.open({ embedder: null });
     await keywordOnly.open();
@@ -73,7 +75,7 @@ describe("hybrid search", () => {
     }
     // A title match lifts a hit by TITLE_WEIGHT / (1 + TITLE_WEIGHT) at most.
     const titled = (await index.searchChunks("photosynthesis", { limit: 10 })).find((x) => x.chunk.path === "Biology/Photosynthesis.md")!;
-    expect(titled.score * (1 + TITLE_WEIGHT)).toBeCloseTo(0.7 * titled.vectorScore + 0.3 * titled.keywordScore + TITLE_WEIGHT, 5);
+    expect(titled.score * (1 + TITLE_WEIGHT)).toBeCloseTo(w * titled.vectorScore + (1 - w) * titled.keywordScore + TITLE_WEIGHT, 5);
     await keywordOnly.close();
     await index.close();
   });
