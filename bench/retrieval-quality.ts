@@ -33,6 +33,7 @@ const METHODS: Method[] = [
   { name: "vector", options: { semanticWeight: 1 } },
   { name: "hybrid", options: {} },
   { name: "hybridRaw", options: { fusion: "raw" as FusionMethod, semanticWeight: 0.7 } },
+  { name: "hybridMinmax", options: { fusion: "minmax" as FusionMethod, semanticWeight: 0.5 } },
   { name: "hybridRrf", options: { fusion: "rrf" as FusionMethod, semanticWeight: 0.5 } },
   { name: "hybridW05", options: { semanticWeight: 0.5 } },
   { name: "hybridW03", options: { semanticWeight: 0.3 } },
@@ -86,6 +87,14 @@ export const quality: Measurement = {
       figures.hybridBetterThanKeyword = questions.filter((_, i) => better(ranksOf.hybrid[i], ranksOf.keyword[i])).length;
       figures.hybridWorseThanKeyword = questions.filter((_, i) => better(ranksOf.keyword[i], ranksOf.hybrid[i])).length;
 
+      // Chat retrieval drops excerpts below the similarity threshold: how many right answers would it keep?
+      let kept = 0;
+      for (const question of questions) {
+        const hit = (await index.searchNotes(question.q, { limit: 10 })).find((h) => h.path === question.expect);
+        if (hit && hit.score >= settings.similarityThreshold) kept++;
+      }
+      figures.similarityThreshold = settings.similarityThreshold;
+      figures.expectedNoteAboveThreshold = kept;
       let worstIrrelevant = 0;
       for (const q of IRRELEVANT) worstIrrelevant = Math.max(worstIrrelevant, (await index.searchNotes(q, { limit: 1 }))[0]?.score ?? 0);
       const relevantTop = await Promise.all(questions.map(async (q) => (await index.searchNotes(q.q, { limit: 1 }))[0]?.score ?? 0));

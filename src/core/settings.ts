@@ -85,8 +85,8 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   chunkMaxChars: 1500,
 
   defaultMode: "rag",
-  similarityThreshold: 0.25,
-  semanticWeight: 0.3,
+  similarityThreshold: 0.15,
+  semanticWeight: 0.7,
   maxK: 10,
   displayK: 5,
   queryRewrite: false,

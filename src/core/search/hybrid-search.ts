@@ -10,9 +10,9 @@ import { makeSnippet } from "./snippet";
  *
  *   keyword = BM25 / best BM25 among the candidates × the best candidate's coverage (the share of the
  *             query's IDF it contains: a query whose rare words occur nowhere cannot score high)
- *   vector  = (cosine − mean) / (VECTOR_SPREAD × sd), clamped to 0..1, where mean and sd are the query's
- *             cosine to every chunk of the vault (real models put related and unrelated texts in a narrow
- *             band, about 0.3–0.55 for USE: the raw cosine barely reordered anything)
+ *   vector  = (cosine − mean) / (1 − mean), 0..1, where mean is the query's mean cosine to every chunk of
+ *             the vault: each model puts unrelated texts at its own level (about 0.1 for USE Lite, higher
+ *             for others), so the raw cosine meant something different per model
  *   score   = (w × vector + (1 − w) × keyword + TITLE_WEIGHT × titleMatch) / (1 + TITLE_WEIGHT)
  *
  * w is the semanticWeight setting (0.7 by default, the first version's 0.7/0.3 split); without vectors
@@ -20,10 +20,8 @@ import { makeSnippet } from "./snippet";
  * words in the note's title, aliases or file name. `npm run bench -- --only quality` measures this against
  * reciprocal rank fusion and the first version's raw mix on a real model.
  */
-export const DEFAULT_SEMANTIC_WEIGHT = 0.3;
+export const DEFAULT_SEMANTIC_WEIGHT = 0.7;
 export const TITLE_WEIGHT = 0.1;
-/** How many standard deviations above the query's mean cosine count as a full vector match. */
-export const VECTOR_SPREAD = 4;
 /** Reciprocal rank fusion's damping constant (the usual 60). */
 const RRF_K = 60;
 /** Matching chunks listed per note in searchNotes (the best ones). */
@@ -150,13 +148,25 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
     if (c.coverage > bestCoverage) bestCoverage = c.coverage;
   }
   if (fusion === "rrf") assignRanks([...pool.values()]);
+  let minCos = Infinity;
+  let maxCos = -Infinity;
+  for (const c of pool.values()) {
+    if (c.cosine < minCos) minCos = c.cosine;
+    if (c.cosine > maxCos) maxCos = c.cosine;
+  }
   const titleCache = new Map<string, Set<string>>();
   const minScore = options.minScore ?? 0;
 
   const hits: ChunkHit[] = [];
   for (const c of pool.values()) {
     const keywordScore = maxBm25 > 0 ? (c.bm25 / maxBm25) * (fusion === "calibrated" ? bestCoverage : 1) : 0;
-    const vectorScore = queryVector ? (fusion === "calibrated" ? calibratedCosine(c.cosine, mean, std) : clamp01(c.cosine)) : 0;
+    const vectorScore = queryVector
+      ? fusion === "calibrated"
+        ? calibratedCosine(c.cosine, mean, std)
+        : fusion === "minmax"
+          ? (maxCos > minCos ? (c.cosine - minCos) / (maxCos - minCos) : 0)
+          : clamp01(c.cosine)
+      : 0;
     const title = weight < 1 ? titleMatch(c.chunk, queryTerms, titleCache) : 0;
     let base: number;
     if (!queryVector) base = keywordScore;
@@ -170,12 +180,15 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   return hits.slice(0, candidates);
 }
 
-/** A cosine as "how far above this query's typical cosine", 0..1. */
+/**
+ * A cosine as the share of the way from this query's typical cosine (its mean over the vault: what
+ * "unrelated" looks like for this model and query) to identical, 0..1. Removes each model's offset (USE
+ * Lite's unrelated texts sit near 0.1, other models' near 0.4) while keeping absolute differences, which
+ * tell a real match from the best of a poor lot better than a z-score does.
+ */
 function calibratedCosine(cosine: number, mean: number, std: number): number {
-  if (!(std > 1e-6)) return clamp01(cosine);
-  // Saturates smoothly instead of clamping: the best few must stay ordered among themselves.
-  const z = (cosine - mean) / std;
-  return z <= 0 ? 0 : 1 - Math.exp(-z / VECTOR_SPREAD);
+  if (!(std > 1e-6) || mean >= 1) return clamp01(cosine);
+  return clamp01((cosine - mean) / (1 - mean));
 }
 
 /** 1-based ranks of each candidate in the keyword list and in the vector list (0 = not in that list). */

@@ -2,10 +2,11 @@ import type { Chunk } from "../indexing/chunk";
 
 /**
  * calibrated: both signals put on a 0..1 scale that means the same for every query (the default);
+ * minmax: cosines min-max normalised over the candidates (per-query normalisation of both lists);
  * rrf: reciprocal rank fusion (ranks only); raw: the first version's 0.7 × raw cosine + 0.3 × keywords.
  * The alternatives are kept for `npm run bench`, which measures them side by side.
  */
-export type FusionMethod = "calibrated" | "rrf" | "raw";
+export type FusionMethod = "calibrated" | "minmax" | "rrf" | "raw";
 
 export interface SearchOptions {
   /** How many results (chunks, or notes when grouping by note). Default 10. */
