@@ -80,6 +80,28 @@ describe("hybrid search", () => {
     await index.close();
   });
 
+  it("follows the semanticWeight setting: 0 ranks by keywords only, 1 by meaning only", async () => {
+    const keywords = h.open({ settings: { semanticWeight: 0 } });
+    await keywords.open();
+    const kw = await keywords.searchChunks("green pigment absorbs", { limit: 10 });
+    expect(kw.length).toBeGreaterThan(0);
+    for (const x of kw) expect(x.vectorScore).toBe(0);
+    await keywords.close();
+    const meaning = h.open({ settings: { semanticWeight: 1 } });
+    await meaning.open();
+    const vec = await meaning.searchChunks("green pigment absorbs", { limit: 10 });
+    expect(vec.length).toBeGreaterThan(0);
+    for (const x of vec) {
+      expect(x.keywordScore).toBe(0);
+      expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(x.vectorScore, 5);
+    }
+    expect(vec.map((x) => x.vectorScore)).toEqual([...vec.map((x) => x.vectorScore)].sort((a, b) => b - a));
+    // A per-call weight wins over the setting.
+    const mixed = await meaning.searchChunks("green pigment absorbs", { limit: 10, semanticWeight: 0 });
+    for (const x of mixed) expect(x.vectorScore).toBe(0);
+    await meaning.close();
+  });
+
   it("gives scores in 0..1, best first, and snippets that show the matched words", async () => {
     const index = h.open();
     await index.open();
