@@ -111,6 +111,11 @@ export function detectLanguage(text: string): Language {
   return best;
 }
 
+/** A function word ("the", "sobre", "über", "о") in any supported language; `word` lower-cased. */
+export function isFunctionWord(word: string): boolean {
+  return STOP_LANGS.has(foldAccents(word));
+}
+
 function isStopWord(folded: string, lang: Language): boolean {
   const langs = STOP_LANGS.get(folded);
   return langs !== undefined && (langs.includes(lang) || langs.includes("en"));
