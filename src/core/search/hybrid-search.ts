@@ -107,11 +107,14 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   const weight = clamp01(options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT);
   const fusion: FusionMethod = options.fusion ?? "calibrated";
 
-  const [textHits, queryVector] = await Promise.all([
-    weight < 1 ? source.textSearch(trimmed, textLimit) : Promise.resolve([]),
+  const [allTextHits, queryVector] = await Promise.all([
+    source.textSearch(trimmed, textLimit),
     weight > 0 ? source.queryVector(trimmed, options.signal) : Promise.resolve(null),
   ]);
   if (options.signal?.aborted) return [];
+  // Meaning only, when there is meaning to rank by; without vectors the keywords still answer.
+  const meaningOnly = weight >= 1 && queryVector !== null;
+  const textHits = meaningOnly ? [] : allTextHits;
 
   const pool = new Map<string, Candidate>();
   for (const hit of textHits) {
@@ -167,7 +170,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
           ? (maxCos > minCos ? (c.cosine - minCos) / (maxCos - minCos) : 0)
           : clamp01(c.cosine)
       : 0;
-    const title = weight < 1 ? titleMatch(c.chunk, queryTerms, titleCache) : 0;
+    const title = meaningOnly ? 0 : titleMatch(c.chunk, queryTerms, titleCache);
     let base: number;
     if (!queryVector) base = keywordScore;
     else if (fusion === "rrf") base = (RRF_K + 1) * ((c.vectorRank > 0 ? weight / (RRF_K + c.vectorRank) : 0) + (c.keywordRank > 0 ? (1 - weight) / (RRF_K + c.keywordRank) : 0));

@@ -96,6 +96,11 @@ describe("hybrid search", () => {
       expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(x.vectorScore, 5);
     }
     expect(vec.map((x) => x.vectorScore)).toEqual([...vec.map((x) => x.vectorScore)].sort((a, b) => b - a));
+    // Without vectors (no embedding model) meaning-only still answers, by keywords.
+    const noModel = h.open({ embedder: null, settings: { semanticWeight: 1 } });
+    await noModel.open();
+    expect((await noModel.searchChunks("green pigment absorbs", { limit: 10 })).length).toBeGreaterThan(0);
+    await noModel.close();
     // A per-call weight wins over the setting.
     const mixed = await meaning.searchChunks("green pigment absorbs", { limit: 10, semanticWeight: 0 });
     for (const x of mixed) expect(x.vectorScore).toBe(0);
