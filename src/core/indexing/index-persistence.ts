@@ -37,6 +37,8 @@ export interface ShardEntry {
 export interface Manifest {
   format: number;
   chunkerVersion: number | string;
+  /** The text analyser the stored words came from (text-analyzer.ts); another version re-analyses on load, keeping vectors. Absent = 1. */
+  analyzerVersion?: number;
   /** The chunk size setting the notes were cut with (a change re-chunks, keeping vectors of unchanged texts). */
   chunkMaxChars?: number;
   /** Whose vectors the shards hold; null when none were ever made. */

@@ -26,6 +26,7 @@ import {
 import { AbortedError, errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { IndexStore } from "./index-store";
+import { ANALYZER_VERSION } from "./text-analyzer";
 import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
 import { DimensionMismatchError } from "./vector-store";
 import type { VaultIndexApi } from "./vault-index-api";
@@ -366,12 +367,17 @@ export class VaultIndex implements VaultIndexApi {
 
   async searchChunks(query: string, options?: SearchOptions): Promise<ChunkHit[]> {
     await this.untilLoaded();
-    return searchChunks(this.searchSource, query, options);
+    return searchChunks(this.searchSource, query, this.withFusion(options));
   }
 
   async searchNotes(query: string, options?: SearchOptions): Promise<NoteHit[]> {
     await this.untilLoaded();
-    return searchNotes(this.searchSource, query, options);
+    return searchNotes(this.searchSource, query, this.withFusion(options));
+  }
+
+  /** The semantic weight setting, unless the caller chose one. */
+  private withFusion(options: SearchOptions = {}): SearchOptions {
+    return options.semanticWeight === undefined ? { ...options, semanticWeight: this.deps.settings().semanticWeight } : options;
   }
 
   private readonly searchSource: SearchSource = {
@@ -388,7 +394,7 @@ export class VaultIndex implements VaultIndexApi {
         const rec = this.store.chunkOfSlot(slot);
         if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
       });
-      return out;
+      return { hits: out, mean: hits.mean, std: hits.std };
     },
     cosineOf: (chunk, query) => {
       const rec = this.store.chunks.get(chunk.id);
@@ -451,7 +457,13 @@ export class VaultIndex implements VaultIndexApi {
       }
       // Another chunk size: keep everything, re-chunk on the sync that follows (unchanged chunk texts keep their vectors).
       this.rechunkAll = manifest.chunkMaxChars !== undefined && manifest.chunkMaxChars !== this.deps.settings().chunkMaxChars;
-      const damaged = [...(manifest.repairs ?? []), ...(await this.strayShards(manifest)), ...(await this.loadShards(manifest, slicer))];
+      // Words saved by another analyser: re-analyse the chunk texts (vectors stay) and save the shards again.
+      const reanalyze = (manifest.analyzerVersion ?? 1) !== ANALYZER_VERSION;
+      const damaged = [...(manifest.repairs ?? []), ...(await this.strayShards(manifest)), ...(await this.loadShards(manifest, slicer, reanalyze))];
+      if (reanalyze) {
+        this.host.logger.info("The text analyser changed: re-analysing note words (embeddings are kept)");
+        this.store.markAllDirty();
+      }
       if (damaged.length === 0) {
         this.generation = manifest.generation;
         return;
@@ -491,7 +503,7 @@ export class VaultIndex implements VaultIndexApi {
   }
 
   /** Returns the problems found (empty when every shard loaded). */
-  private async loadShards(manifest: Manifest, slicer: WorkSlicer): Promise<string[]> {
+  private async loadShards(manifest: Manifest, slicer: WorkSlicer, reanalyze: boolean): Promise<string[]> {
     const embedder = this.deps.embedder();
     const stored = manifest.embedder;
     // Another model's vectors are useless: do not even read them into memory.
@@ -506,7 +518,7 @@ export class VaultIndex implements VaultIndexApi {
       try {
         const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
         await slicer.tick();
-        await this.store.loadShard(entry, shard, keepVectors, slicer);
+        await this.store.loadShard(entry, shard, keepVectors, slicer, reanalyze);
         // Notes over a per-note limit stay named after a restart, not only in the run that indexed them.
         for (const note of shard.notes) if (note.limited && this.store.notes.get(note.path) === note) this.partial.set(note.path, note.limited);
       } catch (err) {
@@ -755,6 +767,7 @@ export class VaultIndex implements VaultIndexApi {
       const manifest: Manifest = {
         format: INDEX_FORMAT,
         chunkerVersion: CHUNKER_VERSION,
+        analyzerVersion: ANALYZER_VERSION,
         chunkMaxChars: this.deps.settings().chunkMaxChars,
         embedder: this.store.vectorsOf && dim > 0 ? { id: this.store.vectorsOf, dim } : null,
         generation,

@@ -20,6 +20,9 @@ export interface VectorHits {
   slots: number[];
   /** Cosine similarity, -1..1, best first. */
   scores: number[];
+  /** Mean and standard deviation of the cosine over every stored vector: where "unrelated" lies for this query. */
+  mean: number;
+  std: number;
 }
 
 export class VectorStore {
@@ -138,7 +141,7 @@ export class VectorStore {
    */
   search(query: ArrayLike<number>, k: number, accept?: (slot: number) => boolean): VectorHits {
     const dim = this.dimension;
-    if (dim === 0 || k <= 0 || this.liveCount === 0 || query.length !== dim) return { slots: [], scores: [] };
+    if (dim === 0 || k <= 0 || this.liveCount === 0 || query.length !== dim) return { slots: [], scores: [], mean: 0, std: 0 };
     const q = new Float32Array(dim);
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += query[i] * query[i];
@@ -148,6 +151,9 @@ export class VectorStore {
     const heap = new TopK(k);
     const tail = dim - (dim % 4);
     const live = this.live;
+    // Freed slots are zero vectors: they add nothing to the sums.
+    let sum = 0;
+    let squares = 0;
     for (let b = 0; b < this.blocks.length; b++) {
       const data = this.blocks[b];
       const first = b * BLOCK_SLOTS;
@@ -166,13 +172,16 @@ export class VectorStore {
         }
         for (let i = tail; i < dim; i++) a0 += data[off + i] * q[i];
         const score = a0 + a1 + a2 + a3;
+        sum += score;
+        squares += score * score;
         if (score > heap.min) {
           const slot = first + s;
           if (live[slot] === 1 && (!accept || accept(slot))) heap.push(slot, score);
         }
       }
     }
-    return heap.sorted();
+    const mean = sum / this.liveCount;
+    return { ...heap.sorted(), mean, std: Math.sqrt(Math.max(0, squares / this.liveCount - mean * mean)) };
   }
 
   private ensureCapacity(slot: number): void {
@@ -225,7 +234,7 @@ class TopK {
     this.min = scores[0];
   }
 
-  sorted(): VectorHits {
+  sorted(): { slots: number[]; scores: number[] } {
     const order = this.slots.map((_, i) => i).sort((x, y) => this.scores[y] - this.scores[x]);
     return { slots: order.map((i) => this.slots[i]), scores: order.map((i) => this.scores[i]) };
   }
