@@ -13,6 +13,8 @@ export const DEFAULT_CONFIG_DIR = ".obsidian";
 export class FsVault implements VaultPort {
   readonly root: string;
   readonly configDir: string;
+  /** The last pending process() per absolute path: appends to one deck never interleave. */
+  private readonly processing = new Map<string, Promise<void>>();
 
   constructor(root: string, options: { configDir?: string } = {}) {
     this.root = resolve(root);
@@ -90,6 +92,52 @@ export class FsVault implements VaultPort {
       }
     } finally {
       await fs.rm(temp, { force: true });
+    }
+  }
+
+  /**
+   * Read, transform, then write a temp file beside the note and rename it over the note: readers see the
+   * old text or the new, never half. Calls for the same note are serialised within this process.
+   */
+  async process(path: string, fn: (current: string) => string): Promise<string> {
+    const full = this.resolveInside(path);
+    const previous = this.processing.get(full) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      let current: string;
+      try {
+        current = await fs.readFile(full, "utf8");
+      } catch (err) {
+        if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
+        throw err;
+      }
+      const next = fn(current);
+      if (next === current) return current;
+      const temp = join(dirname(full), `.krypton-write-${randomBytes(6).toString("hex")}.tmp`);
+      try {
+        await fs.writeFile(temp, next, { encoding: "utf8", flag: "wx" });
+        await fs.rename(temp, full);
+      } catch (err) {
+        await fs.rm(temp, { force: true });
+        throw err;
+      }
+      return next;
+    });
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.processing.set(full, settled);
+    void settled.then(() => {
+      if (this.processing.get(full) === settled) this.processing.delete(full);
+    });
+    return run;
+  }
+
+  async readConfigFile(path: string): Promise<string | null> {
+    try {
+      return await fs.readFile(this.resolveInside(`${this.configDir}/${path}`), "utf8");
+    } catch {
+      return null;
     }
   }
 

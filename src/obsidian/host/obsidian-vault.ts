@@ -59,6 +59,22 @@ export class ObsidianVault implements VaultPort {
     }
   }
 
+  /** Vault.process: Obsidian's own atomic read-modify-write, so an open editor and sync see one change. */
+  async process(path: string, fn: (current: string) => string): Promise<string> {
+    const file = this.fileAt(path);
+    if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
+    return this.app.vault.process(file, fn);
+  }
+
+  async readConfigFile(path: string): Promise<string | null> {
+    const p = normalizePath(`${this.configDir}/${path}`);
+    try {
+      return (await this.app.vault.adapter.exists(p)) ? await this.app.vault.adapter.read(p) : null;
+    } catch {
+      return null;
+    }
+  }
+
   onChange(listener: (event: VaultEvent) => void): Unsubscribe {
     let active = true;
     const emit = (event: VaultEvent) => {

@@ -30,6 +30,17 @@ export class MemoryVault implements VaultPort {
     this.files.set(path, { content, mtime: Date.now() });
     for (const l of this.listeners) l({ type: "create", path });
   }
+  async process(path: string, fn: (current: string) => string): Promise<string> {
+    const f = this.files.get(path);
+    if (!f) throw new NoteNotFoundError(path);
+    const next = fn(f.content);
+    this.files.set(path, { content: next, mtime: Date.now() });
+    for (const l of this.listeners) l({ type: "modify", path });
+    return next;
+  }
+  async readConfigFile(): Promise<string | null> {
+    return null;
+  }
   onChange(listener: (e: VaultEvent) => void) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

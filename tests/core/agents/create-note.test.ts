@@ -102,6 +102,8 @@ describe("NoteOperations.createNote", () => {
         attempts.push(p);
         await inner.createNote(p, c);
       },
+      process: (p, fn) => inner.process(p, fn),
+      readConfigFile: (p) => inner.readConfigFile(p),
       onChange: (l) => inner.onChange(l),
       configDir: inner.configDir,
     });
@@ -182,6 +184,8 @@ describe("NoteOperations.createNote", () => {
       listNotes: () => inner.listNotes(),
       readNote: (p) => inner.readNote(p),
       exists: (p) => inner.exists(p),
+      process: (p, fn) => inner.process(p, fn),
+      readConfigFile: (p) => inner.readConfigFile(p),
       onChange: (l) => inner.onChange(l),
       configDir: inner.configDir,
       createNote: async () => {

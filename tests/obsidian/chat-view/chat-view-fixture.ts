@@ -199,6 +199,16 @@ export class MemoryVault implements VaultPort {
     if (this.files.has(path)) throw new NoteExistsError(path);
     this.files.set(path, content);
   }
+  async process(path: string, fn: (current: string) => string): Promise<string> {
+    const f = this.files.get(path);
+    if (f === undefined) throw new Error(`missing ${path}`);
+    const next = fn(f);
+    this.files.set(path, next);
+    return next;
+  }
+  async readConfigFile(): Promise<string | null> {
+    return null;
+  }
   onChange() {
     return () => {};
   }

@@ -316,6 +316,14 @@ export class Vault extends Events {
     this.trigger("modify", file);
   }
 
+  /** Like Obsidian: reads, applies fn, writes the result and fires "modify"; resolves with the new text. */
+  async process(file: TFile, fn: (data: string) => string): Promise<string> {
+    const current = await this.adapter.read(file.path);
+    const next = fn(current);
+    await this.modify(file, next);
+    return next;
+  }
+
   async delete(file: TAbstractFile): Promise<void> {
     await fs.rm(this.adapter.getFullPath(file.path), { recursive: true });
     const gone = [...this.files.values()].filter((f) => f === file || f.path.startsWith(file.path + "/"));
