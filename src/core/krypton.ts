@@ -19,6 +19,9 @@ import { registerNoteTools } from "./tools/note-tools";
 import { ToolRegistry } from "./tools/tool-registry";
 import { WorkflowService } from "./workflows/workflow-service";
 import { registerWorkflowTool } from "./workflows/workflow-tool";
+import { FlashcardService } from "./flashcards/flashcard-service";
+import { registerFlashcardTool } from "./flashcards/flashcard-tool";
+import { createFlashcardAgent } from "./flashcards/flashcard-agent";
 
 /**
  * Krypton's core, wired once per vault. The Obsidian plugin, the CLI and the MCP server all use this
@@ -41,6 +44,7 @@ export interface KryptonCore {
    * their tools into `tools` as "server:tool"; `instructions()` for the system prompt; `listTools()` by server.
    */
   readonly mcp: McpClientManager;
+  readonly flashcards: FlashcardService;
   /** Null when no chat model is configured. */
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
@@ -64,7 +68,9 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   const index = new VaultIndex({ host, settings: getSettings, embedder: getEmbedder });
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
-  const agents = createAgents({ host, settings: getSettings, operations, chatModel: getChatModel });
+  const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
+  // Flashcards first: its requests ("make flashcards about X") would otherwise read as "make a note about X".
+  const agents = [createFlashcardAgent({ flashcards, logger: host.logger }), ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel })];
   const chat = new ChatService({
     host,
     settings: getSettings,
@@ -85,6 +91,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   // Flows may name an MCP server configured in settings (its tools come with it), never start one.
   const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
   registerWorkflowTool(tools, workflows);
+  registerFlashcardTool(tools, flashcards);
 
   return {
     host,
@@ -102,6 +109,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     tools,
     workflows,
     mcp,
+    flashcards,
     chatModel: getChatModel,
     embedder: getEmbedder,
     close: async () => {

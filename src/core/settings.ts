@@ -61,6 +61,8 @@ export interface KryptonSettings {
   intentClassifier: boolean;
   newNoteFolder: string;
   openCreatedNote: boolean;
+  /** Where Krypton's flashcard decks go (one note per deck). */
+  flashcardsFolder: string;
 
   // MCP bridge (desktop only)
   mcpEnabled: boolean;
@@ -113,6 +115,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   intentClassifier: false,
   newNoteFolder: "Krypton",
   openCreatedNote: true,
+  flashcardsFolder: "Flashcards",
 
   mcpEnabled: false,
   mcpPort: 27_123,

@@ -1,0 +1,89 @@
+import type { ParsedCard } from "./card-parser";
+import type { SrFormat } from "./sr-format";
+
+/** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
+export interface NewCard {
+  kind: "basic" | "reversed" | "cloze";
+  /** Basic/reversed: the question. Cloze: the full sentence with ==deletions==. */
+  front: string;
+  /** Basic/reversed: the answer. Cloze: unused (""). */
+  back: string;
+  source: string;
+}
+
+/** The frontmatter key that marks a note as a Krypton deck; Krypton appends to no other note. */
+export const DECK_MARKER = "krypton-deck";
+
+/**
+ * One card as one line in SR's syntax, ending with its source link. Single-line forms only: the text was
+ * flattened and checked for separators before (see cleanCard), so the line always parses back to this card.
+ */
+export function formatCard(card: NewCard, format: SrFormat): string {
+  const link = `[[${card.source}]]`;
+  if (card.kind === "cloze") {
+    if (format.clozeHighlights) return `${card.front} ${link}`;
+    if (format.clozeBold) return `${card.front.replace(/==([^=\n]+?)==/g, "**$1**")} ${link}`;
+    // Clozes turned off in SR: ask the same thing as a basic card.
+    const answers = [...card.front.matchAll(/==([^=\n]+?)==/g)].map((m) => m[1]);
+    return `${card.front.replace(/==([^=\n]+?)==/g, "…")}${format.singleLine}${answers.join(", ")} ${link}`;
+  }
+  const sep = card.kind === "reversed" ? format.singleLineReversed : format.singleLine;
+  return `${card.front}${sep}${card.back} ${link}`;
+}
+
+/** The deck tag for a deck name under the user's first SR tag: "#flashcards/aws-saa". */
+export function deckTag(deckName: string, format: SrFormat): string {
+  const slug =
+    deckName
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .replace(/[^\p{L}\p{N}_-]+/gu, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60) || "cards";
+  return `${format.tags[0] ?? "#flashcards"}/${slug}`;
+}
+
+/** A new deck note: frontmatter marking it as Krypton's, the deck tag in the body, then the cards. */
+export function newDeckNote(deckName: string, tag: string, cards: string[], createdIso: string): string {
+  const name = JSON.stringify(deckName);
+  const head = ["---", `${DECK_MARKER}: true`, `deck: ${name}`, `created: ${createdIso}`, "---", "", tag, ""].join("\n");
+  return `${head}\n${cards.map((c) => `${c}\n\n`).join("")}`;
+}
+
+/**
+ * Old text plus new cards, never touching a byte of the old text: only a separating newline or two is
+ * added so the old last card keeps its blank line, and the deck tag is repeated when the note's last tag
+ * line points elsewhere (a user's edit), so the new cards still land in their deck.
+ */
+export function appendCards(current: string, cards: string[], tag: string, trailingDecks: string[]): string {
+  if (!cards.length) return current;
+  const lead = current === "" || current.endsWith("\n\n") ? "" : current.endsWith("\n") ? "\n" : "\n\n";
+  const needTag = !trailingDecks.includes(tag.slice(1));
+  const block = `${needTag ? `${tag}\n\n` : ""}${cards.map((c) => `${c}\n\n`).join("")}`;
+  const next = current + lead + block;
+  // The promise this module makes; cheap to check, fatal to break.
+  if (!next.startsWith(current)) throw new Error("appendCards would change existing text");
+  return next;
+}
+
+/**
+ * The key two cards share when they ask the same thing: the question (cloze: the sentence) lower-cased,
+ * without links, scheduling comments, markup and punctuation. Rewording the source changes it; a second
+ * run over the same text does not.
+ */
+export function cardKey(front: string): string {
+  return front
+    .replace(/<!--SR:[^>]*-->/g, "")
+    .replace(/\[\[[^\]]*\]\]/g, "")
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[=*_`~{}]/g, "")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
+
+/** Keys of a deck's existing cards (SR comments, user edits and all). */
+export function existingKeys(cards: readonly ParsedCard[]): Set<string> {
+  return new Set(cards.map((c) => cardKey(c.front)));
+}

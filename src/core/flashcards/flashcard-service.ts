@@ -1,0 +1,224 @@
+import type { VaultIndexApi } from "../indexing/vault-index-api";
+import { AgentError } from "../notes/agent-error";
+import { normalizeVaultPath } from "../notes/note-paths";
+import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
+import type { ChatModel } from "../ports/chat-model";
+import type { Host } from "../ports/host";
+import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
+import type { KryptonSettings } from "../settings";
+import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
+import { localDate } from "../util/local-date";
+import { parseCards } from "./card-parser";
+import { FLASHCARD_LIMITS, generateCards, notePassages, type GenerationCounts, type Passage } from "./card-generator";
+import { appendCards, cardKey, DECK_MARKER, deckTag, existingKeys, formatCard, newDeckNote, type NewCard } from "./card-writer";
+import { loadSrFormat } from "./sr-format";
+
+export interface FlashcardsDeps {
+  host: Host;
+  settings: () => KryptonSettings;
+  index: VaultIndexApi;
+  chatModel: () => ChatModel | null;
+}
+
+export interface FlashcardRequest {
+  /** A vault note to make cards from (the whole note, or `selection` of it). */
+  notePath?: string;
+  /** Text selected in notePath: cards come from it alone, still linked to notePath. */
+  selection?: string;
+  /** A topic: passages come from the index, like the topic summary. */
+  topic?: string;
+  /** Deck name; defaults to the note's title or the topic. */
+  deck?: string;
+  /** Cards at most (default 10, at most 30). */
+  max?: number;
+  signal?: AbortSignal;
+}
+
+export interface FlashcardRun {
+  deckPath: string;
+  deckName: string;
+  /** True when this run created the deck note. */
+  createdDeck: boolean;
+  added: NewCard[];
+  counts: GenerationCounts;
+  /** Notes the passages came from. */
+  sources: string[];
+  /** Parts of a long source the cap left out (0 when all was read). */
+  partsSkipped: number;
+  text: string;
+}
+
+/**
+ * Flashcards from a note, a selection or a topic, written in the Spaced Repetition plugin's format into a
+ * deck note of Krypton's (never the source): created new, or appended through VaultPort.process so every
+ * existing byte — scheduling comments included — stays as it was. One implementation for chat, commands,
+ * CLI and MCP.
+ */
+export class FlashcardService {
+  constructor(private readonly deps: FlashcardsDeps) {}
+
+  async generate(request: FlashcardRequest): Promise<FlashcardRun> {
+    const { host } = this.deps;
+    const model = this.deps.chatModel();
+    if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
+    const max = clampMax(request.max);
+    const format = await loadSrFormat(host.vault);
+    const { title, passages, sources } = await this.passagesFor(request);
+    if (!passages.length) throw new AgentError(`There is no text to make flashcards from in ${title}.`, "invalid-input");
+
+    const deckName = cleanDeckName(request.deck ?? title);
+    const deckPath = this.deckPathFor(deckName);
+    const tag = deckTag(deckName, format);
+    const existingText = await this.readDeck(deckPath);
+    const existing = existingText === null ? new Set<string>() : existingKeys(parseCards(existingText, format).cards);
+
+    const generated = await generateCards({ model, title, passages, max, format, existing, signal: request.signal });
+    throwIfAborted(request.signal);
+    const lines = generated.cards.map((c) => formatCard(c, format));
+    const partsSkipped = generated.partsTotal - generated.partsUsed;
+    let createdDeck = false;
+    let added = generated.cards;
+    if (lines.length) {
+      const result = await this.write(deckPath, deckName, tag, lines, generated.cards);
+      createdDeck = result.created;
+      added = result.added;
+      generated.counts.duplicates += generated.cards.length - added.length;
+    }
+    host.logger.info("flashcards: run", { deckPath, added: added.length, ...generated.counts });
+    const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped };
+    return { ...run, text: flashcardRunText(run) };
+  }
+
+  /** Creates the deck, or appends to it when it exists (or appeared meanwhile); de-duplicates against what is there at write time. */
+  private async write(deckPath: string, deckName: string, tag: string, lines: string[], cards: NewCard[]): Promise<{ created: boolean; added: NewCard[] }> {
+    const { vault } = this.deps.host;
+    if (!(await vault.exists(deckPath))) {
+      try {
+        await vault.createNote(deckPath, newDeckNote(deckName, tag, lines, localDate(this.deps.host.clock.now())));
+        return { created: true, added: cards };
+      } catch (err) {
+        if (!(err instanceof NoteExistsError)) throw new AgentError(`Could not create ${deckPath}: ${errorMessage(err)}`, "failed");
+      }
+    }
+    const format = await loadSrFormat(vault);
+    let added: NewCard[] = [];
+    try {
+      await vault.process(deckPath, (current) => {
+        const parsed = parseCards(current, format);
+        if (parsed.frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
+        const keys = existingKeys(parsed.cards);
+        const keep = cards.map((c, i) => ({ c, line: lines[i] })).filter(({ c }) => !keys.has(cardKey(c.front)));
+        added = keep.map((k) => k.c);
+        return appendCards(current, keep.map((k) => k.line), tag, parsed.trailingDecks);
+      });
+    } catch (err) {
+      if (err instanceof AgentError) throw err;
+      throw new AgentError(`Could not add cards to ${deckPath}: ${errorMessage(err)}`, "failed");
+    }
+    return { created: false, added };
+  }
+
+  /** The deck's text, or null when there is none yet; refuses a note that is not a Krypton deck. */
+  private async readDeck(deckPath: string): Promise<string | null> {
+    let text: string;
+    try {
+      text = await this.deps.host.vault.readNote(deckPath);
+    } catch (err) {
+      if (err instanceof NoteNotFoundError) return null;
+      throw new AgentError(`Could not read ${deckPath}: ${errorMessage(err)}`, "failed");
+    }
+    if (parseCards(text.slice(0, 2000)).frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
+    return text;
+  }
+
+  deckPathFor(deckName: string): string {
+    const folder = normalizeVaultPath(this.deps.settings().flashcardsFolder, this.deps.host.vault.configDir, "folder");
+    const file = `${cleanDeckName(deckName).replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").trim()}.md`;
+    return folder ? `${folder}/${file}` : file;
+  }
+
+  private async passagesFor(request: FlashcardRequest): Promise<{ title: string; passages: Passage[]; sources: string[] }> {
+    const { vault } = this.deps.host;
+    if (request.notePath) {
+      const path = normalizeVaultPath(request.notePath, vault.configDir, "note path");
+      if (!/\.md$/i.test(path)) throw new AgentError(`Only markdown notes (.md) can be made into flashcards: ${path}`, "invalid-input");
+      if (this.isDeckFolder(path)) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
+      let content: string;
+      try {
+        content = await vault.readNote(path);
+      } catch (err) {
+        if (err instanceof NoteNotFoundError) throw new AgentError(`Note not found: ${path}`, "not-found");
+        throw new AgentError(`Could not read ${path}: ${errorMessage(err)}`, "failed");
+      }
+      const { title, body } = readableNote(path, content);
+      const text = request.selection?.trim() ? request.selection : body;
+      return { title, passages: notePassages(text, path.replace(/\.md$/i, "")), sources: [path] };
+    }
+    const topic = (request.topic ?? "").replace(/\s+/g, " ").trim();
+    if (!topic) throw new AgentError("Missing required parameter: note or topic", "invalid-input");
+    if (topic.length > 200) throw new AgentError("The topic is too long (at most 200 characters).", "invalid-input");
+    const status = this.deps.index.status();
+    if (!(status.state === "ready" || (status.state === "indexing" && status.chunks > 0))) {
+      throw new AgentError("The index is not ready yet: index the vault first, then ask for flashcards about a topic.", "index-not-ready");
+    }
+    let hits;
+    try {
+      hits = await this.deps.index.searchChunks(`notes about ${topic}`, { limit: 24, signal: request.signal });
+    } catch (err) {
+      if (isAbortError(err)) throw err;
+      throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
+    }
+    const kept = mentioningTopic(
+      hits.filter((h) => !this.isDeckFolder(h.chunk.path)),
+      (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`,
+      significantWords(topic),
+    ).slice(0, 8);
+    if (!kept.length) throw new AgentError(`No notes match '${topic}'`, "not-found");
+    const passages: Passage[] = [];
+    for (const hit of kept) {
+      const heading = hit.chunk.headings[hit.chunk.headings.length - 1];
+      const target = hit.chunk.path.replace(/\.md$/i, "");
+      const text = hit.chunk.text.slice(0, FLASHCARD_LIMITS.passageChars * 2);
+      passages.push({ n: passages.length + 1, text, source: heading ? `${target}#${heading.replace(/[#^[\]|]/g, " ").trim()}` : target });
+    }
+    return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))] };
+  }
+
+  private isDeckFolder(path: string): boolean {
+    const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
+    return folder !== "" && (path === folder || path.startsWith(`${folder}/`));
+  }
+}
+
+function notADeck(path: string): AgentError {
+  return new AgentError(
+    `${path} exists and is not a Krypton deck (no "${DECK_MARKER}: true" in its frontmatter). Krypton never changes your notes: choose another deck name.`,
+    "invalid-input",
+  );
+}
+
+function clampMax(max: number | undefined): number {
+  if (max === undefined) return FLASHCARD_LIMITS.defaultCards;
+  if (!Number.isFinite(max) || max < 1) throw new AgentError("The number of cards must be at least 1.", "invalid-input");
+  return Math.min(FLASHCARD_LIMITS.maxCards, Math.floor(max));
+}
+
+function cleanDeckName(name: string): string {
+  const clean = name.replace(/\s+/g, " ").trim().slice(0, 80);
+  if (!clean) throw new AgentError("The deck name is empty.", "invalid-input");
+  return clean;
+}
+
+export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
+  const { counts } = run;
+  const head = run.added.length
+    ? `Added ${run.added.length} flashcard${run.added.length === 1 ? "" : "s"} to [[${run.deckPath.replace(/\.md$/i, "")}]]${run.createdDeck ? " (new deck)" : ""}.`
+    : `No new flashcards: ${run.deckPath} already has cards for everything the model suggested.`;
+  const notes: string[] = [];
+  if (counts.duplicates) notes.push(`${counts.duplicates} already in the deck`);
+  if (counts.ungrounded) notes.push(`${counts.ungrounded} dropped for citing no passage of the source`);
+  if (counts.unusable) notes.push(`${counts.unusable} dropped as not a valid card`);
+  if (run.partsSkipped) notes.push(`the last ${run.partsSkipped} part(s) of the source were not read (card limit)`);
+  const list = run.added.map((c) => `- ${c.kind === "cloze" ? c.front : `${c.front} → ${c.back}`}`).join("\n");
+  return [head, notes.length ? `Skipped: ${notes.join("; ")}.` : "", list].filter(Boolean).join("\n\n");
+}

@@ -1,0 +1,76 @@
+import type { VaultPort } from "../ports/vault";
+
+/**
+ * The Spaced Repetition plugin's card syntax, as the user configured it. Defaults are the plugin's own;
+ * users often change "::" because Dataview inline fields use it, so separators come from its data.json.
+ */
+export interface SrFormat {
+  singleLine: string;
+  singleLineReversed: string;
+  multiLine: string;
+  multiLineReversed: string;
+  /** A line that ends a multi-line or cloze card instead of a blank line ("" = a blank line ends it). */
+  endMarker: string;
+  /** Tags that mark decks ("#flashcards"); nested tags ("#flashcards/bio") are sub-decks. */
+  tags: string[];
+  clozeHighlights: boolean;
+  clozeBold: boolean;
+  clozeCurly: boolean;
+  /** SR writes its scheduling comment on the card's last line instead of the next one. */
+  commentOnSameLine: boolean;
+}
+
+export const DEFAULT_SR_FORMAT: SrFormat = {
+  singleLine: "::",
+  singleLineReversed: ":::",
+  multiLine: "?",
+  multiLineReversed: "??",
+  endMarker: "",
+  tags: ["#flashcards"],
+  clozeHighlights: true,
+  clozeBold: false,
+  clozeCurly: false,
+  commentOnSameLine: false,
+};
+
+/** Where the plugin keeps its settings, relative to the vault's config folder. */
+export const SR_DATA_JSON = "plugins/obsidian-spaced-repetition/data.json";
+
+/** Reads the user's separators from an SR data.json text; anything missing or odd keeps the default. */
+export function srFormatFromData(json: string | null): SrFormat {
+  if (!json) return { ...DEFAULT_SR_FORMAT };
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    return { ...DEFAULT_SR_FORMAT };
+  }
+  const settings = (data as { settings?: Record<string, unknown> } | null)?.settings;
+  if (!settings || typeof settings !== "object") return { ...DEFAULT_SR_FORMAT };
+  const text = (key: string, fallback: string) => {
+    const v = settings[key];
+    return typeof v === "string" && v.trim() !== "" ? v.trim() : fallback;
+  };
+  const flag = (key: string, fallback: boolean) => (typeof settings[key] === "boolean" ? (settings[key]) : fallback);
+  const tags = Array.isArray(settings.flashcardTags)
+    ? settings.flashcardTags.filter((t): t is string => typeof t === "string" && t.startsWith("#") && t.length > 1)
+    : [];
+  const endMarker = settings.multilineCardEndMarker;
+  return {
+    singleLine: text("singleLineCardSeparator", DEFAULT_SR_FORMAT.singleLine),
+    singleLineReversed: text("singleLineReversedCardSeparator", DEFAULT_SR_FORMAT.singleLineReversed),
+    multiLine: text("multilineCardSeparator", DEFAULT_SR_FORMAT.multiLine),
+    multiLineReversed: text("multilineReversedCardSeparator", DEFAULT_SR_FORMAT.multiLineReversed),
+    endMarker: typeof endMarker === "string" ? endMarker.trim() : "",
+    tags: tags.length ? tags : [...DEFAULT_SR_FORMAT.tags],
+    clozeHighlights: flag("convertHighlightsToClozes", true),
+    clozeBold: flag("convertBoldTextToClozes", false),
+    clozeCurly: flag("convertCurlyBracketsToClozes", false),
+    commentOnSameLine: flag("cardCommentOnSameLine", false),
+  };
+}
+
+/** The SR plugin's format in this vault: its data.json when installed, else its defaults. */
+export async function loadSrFormat(vault: VaultPort): Promise<SrFormat> {
+  return srFormatFromData(await vault.readConfigFile(SR_DATA_JSON).catch(() => null));
+}
