@@ -69,7 +69,8 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
       fence = fenceMatch[1];
       continue;
     }
-    if (trimmed === "" || (format.endMarker && trimmed === format.endMarker)) {
+    // With an end marker set, SR lets multi-line and cloze cards contain blank lines: only the marker ends them.
+    if (format.endMarker ? trimmed === format.endMarker : trimmed === "") {
       flush();
       continue;
     }
@@ -93,6 +94,10 @@ function readBlock(
   const content: { index: number; text: string; ownDecks: string[] | null }[] = [];
   for (const index of block) {
     const raw = lines[index];
+    if (raw.trim() === "") {
+      if (content.length) content.push({ index, text: "", ownDecks: null });
+      continue;
+    }
     const tags = leadingTags(raw);
     if (tags.rest.trim() === "") {
       const deckTags = tags.tags.filter(isDeckTag);

@@ -1,0 +1,125 @@
+import { parseCards } from "../../../src/core/flashcards/card-parser";
+import { appendCards, deckTag, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
+import { DEFAULT_SR_FORMAT, type SrFormat } from "../../../src/core/flashcards/sr-format";
+import { FsVault } from "../../../src/node/fs-vault";
+import { makeTempVault } from "../../support/temp-vault";
+
+/** Deterministic PRNG so a failure reproduces (seed in the test name). */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ["cell", "ATP", "ключ", "数据", "émigré", "λ", "🙂", "x=1", "a|b", "[[Link]]", "#tag", "**bold**", "==hi==", "`code`", "::", "?"];
+
+/** A deck note as it looks after weeks of SR reviews and hand edits. */
+function deckNote(random: () => number, format: SrFormat): string {
+  const pick = <T,>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+  const words = (n: number) => Array.from({ length: 1 + Math.floor(random() * n) }, () => pick(WORDS.filter((w) => w !== "::" && w !== "?"))).join(" ");
+  const date = () => `20${20 + Math.floor(random() * 10)}-0${1 + Math.floor(random() * 9)}-1${Math.floor(random() * 9)}`;
+  const sm2 = () => `<!--SR:!${date()},${Math.floor(random() * 300)},${130 + Math.floor(random() * 200)}-->`;
+  const fsrs = () => `<!--SR:!fsrs,${date()},${(random() * 40).toFixed(2)},${(random() * 10).toFixed(2)},${Math.floor(random() * 4)}-->`;
+  const nl = random() < 0.2 ? "\r\n" : "\n";
+  const parts: string[] = ["---", "krypton-deck: true", `deck: "Deck ${Math.floor(random() * 9)}"`, "---", "", "#flashcards/deck", ""];
+  const n = Math.floor(random() * 25);
+  for (let i = 0; i < n; i++) {
+    const r = random();
+    let card: string;
+    if (r < 0.35) card = `${words(4)}${format.singleLine}${words(4)}`;
+    else if (r < 0.5) card = `${words(4)}${format.singleLineReversed}${words(3)}`;
+    else if (r < 0.65) card = `${words(3)}${nl}${format.multiLine}${nl}${words(5)}`;
+    else if (r < 0.8) card = `${words(3)} ==${words(2)}== ${words(2)}`;
+    else if (r < 0.9) card = `## ${words(3)}`; // user heading
+    else card = `${pick(["#flashcards/other", "#flashcards/deck", "Just a thought"])} ${random() < 0.5 ? words(3) : ""}`.trimEnd();
+    const s = random();
+    if (s < 0.3) card += `${nl}${sm2()}`;
+    else if (s < 0.4) card += ` ${sm2()}`;
+    else if (s < 0.5) card += `${nl}${fsrs()}`;
+    parts.push(card, random() < 0.85 ? "" : "   ");
+  }
+  let text = parts.join(nl);
+  // Endings users leave: none, one newline, many, trailing spaces.
+  const end = random();
+  if (end < 0.25) text = text.replace(/\s+$/u, "");
+  else if (end < 0.5) text = text.replace(/\s+$/u, "") + nl;
+  else if (end < 0.6) text += `${nl}${nl}${nl}`;
+  else if (end < 0.7) text += "  ";
+  return text;
+}
+
+const NEW: NewCard[] = [
+  { kind: "basic", front: "What is the powerhouse of the cell?", back: "Mitochondria", source: "Bio/Cell#Organelles" },
+  { kind: "reversed", front: "ATP", back: "adenosine triphosphate", source: "Bio/Cell" },
+  { kind: "cloze", front: "Plants make ==glucose== from light", back: "", source: "Bio/Photosynthesis#Light" },
+];
+
+describe("appending cards never changes existing bytes", () => {
+  const formats: [string, SrFormat][] = [
+    ["default separators", DEFAULT_SR_FORMAT],
+    ["custom separators", { ...DEFAULT_SR_FORMAT, singleLine: ";;", singleLineReversed: ";;;", multiLine: "%%", multiLineReversed: "%%%" }],
+  ];
+  it.each(formats)("%s: 400 generated deck notes with SR comments and user edits", (_name, format) => {
+    const tag = deckTag("Deck", format);
+    for (let seed = 1; seed <= 400; seed++) {
+      const random = rng(seed);
+      const before = deckNote(random, format);
+      const parsedBefore = parseCards(before, format);
+      const lines = NEW.slice(0, 1 + (seed % 3)).map((c) => formatCard(c, format));
+      const after = appendCards(before, lines, tag, parsedBefore.trailingDecks);
+      // 1. The old text is a byte-for-byte prefix.
+      if (!after.startsWith(before)) throw new Error(`seed ${seed}: old content changed`);
+      const parsedAfter = parseCards(after, format);
+      // 2. Every old card reads the same (text, deck, schedule).
+      const strip = (c: (typeof parsedBefore.cards)[number]) => ({ kind: c.kind, front: c.front, back: c.back, decks: c.decks, schedules: c.schedules });
+      expect({ seed, cards: parsedAfter.cards.slice(0, parsedBefore.cards.length).map(strip) }).toEqual({ seed, cards: parsedBefore.cards.map(strip) });
+      // 3. The new cards parse back as themselves, in the deck, each followed by a blank line.
+      const added = parsedAfter.cards.slice(parsedBefore.cards.length);
+      expect({ seed, fronts: added.map((c) => c.front.replace(/ \[\[.*\]\]$/, "")) }).toEqual({
+        seed,
+        fronts: lines.map((l, i) => (NEW[i].kind === "cloze" ? l.replace(/ \[\[.*\]\]$/, "") : NEW[i].front)),
+      });
+      expect(added.every((c) => c.decks.includes(tag.slice(1)))).toBe(true);
+      expect(after.endsWith("\n\n")).toBe(true);
+    }
+  });
+});
+
+describe("FsVault.process", () => {
+  it("appends through an atomic rewrite: old bytes stay a prefix, concurrent appends all land", async () => {
+    const before = "---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n<!--SR:!2024-08-16,51,230-->";
+    const temp = await makeTempVault({ "Flashcards/X.md": before });
+    try {
+      const vault = new FsVault(temp.root);
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) => vault.process("Flashcards/X.md", (current) => appendCards(current, [`Q${i}::A${i}`], "#flashcards/x", ["flashcards/x"]))),
+      );
+      const after = await temp.read("Flashcards/X.md");
+      expect(after.startsWith(before)).toBe(true);
+      expect(parseCards(after).cards).toHaveLength(11);
+      await expect(vault.process("Flashcards/Missing.md", (c) => c)).rejects.toThrow("Note not found");
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("a throwing transform writes nothing", async () => {
+    const temp = await makeTempVault({ "D.md": "keep me" });
+    try {
+      const vault = new FsVault(temp.root);
+      await expect(
+        vault.process("D.md", () => {
+          throw new Error("no");
+        }),
+      ).rejects.toThrow("no");
+      expect(await temp.read("D.md")).toBe("keep me");
+    } finally {
+      await temp.cleanup();
+    }
+  });
+});
