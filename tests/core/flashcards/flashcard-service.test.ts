@@ -1,0 +1,229 @@
+import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
+import { createFlashcardAgent } from "../../../src/core/flashcards/flashcard-agent";
+import { parseCards } from "../../../src/core/flashcards/card-parser";
+import { srFormatFromData } from "../../../src/core/flashcards/sr-format";
+import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
+
+const SOURCE = [
+  "# Photosynthesis",
+  "",
+  "Photosynthesis turns light into chemical energy. It happens in the chloroplasts.",
+  "",
+  "## Light reactions",
+  "",
+  "The light reactions split water and release oxygen. They make ATP and NADPH.",
+  "",
+  "## Calvin cycle",
+  "",
+  "The Calvin cycle fixes carbon dioxide into sugar using ATP.",
+  "",
+].join("\n");
+
+type ModelCard = { type: string; front: string; back?: string; passage: number };
+const reply = (cards: ModelCard[]) => JSON.stringify({ cards });
+
+let world: AgentsWorld;
+let service: FlashcardService;
+
+beforeEach(async () => {
+  world = await makeAgentsWorld({ files: { "Bio/Photosynthesis.md": SOURCE, "Bio/Other.md": "# Other\n\nNothing here." } });
+  service = new FlashcardService({ host: world.host, settings: () => world.settings, index: world.index, chatModel: () => world.model });
+});
+afterEach(() => world.close());
+
+/** The passage numbers the prompt offered, by a word in them. */
+function passageNumber(prompt: string, word: string): number {
+  const m = new RegExp(`\\[(\\d+)\\][^\\[]*${word}`).exec(prompt);
+  if (!m) throw new Error(`no passage with ${word} in ${prompt}`);
+  return Number(m[1]);
+}
+
+describe("FlashcardService", () => {
+  it("writes grounded cards to a new deck note in SR format, linking each card's source heading; the source is untouched", async () => {
+    world.ollama.script({
+      route: "chat",
+      reply: (req) =>
+        reply([
+          { type: "basic", front: "Where does photosynthesis happen?", back: "In the chloroplasts", passage: passageNumber(req.userText, "chloroplasts") },
+          { type: "cloze", front: "The light reactions release ==oxygen==", back: "", passage: passageNumber(req.userText, "oxygen") },
+          { type: "reversed", front: "Calvin cycle", back: "fixes CO2 into sugar", passage: passageNumber(req.userText, "Calvin") },
+          { type: "basic", front: "Invented fact?", back: "From nowhere", passage: 99 },
+        ]),
+    });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(run).toMatchObject({ deckPath: "Flashcards/Photosynthesis.md", createdDeck: true, counts: { ungrounded: 1, duplicates: 0, unusable: 0 } });
+    const deck = await world.vault.read("Flashcards/Photosynthesis.md");
+    expect(deck).toBe(
+      [
+        "---",
+        "krypton-deck: true",
+        'deck: "Photosynthesis"',
+        `created: ${deck.match(/created: (\S+)/)?.[1]}`,
+        "---",
+        "",
+        "#flashcards/photosynthesis",
+        "",
+        "Where does photosynthesis happen?::In the chloroplasts [[Bio/Photosynthesis#Photosynthesis]]",
+        "",
+        "The light reactions release ==oxygen== [[Bio/Photosynthesis#Light reactions]]",
+        "",
+        "Calvin cycle:::fixes CO2 into sugar [[Bio/Photosynthesis#Calvin cycle]]",
+        "",
+        "",
+      ].join("\n"),
+    );
+    const cards = parseCards(deck).cards;
+    expect(cards.map((c) => [c.kind, c.decks])).toEqual([
+      ["basic", ["flashcards/photosynthesis"]],
+      ["cloze", ["flashcards/photosynthesis"]],
+      ["reversed", ["flashcards/photosynthesis"]],
+    ]);
+    expect(await world.vault.read("Bio/Photosynthesis.md")).toBe(SOURCE);
+    expect(run.text).toContain("1 dropped for citing no passage");
+    // Structured output: the schema went to Ollama as `format`.
+    expect((world.ollama.requestsTo("chat")[0].body as { format: { type: string } }).format.type).toBe("object");
+  });
+
+  it("a second run on the unchanged source adds nothing; a changed source adds only the new card; SR comments stay", async () => {
+    const first = (req: { userText: string }) =>
+      reply([{ type: "basic", front: "Where does photosynthesis happen?", back: "In the chloroplasts", passage: passageNumber(req.userText, "chloroplasts") }]);
+    world.ollama.script({ route: "chat", reply: first });
+    await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    // The user reviews the card in SR, which writes its scheduling comment.
+    const reviewed = (await world.vault.read("Flashcards/Photosynthesis.md")).replace(/(\]\]\n)/, "$1<!--SR:!2024-08-16,51,230-->\n");
+    expect(parseCards(reviewed).cards[0].schedules).toEqual([{ due: "2024-08-16", algorithm: "sm2" }]);
+    await world.vault.write("Flashcards/Photosynthesis.md", reviewed);
+
+    world.ollama.script({
+      route: "chat",
+      reply: (req) =>
+        reply([{ type: "basic", front: "where does Photosynthesis happen", back: "Chloroplasts!", passage: passageNumber(req.userText, "chloroplasts") }]),
+    });
+    const again = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(again.added).toHaveLength(0);
+    expect(again.counts.duplicates).toBe(1);
+    expect(await world.vault.read("Flashcards/Photosynthesis.md")).toBe(reviewed);
+
+    await world.vault.write("Bio/Photosynthesis.md", `${SOURCE}\n## Pigments\n\nChlorophyll absorbs red and blue light.\n`);
+    world.ollama.script({
+      route: "chat",
+      reply: (req) =>
+        reply([
+          { type: "basic", front: "Where does photosynthesis happen?", back: "In the chloroplasts", passage: passageNumber(req.userText, "chloroplasts") },
+          { type: "basic", front: "Which light does chlorophyll absorb?", back: "Red and blue", passage: passageNumber(req.userText, "Chlorophyll") },
+        ]),
+    });
+    const changed = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(changed.added.map((c) => c.front)).toEqual(["Which light does chlorophyll absorb?"]);
+    const after = await world.vault.read("Flashcards/Photosynthesis.md");
+    expect(after.startsWith(reviewed)).toBe(true);
+    expect(after.slice(reviewed.length)).toBe("Which light does chlorophyll absorb?::Red and blue [[Bio/Photosynthesis#Pigments]]\n\n");
+  });
+
+  it("malformed model output (still invalid after the one repair) writes nothing and says why", async () => {
+    world.ollama.script([
+      { route: "chat", reply: "Sure! Here are your cards: front::back" },
+      { route: "chat", reply: '{"cards": [{"front": 3}]}' },
+    ]);
+    await expect(service.generate({ notePath: "Bio/Photosynthesis.md" })).rejects.toThrow(/Could not generate flashcards: the model did not return valid JSON/);
+    expect(await world.vault.exists("Flashcards/Photosynthesis.md")).toBe(false);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(2);
+  });
+
+  it("a failing later part of a long note writes nothing from the earlier parts", async () => {
+    const long = ["# Long", ...Array.from({ length: 40 }, (_, i) => `\n## Part ${i}\n\n${`Fact number ${i} is about topic ${i}. `.repeat(12)}`)].join("\n");
+    await world.vault.write("Long.md", long);
+    world.ollama.script([
+      { route: "chat", reply: (req) => reply([{ type: "basic", front: "What is fact 0?", back: "About topic 0", passage: passageNumber(req.userText, "Fact number 0 ") }]) },
+      { route: "chat", reply: "not json", times: 2 },
+    ]);
+    await expect(service.generate({ notePath: "Long.md", max: 20 })).rejects.toThrow(/valid JSON/);
+    expect(await world.vault.exists("Flashcards/Long.md")).toBe(false);
+  });
+
+  it("long notes go in parts; cards citing a passage of another part are dropped; the cap holds", async () => {
+    const long = ["# Long", ...Array.from({ length: 40 }, (_, i) => `\n## Part ${i}\n\n${`Fact number ${i} is about topic ${i}. `.repeat(12)}`)].join("\n");
+    await world.vault.write("Long.md", long);
+    world.ollama.setDefault({
+      route: "chat",
+      reply: (req) => {
+        const numbers = [...req.userText.matchAll(/\[(\d+)\] Fact number (\d+)/g)].map((m) => ({ n: Number(m[1]), fact: m[2] }));
+        return reply([
+          ...numbers.slice(0, 3).map((x) => ({ type: "basic", front: `What is fact ${x.fact} about?`, back: `topic ${x.fact}`, passage: x.n })),
+          { type: "basic", front: "Out of part", back: "x", passage: numbers[0].n + 1000 },
+        ]);
+      },
+    });
+    const run = await service.generate({ notePath: "Long.md", max: 7 });
+    expect(world.ollama.requestsTo("chat").length).toBeGreaterThan(1);
+    expect(run.added).toHaveLength(7);
+    expect(run.counts.ungrounded).toBeGreaterThan(0);
+    expect(parseCards(await world.vault.read("Flashcards/Long.md")).cards).toHaveLength(7);
+  });
+
+  it("uses the separators from the Spaced Repetition plugin's data.json and drops cards containing them", async () => {
+    await world.vault.write(
+      ".obsidian/plugins/obsidian-spaced-repetition/data.json",
+      JSON.stringify({ settings: { singleLineCardSeparator: ";;", singleLineReversedCardSeparator: ";;;", flashcardTags: ["#study"] } }),
+    );
+    world.ollama.script({
+      route: "chat",
+      reply: (req) =>
+        reply([
+          { type: "basic", front: "Where?", back: "Chloroplasts", passage: passageNumber(req.userText, "chloroplasts") },
+          { type: "basic", front: "Bad;;card", back: "x", passage: passageNumber(req.userText, "chloroplasts") },
+          { type: "cloze", front: "no deletion here", back: "", passage: passageNumber(req.userText, "oxygen") },
+        ]),
+    });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Bio deck" });
+    expect(run.counts.unusable).toBe(2);
+    const deck = await world.vault.read("Flashcards/Bio deck.md");
+    expect(deck).toContain("#study/bio-deck\n\nWhere?;;Chloroplasts [[Bio/Photosynthesis#Photosynthesis]]\n\n");
+    const format = srFormatFromData(await world.vault.read(".obsidian/plugins/obsidian-spaced-repetition/data.json"));
+    expect(parseCards(deck, format).cards.map((c) => [c.front, c.decks])).toEqual([["Where?", ["study/bio-deck"]]]);
+  });
+
+  it("refuses to append to a note that is not a Krypton deck, and never touches it", async () => {
+    await world.vault.write("Flashcards/Photosynthesis.md", "My own notes::keep\n");
+    world.ollama.setDefault({ route: "chat", reply: (req) => reply([{ type: "basic", front: "Q", back: "A", passage: passageNumber(req.userText, "chloroplasts") }]) });
+    await expect(service.generate({ notePath: "Bio/Photosynthesis.md" })).rejects.toThrow(/is not a Krypton deck/);
+    expect(await world.vault.read("Flashcards/Photosynthesis.md")).toBe("My own notes::keep\n");
+  });
+
+  it("clear errors: no model, missing note, empty note, decks as sources, bad cap", async () => {
+    await world.vault.write("Empty.md", "---\ntitle: x\n---\n");
+    await expect(service.generate({ notePath: "Nope.md" })).rejects.toThrow("Note not found: Nope.md");
+    await expect(service.generate({ notePath: "Empty.md" })).rejects.toThrow(/no text to make flashcards from/);
+    await expect(service.generate({ notePath: "Flashcards/X.md" })).rejects.toThrow(/flashcards folder/);
+    await expect(service.generate({ notePath: "../x.md" })).rejects.toThrow();
+    await expect(service.generate({ notePath: "Bio/Photosynthesis.md", max: 0 })).rejects.toThrow(/at least 1/);
+    await expect(service.generate({})).rejects.toThrow(/note or topic/);
+    world.model = null;
+    await expect(service.generate({ notePath: "Bio/Photosynthesis.md" })).rejects.toThrow(/No chat model/);
+  });
+
+  it("topic: passages come from the index, each card links the note it came from", async () => {
+    world.ollama.setDefault({
+      route: "chat",
+      reply: (req) => reply([{ type: "basic", front: "What do light reactions release?", back: "Oxygen", passage: passageNumber(req.userText, "oxygen") }]),
+    });
+    const run = await service.generate({ topic: "photosynthesis" });
+    expect(run.deckPath).toBe("Flashcards/photosynthesis.md");
+    expect(run.sources).toEqual(["Bio/Photosynthesis.md"]);
+    expect(await world.vault.read(run.deckPath)).toContain("[[Bio/Photosynthesis#");
+  });
+
+  it("chat: 'make flashcards from this note' uses the active note; 'make 5 flashcards about X' a topic", async () => {
+    const agent = createFlashcardAgent({ flashcards: service, logger: world.host.logger });
+    world.ollama.setDefault({
+      route: "chat",
+      reply: (req) => reply([{ type: "basic", front: "Where does photosynthesis happen?", back: "Chloroplasts", passage: passageNumber(req.userText, "chloroplasts") }]),
+    });
+    expect(await agent.tryHandle("how do flashcards work?", [], {})).toBeNull();
+    expect((await agent.tryHandle("make flashcards from this note", [], {}))?.text).toMatch(/Open a note first/);
+    const fromNote = await agent.tryHandle("Please make flashcards from this note", [], { activeNotePath: "Bio/Photosynthesis.md" });
+    expect(fromNote?.text).toMatch(/Added 1 flashcard to \[\[Flashcards\/Photosynthesis\]\]/);
+    const fromTopic = await agent.tryHandle("generate 5 flashcards about photosynthesis", [], {});
+    expect(fromTopic?.text).toMatch(/Added 1 flashcard/);
+  });
+});
