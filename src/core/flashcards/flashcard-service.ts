@@ -133,7 +133,9 @@ export class FlashcardService {
 
   deckPathFor(deckName: string): string {
     const folder = normalizeVaultPath(this.deps.settings().flashcardsFolder, this.deps.host.vault.configDir, "folder");
-    const file = `${cleanDeckName(deckName).replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").trim()}.md`;
+    // A deck is named, never pathed: no folders, no characters notes cannot have, no leading dot (hidden).
+    const name = cleanDeckName(deckName).replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").replace(/^[.\s]+/, "").trim();
+    const file = `${name || "Deck"}.md`;
     return folder ? `${folder}/${file}` : file;
   }
 

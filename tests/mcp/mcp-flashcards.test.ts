@@ -1,0 +1,82 @@
+// generate_flashcards through the real bridge and the SDK client, on the real core and the loopback Ollama:
+// the source note meets read_note's rules (paths, exclusions, config folder), decks land in the flashcards folder.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createKrypton, type KryptonCore } from "../../src/core/krypton";
+import { generateMcpToken } from "../../src/core/mcp/mcp-token";
+import { silentLogger } from "../../src/core/ports/logger";
+import { DEFAULT_SETTINGS } from "../../src/core/settings";
+import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
+import { createNodeHost } from "../../src/node/node-host";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { connectStreamable, snapshot, textOf } from "./support/mcp-test-kit";
+
+const token = generateMcpToken();
+let ollama: OllamaTestServer;
+let vault: TempVault;
+let core: KryptonCore;
+let bridge: McpHttpServerHandle;
+let client: Client;
+
+beforeEach(async () => {
+  ollama = await startOllamaServer();
+  vault = await makeTempVault({
+    "Bio/Cell.md": "# Cell\n\nMitochondria make ATP for the cell.\n",
+    "Private/Secret.md": "# Secret\n\nDo not read.\n",
+  });
+  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000, excludePatterns: ["Private/"] });
+  bridge = await startMcpHttpServer({ registry: core.tools, port: 0, token, vaultRoot: vault.root });
+  client = await connectStreamable(bridge.url, token);
+});
+
+afterEach(async () => {
+  await client.close();
+  await bridge.close();
+  await core.close();
+  await vault.cleanup();
+  await ollama.close();
+});
+
+it("makes cards from a note into a deck and reports them; a repeat adds none", async () => {
+  ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"basic","front":"What makes ATP?","back":"Mitochondria","passage":1}]}' });
+  const result = await client.callTool({ name: "generate_flashcards", arguments: { note_path: "Bio/Cell.md", max_cards: 5 } });
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent).toEqual({
+    deckPath: "Flashcards/Cell.md",
+    added: [{ type: "basic", front: "What makes ATP?", back: "Mitochondria", source: "Bio/Cell#Cell" }],
+    duplicates: 0,
+    ungrounded: 0,
+    unusable: 0,
+    createdDeck: true,
+  });
+  expect(await vault.read("Flashcards/Cell.md")).toContain("What makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n\n");
+  const again = await client.callTool({ name: "generate_flashcards", arguments: { note_path: `${vault.root}/Bio/Cell.md` } });
+  expect(again.structuredContent).toMatchObject({ added: [], duplicates: 1, createdDeck: false });
+});
+
+it("follows the MCP path rules: outside the vault, excluded folders, the config folder, bad caps; nothing is written", async () => {
+  const before = await snapshot(vault.root);
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ note_path: "../outside.md" }, /outside|\.\./i],
+    [{ note_path: "/etc/passwd" }, /outside|vault|absolute/i],
+    [{ note_path: "Private/Secret.md" }, /excluded/],
+    [{ note_path: ".obsidian/app.json" }, /config|\.obsidian|note/i],
+    [{ note_path: "Bio/Cell.md", max_cards: 31 }, /max_cards/],
+    [{}, /note_path or topic/],
+  ];
+  for (const [args, message] of cases) {
+    const result = await client.callTool({ name: "generate_flashcards", arguments: args });
+    expect({ args, isError: result.isError }).toEqual({ args, isError: true });
+    expect(textOf(result)).toMatch(message);
+  }
+  expect(ollama.requestsTo("chat")).toHaveLength(0);
+  expect(await snapshot(vault.root)).toEqual(before);
+});
+
+it("a deck name cannot lead out of the flashcards folder", async () => {
+  ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"basic","front":"Q?","back":"A","passage":1}]}' });
+  const result = await client.callTool({ name: "generate_flashcards", arguments: { note_path: "Bio/Cell.md", deck: "../../Bio/Cell" } });
+  expect(result.isError).toBeFalsy();
+  expect((result.structuredContent as { deckPath: string }).deckPath).toBe("Flashcards/Bio Cell.md");
+  expect(await vault.read("Bio/Cell.md")).toBe("# Cell\n\nMitochondria make ATP for the cell.\n");
+});
