@@ -5,6 +5,7 @@ import { COMMON_OPTIONS, createInterrupts, type Command, type CommandContext } f
 import { askCommand } from "./commands/ask-command";
 import { chatCommand } from "./commands/chat-command";
 import { flowCommand } from "./commands/flow-command";
+import { flashcardsCommand } from "./commands/flashcards-command";
 import { indexCommand } from "./commands/index-command";
 import { mcpCommand } from "./commands/mcp-command";
 import { mcpServersCommand } from "./commands/mcp-servers-command";
@@ -15,7 +16,7 @@ import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError 
 import { commandHelp, mainHelp } from "./help";
 import { createOutput, type Stream } from "./output";
 
-export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, mcpServersCommand, flowCommand];
+export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, mcpServersCommand, flowCommand, flashcardsCommand];
 
 export interface CliIo {
   stdout: Stream & Writable;

@@ -1,0 +1,45 @@
+/**
+ * `krypton flashcards` as a real process: a deck note written through the one tool registry, a repeat adds
+ * nothing, usage and model failures exit non-zero and write nothing.
+ */
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { buildCli, runCli } from "./cli-harness";
+
+beforeAll(() => buildCli(), 120_000);
+
+describe("krypton flashcards", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  beforeEach(async () => {
+    ollama = await startOllamaServer();
+    vault = await makeTempVault({ ".obsidian/app.json": "{}", "Bio/Cell.md": "# Cell\n\nMitochondria make ATP for the cell.\n" });
+  });
+  afterEach(async () => {
+    await ollama.close();
+    await vault.cleanup();
+  });
+
+  it("--note writes a deck (exit 0), --json reports it, a repeat adds nothing", async () => {
+    ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"basic","front":"What makes ATP?","back":"Mitochondria","passage":1}]}' });
+    const env = { KRYPTON_OLLAMA_URL: ollama.url };
+    const r = await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Added 1 flashcard to [[Flashcards/Cell]] (new deck)");
+    expect(await vault.read("Flashcards/Cell.md")).toContain("What makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n\n");
+    const again = await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md", "--json"], { env });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ deckPath: "Flashcards/Cell.md", added: [], duplicates: 1 });
+  });
+
+  it("usage errors exit 2; a model that never returns valid JSON exits 1 and writes nothing", async () => {
+    expect((await runCli(["flashcards", vault.root])).code).toBe(2);
+    expect((await runCli(["flashcards", vault.root, "--note", "a.md", "--topic", "x"])).code).toBe(2);
+    expect((await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md", "--max", "99"])).code).toBe(2);
+    ollama.setDefault({ route: "chat", reply: "no json here" });
+    const r = await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md"], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Could not generate flashcards: the model did not return valid JSON/);
+    expect(await vault.exists("Flashcards")).toBe(false);
+  });
+});
