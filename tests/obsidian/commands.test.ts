@@ -5,6 +5,7 @@ import { startOllamaServer, type OllamaTestServer } from "../support/servers/oll
 import { CreateNoteModal } from "../../src/obsidian/commands/create-note-modal";
 import { addEditorMenuItems } from "../../src/obsidian/commands/register-commands";
 import { summarizeNote } from "../../src/obsidian/commands/summarize";
+import { generateFlashcards } from "../../src/obsidian/commands/flashcards";
 import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 
@@ -131,8 +132,8 @@ test("the editor menu offers both summaries; Summarize selection sends only the 
   const view = p.app.workspace.getActiveViewOfType(MarkdownView)!;
   const menu = new Menu();
   addEditorMenuItems(menu as never, editor as never, view as never, p.services);
-  expect(menu.items.map((i) => i.title)).toEqual(["Summarize note", "Summarize selection"]);
-  menu.items[1].callback!(new MouseEvent("click"));
+  expect(menu.items.map((i) => i.title)).toEqual(["Summarize note", "Generate flashcards", "Summarize selection"]);
+  menu.items[2].callback!(new MouseEvent("click"));
   await waitFor(() => openModal() !== null);
   expect(openModal()!.textContent).toContain("Selection summary.");
   const sent = ollama.requestsTo("chat")[0].userText;
@@ -171,4 +172,30 @@ describe("a note the chat's create agent writes", () => {
     await createFromChat();
     expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Garden/Tomatoes.md");
   });
+});
+
+test("Generate flashcards (editor menu, selection) writes a deck through Vault.process; the source note never changes", async () => {
+  const cards = '{"cards":[{"type":"basic","front":"How often do tomatoes need deep watering?","back":"Twice a week","passage":1}]}';
+  ollama.setDefault({ route: "chat", reply: cards });
+  const { editor } = await openInEditor("Garden/Tomatoes.md", "Tomatoes need deep watering twice a week in July.");
+  const view = p.app.workspace.getActiveViewOfType(MarkdownView)!;
+  const menu = new Menu();
+  addEditorMenuItems(menu as never, editor as never, view as never, p.services);
+  const item = menu.items.find((i) => i.title === "Generate flashcards")!;
+  item.callback!(new MouseEvent("click"));
+  await waitFor(() => noticeMessages().some((m) => m.startsWith("Added 1 flashcard")));
+  const deck = await p.temp.read("Flashcards/Tomatoes.md");
+  expect(deck).toContain("#flashcards/tomatoes\n\nHow often do tomatoes need deep watering?::Twice a week [[Garden/Tomatoes#Tomatoes]]\n\n");
+  // A review in SR adds its comment; a second run with a new card appends through Vault.process after it.
+  const reviewed = `${deck}<!--SR:!2026-12-01,3,250-->\n`;
+  await p.app.vault.modify(p.app.vault.getFileByPath("Flashcards/Tomatoes.md") as TFile, reviewed);
+  ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"cloze","front":"Tomatoes want ==deep== watering","back":"","passage":1}]}' });
+  const process = jest.spyOn(p.app.vault, "process");
+  const run = await generateFlashcards(p.services, "Garden/Tomatoes.md");
+  expect(run?.added).toHaveLength(1);
+  expect(process).toHaveBeenCalledTimes(1);
+  const after = await p.temp.read("Flashcards/Tomatoes.md");
+  expect(after.startsWith(reviewed)).toBe(true);
+  expect(await p.temp.read("Garden/Tomatoes.md")).toBe(NOTES["Garden/Tomatoes.md"]);
+  expect(p.app.commands.commands["krypton:generate-flashcards-selection"].editorCheckCallback!(true, { getSelection: () => " " }, {})).toBe(false);
 });

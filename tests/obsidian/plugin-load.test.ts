@@ -126,6 +126,8 @@ test("commands have sentence-case names and no default hotkeys", async () => {
       "Create note with AI…",
       "Summarize current note",
       "Summarize selection",
+      "Generate flashcards from current note",
+      "Generate flashcards from selection",
       "Start/stop MCP bridge",
     ]),
   );

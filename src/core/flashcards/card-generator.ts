@@ -46,9 +46,10 @@ export interface GenerationCounts {
 }
 
 /** Splits a note body into numbered passages under their heading, for the link "[[Note#Heading]]". */
-export function notePassages(body: string, noteLinkTarget: string, firstNumber = 1): Passage[] {
+export function notePassages(body: string, noteLinkTarget: string, startHeading = ""): Passage[] {
+  const firstNumber = 1;
   const out: Passage[] = [];
-  let heading = "";
+  let heading = linkHeading(startHeading);
   let buffer: string[] = [];
   const push = (text: string) => {
     const t = text.trim();
@@ -74,14 +75,26 @@ export function notePassages(body: string, noteLinkTarget: string, firstNumber =
     const h = fence ? null : /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
     if (h) {
       flush();
-      // Characters Obsidian does not allow in a heading link are dropped from the link only.
-      heading = h[1].replace(/[#^[\]|]/g, " ").replace(/\s+/g, " ").trim();
+      heading = linkHeading(h[1]);
       continue;
     }
     buffer.push(line);
   }
   flush();
   return out;
+}
+
+/** Characters Obsidian does not allow in a heading link are dropped from the link only. */
+function linkHeading(text: string): string {
+  return text.replace(/[#^[\]|]/g, " ").replace(/\s+/g, " ").trim();
+}
+
+/** The heading a selection sits under in its note ("" before the first heading or when not found). */
+export function headingAbove(body: string, selection: string): string {
+  const at = body.indexOf(selection.trim());
+  if (at < 0) return "";
+  const headings = [...body.slice(0, at).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)];
+  return headings.length ? headings[headings.length - 1][1] : "";
 }
 
 function splitLong(text: string, max: number): string[] {

@@ -9,7 +9,7 @@ import type { KryptonSettings } from "../settings";
 import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { localDate } from "../util/local-date";
 import { parseCards } from "./card-parser";
-import { FLASHCARD_LIMITS, generateCards, notePassages, type GenerationCounts, type Passage } from "./card-generator";
+import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
 import { appendCards, cardKey, DECK_MARKER, deckTag, existingKeys, formatCard, newDeckNote, type NewCard } from "./card-writer";
 import { loadSrFormat } from "./sr-format";
 
@@ -153,8 +153,10 @@ export class FlashcardService {
         throw new AgentError(`Could not read ${path}: ${errorMessage(err)}`, "failed");
       }
       const { title, body } = readableNote(path, content);
-      const text = request.selection?.trim() ? request.selection : body;
-      return { title, passages: notePassages(text, path.replace(/\.md$/i, "")), sources: [path] };
+      const target = path.replace(/\.md$/i, "");
+      const selection = request.selection?.trim() ? request.selection : null;
+      const passages = selection ? notePassages(selection, target, headingAbove(body, selection)) : notePassages(body, target);
+      return { title, passages, sources: [path] };
     }
     const topic = (request.topic ?? "").replace(/\s+/g, " ").trim();
     if (!topic) throw new AgentError("Missing required parameter: note or topic", "invalid-input");

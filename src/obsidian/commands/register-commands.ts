@@ -4,6 +4,7 @@ import type { KryptonServices } from "../plugin-services";
 import { IndexStatusModal } from "../status/index-status-modal";
 import { CreateNoteModal } from "./create-note-modal";
 import { summarizeNote, summarizeSelection } from "./summarize";
+import { generateFlashcards } from "./flashcards";
 
 /**
  * Index, agent and MCP commands, plus the editor's context-menu entries. No default hotkeys (Obsidian's
@@ -56,6 +57,28 @@ export function registerCommands(plugin: Plugin, services: KryptonServices): voi
     },
   });
 
+  plugin.addCommand({
+    id: "generate-flashcards",
+    name: "Generate flashcards from current note",
+    checkCallback: (checking) => {
+      const path = services.activeNotePath();
+      if (!path) return false;
+      if (!checking) void generateFlashcards(services, path);
+      return true;
+    },
+  });
+
+  plugin.addCommand({
+    id: "generate-flashcards-selection",
+    name: "Generate flashcards from selection",
+    editorCheckCallback: (checking, editor, ctx) => {
+      const text = editor.getSelection();
+      if (!text.trim() || !ctx.file) return false;
+      if (!checking) void generateFlashcards(services, ctx.file.path, text);
+      return true;
+    },
+  });
+
   if (Platform.isDesktopApp) {
     plugin.addCommand({
       id: "toggle-mcp-bridge",
@@ -74,7 +97,7 @@ export function registerCommands(plugin: Plugin, services: KryptonServices): voi
   );
 }
 
-/** "Summarize note" always; "Summarize selection" when text is selected. */
+/** "Summarize note" and "Generate flashcards" always; their selection forms when text is selected. */
 export function addEditorMenuItems(menu: Menu, editor: Editor, info: MarkdownView | MarkdownFileInfo, services: KryptonServices): void {
   const path = info.file?.path;
   if (path) {
@@ -83,6 +106,12 @@ export function addEditorMenuItems(menu: Menu, editor: Editor, info: MarkdownVie
         .setTitle("Summarize note")
         .setIcon("list")
         .onClick(() => void summarizeNote(services, path)),
+    );
+    menu.addItem((item) =>
+      item
+        .setTitle("Generate flashcards")
+        .setIcon("layers")
+        .onClick(() => void generateFlashcards(services, path, editor.getSelection().trim() ? editor.getSelection() : undefined)),
     );
   }
   const selection = editor.getSelection();
