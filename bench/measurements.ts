@@ -45,6 +45,7 @@ import { TextIndex } from "../src/core/indexing/text-index";
 import { workflowMeasurement } from "./workflow-bench";
 import { hostile } from "./measure-hostile";
 import { quality } from "./retrieval-quality";
+import { flashcardsMeasurement } from "./flashcards-bench";
 
 const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
@@ -515,7 +516,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, workflowMeasurement, mcpStdio];
+export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, workflowMeasurement, mcpStdio, flashcardsMeasurement];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

@@ -59,7 +59,8 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
   for (let i = bodyStart; i < lines.length; i++) {
     const line = lines[i];
     const trimmed = line.trim();
-    const fenceMatch = /^(`{3,}|~{3,})/.exec(trimmed);
+    const first = trimmed.charCodeAt(0);
+    const fenceMatch = first === 96 || first === 126 ? /^(`{3,}|~{3,})/.exec(trimmed) : null;
     if (fence !== null) {
       if (fenceMatch && trimmed.startsWith(fence)) fence = null;
       continue;
@@ -104,7 +105,7 @@ function readBlock(
       if (deckTags.length) decks = deckTags.map((t) => t.slice(1));
       continue;
     }
-    if (/^\s{0,3}#{1,6}\s/.test(raw)) continue; // heading: context, never a card
+    if (raw.includes("#") && /^\s{0,3}#{1,6}\s/.test(raw)) continue; // heading: context, never a card
     const own = tags.tags.filter(isDeckTag);
     content.push({ index, text: own.length ? tags.rest : raw, ownDecks: own.length ? own.map((t) => t.slice(1)) : null });
   }
@@ -147,7 +148,18 @@ function readBlock(
     const card = singleLineCard(c.text, format);
     if (card) {
       single = true;
-      previous = { ...card, decks: c.ownDecks ?? decks, line: c.index, lastLine: c.index, deletions: [], schedules: parseSchedules(c.text) };
+      // Built field by field in ParsedCard's order: one object shape for every card keeps V8 fast.
+      previous = {
+        kind: card.kind,
+        front: card.front,
+        back: card.back,
+        decks: c.ownDecks ?? decks,
+        line: c.index,
+        lastLine: c.index,
+        reviewCards: card.reviewCards,
+        deletions: [],
+        schedules: parseSchedules(c.text),
+      };
       out.push(previous);
       continue;
     }
@@ -202,6 +214,7 @@ function singleLineCard(text: string, format: SrFormat): { kind: CardKind; front
 /** The deleted parts of a cloze text and how many review cards SR makes from them. */
 export function clozeDeletions(text: string, format: SrFormat = DEFAULT_SR_FORMAT): { deletions: string[]; reviewCards: number } {
   const patterns: RegExp[] = [];
+  if (!text.includes("==") && !text.includes("**") && !text.includes("{{")) return { deletions: [], reviewCards: 0 };
   if (format.clozeHighlights) patterns.push(/==([^=\n]+?)==((?:\^\[[^\]]*\])?)((?:\[\^[^\]]+\])?)/g);
   if (format.clozeBold) patterns.push(/\*\*([^*\n]+?)\*\*((?:\^\[[^\]]*\])?)((?:\[\^[^\]]+\])?)/g);
   if (format.clozeCurly) patterns.push(/\{\{([^}\n]+?)\}\}()()/g);
@@ -219,10 +232,14 @@ export function clozeDeletions(text: string, format: SrFormat = DEFAULT_SR_FORMA
 }
 
 function stripComment(text: string): string {
-  return text.replace(SR_COMMENT, "").trimEnd();
+  return text.includes("<!--SR:") ? text.replace(SR_COMMENT, "").trimEnd() : text.trimEnd();
 }
 
+const NO_TAGS: string[] = [];
+
 function leadingTags(line: string): { tags: string[]; rest: string } {
+  // Fast path: most lines do not start with a tag.
+  if (line.trimStart().charCodeAt(0) !== 35) return { tags: NO_TAGS, rest: line };
   const tags: string[] = [];
   let rest = line;
   for (;;) {

@@ -10,7 +10,8 @@ import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { localDate } from "../util/local-date";
 import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
-import { appendCards, cardKey, DECK_MARKER, deckTag, existingKeys, formatCard, newDeckNote, type NewCard } from "./card-writer";
+import { DECK_MARKER, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
+import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
 import { loadSrFormat } from "./sr-format";
 
 export interface FlashcardsDeps {
@@ -70,7 +71,8 @@ export class FlashcardService {
     const deckPath = this.deckPathFor(deckName);
     const tag = deckTag(deckName, format);
     const existingText = await this.readDeck(deckPath);
-    const existing = existingText === null ? new Set<string>() : existingKeys(parseCards(existingText, format).cards);
+    const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
+    const existing = snapshot ? snapshot.keys : new Set<string>();
 
     const generated = await generateCards({ model, title, passages, max, format, existing, signal: request.signal });
     throwIfAborted(request.signal);
@@ -79,7 +81,7 @@ export class FlashcardService {
     let createdDeck = false;
     let added = generated.cards;
     if (lines.length) {
-      const result = await this.write(deckPath, deckName, tag, lines, generated.cards);
+      const result = await this.write(deckPath, deckName, tag, lines, generated.cards, snapshot);
       createdDeck = result.created;
       added = result.added;
       generated.counts.duplicates += generated.cards.length - added.length;
@@ -90,7 +92,14 @@ export class FlashcardService {
   }
 
   /** Creates the deck, or appends to it when it exists (or appeared meanwhile); de-duplicates against what is there at write time. */
-  private async write(deckPath: string, deckName: string, tag: string, lines: string[], cards: NewCard[]): Promise<{ created: boolean; added: NewCard[] }> {
+  private async write(
+    deckPath: string,
+    deckName: string,
+    tag: string,
+    lines: string[],
+    cards: NewCard[],
+    snapshot: DeckSnapshot | undefined,
+  ): Promise<{ created: boolean; added: NewCard[] }> {
     const { vault } = this.deps.host;
     if (!(await vault.exists(deckPath))) {
       try {
@@ -101,21 +110,20 @@ export class FlashcardService {
       }
     }
     const format = await loadSrFormat(vault);
-    let added: NewCard[] = [];
     try {
-      await vault.process(deckPath, (current) => {
-        const parsed = parseCards(current, format);
-        if (parsed.frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
-        const keys = existingKeys(parsed.cards);
-        const keep = cards.map((c, i) => ({ c, line: lines[i] })).filter(({ c }) => !keys.has(cardKey(c.front)));
-        added = keep.map((k) => k.c);
-        return appendCards(current, keep.map((k) => k.line), tag, parsed.trailingDecks);
-      });
+      const added = await appendToDeck(
+        vault,
+        deckPath,
+        cards.map((card, i) => ({ card, line: lines[i] })),
+        tag,
+        format,
+        snapshot,
+      );
+      return { created: false, added };
     } catch (err) {
       if (err instanceof AgentError) throw err;
       throw new AgentError(`Could not add cards to ${deckPath}: ${errorMessage(err)}`, "failed");
     }
-    return { created: false, added };
   }
 
   /** The deck's text, or null when there is none yet; refuses a note that is not a Krypton deck. */
@@ -192,13 +200,6 @@ export class FlashcardService {
     const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
     return folder !== "" && (path === folder || path.startsWith(`${folder}/`));
   }
-}
-
-function notADeck(path: string): AgentError {
-  return new AgentError(
-    `${path} exists and is not a Krypton deck (no "${DECK_MARKER}: true" in its frontmatter). Krypton never changes your notes: choose another deck name.`,
-    "invalid-input",
-  );
 }
 
 function clampMax(max: number | undefined): number {

@@ -37,4 +37,11 @@ export function renderAgentsSection(ctx: SectionContext): void {
   toggleSetting(ctx, "intentClassifier", "Model-based intent detection", "Extra model call per message: catches requests the built-in patterns miss.");
   textSetting(ctx, "newNoteFolder", "Folder for new notes", "Where created notes are saved (empty: the vault's root).", "Krypton");
   toggleSetting(ctx, "openCreatedNote", "Open created notes", "Open a note right after Krypton creates it.");
+  textSetting(
+    ctx,
+    "flashcardsFolder",
+    "Folder for flashcard decks",
+    "One note per deck, in the Spaced Repetition plugin's format. Krypton only appends to decks it created.",
+    "Flashcards",
+  );
 }
