@@ -22,6 +22,8 @@ import { registerWorkflowTool } from "./workflows/workflow-tool";
 import { FlashcardService } from "./flashcards/flashcard-service";
 import { registerFlashcardTool } from "./flashcards/flashcard-tool";
 import { createFlashcardAgent } from "./flashcards/flashcard-agent";
+import { QuizService } from "./quiz/quiz-service";
+import { createQuizAgent } from "./quiz/quiz-agent";
 
 /**
  * Krypton's core, wired once per vault. The Obsidian plugin, the CLI and the MCP server all use this
@@ -70,7 +72,9 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
   // Flashcards first: its requests ("make flashcards about X") would otherwise read as "make a note about X".
-  const agents = [createFlashcardAgent({ flashcards, logger: host.logger }), ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel })];
+  const quiz = new QuizService({ host, settings: getSettings, chatModel: getChatModel });
+  // The quiz first: while one runs, every message of its conversation is an answer.
+  const agents = [createQuizAgent({ quiz, logger: host.logger }), createFlashcardAgent({ flashcards, logger: host.logger }), ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel })];
   const chat = new ChatService({
     host,
     settings: getSettings,

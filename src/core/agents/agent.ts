@@ -5,6 +5,8 @@ export type { AgentResult };
 
 export interface AgentContext {
   activeNotePath?: string;
+  /** The conversation the message belongs to; absent for a conversation's first message (and outside chat). */
+  conversationId?: string;
   signal?: AbortSignal;
 }
 

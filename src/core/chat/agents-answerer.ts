@@ -25,7 +25,7 @@ export class AgentsAnswerer implements Answerer {
     for (const agent of this.deps.agents()) {
       if (options.signal?.aborted) return null;
       try {
-        const result = await agent.tryHandle(message, history, { activeNotePath: options.activeNotePath, signal: options.signal });
+        const result = await agent.tryHandle(message, history, { activeNotePath: options.activeNotePath, conversationId: options.conversationId, signal: options.signal });
         if (result) return result;
       } catch (err) {
         if (options.signal?.aborted) return null;

@@ -1,0 +1,36 @@
+import type { Agent } from "../agents/agent";
+import { cleanArgument, normalizeMessage } from "../agents/intent-patterns";
+import { AgentError } from "../notes/agent-error";
+import type { Logger } from "../ports/logger";
+import type { QuizService } from "./quiz-service";
+
+export const QUIZ_AGENT = "quiz";
+
+const START = /^(?:(?:please|ok|okay)[,]?\s+|(?:can|could|will)\s+you\s+)*(?:quiz|test)\s+me\s+(?:on|about)\s+(.+)$|^(?:start|begin)\s+(?:a\s+)?quiz\s+(?:on|about)\s+(.+)$/i;
+
+/**
+ * "Quiz me on <deck>" starts a quiz; while one runs in this conversation every message is its answer
+ * (or hint / skip / stop). First in the agent order, so answers never reach the other agents.
+ */
+export function createQuizAgent(deps: { quiz: QuizService; logger: Logger }): Agent {
+  return {
+    name: QUIZ_AGENT,
+    async tryHandle(message, _history, context) {
+      try {
+        const start = START.exec(normalizeMessage(message));
+        if (start) {
+          const name = cleanArgument(start[1] ?? start[2] ?? "");
+          if (!name) return null;
+          return { kind: "message", agent: QUIZ_AGENT, text: await deps.quiz.start(context.conversationId, name) };
+        }
+        const state = await deps.quiz.active(context.conversationId);
+        if (!state) return null;
+        return { kind: "message", agent: QUIZ_AGENT, text: await deps.quiz.reply(context.conversationId, state, message, context.signal) };
+      } catch (err) {
+        if (!(err instanceof AgentError)) throw err;
+        deps.logger.info("agents: quiz could not act", { code: err.code });
+        return { kind: "message", agent: QUIZ_AGENT, text: err.message };
+      }
+    },
+  };
+}

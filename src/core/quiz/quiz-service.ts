@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { parseCards } from "../flashcards/card-parser";
+import { loadSrFormat } from "../flashcards/sr-format";
+import { askJson } from "../model/ask-json";
+import { AgentError } from "../notes/agent-error";
+import { baseNameOf } from "../notes/note-paths";
+import type { ChatModel } from "../ports/chat-model";
+import type { Host } from "../ports/host";
+import type { KryptonSettings } from "../settings";
+import { errorMessage } from "../util/errors";
+import {
+  currentCard,
+  gradeLocally,
+  hintFor,
+  questionText,
+  quizCardsFromDeck,
+  readCommand,
+  record,
+  startQuiz,
+  stop,
+  summaryText,
+  type Grade,
+  type QuizState,
+} from "./quiz-state";
+
+const gradeSchema = z.object({
+  verdict: z.enum(["correct", "partial", "wrong"]),
+  score: z.number().min(0).max(1),
+  feedback: z.string(),
+});
+
+/** Until the chat gives the new conversation its id, a quiz started there waits under this key. */
+const PENDING = "_pending";
+
+/**
+ * "Quiz me on <deck>": one card at a time, graded locally when the answer is exact or a cloze, by the model
+ * otherwise (askJson `{verdict, score, feedback}`). State lives in .krypton/quiz/<conversation>.json.
+ */
+export class QuizService {
+  constructor(private readonly deps: { host: Host; settings: () => KryptonSettings; chatModel: () => ChatModel | null }) {}
+
+  /** Starts a quiz on a deck (a note with Spaced Repetition cards, by name) and returns the first question. */
+  async start(conversationId: string | undefined, name: string): Promise<string> {
+    const { path, text } = await this.findDeck(name);
+    const cards = quizCardsFromDeck(parseCards(text, await loadSrFormat(this.deps.host.vault)).cards, path);
+    if (!cards.length) throw new AgentError(`${path} has no flashcards to quiz you on.`, "not-found");
+    const state = startQuiz(baseNameOf(path), shuffle(cards, this.deps.host.clock.now()));
+    await this.save(conversationId ?? PENDING, state);
+    return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.\n\n${questionText(state)}`;
+  }
+
+  /** The running quiz of this conversation, if any (adopting one started before the conversation had an id). */
+  async active(conversationId: string | undefined): Promise<QuizState | null> {
+    const key = conversationId ?? PENDING;
+    let state = await this.load(key);
+    if (!state && conversationId) {
+      state = await this.load(PENDING);
+      if (state) {
+        await this.save(conversationId, state);
+        await this.deps.host.data.remove(fileOf(PENDING));
+      }
+    }
+    return state && state.status === "active" ? state : null;
+  }
+
+  /** Handles one message of a running quiz: an answer, "hint", "skip" or "stop". */
+  async reply(conversationId: string | undefined, state: QuizState, message: string, signal?: AbortSignal): Promise<string> {
+    const key = conversationId ?? PENDING;
+    const card = currentCard(state);
+    if (!card) return summaryText(state);
+    const command = readCommand(message);
+    if (command.type === "hint") {
+      const next = { ...state, hints: state.hints + 1 };
+      await this.save(key, next);
+      return `Hint: ${hintFor(card, state.hints)}`;
+    }
+    if (command.type === "stop") {
+      const done = stop(state);
+      await this.save(key, done);
+      return summaryText(done);
+    }
+    let grade: Grade;
+    let answer = "";
+    if (command.type === "skip") grade = { verdict: "skipped", score: 0, feedback: `The answer was: ${card.answer}`, by: "local" };
+    else {
+      answer = command.text;
+      grade = gradeLocally(card, answer) ?? (await this.gradeWithModel(card.prompt, card.answer, answer, signal));
+    }
+    // A hint costs half a point.
+    if (grade.verdict === "correct" && state.hints > 0) grade = { ...grade, score: Math.min(grade.score, 0.5) };
+    const next = record(state, answer, grade);
+    await this.save(key, next);
+    const feedback = grade.verdict === "skipped" ? `Skipped. ${grade.feedback}` : `${label(grade)} ${grade.feedback}`.trim();
+    return next.status === "finished" ? `${feedback}\n\n${summaryText(next)}` : `${feedback}\n\n${questionText(next)}`;
+  }
+
+  private async gradeWithModel(question: string, expected: string, given: string, signal?: AbortSignal): Promise<Grade> {
+    const model = this.deps.chatModel();
+    if (!model) throw new AgentError("No chat model is configured to grade free-text answers. Choose one in Krypton's settings.", "no-model");
+    const out = await askJson(
+      model,
+      [
+        {
+          role: "system",
+          content:
+            "You grade a student's answer to a flashcard against the expected answer. Judge meaning, not wording. " +
+            'verdict: "correct", "partial" or "wrong"; score: 0 to 1; feedback: one short sentence. Reply with JSON only.',
+        },
+        { role: "user", content: `Question: ${question}\nExpected answer: ${expected}\nStudent's answer: ${given}` },
+      ],
+      gradeSchema,
+      { what: "grade the answer", signal },
+    );
+    return { verdict: out.verdict, score: out.verdict === "correct" ? Math.max(out.score, 0.5) : out.verdict === "wrong" ? 0 : out.score, feedback: out.feedback, by: "model" };
+  }
+
+  private async findDeck(name: string): Promise<{ path: string; text: string }> {
+    const wanted = name.trim().toLowerCase().replace(/\.md$/, "");
+    const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
+    const notes = await this.deps.host.vault.listNotes();
+    const named = notes.filter((n) => baseNameOf(n.path).toLowerCase() === wanted);
+    const pick = named.find((n) => folder && n.path.startsWith(`${folder}/`)) ?? named[0];
+    if (!pick) {
+      throw new AgentError(`No deck named "${name}". Make one first: "make flashcards about ${name}".`, "not-found");
+    }
+    try {
+      return { path: pick.path, text: await this.deps.host.vault.readNote(pick.path) };
+    } catch (err) {
+      throw new AgentError(`Could not read ${pick.path}: ${errorMessage(err)}`, "failed");
+    }
+  }
+
+  private async load(key: string): Promise<QuizState | null> {
+    const text = await this.deps.host.data.readText(fileOf(key));
+    if (!text) return null;
+    try {
+      const state = JSON.parse(text) as QuizState;
+      return state?.version === 1 && Array.isArray(state.cards) ? state : null;
+    } catch {
+      return null; // a damaged quiz file: start afresh rather than fail the chat
+    }
+  }
+
+  private save(key: string, state: QuizState): Promise<void> {
+    return this.deps.host.data.writeAtomic(fileOf(key), JSON.stringify(state));
+  }
+}
+
+function fileOf(key: string): string {
+  return `quiz/${key.replace(/[^A-Za-z0-9_-]/g, "_")}.json`;
+}
+
+function label(grade: Grade): string {
+  return grade.verdict === "correct" ? "✅ Correct." : grade.verdict === "partial" ? "🟡 Partly right." : "❌ Not quite.";
+}
+
+/** Deterministic per start time: the order changes between quizzes, not between reloads of one. */
+function shuffle<T>(items: T[], seed: number): T[] {
+  const out = [...items];
+  let a = seed >>> 0 || 1;
+  for (let i = out.length - 1; i > 0; i--) {
+    a = (Math.imul(a, 1664525) + 1013904223) >>> 0;
+    const j = a % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

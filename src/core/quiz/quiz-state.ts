@@ -1,0 +1,139 @@
+import { cardKey } from "../flashcards/card-writer";
+import type { ParsedCard } from "../flashcards/card-parser";
+
+/**
+ * The quiz as a plain state machine, host-neutral and serialisable (it is saved per conversation under
+ * .krypton/quiz/ so it survives switching conversations and restarts). No I/O and no model here: grading
+ * that needs the model arrives as a Grade from outside (quiz-service.ts).
+ */
+export interface QuizCard {
+  kind: "basic" | "reversed" | "cloze" | "multiline";
+  /** What is asked (cloze: the sentence with the deletion shown as [...]). */
+  prompt: string;
+  answer: string;
+  /** Where the card lives, for the summary ("Flashcards/AWS.md"). */
+  source: string;
+}
+
+export type Verdict = "correct" | "partial" | "wrong" | "skipped";
+
+export interface Grade {
+  verdict: Verdict;
+  /** 0..1 */
+  score: number;
+  feedback: string;
+  /** "local" (exact or cloze match) or "model". */
+  by: "local" | "model";
+}
+
+export interface QuizState {
+  version: 1;
+  title: string;
+  cards: QuizCard[];
+  index: number;
+  hints: number;
+  results: { card: number; answer: string; grade: Grade }[];
+  status: "active" | "finished";
+}
+
+export const QUIZ_MAX_CARDS = 20;
+
+/** Cards from a deck in quiz form: a reversed card asks one way, a cloze one deletion at a time (at most QUIZ_MAX_CARDS). */
+export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string): QuizCard[] {
+  const out: QuizCard[] = [];
+  for (const c of cards) {
+    const front = stripLink(c.front);
+    const back = stripLink(c.back);
+    if (c.kind === "cloze") {
+      for (const deletion of c.deletions) {
+        out.push({ kind: "cloze", prompt: stripLink(front.replace(`==${deletion}==`, "[...]").replace(/==([^=\n]+?)==/g, "$1")), answer: deletion, source });
+      }
+    } else if (front && back) {
+      out.push({ kind: c.kind === "basic" || c.kind === "reversed" ? c.kind : "multiline", prompt: front, answer: back, source });
+    }
+  }
+  return out.slice(0, QUIZ_MAX_CARDS);
+}
+
+function stripLink(text: string): string {
+  return text
+    .replace(/\s*\[\[[^\]]*\]\]\s*$/g, "")
+    .replace(/<!--SR:[^>]*-->/g, "")
+    .trim();
+}
+
+export function startQuiz(title: string, cards: QuizCard[]): QuizState {
+  return { version: 1, title, cards, index: 0, hints: 0, results: [], status: cards.length ? "active" : "finished" };
+}
+
+export type QuizCommand = { type: "hint" } | { type: "skip" } | { type: "stop" } | { type: "answer"; text: string };
+
+/** What the user's message means while a quiz runs. */
+export function readCommand(message: string): QuizCommand {
+  const text = message.trim().toLowerCase().replace(/[.!?]+$/, "");
+  if (/^(?:hint|give me a hint|a hint|clue)$/.test(text)) return { type: "hint" };
+  if (/^(?:skip|pass|next|i don'?t know|no idea|dunno)$/.test(text)) return { type: "skip" };
+  if (/^(?:stop|quit|end|stop (?:the )?quiz|end (?:the )?quiz|quit (?:the )?quiz|exit)$/.test(text)) return { type: "stop" };
+  return { type: "answer", text: message.trim() };
+}
+
+/**
+ * Grades without the model when it can: a cloze answer, or an answer equal to the card's (ignoring case,
+ * punctuation and markup). Null: free text the model must judge.
+ */
+export function gradeLocally(card: QuizCard, answer: string): Grade | null {
+  const given = cardKey(answer);
+  const expected = cardKey(card.answer);
+  if (given && given === expected) return { verdict: "correct", score: 1, feedback: "Correct.", by: "local" };
+  if (card.kind === "cloze") return { verdict: "wrong", score: 0, feedback: `The answer is: ${card.answer}`, by: "local" };
+  return null;
+}
+
+/** A hint: the answer's first letters, more with each hint for the same card. */
+export function hintFor(card: QuizCard, hintsSoFar: number): string {
+  const words = card.answer.split(/\s+/);
+  const reveal = Math.min(words.length, hintsSoFar + 1);
+  return words.map((w, i) => (i < reveal ? `${w.slice(0, Math.max(1, Math.ceil(w.length / 3)))}…` : "…")).join(" ");
+}
+
+export function record(state: QuizState, answer: string, grade: Grade): QuizState {
+  const results = [...state.results, { card: state.index, answer, grade }];
+  const index = state.index + 1;
+  return { ...state, results, index, hints: 0, status: index >= state.cards.length ? "finished" : "active" };
+}
+
+export function stop(state: QuizState): QuizState {
+  return { ...state, status: "finished" };
+}
+
+export function currentCard(state: QuizState): QuizCard | null {
+  return state.status === "active" ? (state.cards[state.index] ?? null) : null;
+}
+
+export function questionText(state: QuizState): string {
+  const card = currentCard(state);
+  if (!card) return "";
+  const ask = card.kind === "cloze" ? "Fill in the blank" : "Question";
+  return `**${ask} ${state.index + 1} of ${state.cards.length}:** ${card.prompt}\n\n_Answer, or say "hint", "skip" or "stop"._`;
+}
+
+/** Score, the missed cards, and the offer to make cards from them. */
+export function summaryText(state: QuizState): string {
+  const asked = state.results.length;
+  const points = state.results.reduce((sum, r) => sum + r.grade.score, 0);
+  const missed = state.results.filter((r) => r.grade.verdict !== "correct");
+  const lines = [`**Quiz finished: ${state.title}.** Score: ${round(points)} of ${asked}${asked < state.cards.length ? ` (stopped after ${asked} of ${state.cards.length})` : ""}.`];
+  if (missed.length) {
+    lines.push("", "Missed:");
+    for (const r of missed) {
+      const card = state.cards[r.card];
+      lines.push(`- ${card.prompt} → **${card.answer}** (${r.grade.verdict === "skipped" ? "skipped" : `you said: ${r.answer}`})`);
+    }
+    lines.push("", `Want to practise these? Say "make flashcards about ${state.title}" to add cards for them to a deck.`);
+  }
+  return lines.join("\n");
+}
+
+function round(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
