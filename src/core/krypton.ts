@@ -23,6 +23,9 @@ import { FlashcardService } from "./flashcards/flashcard-service";
 import { registerFlashcardTool } from "./flashcards/flashcard-tool";
 import { createFlashcardAgent } from "./flashcards/flashcard-agent";
 import { QuizService } from "./quiz/quiz-service";
+import { GoalService } from "./goals/goal-service";
+import { createGoalAgent } from "./goals/goal-agent";
+import { registerGoalTool } from "./goals/goal-tool";
 import { createQuizAgent } from "./quiz/quiz-agent";
 
 /**
@@ -47,6 +50,7 @@ export interface KryptonCore {
    */
   readonly mcp: McpClientManager;
   readonly flashcards: FlashcardService;
+  readonly goals: GoalService;
   /** Null when no chat model is configured. */
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
@@ -73,8 +77,9 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
   // Flashcards first: its requests ("make flashcards about X") would otherwise read as "make a note about X".
   const quiz = new QuizService({ host, settings: getSettings, chatModel: getChatModel });
+  const goals = new GoalService({ host, settings: getSettings, index });
   // The quiz first: while one runs, every message of its conversation is an answer.
-  const agents = [createQuizAgent({ quiz, logger: host.logger }), createFlashcardAgent({ flashcards, logger: host.logger }), ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel })];
+  const agents = [createQuizAgent({ quiz, logger: host.logger }), createFlashcardAgent({ flashcards, logger: host.logger }), createGoalAgent({ goals, logger: host.logger }), ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel })];
   const chat = new ChatService({
     host,
     settings: getSettings,
@@ -96,6 +101,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
   registerWorkflowTool(tools, workflows);
   registerFlashcardTool(tools, flashcards);
+  registerGoalTool(tools, goals);
 
   return {
     host,
@@ -114,6 +120,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     workflows,
     mcp,
     flashcards,
+    goals,
     chatModel: getChatModel,
     embedder: getEmbedder,
     close: async () => {

@@ -63,6 +63,8 @@ export interface KryptonSettings {
   openCreatedNote: boolean;
   /** Where Krypton's flashcard decks go (one note per deck). */
   flashcardsFolder: string;
+  /** Where study goal notes go (one note per goal). */
+  studyGoalsFolder: string;
 
   // MCP bridge (desktop only)
   mcpEnabled: boolean;
@@ -116,6 +118,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   newNoteFolder: "Krypton",
   openCreatedNote: true,
   flashcardsFolder: "Flashcards",
+  studyGoalsFolder: "Study goals",
 
   mcpEnabled: false,
   mcpPort: 27_123,

@@ -80,3 +80,19 @@ it("a deck name cannot lead out of the flashcards folder", async () => {
   expect((result.structuredContent as { deckPath: string }).deckPath).toBe("Flashcards/Bio Cell.md");
   expect(await vault.read("Bio/Cell.md")).toBe("# Cell\n\nMitochondria make ATP for the cell.\n");
 });
+
+it("study_goals: create, log, progress, list; missing parameters are explained; goals stay in their folder", async () => {
+  const call = (args: Record<string, unknown>) => client.callTool({ name: "study_goals", arguments: args });
+  const created = await call({ action: "create", goal: "Pass AWS SAA", target_date: "2027-01-15" });
+  expect(created.isError).toBeFalsy();
+  expect(created.structuredContent).toEqual({ goals: [{ goal: "Pass AWS SAA", path: "Study goals/Pass AWS SAA.md", target: "2027-01-15", status: "active", minutes: 0, sessions: 0 }] });
+  expect((await call({ action: "log", goal: "aws", minutes: 25 })).structuredContent).toMatchObject({ goals: [{ minutes: 25, sessions: 1 }] });
+  expect((await call({ action: "progress", goal: "AWS" })).structuredContent).toMatchObject({ goals: [{ goal: "Pass AWS SAA", minutes: 25 }] });
+  expect((await call({ action: "list" })).structuredContent).toMatchObject({ goals: [{ goal: "Pass AWS SAA" }] });
+  const missing = await call({ action: "log", goal: "aws" });
+  expect(missing.isError).toBe(true);
+  expect(textOf(missing)).toMatch(/Missing required parameter: minutes/);
+  const sneaky = await call({ action: "create", goal: "../../Bio/Cell" });
+  expect((sneaky.structuredContent as { goals: { path: string }[] }).goals[0].path).toBe("Study goals/Bio Cell.md");
+  expect(await vault.read("Bio/Cell.md")).toBe("# Cell\n\nMitochondria make ATP for the cell.\n");
+});

@@ -1,0 +1,160 @@
+import { parseCards } from "../flashcards/card-parser";
+import { countDue } from "../flashcards/sr-schedule";
+import type { VaultIndexApi } from "../indexing/vault-index-api";
+import { AgentError } from "../notes/agent-error";
+import { normalizeVaultPath } from "../notes/note-paths";
+import type { Host } from "../ports/host";
+import { NoteExistsError } from "../ports/vault";
+import type { KryptonSettings } from "../settings";
+import { errorMessage } from "../util/errors";
+import { localDate } from "../util/local-date";
+import { GOAL_MARKER, newGoalNote, parseGoalNote, withSession, type Goal } from "./goal-note";
+import { daysBetween, formatMinutes, parseDate } from "./goal-parse";
+
+export interface GoalsDeps {
+  host: Host;
+  settings: () => KryptonSettings;
+  index: VaultIndexApi;
+  /** IANA zone for "today"; default: the host's own. Tests pass explicit zones. */
+  timeZone?: string;
+}
+
+export interface GoalProgress {
+  goal: Goal;
+  today: string;
+  daysLeft: number | null;
+  last7Days: number;
+}
+
+/**
+ * Study goals: one note per goal in the goals folder (frontmatter + "## Sessions"), read forgivingly,
+ * minutes always recomputed from the sessions, "today" in the user's time zone. One implementation for
+ * chat, MCP (study_goals) and the hosts.
+ */
+export class GoalService {
+  constructor(private readonly deps: GoalsDeps) {}
+
+  today(): string {
+    return localDate(this.deps.host.clock.now(), this.deps.timeZone);
+  }
+
+  async create(goal: string, targetText?: string): Promise<Goal> {
+    const name = goal.replace(/\s+/g, " ").trim();
+    if (!name) throw new AgentError("Missing required parameter: goal", "invalid-input");
+    if (name.length > 200) throw new AgentError("The goal is too long (at most 200 characters).", "invalid-input");
+    const today = this.today();
+    const target = targetText?.trim() ? parseDate(targetText, today) : null;
+    if (targetText?.trim() && !target) throw new AgentError(`Could not read the date "${targetText}" (try "January 15" or 2027-01-15).`, "invalid-input");
+    const path = this.pathFor(name);
+    try {
+      await this.deps.host.vault.createNote(path, newGoalNote(name, target, today));
+    } catch (err) {
+      if (err instanceof NoteExistsError) throw new AgentError(`A note already exists at ${path}: that goal is there already, or choose another name.`, "invalid-input");
+      throw new AgentError(`Could not create ${path}: ${errorMessage(err)}`, "failed");
+    }
+    return parseGoalNote(path, await this.deps.host.vault.readNote(path), today);
+  }
+
+  async list(): Promise<Goal[]> {
+    const folder = this.folder();
+    const today = this.today();
+    const goals: Goal[] = [];
+    for (const note of await this.deps.host.vault.listNotes()) {
+      if (folder && !note.path.startsWith(`${folder}/`)) continue;
+      let text: string;
+      try {
+        text = await this.deps.host.vault.readNote(note.path);
+      } catch {
+        continue;
+      }
+      if (!new RegExp(`^${GOAL_MARKER}\\s*:\\s*true\\s*$`, "m").test(text.slice(0, 2000))) continue;
+      goals.push(parseGoalNote(note.path, text, today));
+    }
+    return goals;
+  }
+
+  /** The goal whose name best matches ("AWS" finds "Pass AWS SAA"). */
+  async find(name: string): Promise<Goal> {
+    const words = name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const goals = await this.list();
+    const scored = goals
+      .map((g) => {
+        const hay = `${g.goal} ${g.path}`.toLowerCase();
+        return { g, score: words.filter((w) => hay.includes(w)).length };
+      })
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score);
+    if (!scored.length) {
+      throw new AgentError(goals.length ? `No study goal matches "${name}". Your goals: ${goals.map((g) => g.goal).join("; ")}.` : `You have no study goals yet. Say "set a study goal: <goal> by <date>".`, "not-found");
+    }
+    return scored[0].g;
+  }
+
+  async log(name: string, minutes: number, note?: string): Promise<Goal> {
+    if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60) throw new AgentError("Log between 1 minute and 24 hours.", "invalid-input");
+    const goal = await this.find(name);
+    const today = this.today();
+    const session = { date: today, minutes: Math.round(minutes), note: note?.replace(/\s+/g, " ").trim() };
+    await this.deps.host.vault.process(goal.path, (current) => {
+      const before = parseGoalNote(goal.path, current, today);
+      return withSession(current, session, before.minutes + session.minutes);
+    });
+    return parseGoalNote(goal.path, await this.deps.host.vault.readNote(goal.path), today);
+  }
+
+  async progress(name: string): Promise<GoalProgress> {
+    const goal = await this.find(name);
+    const today = this.today();
+    const last7Days = goal.sessions.filter((s) => s.date <= today && daysBetween(s.date, today) < 7).reduce((sum, s) => sum + s.minutes, 0);
+    return { goal, today, daysLeft: goal.target ? daysBetween(today, goal.target) : null, last7Days };
+  }
+
+  /** A week's plan: related notes from the one search API, and the cards due in decks named like the goal. */
+  async plan(name: string, signal?: AbortSignal): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[] }> {
+    const goal = await this.find(name);
+    const today = this.today();
+    let notes: string[] = [];
+    try {
+      const hits = await this.deps.index.searchNotes(goal.goal, { limit: 8, signal });
+      notes = hits.map((h) => h.path).filter((p) => !p.startsWith(`${this.folder()}/`));
+    } catch {
+      notes = []; // no index yet: the plan still has the cards
+    }
+    const words = goal.goal.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
+    const deckFolder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
+    let dueCards = 0;
+    const decks: string[] = [];
+    for (const n of await this.deps.host.vault.listNotes()) {
+      if (!deckFolder || !n.path.startsWith(`${deckFolder}/`)) continue;
+      const base = n.path.slice(deckFolder.length + 1).toLowerCase();
+      if (!words.some((w) => base.includes(w))) continue;
+      const cards = parseCards(await this.deps.host.vault.readNote(n.path)).cards;
+      decks.push(n.path);
+      dueCards += countDue(cards.flatMap((c) => c.schedules), today) + cards.filter((c) => c.schedules.length === 0).length;
+    }
+    const days: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const date = localDate(Date.parse(`${today}T12:00:00Z`) + i * 86_400_000, "UTC");
+      const read = notes[i % Math.max(1, notes.length)];
+      const parts = [dueCards ? `review flashcards (${Math.ceil(dueCards / 7)} or more)` : "", read ? `read [[${read.replace(/\.md$/i, "")}]]` : ""].filter(Boolean);
+      days.push(`- ${date}: ${parts.length ? parts.join(", then ") : "30 min on the goal"}`);
+    }
+    return { goal, notes, dueCards, decks, days };
+  }
+
+  private folder(): string {
+    return normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder");
+  }
+
+  private pathFor(goal: string): string {
+    const name = goal.replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").replace(/^[.\s]+/, "").trim().slice(0, 80) || "Goal";
+    const folder = this.folder();
+    return folder ? `${folder}/${name}.md` : `${name}.md`;
+  }
+}
+
+export function goalLine(p: GoalProgress): string {
+  const { goal } = p;
+  const target = goal.target ? `, target ${goal.target} (${p.daysLeft !== null && p.daysLeft >= 0 ? `${p.daysLeft} days left` : "passed"})` : "";
+  return `**${goal.goal}**: ${formatMinutes(goal.minutes)} in ${goal.sessions.length} session${goal.sessions.length === 1 ? "" : "s"}, ${formatMinutes(p.last7Days)} in the last 7 days${target} — ${goal.status}`;
+}

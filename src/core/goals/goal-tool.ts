@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { ToolError } from "../tools/tool";
+import { defineTool, type ToolRegistry } from "../tools/tool-registry";
+import { formatMinutes } from "./goal-parse";
+import type { GoalService } from "./goal-service";
+
+/** `study_goals`: list / create / log / progress on the goal notes. Goals are named, never pathed. */
+export function registerGoalTool(registry: ToolRegistry, goals: GoalService): void {
+  registry.register(
+    defineTool({
+      name: "study_goals",
+      title: "Study goals",
+      description:
+        'Study goals kept as notes in the vault. action "list": every goal with its minutes and target; "create": a new goal (goal, optional target_date ' +
+        'such as "January 15" or 2027-01-15); "log": add minutes studied today to a goal; "progress": one goal\'s totals and days left.',
+      inputSchema: {
+        action: z.enum(["list", "create", "log", "progress"]).describe("What to do."),
+        goal: z.string().max(200).optional().describe('The goal (create) or a word of its name (log, progress), e.g. "AWS".'),
+        target_date: z.string().max(40).optional().describe("create: the target date."),
+        minutes: z.number().int().min(1).max(1440).optional().describe("log: minutes studied."),
+      },
+      outputSchema: {
+        goals: z.array(z.object({ goal: z.string(), path: z.string(), target: z.string().nullable(), status: z.string(), minutes: z.number(), sessions: z.number() })),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      async run(input) {
+        const need = (value: string | undefined, name: string) => {
+          if (!value?.trim()) throw new ToolError(`Missing required parameter: ${name} (needed for action "${input.action}")`, "invalid-input");
+          return value;
+        };
+        let list;
+        if (input.action === "list") list = await goals.list();
+        else if (input.action === "create") list = [await goals.create(need(input.goal, "goal"), input.target_date)];
+        else if (input.action === "log") {
+          if (input.minutes === undefined) throw new ToolError('Missing required parameter: minutes (needed for action "log")', "invalid-input");
+          list = [await goals.log(need(input.goal, "goal"), input.minutes)];
+        } else list = [(await goals.progress(need(input.goal, "goal"))).goal];
+        const structured = {
+          goals: list.map((g) => ({ goal: g.goal, path: g.path, target: g.target, status: g.status, minutes: g.minutes, sessions: g.sessions.length })),
+        };
+        const text = structured.goals.length
+          ? structured.goals.map((g) => `${g.goal}: ${formatMinutes(g.minutes)} in ${g.sessions} session(s)${g.target ? `, target ${g.target}` : ""} (${g.path})`).join("\n")
+          : "No study goals yet.";
+        return { structured, text };
+      },
+    }),
+  );
+}

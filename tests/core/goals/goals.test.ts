@@ -1,0 +1,142 @@
+import { execFileSync } from "node:child_process";
+import { detectGoalIntent, createGoalAgent } from "../../../src/core/goals/goal-agent";
+import { parseGoalNote, withSession } from "../../../src/core/goals/goal-note";
+import { parseDate, parseMinutes } from "../../../src/core/goals/goal-parse";
+import { GoalService } from "../../../src/core/goals/goal-service";
+import { localDate } from "../../../src/core/util/local-date";
+import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
+
+describe("goal parsing: what people type", () => {
+  it("durations and dates", () => {
+    expect(["1h 15m", "45 min", "30 minutes", "1.5 hours", "90", "2h", "1 hr 5 mins"].map(parseMinutes)).toEqual([75, 45, 30, 90, 90, 120, 65]);
+    expect(parseMinutes("a while")).toBeNull();
+    const today = "2026-11-24";
+    expect(["Nov 20, 2026", "2026-11-20", "20 Nov 2026", "November 20th, 2026", "January 15", "Jan 15 2027", "Feb 30 2027", "soon"].map((d) => parseDate(d, today))).toEqual([
+      "2026-11-20",
+      "2026-11-20",
+      "2026-11-20",
+      "2026-11-20",
+      "2027-01-15", // no year: the next January 15
+      "2027-01-15",
+      null,
+      null,
+    ]);
+  });
+
+  it("a hand-edited goal note: reordered keys, other key spellings, odd dates and durations; minutes come from the sessions", () => {
+    const text = [
+      "---",
+      "Status: Active",
+      "minutes: 9999",
+      "Target Date: Jan 15, 2027",
+      "goal: Pass AWS SAA",
+      "krypton-goal: true",
+      "---",
+      "# Pass AWS SAA",
+      "",
+      "Some thoughts.",
+      "",
+      "## Sessions",
+      "- Nov 20, 2026: 1h 15m networking",
+      "- 2026-11-21 — 45 min",
+      "* 22 Nov 2026 - 30 minutes IAM",
+      "- not a session line",
+      "",
+      "## Notes",
+      "- 2026-11-23: 500 min (not in Sessions)",
+    ].join("\n");
+    const goal = parseGoalNote("Study goals/Pass AWS SAA.md", text, "2026-11-24");
+    expect(goal).toMatchObject({ goal: "Pass AWS SAA", target: "2027-01-15", status: "active", minutes: 150 });
+    expect(goal.sessions.map((s) => [s.date, s.minutes, s.note])).toEqual([
+      ["2026-11-20", 75, "networking"],
+      ["2026-11-21", 45, ""],
+      ["2026-11-22", 30, "IAM"],
+    ]);
+  });
+
+  it("logging appends to the Sessions list and fixes the frontmatter minutes; nothing else changes", () => {
+    const text = "---\nkrypton-goal: true\ngoal: X\nminutes: 3\n---\n# X\n\n## Sessions\n- 2026-11-20: 30 min\n\n## Notes\nkeep\n";
+    const after = withSession(text, { date: "2026-11-24", minutes: 45 }, 75);
+    expect(after).toBe("---\nkrypton-goal: true\ngoal: X\nminutes: 75\n---\n# X\n\n## Sessions\n- 2026-11-20: 30 min\n- 2026-11-24: 45 min\n\n## Notes\nkeep\n");
+  });
+
+  it("intents", () => {
+    expect(detectGoalIntent("set a study goal: pass AWS SAA by January 15")).toEqual({ type: "create", goal: "pass AWS SAA", target: "January 15" });
+    expect(detectGoalIntent("log 30 minutes on AWS")).toEqual({ type: "log", minutes: 30, goal: "AWS" });
+    expect(detectGoalIntent("Log 1h 15m for aws")).toEqual({ type: "log", minutes: 75, goal: "aws" });
+    expect(detectGoalIntent("what are my study goals?")).toEqual({ type: "list" });
+    expect(detectGoalIntent("how am I doing on AWS")).toEqual({ type: "progress", goal: "AWS" });
+    expect(detectGoalIntent("plan my week for AWS")).toEqual({ type: "plan", goal: "AWS" });
+    expect(detectGoalIntent("log my thoughts on AWS")).toBeNull();
+    expect(detectGoalIntent("what is a study goal?")).toBeNull();
+  });
+});
+
+describe("today is the user's local date", () => {
+  // 2026-11-24 10:30 UTC: already the 25th in Kiritimati (UTC+14), still the 24th in Los Angeles (UTC-8).
+  const instant = Date.UTC(2026, 10, 24, 10, 30);
+  it("with explicit zones (Intl)", () => {
+    expect(localDate(instant, "Pacific/Kiritimati")).toBe("2026-11-25");
+    expect(localDate(instant, "America/Los_Angeles")).toBe("2026-11-24");
+  });
+  it("with the host's zone from TZ, in a child process", () => {
+    const script = `const p=new Intl.DateTimeFormat("en-CA",{year:"numeric",month:"2-digit",day:"2-digit"}).formatToParts(new Date(${instant}));process.stdout.write(["year","month","day"].map(t=>p.find(x=>x.type===t).value).join("-"))`;
+    const run = (tz: string) => execFileSync(process.execPath, ["-e", script], { env: { ...process.env, TZ: tz } }).toString();
+    expect(run("Pacific/Kiritimati")).toBe("2026-11-25");
+    expect(run("America/Los_Angeles")).toBe("2026-11-24");
+  });
+});
+
+describe("GoalService over a real vault", () => {
+  let world: AgentsWorld;
+  const deck = "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nQ1::A1\n<!--SR:!2026-11-20,3,250-->\n\nQ2::A2\n<!--SR:!fsrs,2026-11-25,3.1,5.2,2-->\n\nQ3::A3\n<!--SR:!2027-03-01,60,270-->\n\nQ4::A4\n";
+  beforeEach(async () => {
+    world = await makeAgentsWorld({ files: { "AWS/VPC.md": "# AWS VPC\n\nSubnets and route tables for AWS SAA.", "Flashcards/AWS.md": deck } });
+    // The clock: 2026-11-24 10:30 UTC.
+    world.host = { ...world.host, clock: { ...world.host.clock, now: () => Date.UTC(2026, 10, 24, 10, 30) } };
+  });
+  afterEach(() => world.close());
+  const service = (timeZone: string) => new GoalService({ host: world.host, settings: () => world.settings, index: world.index, timeZone });
+
+  it("create, log (in the user's day), list, progress; two time zones log on different dates", async () => {
+    const la = service("America/Los_Angeles");
+    const goal = await la.create("Pass AWS SAA", "January 15");
+    expect(goal).toMatchObject({ path: "Study goals/Pass AWS SAA.md", target: "2027-01-15", minutes: 0 });
+    await la.log("aws", 30);
+    await service("Pacific/Kiritimati").log("AWS", 45);
+    const text = await world.vault.read("Study goals/Pass AWS SAA.md");
+    expect(text).toContain("## Sessions\n\n- 2026-11-24: 30 min\n- 2026-11-25: 45 min\n");
+    expect(text).toContain("minutes: 75");
+    const progress = await la.progress("AWS");
+    expect(progress).toMatchObject({ today: "2026-11-24", daysLeft: 52, last7Days: 30 });
+    expect(progress.goal.minutes).toBe(75);
+    await expect(la.create("Pass AWS SAA")).rejects.toThrow(/already exists/);
+    await expect(la.create("Other", "someday")).rejects.toThrow(/Could not read the date/);
+    await expect(la.log("kubernetes", 10)).rejects.toThrow(/No study goal matches/);
+  });
+
+  it("plan: cards due in the goal's decks (SM-2 and FSRS forms, new cards) and related notes from search", async () => {
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    const plan = await la.plan("AWS");
+    // Due by 2026-11-24: Q1 (SM-2, 11-20), Q4 (new). Q2 (FSRS, 11-25) and Q3 (2027) are not due.
+    expect(plan.dueCards).toBe(2);
+    expect(plan.decks).toEqual(["Flashcards/AWS.md"]);
+    expect(plan.notes).toContain("AWS/VPC.md");
+    expect(plan.days).toHaveLength(7);
+    expect(plan.days[0]).toMatch(/^- 2026-11-24: review flashcards/);
+    // In Kiritimati it is already the 25th: the FSRS card is due too.
+    expect((await service("Pacific/Kiritimati").plan("AWS")).dueCards).toBe(3);
+  });
+
+  it("chat agent: the five requests", async () => {
+    const agent = createGoalAgent({ goals: service("America/Los_Angeles"), logger: world.host.logger });
+    const say = async (m: string) => (await agent.tryHandle(m, [], {}))?.text ?? null;
+    expect(await say("set a study goal: pass AWS SAA by January 15")).toMatch(/Study goal set: \*\*pass AWS SAA\*\*, target 2027-01-15/);
+    expect(await say("log 30 minutes on AWS")).toMatch(/Logged 30 min on \*\*pass AWS SAA\*\* — 30 min in total/);
+    expect(await say("what are my study goals")).toMatch(/pass AWS SAA\*\*: 30 min in 1 session/);
+    expect(await say("how am I doing on AWS")).toMatch(/52 days left/);
+    expect(await say("plan my week for AWS")).toMatch(/Plan for \*\*pass AWS SAA\*\* \(2 flashcards due/);
+    expect(await say("how do I study better?")).toBeNull();
+  });
+});
