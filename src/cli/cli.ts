@@ -6,6 +6,7 @@ import { askCommand } from "./commands/ask-command";
 import { chatCommand } from "./commands/chat-command";
 import { flowCommand } from "./commands/flow-command";
 import { flashcardsCommand } from "./commands/flashcards-command";
+import { goalsCommand } from "./commands/goals-command";
 import { indexCommand } from "./commands/index-command";
 import { mcpCommand } from "./commands/mcp-command";
 import { mcpServersCommand } from "./commands/mcp-servers-command";
@@ -16,7 +17,7 @@ import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError 
 import { commandHelp, mainHelp } from "./help";
 import { createOutput, type Stream } from "./output";
 
-export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, mcpServersCommand, flowCommand, flashcardsCommand];
+export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, mcpServersCommand, flowCommand, flashcardsCommand, goalsCommand];
 
 export interface CliIo {
   stdout: Stream & Writable;
