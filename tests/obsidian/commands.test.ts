@@ -6,6 +6,7 @@ import { CreateNoteModal } from "../../src/obsidian/commands/create-note-modal";
 import { addEditorMenuItems } from "../../src/obsidian/commands/register-commands";
 import { summarizeNote } from "../../src/obsidian/commands/summarize";
 import { generateFlashcards } from "../../src/obsidian/commands/flashcards";
+import { StudyGoalsModal } from "../../src/obsidian/commands/study-goals-modal";
 import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 
@@ -198,4 +199,20 @@ test("Generate flashcards (editor menu, selection) writes a deck through Vault.p
   expect(after.startsWith(reviewed)).toBe(true);
   expect(await p.temp.read("Garden/Tomatoes.md")).toBe(NOTES["Garden/Tomatoes.md"]);
   expect(p.app.commands.commands["krypton:generate-flashcards-selection"].editorCheckCallback!(true, { getSelection: () => " " }, {})).toBe(false);
+});
+
+test("Study goals dashboard lists every goal with its minutes from the sessions (hand edits included)", async () => {
+  await p.services.core.goals.create("Pass AWS SAA", "2099-01-15");
+  await p.services.core.goals.log("aws", 30);
+  const path = "Study goals/Pass AWS SAA.md";
+  // A hand edit: a session typed in another format.
+  const text = await p.temp.read(path);
+  await p.app.vault.modify(p.app.vault.getFileByPath(path) as TFile, text.replace(/(- \d{4}-\d{2}-\d{2}: 30 min)/, "$1\n- Nov 20, 2026 — 1h 15m"));
+  const modal = new StudyGoalsModal(p.app as never, p.services);
+  modal.open();
+  await modal.render();
+  const cells = Array.from(openModal()!.querySelectorAll("td")).map((td) => td.textContent);
+  expect(cells.slice(0, 3)).toEqual(["Pass AWS SAA", "1h 45m", cells[2]]);
+  expect(cells[3]).toMatch(/^2099-01-15 \(\d+ days left\)$/);
+  expect(p.app.commands.commands["krypton:study-goals-dashboard"]).toBeDefined();
 });

@@ -128,6 +128,7 @@ test("commands have sentence-case names and no default hotkeys", async () => {
       "Summarize selection",
       "Generate flashcards from current note",
       "Generate flashcards from selection",
+      "Study goals dashboard",
       "Start/stop MCP bridge",
     ]),
   );

@@ -5,6 +5,7 @@ import { IndexStatusModal } from "../status/index-status-modal";
 import { CreateNoteModal } from "./create-note-modal";
 import { summarizeNote, summarizeSelection } from "./summarize";
 import { generateFlashcards } from "./flashcards";
+import { StudyGoalsModal } from "./study-goals-modal";
 
 /**
  * Index, agent and MCP commands, plus the editor's context-menu entries. No default hotkeys (Obsidian's
@@ -77,6 +78,12 @@ export function registerCommands(plugin: Plugin, services: KryptonServices): voi
       if (!checking) void generateFlashcards(services, ctx.file.path, text);
       return true;
     },
+  });
+
+  plugin.addCommand({
+    id: "study-goals-dashboard",
+    name: "Study goals dashboard",
+    callback: () => new StudyGoalsModal(app, services).open(),
   });
 
   if (Platform.isDesktopApp) {

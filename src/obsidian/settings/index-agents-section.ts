@@ -44,4 +44,5 @@ export function renderAgentsSection(ctx: SectionContext): void {
     "One note per deck, in the Spaced Repetition plugin's format. Krypton only appends to decks it created.",
     "Flashcards",
   );
+  textSetting(ctx, "studyGoalsFolder", "Folder for study goals", "One note per goal, with its sessions; you can edit them by hand.", "Study goals");
 }
