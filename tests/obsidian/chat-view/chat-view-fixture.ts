@@ -6,7 +6,7 @@ import type { ChatEvent, ChatServiceApi, SendOptions } from "../../../src/core/c
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "../../../src/core/chat/conversation-types";
 import type { IndexStatus } from "../../../src/core/indexing/index-status";
 import type { KryptonCore } from "../../../src/core/krypton";
-import { NoteExistsError, type VaultPort } from "../../../src/core/ports/vault";
+import { NoteExistsError, NoteNotFoundError, type VaultPort } from "../../../src/core/ports/vault";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
 import type { ChatViewContext } from "../../../src/obsidian/chat-view/chat-view-context";
 import { KryptonChatView } from "../../../src/obsidian/chat-view/chat-view";
@@ -198,6 +198,11 @@ export class MemoryVault implements VaultPort {
   async createNote(path: string, content: string): Promise<void> {
     if (this.files.has(path)) throw new NoteExistsError(path);
     this.files.set(path, content);
+  }
+  async appendToNote(path: string, text: string): Promise<void> {
+    const content = this.files.get(path);
+    if (content === undefined) throw new NoteNotFoundError(path);
+    this.files.set(path, content + text);
   }
   onChange() {
     return () => {};
