@@ -14,6 +14,9 @@ import type { Host } from "./ports/host";
 import { createChatModel, createEmbedder } from "./providers/provider-factory";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
+import { registerAgentTools } from "./tools/agent-tools";
+import { AgentService } from "./agent-loop/agent-service";
+import { createWebSearch } from "./web/tavily-search";
 import { ToolRegistry } from "./tools/tool-registry";
 
 /**
@@ -31,6 +34,8 @@ export interface KryptonCore {
   readonly operations: NoteOperations;
   readonly agents: Agent[];
   readonly tools: ToolRegistry;
+  /** Agent mode (the tool loop) over `tools`. */
+  readonly agent: AgentService;
   /** Null when no chat model is configured. */
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
@@ -50,6 +55,15 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const agents = createAgents({ host, settings: getSettings, operations, chatModel: getChatModel });
+  const tools = new ToolRegistry();
+  registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
+  registerAgentTools(tools, {
+    vault: host.vault,
+    clock: host.clock,
+    settings: getSettings,
+    webSearch: () => (settings.tavilyApiKey.trim() ? createWebSearch(settings, host) : null),
+  });
+  const agent = new AgentService({ host, settings: getSettings, registry: tools, chatModel: getChatModel });
   const chat = new ChatService({
     host,
     settings: getSettings,
@@ -57,9 +71,8 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     chatModel: getChatModel,
     conversations,
     agents: () => (settings.agentsEnabled ? agents : []),
+    agentService: agent,
   });
-  const tools = new ToolRegistry();
-  registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
 
   return {
     host,
@@ -75,6 +88,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     operations,
     agents,
     tools,
+    agent,
     chatModel: getChatModel,
     embedder: getEmbedder,
     close: () => index.close(),

@@ -8,6 +8,8 @@
  * merely stops iterating closes the HTTP request and the partial answer is saved the same way.
  */
 import type { Agent, AgentResult } from "../agents/agent";
+import type { AgentService } from "../agent-loop/agent-service";
+import type { AgentStep } from "../agent-loop/agent-types";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
@@ -35,6 +37,8 @@ export interface ChatServiceDeps {
   webSearch?: () => WebSearch | null;
   /** Dedicated reranker for rerank "reranker-model"; default: settings.rerankerModel on the chat provider. */
   rerankModel?: () => ChatModel | null;
+  /** Agent mode's tool loop (SendOptions.agent). */
+  agentService?: AgentService;
 }
 
 /** How much of the open note goes into the prompt with "use current note". */
@@ -113,6 +117,48 @@ export class ChatService implements ChatServiceApi {
           yield { type: "agent", result: agentResult };
           yield* finish({ agent: agentResult }, false);
           return;
+        }
+
+        // 2b. Agent mode: the tool loop answers what the fixed agents did not recognise.
+        if (options.agent && this.deps.agentService) {
+          const steps: AgentStep[] = [];
+          const stepsPart = () => (steps.length ? { steps } : {});
+          try {
+            for await (const event of this.deps.agentService.answer(question, bounded, { conversationId, signal, confirm: options.confirm })) {
+              if (event.type === "token") {
+                answer += event.text;
+                yield { type: "token", text: event.text };
+              } else if (event.type === "retract") {
+                answer = answer.slice(0, Math.max(0, answer.length - event.text.length));
+                yield event;
+              } else if (event.type === "step") {
+                steps.push(event.step);
+                yield event;
+              } else if (event.type === "notice") {
+                notices.push({ code: event.code, message: event.message });
+                yield event;
+              } else if (event.type === "done") {
+                if (event.result.endReason === "stopped") {
+                  yield* finish(stepsPart(), true);
+                  return;
+                }
+                const usage = event.result.usage;
+                if (usage.promptTokens || usage.completionTokens) yield { type: "usage", usage };
+                yield* finish({ ...stepsPart(), ...(usage.promptTokens || usage.completionTokens ? { usage } : {}) }, false);
+                return;
+              }
+            }
+          } catch (err) {
+            if (signal?.aborted || isAbortError(err)) {
+              yield* finish(stepsPart(), true);
+              return;
+            }
+            const pe = err instanceof ProviderError ? err : null;
+            const text = this.plain(err, settings);
+            yield { type: "error", code: pe?.kind ?? "agent", message: text, retryable: pe ? pe.retryable || pe.kind === "bad-response" : false };
+            yield* finish({ ...stepsPart(), error: text }, false);
+            return;
+          }
         }
 
         // 3. A chat model, or a clear reason why there is none.

@@ -1,5 +1,7 @@
 import type { RetrievalMode } from "../settings";
 import type { AgentResult } from "../agents/agent";
+import type { AgentStep, ConfirmPort } from "../agent-loop/agent-types";
+import type { TokenUsage } from "../ports/chat-model";
 
 export type Source =
   | {
@@ -20,6 +22,12 @@ export type ChatEvent =
   | { type: "token"; text: string }
   /** An agent handled the message instead of the chat model. */
   | { type: "agent"; result: AgentResult }
+  /** Agent mode: one tool call finished (shown collapsed under the answer). */
+  | { type: "step"; step: AgentStep }
+  /** Agent mode: the last `text` of tokens was the model thinking aloud before a tool call; take it back from the answer. */
+  | { type: "retract"; text: string }
+  /** Tokens this turn used, when the provider reports them. */
+  | { type: "usage"; usage: TokenUsage }
   /** Something degraded but the answer continues ("Web search unavailable: ..."). */
   | { type: "notice"; code: string; message: string }
   /** The answer failed; message is for the user, plain words, no stack trace, no secrets. */
@@ -38,6 +46,10 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Replace the last assistant answer instead of appending a new question. */
   regenerate?: boolean;
+  /** Agent mode: what the fixed agents do not recognise goes to the tool loop instead of retrieval. */
+  agent?: boolean;
+  /** Agent mode: asks the user before a write tool runs; without it, writes are refused. */
+  confirm?: ConfirmPort;
 }
 
 export interface ChatServiceApi {

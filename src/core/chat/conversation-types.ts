@@ -1,4 +1,6 @@
 import type { AgentResult } from "../agents/agent";
+import type { AgentStep } from "../agent-loop/agent-types";
+import type { TokenUsage } from "../ports/chat-model";
 import type { Source } from "./chat-types";
 import type { RetrievalMode } from "../settings";
 
@@ -15,6 +17,10 @@ export interface StoredMessage {
   stopped?: boolean;
   /** The answer failed with this message. */
   error?: string;
+  /** Agent mode: the tool calls behind this answer (older files have none). */
+  steps?: AgentStep[];
+  /** Tokens the turn used, when the provider reported them. */
+  usage?: TokenUsage;
 }
 
 export interface Conversation {

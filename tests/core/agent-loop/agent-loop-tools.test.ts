@@ -128,7 +128,7 @@ describe("agent loop: Stop, limits and logs", () => {
         run: (_input, context) => {
           toolSignal = context.signal;
           started();
-          return new Promise(() => undefined); // never settles on its own
+          return new Promise<never>(() => undefined); // never settles on its own
         },
       }),
     );
