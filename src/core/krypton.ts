@@ -11,7 +11,8 @@ import { VaultIndex } from "./indexing/vault-index";
 import type { ChatModel } from "./ports/chat-model";
 import type { Embedder } from "./ports/embedder";
 import type { Host } from "./ports/host";
-import { createChatModel, createEmbedder } from "./providers/provider-factory";
+import { chatModelUnavailableReason, createChatModel, createEmbedder } from "./providers/provider-factory";
+import { createChatModelFor, parseModelRef } from "./providers/model-ref";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
 import { registerAgentTools } from "./tools/agent-tools";
@@ -63,7 +64,20 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     settings: getSettings,
     webSearch: () => (settings.tavilyApiKey.trim() ? createWebSearch(settings, host) : null),
   });
-  const agent = new AgentService({ host, settings: getSettings, registry: tools, chatModel: getChatModel });
+  const agent = new AgentService({
+    host,
+    settings: getSettings,
+    registry: tools,
+    chatModel: getChatModel,
+    modelFor(text) {
+      const ref = parseModelRef(text);
+      if ("error" in ref) throw new Error(ref.error);
+      const model = createChatModelFor(settings, host, ref);
+      if (!model) throw new Error(`${text} is not usable: add the provider's key in Krypton's settings`);
+      return model;
+    },
+    noModelReason: () => chatModelUnavailableReason(settings, host.platform.kind),
+  });
   const chat = new ChatService({
     host,
     settings: getSettings,

@@ -1,8 +1,6 @@
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import { ProviderError } from "../providers/provider-error";
-import { chatModelUnavailableReason } from "../providers/provider-factory";
-import { createChatModelFor, parseModelRef } from "../providers/model-ref";
 import type { AgentPreset, KryptonSettings } from "../settings";
 import type { ToolRegistry } from "../tools/tool-registry";
 import type { ToolContext } from "../tools/tool";
@@ -16,6 +14,14 @@ export interface AgentServiceDeps {
   settings: () => KryptonSettings;
   registry: ToolRegistry;
   chatModel: () => ChatModel | null;
+  /**
+   * A model for a preset's "provider/model" (split at the first "/"); throws a ProviderError in plain
+   * words when the reference is wrong or the provider unusable. Injected so this module stays free of
+   * the provider SDKs (see krypton.ts).
+   */
+  modelFor?: (ref: string) => ChatModel;
+  /** Why there is no chat model, in plain words for this host. */
+  noModelReason?: () => string | null;
   /** Where the vault is, for hosts that know (CLI); vault_path stays implicit for the model anyway. */
   toolContext?: () => Omit<ToolContext, "signal">;
   /** Extra system text from connected MCP servers (their instructions, already capped). */
@@ -55,21 +61,17 @@ export class AgentService {
 
   /** The model the agent thinks with: the preset's `provider/model`, else the chat model. Throws a plain ProviderError. */
   model(): ChatModel {
-    const settings = this.deps.settings();
     const preset = this.preset();
-    if (preset?.model) {
-      const ref = parseModelRef(preset.model);
-      if ("error" in ref) throw new ProviderError("not-configured", `Agent preset "${preset.name}": ${ref.error}`);
-      const model = createChatModelFor(settings, this.deps.host, ref);
-      if (!model) throw new ProviderError("not-configured", `Agent preset "${preset.name}" uses ${preset.model}, which is not usable: add the provider's key in Krypton's settings.`);
-      return model;
+    if (preset?.model && this.deps.modelFor) {
+      try {
+        return this.deps.modelFor(preset.model);
+      } catch (err) {
+        throw new ProviderError("not-configured", `Agent preset "${preset.name}": ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     const model = this.deps.chatModel();
     if (!model) {
-      throw new ProviderError(
-        "not-configured",
-        chatModelUnavailableReason(settings, this.deps.host.platform.kind) ?? "No chat model is configured: choose one in Krypton's settings.",
-      );
+      throw new ProviderError("not-configured", this.deps.noModelReason?.() ?? "No chat model is configured: choose one in Krypton's settings.");
     }
     return model;
   }
