@@ -110,6 +110,32 @@ describe("krypton ask/chat --agent", () => {
     expect(r.stdout + r.stderr).not.toContain(key);
   });
 
+  it("--preset: its persona, its provider/model and only its tools", async () => {
+    ollama.models = ["llama3.1:8b", "nomic-embed-text:latest", "qwen2.5:7b"];
+    await vault.write(
+      ".obsidian/plugins/krypton/data.json",
+      JSON.stringify({ agentPresets: [{ name: "Pirate", persona: "You are a pirate librarian.", model: "ollama/qwen2.5:7b", tools: ["read_note"] }] }),
+    );
+    ollama.script([
+      { route: "chat", reply: call("list_notes", {}) },
+      { route: "chat", reply: final("Arr, only read_note.") },
+    ]);
+    const r = await runCli(["ask", vault.root, "What notes do I have?", "--agent", "--preset", "Pirate", "--json"], { env });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as AgentJson;
+    expect(json.steps![0].result).toMatch(/^Unknown tool: list_notes\. Available tools: read_note$/);
+    const chats = ollama.requestsTo("chat");
+    expect(chats.map((c) => (c.body as { model: string }).model)).toEqual(["qwen2.5:7b", "qwen2.5:7b"]);
+    const system = (chats[0].body as { messages: { content: string }[] }).messages[0].content;
+    expect(system).toMatch(/^You are a pirate librarian\./);
+    expect(system).toContain("- read_note:");
+    expect(system).not.toContain("- list_notes:");
+
+    const unknown = await runCli(["ask", vault.root, "x", "--agent", "--preset", "Nobody"], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no agent preset named "Nobody" \(saved presets: "Pirate"\)/);
+  });
+
   it("a broken model reply ends with a clear error and exit 1, nothing written", async () => {
     ollama.script({ route: "chat", reply: '{"action":"call_tool"}', times: 3 });
     const r = await runCli(["ask", vault.root, "Do something", "--agent"], { env });

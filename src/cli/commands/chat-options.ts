@@ -6,5 +6,7 @@ export const CHAT_OPTIONS = {
   folder: { type: "string", value: "DIR", description: "Folder for notes the create agent writes (default Krypton)" },
   "no-agents": { type: "boolean", description: "Always answer with the chat model; no note agents" },
   agent: { type: "boolean", description: "Agent mode: the model uses tools (search, read, list notes, web…) until it can answer" },
+  preset: { type: "string", value: "NAME", description: "Agent mode: use this saved preset (persona, provider/model, tools)" },
+  "max-steps": { type: "string", value: "N", description: "Agent mode: model steps per answer (default 8)" },
   yes: { type: "boolean", short: "y", description: "Agent mode: allow write tools without asking (required when not on a terminal)" },
 } as const;
