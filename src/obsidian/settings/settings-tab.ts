@@ -3,6 +3,7 @@ import { listModels, testConnection } from "../../core/providers/connection-test
 import type { KryptonServices } from "../plugin-services";
 import { renderAgentsSection, renderIndexSection } from "./index-agents-section";
 import { renderMcpSection } from "./mcp-section";
+import { renderAgentModeSection } from "./agent-mode-section";
 import { renderModelsSection, renderWebSection } from "./models-section";
 import { renderMemorySection, renderRetrievalSection } from "./retrieval-section";
 import type { SectionContext } from "./setting-controls";
@@ -49,6 +50,7 @@ export class KryptonSettingTab extends PluginSettingTab {
     renderMemorySection(ctx);
     renderIndexSection(ctx);
     renderAgentsSection(ctx);
+    renderAgentModeSection(ctx);
     renderMcpSection(ctx);
   }
 
