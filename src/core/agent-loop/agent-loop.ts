@@ -222,7 +222,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   } catch (err) {
     if (err instanceof TimeLimit || (timedOut && (isAbortError(err) || signal.aborted))) {
       endReason = "time-limit";
-      const text = `${answer ? "\n\n" : ""}*(Stopped at the time limit of ${Math.round(timeoutMs / 1000)} s before the agent finished.)*`;
+      const seconds = timeoutMs >= 10_000 ? String(Math.round(timeoutMs / 1000)) : String(Math.round(timeoutMs / 100) / 10);
+      const text = `${answer ? "\n\n" : ""}*(Stopped at the time limit of ${seconds} s before the agent finished.)*`;
       answer += text;
       yield { type: "token", text };
     } else if (isAbortError(err) || options.signal?.aborted) {
@@ -293,8 +294,15 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     const corrections: ChatMessage[] = [];
     for (let attempt = 0; ; attempt++) {
       const streamer = new FinalResponseStreamer();
-      const result = yield* turn({ jsonSchema: AGENT_ACTION_JSON_SCHEMA, temperature: 0 }, [...reminder, ...corrections], (t) => streamer.push(t));
+      let shown = "";
+      const result = yield* turn({ jsonSchema: AGENT_ACTION_JSON_SCHEMA, temperature: 0 }, [...reminder, ...corrections], (t) => {
+        const out = streamer.push(t);
+        shown += out;
+        return out;
+      });
       const parsed = parseAction(result.text);
+      // A reply that looked like a final answer but did not parse: take back what was shown of it.
+      if (!parsed.ok && shown) yield { type: "retract", text: shown };
       if (!parsed.ok) {
         if (attempt >= MAX_CORRECTIONS) {
           // A model that keeps answering in prose has answered: better its words than an error.

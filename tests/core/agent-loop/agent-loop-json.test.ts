@@ -155,6 +155,18 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     expect(second.findIndex((m) => m.content.startsWith("Result of read_note"))).toBeLessThan(second.length - 1);
   });
 
+  it("takes back a streamed final answer whose JSON then breaks, and streams the corrected one once", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script([
+      { route: "chat", reply: '{"action":"final","response":"Half an ans' },
+      { route: "chat", reply: final("The whole answer.") },
+    ]);
+    const { result, tokens, events } = await world.run("What is my plan?");
+    expect(events.some((e) => e.type === "retract" && e.text === "Half an ans")).toBe(true);
+    expect(tokens).toBe("The whole answer.");
+    expect(result.answer).toBe("The whole answer.");
+  });
+
   it("accepts prose after two corrections as the answer (small models), with a notice", async () => {
     world = await makeLoopWorld({ files: NOTES });
     world.ollama.script({ route: "chat", reply: "Your plan is to ship agent mode.", times: 3 });

@@ -158,9 +158,9 @@ describe("agent loop: Stop, limits and logs", () => {
   it("the wall-clock cap ends a turn with a marked message", async () => {
     world = await makeLoopWorld({ files: NOTES });
     world.ollama.script({ route: "chat", stall: true });
-    const { result, tokens } = await world.run("Anything", { timeoutMs: 50 });
+    const { result, tokens } = await world.run("Anything", { timeoutMs: 60 });
     expect(result.endReason).toBe("time-limit");
-    expect(tokens).toBe("*(Stopped at the time limit of 0 s before the agent finished.)*");
+    expect(tokens).toBe("*(Stopped at the time limit of 0.1 s before the agent finished.)*");
   });
 
   it("keeps secrets out of the exchange log (/log)", async () => {
