@@ -37,8 +37,9 @@ const TAG_SCAN_MAX = 5000;
 const WRITE_MAX_CHARS = 100_000;
 
 /**
- * The agent's own tools (see note-tools.ts for the ones MCP clients share). The two write tools are
- * agent-only: they run only after the user approved the preview (see agent-loop/agent-toolbox.ts).
+ * The agent's own tools (see note-tools.ts for the ones MCP clients share). All are agent-only, so the MCP
+ * bridge serves exactly what it did; the two write tools run only after the user approved the preview
+ * (see agent-loop/agent-toolbox.ts).
  */
 export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps): void {
   const { vault } = deps;
@@ -67,6 +68,8 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
       },
       outputSchema: { notes: z.array(z.object({ path: z.string(), modified: z.string() })), total: z.number() },
       annotations: { readOnlyHint: true, openWorldHint: false },
+      // The MCP bridge's tool list stays as documented; exposing this one there is a separate decision.
+      agentOnly: true,
       async run(input, context) {
         const folder = input.folder ? toFolderPath(input.folder, rules()) : "";
         const tag = input.tag ? normalizeTag(input.tag).toLowerCase() : "";

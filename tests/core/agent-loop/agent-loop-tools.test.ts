@@ -98,6 +98,7 @@ describe("agent loop: confirmation of write tools", () => {
     const external = world.registry.list().map((t) => t.name);
     expect(external).not.toContain("append_to_note");
     expect(external).not.toContain("write_note");
+    expect(external.sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
     await expect(world.registry.call("append_to_note", { path: "Projects/Plan.md", content: "x" })).rejects.toThrow(/^Unknown tool: append_to_note/);
     await expect(world.registry.call("append_to_note", { path: "Projects/Plan.md", content: "x" }, { caller: "agent" })).rejects.toThrow(
       /needs the user's approval of the diff first/,
