@@ -9,6 +9,7 @@ import { silentLogger } from "../src/core/ports/logger";
 import { createKrypton } from "../src/core/krypton";
 import { createNodeHost } from "../src/node/node-host";
 import { startOllamaServer } from "../tests/support/servers/ollama-server";
+import { mcpStdio } from "./mcp-client-bench";
 import { bruteForceTopK } from "./baseline-brute-force";
 import { buildNaiveOrama, naiveOramaHybrid, persistNaiveOrama, restoreNaiveOrama } from "./baseline-orama";
 import {
@@ -42,6 +43,7 @@ import {
 import { buildOramaText, oramaTextSearch } from "./baseline-orama-text";
 import { buildCorpus, corpusChunks } from "./corpus";
 import { TextIndex } from "../src/core/indexing/text-index";
+import { workflowMeasurement } from "./workflow-bench";
 
 const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
@@ -512,7 +514,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, agentLoop];
+export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, workflowMeasurement, mcpStdio, agentLoop];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

@@ -14,6 +14,7 @@ import type { BenchContext, MeasurementResult, Scale, TargetResult } from "./ben
 import { errorText, now, round } from "./bench-kit";
 import { buildIndexHere } from "./bench-vaults";
 import { findMeasurement, MEASUREMENTS } from "./measurements";
+import { MCP_DEMO_SERVER_FLAG, serveDemoMcpOverStdio } from "./mcp-client-bench";
 
 const RESULT_PREFIX = "BENCH_RESULT ";
 const DEFAULT_SEED = 42;
@@ -139,6 +140,7 @@ function figuresMarkdown(report: { generatedAt: string; command: string; machine
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes(MCP_DEMO_SERVER_FLAG)) return serveDemoMcpOverStdio();
   const args = parseArgs(process.argv.slice(2));
   if (args.prepareIndex) {
     await buildIndexHere(resolve(args.prepareIndex));

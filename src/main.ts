@@ -7,6 +7,7 @@ import { registerSearch } from "./obsidian/search/register-search";
 import { KryptonSettingTab } from "./obsidian/settings/settings-tab";
 import { IndexStatusModal } from "./obsidian/status/index-status-modal";
 import { addIndexStatusBar } from "./obsidian/status/index-status-bar";
+import { registerWorkflows } from "./obsidian/workflows/register-workflows";
 
 /** The plugin lifecycle only: build the services, hand them to each feature, clean up on unload. */
 export default class KryptonPlugin extends Plugin {
@@ -20,6 +21,7 @@ export default class KryptonPlugin extends Plugin {
     addIndexStatusBar(this, services, () => new IndexStatusModal(this.app, services).open());
     registerSearch(this, services);
     registerCommands(this, services);
+    registerWorkflows(this, services);
     const chatContext = services.chatViewContext(() => this.openSettings());
     this.registerView(VIEW_TYPE_KRYPTON_CHAT, (leaf) => new KryptonChatView(leaf, chatContext));
     registerChatCommands(this, chatContext);

@@ -4,8 +4,10 @@ import { parseArgs } from "./args";
 import { COMMON_OPTIONS, createInterrupts, type Command, type CommandContext } from "./command";
 import { askCommand } from "./commands/ask-command";
 import { chatCommand } from "./commands/chat-command";
+import { flowCommand } from "./commands/flow-command";
 import { indexCommand } from "./commands/index-command";
 import { mcpCommand } from "./commands/mcp-command";
+import { mcpServersCommand } from "./commands/mcp-servers-command";
 import { searchCommand } from "./commands/search-command";
 import { statusCommand } from "./commands/status-command";
 import type { Env } from "./config";
@@ -13,7 +15,7 @@ import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError 
 import { commandHelp, mainHelp } from "./help";
 import { createOutput, type Stream } from "./output";
 
-export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand];
+export const COMMANDS: readonly Command[] = [indexCommand, searchCommand, statusCommand, askCommand, chatCommand, mcpCommand, mcpServersCommand, flowCommand];
 
 export interface CliIo {
   stdout: Stream & Writable;

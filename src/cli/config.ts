@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
+import { serverSecrets } from "../core/mcp-client/server-config";
 import { normalizeSettings, type KryptonSettings, type ProviderId, type RetrievalMode } from "../core/settings";
 import { listOption, parseIntStrict, stringOption, flag, type OptionSpecs, type ParsedArgs } from "./args";
 import { DEFAULT_CONFIG_DIR } from "../node/fs-vault";
@@ -81,7 +82,7 @@ export async function loadCliConfig(vaultRoot: string, env: Env, args: ParsedArg
     configDir,
     dataJsonPath,
     warnings,
-    secrets: [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken].filter((s) => s.length > 0),
+    secrets: [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken].filter((s) => s.length > 0).concat(serverSecrets(settings.mcpServers)),
     connectTimeoutMs: connectTimeoutFrom(env),
   };
 }
@@ -115,10 +116,36 @@ function applyEnv(s: KryptonSettings, env: Env): void {
   if (mode !== undefined) s.defaultMode = checkMode(mode, "KRYPTON_MODE");
   const timeout = get("KRYPTON_REQUEST_TIMEOUT_MS");
   if (timeout !== undefined) s.requestTimeoutMs = parseIntStrict(timeout, "KRYPTON_REQUEST_TIMEOUT_MS", 1, 3_600_000);
+  const maxContext = get("KRYPTON_OLLAMA_MAX_CONTEXT");
+  if (maxContext !== undefined) s.ollamaMaxContext = parseIntStrict(maxContext, "KRYPTON_OLLAMA_MAX_CONTEXT", 512, 1_048_576);
   s.newNoteFolder = get("KRYPTON_NEW_NOTE_FOLDER") ?? s.newNoteFolder;
   const port = get("KRYPTON_MCP_PORT") ?? get("MCP_PORT");
   if (port !== undefined) s.mcpPort = parseIntStrict(port, env.KRYPTON_MCP_PORT ? "KRYPTON_MCP_PORT" : "MCP_PORT", 1, 65_535);
   s.mcpToken = get("KRYPTON_MCP_TOKEN") ?? s.mcpToken;
+  s.mcpServers = s.mcpServers.map((server) => ({
+    ...server,
+    headers: fillFromEnv(server.name, server.headers, env),
+    env: fillFromEnv(server.name, server.env, env),
+  }));
+}
+
+/**
+ * MCP servers' header and env values that Obsidian keeps in its secret storage are empty in data.json;
+ * the CLI takes them from KRYPTON_MCP_<SERVER>_<NAME> (upper case, other characters as "_"), e.g.
+ * KRYPTON_MCP_GITHUB_AUTHORIZATION="Bearer ..." or KRYPTON_MCP_GITHUB_GITHUB_PERSONAL_ACCESS_TOKEN=...
+ */
+export function mcpSecretVariable(server: string, key: string): string {
+  const part = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  return `KRYPTON_MCP_${part(server)}_${part(key)}`;
+}
+
+function fillFromEnv(server: string, values: Record<string, string>, env: Env): Record<string, string> {
+  const out = { ...values };
+  for (const [key, value] of Object.entries(values)) {
+    const fromEnv = nonEmpty(env[mcpSecretVariable(server, key)]);
+    if (fromEnv !== undefined || value === "") out[key] = fromEnv ?? "";
+  }
+  return out;
 }
 
 function applyFlags(s: KryptonSettings, args: ParsedArgs): void {

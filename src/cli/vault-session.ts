@@ -4,10 +4,12 @@ import type { IndexStatus } from "../core/indexing/index-status";
 import { createKrypton, type KryptonCore } from "../core/krypton";
 import type { Logger } from "../core/ports/logger";
 import type { KryptonSettings } from "../core/settings";
+import type { McpServerStatus } from "../core/mcp-client/mcp-client-manager";
+import { createStdioTransportFactory } from "../node/mcp-stdio-transport";
 import { createNodeHost } from "../node/node-host";
 import type { ParsedArgs } from "./args";
 import type { CommandContext } from "./command";
-import { loadCliConfig, type CliConfig } from "./config";
+import { loadCliConfig, mcpSecretVariable, type CliConfig } from "./config";
 import { probeTcp, withConnectTimeout } from "./connect-timeout-fetch";
 import { CliError, UsageError } from "./errors";
 import { formatCount, progressLine, type Output } from "./output";
@@ -57,7 +59,8 @@ export async function openVaultSession(
     logger: cliLogger(ctx.output, ctx.env, args),
     fetch: withConnectTimeout((input, init) => fetch(input, init), { timeoutMs: config.connectTimeoutMs }),
   });
-  const core = createKrypton(host, settings);
+  // Stdio MCP servers start in the vault folder, like a relative path in their configuration expects.
+  const core = createKrypton(host, settings, { mcpStdio: createStdioTransportFactory({ cwd: root }) });
   let closed = false;
   return {
     root,
@@ -70,6 +73,26 @@ export async function openVaultSession(
       await core.close();
     },
   };
+}
+
+/**
+ * Connects the enabled MCP servers from the settings (once; later calls return at once) so their tools join
+ * the registry beside the built-ins. Each server that fails is one warning on stderr (its HTTP status or
+ * stderr tail, never a secret) and the others keep working. Agent mode calls this before its first turn.
+ */
+export async function connectMcpServers(session: VaultSession, output: Output): Promise<McpServerStatus[]> {
+  const servers = session.config.settings.mcpServers;
+  if (!servers.some((s) => s.enabled)) return [];
+  for (const server of servers.filter((s) => s.enabled)) {
+    for (const [key, value] of [...Object.entries(server.headers), ...Object.entries(server.env)]) {
+      if (value === "") output.warn(`MCP server ${server.name}: ${key} is empty (Obsidian keeps it in its secret storage); set ${mcpSecretVariable(server.name, key)}`);
+    }
+  }
+  const statuses = await session.core.mcp.ensure(servers);
+  for (const status of statuses) {
+    if (status.state === "failed" || status.state === "unsupported") output.warn(`MCP server ${status.error ?? status.name}`);
+  }
+  return statuses;
 }
 
 /** An absolute, existing, readable folder, or a one-line CliError saying what is wrong with it. */

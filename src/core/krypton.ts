@@ -11,14 +11,19 @@ import { VaultIndex } from "./indexing/vault-index";
 import type { ChatModel } from "./ports/chat-model";
 import type { Embedder } from "./ports/embedder";
 import type { Host } from "./ports/host";
+import { McpClientManager } from "./mcp-client/mcp-client-manager";
+import type { StdioTransportFactory } from "./mcp-client/transports";
 import { chatModelUnavailableReason, createChatModel, createEmbedder } from "./providers/provider-factory";
 import { createChatModelFor, parseModelRef } from "./providers/model-ref";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
 import { registerAgentTools } from "./tools/agent-tools";
+import { AgentAnswerer } from "./agent-loop/agent-answerer";
 import { AgentService } from "./agent-loop/agent-service";
 import { createWebSearch } from "./web/tavily-search";
 import { ToolRegistry } from "./tools/tool-registry";
+import { WorkflowService } from "./workflows/workflow-service";
+import { registerWorkflowTool } from "./workflows/workflow-tool";
 
 /**
  * Krypton's core, wired once per vault. The Obsidian plugin, the CLI and the MCP server all use this
@@ -35,8 +40,14 @@ export interface KryptonCore {
   readonly operations: NoteOperations;
   readonly agents: Agent[];
   readonly tools: ToolRegistry;
-  /** Agent mode (the tool loop) over `tools`. */
+  /** Agent mode (the tool loop) over `tools`, built-in and MCP; answers chat turns sent with `agent: true`. */
   readonly agent: AgentService;
+  readonly workflows: WorkflowService;
+  /**
+   * The user's MCP servers (settings.mcpServers): `ensure(settings().mcpServers)` connects them and puts
+   * their tools into `tools` as "server:tool"; `instructions()` for the system prompt; `listTools()` by server.
+   */
+  readonly mcp: McpClientManager;
   /** Null when no chat model is configured. */
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
@@ -44,7 +55,12 @@ export interface KryptonCore {
   close(): Promise<void>;
 }
 
-export function createKrypton(host: Host, initialSettings: KryptonSettings): KryptonCore {
+export interface KryptonOptions {
+  /** Starts stdio MCP servers (Node hosts: src/node/mcp-stdio-transport.ts); absent on mobile. */
+  mcpStdio?: StdioTransportFactory;
+}
+
+export function createKrypton(host: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
   let settings = initialSettings;
   let chatModel = createChatModel(settings, host);
   let embedder = createEmbedder(settings, host);
@@ -64,6 +80,13 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     settings: getSettings,
     webSearch: () => (settings.tavilyApiKey.trim() ? createWebSearch(settings, host) : null),
   });
+  const mcp = new McpClientManager({
+    registry: tools,
+    fetch: host.fetch,
+    stdio: options.mcpStdio,
+    logger: host.logger,
+    callTimeoutMs: () => settings.mcpToolTimeoutMs,
+  });
   const agent = new AgentService({
     host,
     settings: getSettings,
@@ -77,6 +100,10 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
       return model;
     },
     noModelReason: () => chatModelUnavailableReason(settings, host.platform.kind),
+    instructions: () => {
+      const text = mcp.instructions();
+      return text ? [text] : [];
+    },
   });
   const chat = new ChatService({
     host,
@@ -85,8 +112,12 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     chatModel: getChatModel,
     conversations,
     agents: () => (settings.agentsEnabled ? agents : []),
-    agentService: agent,
+    // Agent mode answers after the intent agents declined and before plain/RAG chat.
+    answerers: (defaults) => [...defaults.slice(0, -1), new AgentAnswerer(agent), ...defaults.slice(-1)],
   });
+  // Flows may name an MCP server configured in settings (its tools come with it), never start one.
+  const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
+  registerWorkflowTool(tools, workflows);
 
   return {
     host,
@@ -103,8 +134,13 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings): Kry
     agents,
     tools,
     agent,
+    workflows,
+    mcp,
     chatModel: getChatModel,
     embedder: getEmbedder,
-    close: () => index.close(),
+    close: async () => {
+      await mcp.close();
+      await index.close();
+    },
   };
 }

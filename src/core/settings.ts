@@ -1,3 +1,5 @@
+import { normalizeServers, type McpServerConfig } from "./mcp-client/server-config";
+
 /** All user settings. Stored by the plugin in data.json; the CLI reads the same file (see src/cli/config.ts). */
 export type ProviderId = "ollama" | "gemini";
 export type RetrievalMode = "none" | "rag" | "web" | "hybrid";
@@ -30,6 +32,11 @@ export interface KryptonSettings {
   embeddingModel: string;
   /** Per request; streaming chat counts it as the longest silence between tokens. */
   requestTimeoutMs: number;
+  /**
+   * Largest context window (tokens) Krypton asks Ollama for. Each request gets `num_ctx` sized to its
+   * prompt (from 4096 up, never above the model's own maximum or this); more costs memory on the machine.
+   */
+  ollamaMaxContext: number;
 
   // Index
   /** Folders or globs to skip ("Templates/", "**\/*.excalidraw.md"). Config folder and .krypton are always skipped. */
@@ -78,6 +85,12 @@ export interface KryptonSettings {
   /** Generated on first enable; never logged. */
   mcpToken: string;
   mcpAllowedOrigins: string[];
+
+  // MCP servers Krypton uses as a client (their tools join the agent's)
+  /** The user's servers. Header and env values are kept in Obsidian's secret storage where available. */
+  mcpServers: McpServerConfig[];
+  /** Longest wait for one remote tool call; the server is told to cancel it after that. */
+  mcpToolTimeoutMs: number;
 }
 
 export const DEFAULT_SETTINGS: KryptonSettings = {
@@ -91,6 +104,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   embeddingProvider: "ollama",
   embeddingModel: "nomic-embed-text",
   requestTimeoutMs: 60_000,
+  ollamaMaxContext: 16_384,
 
   excludePatterns: [],
   chunkMaxChars: 1500,
@@ -126,14 +140,19 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   mcpPort: 27_123,
   mcpToken: "",
   mcpAllowedOrigins: [],
+
+  mcpServers: [],
+  mcpToolTimeoutMs: 60_000,
 };
 
 /** Fills missing or mistyped fields with defaults, so an old or hand-edited data.json never breaks start-up. */
 export function normalizeSettings(raw: unknown): KryptonSettings {
-  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [], agentPresets: [] };
+  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [], mcpServers: [], agentPresets: [] };
   if (!raw || typeof raw !== "object") return out;
   const src = raw as Record<string, unknown>;
+  out.mcpServers = normalizeServers(src.mcpServers);
   for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof KryptonSettings)[]) {
+    if (key === "mcpServers") continue;
     const def = DEFAULT_SETTINGS[key];
     const val = src[key];
     if (val === undefined) continue;

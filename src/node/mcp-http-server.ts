@@ -2,7 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { version as pluginVersion } from "../../manifest.json";
-import { createMcpServer, describeTools, type McpServerInfo } from "../core/mcp/mcp-server";
+import { assertServed, createMcpServer, describeTools, type McpServerInfo } from "../core/mcp/mcp-server";
 import { mcpTokenProblem } from "../core/mcp/mcp-token";
 import { silentLogger, type Logger } from "../core/ports/logger";
 import type { VaultLocation } from "../core/tools/tool";
@@ -11,6 +11,7 @@ import { toToolError } from "../core/tools/tool-registry";
 import { LegacySseTransport } from "./mcp-legacy-sse";
 import { bearerTokenChecker, loopbackHostChecker, originChecker, RateLimiter, readBody, type RateLimit } from "./mcp-http-guards";
 import { nodeVaultLocation } from "./path-symlink-guard";
+import { errorMessage } from "../core/util/errors";
 
 /**
  * The MCP bridge over HTTP on 127.0.0.1 (desktop plugin and `krypton mcp --http`):
@@ -233,7 +234,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     (req, res) => {
       handle(req, res).catch((err: unknown) => {
         // One broken request must not take the bridge down: answer it and carry on.
-        logger.error(`MCP bridge request failed: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+        logger.error(`MCP bridge request failed: ${errorMessage(err).split("\n")[0]}`);
         if (!res.headersSent) sendError(res, pathOf(req), { status: 500, message: "Internal error" });
         else res.destroy();
       });
@@ -291,6 +292,7 @@ async function callToolOverJson(body: unknown, res: http.ServerResponse, registr
     if (!res.writableFinished) controller.abort();
   });
   try {
+    assertServed(registry, tool);
     const output = await registry.call(tool, args ?? {}, { signal: controller.signal, vault });
     sendJson(res, 200, { tool, result: output.structured, text: output.text });
   } catch (err) {

@@ -1,5 +1,6 @@
 import { FileSystemAdapter, MarkdownView, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
 import { createKrypton, type KryptonCore } from "../core/krypton";
+import type { StdioTransportFactory } from "../core/mcp-client/transports";
 import type { ChatEvent, ChatServiceApi } from "../core/chat/chat-types";
 import type { IndexStatus } from "../core/indexing/index-status";
 import { generateMcpToken } from "../core/mcp/mcp-token";
@@ -12,6 +13,8 @@ import { createObsidianLogger, debugFlagOn } from "./host/obsidian-logger";
 import { detectSecretStorage, SecretStore } from "./host/secret-store";
 import { McpBridge } from "./mcp/mcp-bridge";
 import { failureNoticeText, rebuiltNoticeText } from "./status/index-status-text";
+import { errorMessage } from "../core/util/errors";
+import { SerialQueue } from "../core/util/serial-queue";
 
 /** Changing these re-scans the vault (the index decides what actually changed). */
 const INDEX_FIELDS: (keyof KryptonSettings)[] = ["embeddingProvider", "embeddingModel", "excludePatterns", "chunkMaxChars"];
@@ -29,14 +32,15 @@ export class KryptonServices {
   private current: KryptonSettings;
   private readonly settingsListeners = new Set<() => void>();
   private readonly aborter = new AbortController();
-  private indexRun: Promise<unknown> = Promise.resolve();
+  /** One index job at a time; a later one waits for the earlier. */
+  private readonly indexJobs = new SerialQueue();
   private unsubscribeVault: (() => void) | null = null;
   private lastFailureReport = "";
   private lastRebuildReport = "";
   private lastMarkdownPath: string | undefined;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private saving: Promise<void> = Promise.resolve();
+  private readonly settingsWrites = new SerialQueue();
 
   private constructor(
     readonly plugin: Plugin,
@@ -46,8 +50,10 @@ export class KryptonServices {
     this.current = settings;
     const logger = createObsidianLogger({ debugEnabled: debugFlagOn, secrets: () => SecretStore.valuesOf(this.current) });
     this.host = createObsidianHost(plugin, { logger, ollamaUrl: () => this.current.ollamaUrl });
-    this.core = createKrypton(this.host, settings);
     const adapter = this.app.vault.adapter;
+    this.core = createKrypton(this.host, settings, {
+      mcpStdio: Platform.isDesktopApp ? lazyStdioFactory(() => (adapter instanceof FileSystemAdapter ? adapter.getBasePath() : undefined)) : undefined,
+    });
     this.bridge = new McpBridge({
       registry: () => this.core.tools,
       settings: () => this.current,
@@ -96,6 +102,7 @@ export class KryptonServices {
     for (const listener of this.settingsListeners) listener();
     if (changed(before, next, INDEX_FIELDS) && this.unsubscribeVault) void this.runIndex((signal) => this.core.index.sync(signal));
     if (changed(before, next, BRIDGE_FIELDS)) await this.applyBridgeSettings(before, next);
+    if (changed(before, next, ["mcpServers"]) && this.unsubscribeVault) void this.core.mcp.apply(next.mcpServers);
   }
 
   onSettingsChange(listener: () => void): () => void {
@@ -119,6 +126,8 @@ export class KryptonServices {
     this.plugin.register(stopReporting);
     void this.runIndex((signal) => this.core.index.open(signal));
     if (this.current.mcpEnabled) void this.bridge.start();
+    // The user's MCP servers connect in the background; their tools join the registry as they come.
+    if (this.current.mcpServers.some((server) => server.enabled)) void this.core.mcp.apply(this.current.mcpServers);
   }
 
   rebuildIndex(): Promise<unknown> {
@@ -127,24 +136,21 @@ export class KryptonServices {
 
   /** Resolves when the current open/sync/rebuild has finished (tests, commands). */
   indexSettled(): Promise<unknown> {
-    return this.indexRun;
+    return this.indexJobs.idle();
   }
 
   private runIndex(job: (signal: AbortSignal) => Promise<IndexStatus>): Promise<unknown> {
-    // One index job at a time; a later one waits for the earlier.
-    const run = this.indexRun.then(async () => {
+    return this.indexJobs.run(async () => {
       if (this.closed) return;
       try {
         this.reportOutcome(await job(this.aborter.signal));
       } catch (err) {
         if (this.closed) return;
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         this.host.logger.error("Indexing failed", err);
         new Notice(`Krypton: indexing failed: ${message}`);
       }
     });
-    this.indexRun = run;
-    return run;
   }
 
   /** A notice for notes that failed (named by file) and one when a broken index was rebuilt; each once. */
@@ -278,16 +284,25 @@ export class KryptonServices {
     this.unsubscribeVault?.();
     this.unsubscribeVault = null;
     await this.bridge.stop();
-    await this.indexRun.catch(() => undefined);
+    await this.indexJobs.idle();
     await this.core.close();
   }
 
   /** Writes one at a time, each with the newest settings, so a slow earlier write never lands last. */
   private persist(): Promise<void> {
-    const write = this.saving.then(() => this.plugin.saveData(this.secrets.persist(this.current)));
-    this.saving = write.catch(() => undefined);
-    return write;
+    return this.settingsWrites.run(() => this.plugin.saveData(this.secrets.persist(this.current)));
   }
+}
+
+/**
+ * Stdio MCP servers on desktop: the Node module (child_process) is loaded at the first start, never on
+ * mobile, where the plugin must load without Node builtins. Relative paths resolve in the vault folder.
+ */
+function lazyStdioFactory(vaultRoot: () => string | undefined): StdioTransportFactory {
+  return async (server) => {
+    const mod = await import("../node/mcp-stdio-transport");
+    return mod.createStdioTransportFactory({ cwd: vaultRoot() })(server);
+  };
 }
 
 function changed(a: KryptonSettings, b: KryptonSettings, fields: (keyof KryptonSettings)[]): boolean {

@@ -15,7 +15,7 @@ const final = (response: string) => JSON.stringify({ action: "final", response }
 
 interface AgentJson {
   answer: string;
-  steps?: { tool: string; outcome: string; result: string }[];
+  steps?: { tool: { name: string }; outcome: string; result: string }[];
   error?: { message: string };
   conversationId: string | null;
 }
@@ -34,6 +34,9 @@ describe("krypton ask/chat --agent", () => {
   });
   beforeEach(async () => {
     ollama.reset();
+    // A model without native tools: the JSON action protocol (the path every Ollama model can take).
+    ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion"] };
+    ollama.modelInfo["qwen2.5:7b"] = { capabilities: ["completion"] };
     vault = await makeTempVault(NOTES);
     env = { KRYPTON_OLLAMA_URL: ollama.url };
   });
@@ -60,10 +63,10 @@ describe("krypton ask/chat --agent", () => {
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as AgentJson;
     expect(json.answer).toBe("Friday.");
-    expect(json.steps).toEqual([expect.objectContaining({ tool: "read_note", outcome: "ok", result: expect.stringContaining("Ship agent mode by Friday.") })]);
+    expect(json.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok", result: expect.stringContaining("Ship agent mode by Friday.") })]);
     // The stored answer keeps its steps (the optional `steps` field).
     const stored = JSON.parse(await vault.read(`.krypton/chat/${json.conversationId}.json`)) as { messages: { role: string; steps?: unknown[] }[] };
-    expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: "read_note" })] });
+    expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }) })] });
   });
 
   it("refuses writes without --yes when not on a terminal, and the vault is unchanged; --yes allows them", async () => {
@@ -73,7 +76,7 @@ describe("krypton ask/chat --agent", () => {
     ]);
     const refused = await runCli(["ask", vault.root, "Add README to my plan", "--agent", "--json"], { env });
     expect(refused.code).toBe(0);
-    expect((JSON.parse(refused.stdout) as AgentJson).steps![0]).toMatchObject({ tool: "append_to_note", outcome: "denied" });
+    expect((JSON.parse(refused.stdout) as AgentJson).steps![0]).toMatchObject({ tool: { name: "append_to_note" }, outcome: "denied" });
     expect(await vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
 
     ollama.reset();

@@ -48,7 +48,7 @@ describe("krypton mcp", () => {
     await client.connect(transport);
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
+      expect(tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "run_workflow", "search_notes", "summarize_notes"]);
 
       const read = await client.callTool({ name: "read_note", arguments: { path: "Cooking/Bread.md" } });
       expect(read.isError).toBeFalsy();
@@ -99,7 +99,7 @@ describe("krypton mcp", () => {
     const client = new Client({ name: "claude-desktop-config-test", version: "1.0.0" });
     await client.connect(transport);
     try {
-      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(["create_note", "read_note", "run_workflow", "search_notes", "summarize_notes"]);
     } finally {
       await client.close();
     }

@@ -57,6 +57,7 @@ describe("CLI settings: data.json < environment < flags", () => {
         MCP_PORT: "8123",
         KRYPTON_MCP_TOKEN: "tok-123",
         KRYPTON_REQUEST_TIMEOUT_MS: "1500",
+        KRYPTON_OLLAMA_MAX_CONTEXT: "32768",
         KRYPTON_NEW_NOTE_FOLDER: "Inbox",
       },
       args(),
@@ -74,6 +75,7 @@ describe("CLI settings: data.json < environment < flags", () => {
       mcpPort: 8123,
       mcpToken: "tok-123",
       requestTimeoutMs: 1500,
+      ollamaMaxContext: 32_768,
       newNoteFolder: "Inbox",
     });
   });

@@ -47,7 +47,7 @@ async function waitFor(condition: () => boolean): Promise<void> {
 
 test("sections use Setting headings in sentence case, with no top-level heading", () => {
   const headings = rows().filter((s) => s.isHeading).map((s) => s.nameEl.textContent);
-  expect(headings).toEqual(["Models", "Web search", "Retrieval", "Memory", "Index", "Agents", "Agent mode", "MCP bridge"]);
+  expect(headings).toEqual(["Models", "Web search", "Retrieval", "Memory", "Index", "Agents", "Agent mode", "MCP servers", "MCP bridge"]);
   expect(tab.containerEl.querySelector("h1, h2, h3")).toBeNull();
   for (const s of rows()) {
     const words = (s.nameEl.textContent ?? "").split(" ").slice(1);

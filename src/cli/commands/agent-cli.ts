@@ -46,9 +46,10 @@ export function parseDecision(text: string): ConfirmDecision {
 
 /** One line per tool call, on stderr: "  ↳ read_note {"path":"Plan.md"} → ok, 12 ms". */
 export function stepLine(step: AgentStep): string {
-  const args = JSON.stringify(step.arguments);
-  const status = step.outcome === "ok" ? "ok" : `${step.outcome}: ${oneLine(step.result, 120)}`;
-  return `  ↳ [${step.step}] ${step.tool} ${oneLine(args, 160)} → ${status} (${step.durationMs} ms)`;
+  const args = JSON.stringify(step.tool?.arguments ?? {});
+  const outcome = step.outcome ?? (step.isError ? "error" : "ok");
+  const status = outcome === "ok" ? "ok" : `${outcome}: ${oneLine(step.result ?? "", 120)}`;
+  return `  ↳ [${step.step ?? "?"}] ${step.tool?.name ?? "(no tool)"} ${oneLine(args, 160)} → ${status} (${step.durationMs ?? 0} ms)`;
 }
 
 /** /steps: every call of the last agent turn with its result. */
@@ -58,9 +59,10 @@ export function printSteps(output: Output, steps: readonly AgentStep[]): void {
     return;
   }
   for (const step of steps) {
-    output.line(`Step ${step.step}: ${step.tool} ${JSON.stringify(step.arguments)} (${step.outcome}, ${step.durationMs} ms)`);
+    const outcome = step.outcome ?? (step.isError ? "error" : "ok");
+    output.line(`Step ${step.step ?? "?"}: ${step.tool?.name ?? "(no tool)"} ${JSON.stringify(step.tool?.arguments ?? {})} (${outcome}, ${step.durationMs ?? 0} ms)`);
     if (step.thought) output.line(`  thought: ${oneLine(step.thought, 300)}`);
-    for (const line of step.result.split("\n").slice(0, 12)) output.line(`  ${line}`);
+    for (const line of (step.result ?? "").split("\n").slice(0, 12)) output.line(`  ${line}`);
   }
 }
 

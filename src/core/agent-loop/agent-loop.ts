@@ -18,7 +18,7 @@ import {
   stepLimitMarker,
   stepLimitMessage,
 } from "./agent-prompts";
-import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, AgentStep, ConfirmPort, ExchangeEntry } from "./agent-types";
+import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
 import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, FinalResponseStreamer, parseAction, recoverTextToolCall } from "./json-protocol";
 
 export interface AgentLoopOptions {
@@ -79,7 +79,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   }, timeoutMs);
   const signal = controller.signal;
 
-  const steps: AgentStep[] = [];
+  const steps: LoopStep[] = [];
   const exchange: ExchangeEntry[] = [];
   const usage = { promptTokens: 0, completionTokens: 0 };
   const repeats = new Map<string, number>();
@@ -152,23 +152,22 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   }
 
   /** Runs one call through the guard and the toolbox; returns the step. */
-  async function runCall(step: number, call: ToolCall, thought: string, tokens?: TokenUsage): Promise<AgentStep> {
+  async function runCall(step: number, call: ToolCall, thought: string, tokens?: TokenUsage): Promise<LoopStep> {
     const tool = toolbox.find(call.name);
     const name = tool?.name ?? call.name;
     const key = `${name}\u0000${stableJson(call.arguments)}`;
     const seen = (repeats.get(key) ?? 0) + 1;
     repeats.set(key, seen);
     const started = clock.now();
-    const record = (result: string, isError: boolean, outcome: AgentStep["outcome"]): AgentStep => ({
+    const record = (result: string, isError: boolean, outcome: LoopStep["outcome"]): LoopStep => ({
       step,
       ...(thought.trim() ? { thought: clip(thought.trim(), STEP_RESULT_CHARS) } : {}),
-      tool: name,
-      arguments: call.arguments,
+      tool: { name, arguments: call.arguments, callId: call.id },
       result,
       isError,
       outcome,
       durationMs: clock.now() - started,
-      ...(tokens ? { tokens } : {}),
+      ...(tokens ? { usage: tokens } : {}),
     });
     if (seen >= REPEAT_LIMIT) {
       blocks++;
@@ -256,7 +255,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       try {
         result = yield* turn({ tools: toolbox.specs(), toolChoice: "auto" }, reminder, onText);
       } catch (err) {
-        if (err instanceof ProviderError && /does not support tools/i.test(err.message)) {
+        if (err instanceof ProviderError && (err.kind === "tools-unsupported" || /does not support tools/i.test(err.message))) {
           noNative.add(model.id);
           throw new FallBackToJson();
         }
@@ -334,8 +333,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       messages.push({
         role: "user",
         content: done.isError
-          ? `Tool ${done.tool} failed: ${done.result}\nCorrect the call, choose another tool, or answer.`
-          : `Result of ${done.tool}:\n${done.result}`,
+          ? `Tool ${done.tool.name} failed: ${done.result}\nCorrect the call, choose another tool, or answer.`
+          : `Result of ${done.tool.name}:\n${done.result}`,
       });
       return "continue";
     }

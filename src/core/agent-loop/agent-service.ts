@@ -7,7 +7,7 @@ import type { ToolContext } from "../tools/tool";
 import { runAgentLoop } from "./agent-loop";
 import { DEFAULT_PERSONA } from "./agent-prompts";
 import { AgentToolbox } from "./agent-toolbox";
-import type { AgentLoopEvent, AgentLoopResult, AgentStep, ConfirmPort, ExchangeEntry } from "./agent-types";
+import type { AgentLoopEvent, AgentLoopResult, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
 
 export interface AgentServiceDeps {
   host: Host;
@@ -36,7 +36,7 @@ export interface AgentAnswerOptions {
 
 /** What the last turn of a conversation did, for /steps and /log. */
 export interface AgentTurnRecord {
-  steps: AgentStep[];
+  steps: LoopStep[];
   exchange: ExchangeEntry[];
   usage: AgentLoopResult["usage"];
 }
@@ -124,13 +124,10 @@ export class AgentService {
     return this.lastTurns.get(conversationId ?? "") ?? null;
   }
 
-  /** The tools the agent has now, grouped: "built-in" or the MCP server's name (tools named "server:tool"). */
+  /** The tools the agent has now, grouped: "built-in" or the MCP server's name. */
   describeTools(): { group: string; name: string; description: string; write: boolean }[] {
     const toolbox = this.toolbox();
-    return toolbox.tools.map((t) => {
-      const colon = t.name.indexOf(":");
-      return { group: colon > 0 ? t.name.slice(0, colon) : "built-in", name: t.name, description: t.description, write: toolbox.needsConfirmation(t) };
-    });
+    return toolbox.tools.map((t) => ({ group: t.remote?.server ?? "built-in", name: t.name, description: t.description, write: toolbox.needsConfirmation(t) }));
   }
 
   /** /config: model, persona, limits, tools by group. Never a key. */

@@ -19,7 +19,7 @@ export interface ToolRun {
 
 export interface AgentToolboxOptions {
   registry: ToolRegistry;
-  /** A preset's allowed tools; omitted: every built-in agent tool plus every MCP tool ("server:tool"). */
+  /** A preset's allowed tools; omitted: every built-in agent tool plus every tool of the user's MCP servers. */
   allowed?: readonly string[];
   /** Where the vault is (hosts that know); vault_path is never asked of the model. */
   context?: Omit<ToolContext, "signal">;
@@ -41,11 +41,11 @@ export class AgentToolbox {
     const builtin = new Set<string>(AGENT_BUILTIN_TOOLS);
     this.tools = options.registry
       .list({ agent: true })
-      .filter((t) => (allowed ? allowed.has(t.name) : builtin.has(t.name) || t.name.includes(":")))
+      .filter((t) => (allowed ? allowed.has(t.name) : builtin.has(t.name) || t.remote !== undefined))
       .filter((t) => t.isAvailable?.() !== false);
     for (const tool of this.tools) {
-      // Providers restrict function names (Gemini: no ":"): MCP's "server:tool" travels as "server__tool".
-      const wire = tool.name.replace(/[^A-Za-z0-9_.-]/g, "__");
+      // Providers restrict function names (Gemini: no ":"): MCP's "server:tool" travels as its wire alias.
+      const wire = tool.remote?.wireName ?? tool.name.replace(/[^A-Za-z0-9_-]/g, "__");
       this.byWire.set(wire, tool);
       this.wireOf.set(tool.name, wire);
     }

@@ -1,22 +1,18 @@
+import type { AgentStep } from "../chat/conversation-types";
 import type { ChatMessage, TokenUsage, ToolCall } from "../ports/chat-model";
 
-/** One tool call the agent made, as shown under the answer and stored with the message (`steps`). */
-export interface AgentStep {
-  /** 1-based model step this call belongs to. */
+/** One tool call the agent made, as stored with the answer (chat/conversation-types.ts owns the shape). */
+export type { AgentStep };
+
+/** A step as the loop records it: the stored shape with every field set. */
+export type LoopStep = AgentStep & {
   step: number;
-  /** What the model said before calling (its reasoning or a short plan), when it said anything. */
-  thought?: string;
-  tool: string;
-  arguments: Record<string, unknown>;
-  /** The tool's text result or its error message, clipped for display. */
+  tool: NonNullable<AgentStep["tool"]>;
   result: string;
   isError: boolean;
-  /** "denied" when the user refused a write, "blocked" when the loop guard stopped a repeat. */
-  outcome: "ok" | "error" | "denied" | "blocked";
+  outcome: NonNullable<AgentStep["outcome"]>;
   durationMs: number;
-  /** Tokens the model used for the step that asked for this call. */
-  tokens?: TokenUsage;
-}
+};
 
 /** The user's answer to "may the agent run this write tool?". */
 export type ConfirmDecision = "once" | "conversation" | "deny";
@@ -48,7 +44,7 @@ export interface ExchangeEntry {
 
 export type AgentLoopEvent =
   | { type: "token"; text: string }
-  | { type: "step"; step: AgentStep }
+  | { type: "step"; step: LoopStep }
   /** The last `text` streamed was the model thinking aloud before a tool call, not the answer: hosts take it back. */
   | { type: "retract"; text: string }
   | { type: "notice"; code: string; message: string }
@@ -58,7 +54,7 @@ export type AgentEndReason = "answer" | "step-limit" | "time-limit" | "loop-guar
 
 export interface AgentLoopResult {
   answer: string;
-  steps: AgentStep[];
+  steps: LoopStep[];
   usage: Required<TokenUsage>;
   protocol: AgentProtocol;
   endReason: AgentEndReason;

@@ -4,6 +4,7 @@ import { isAbortError } from "../providers/provider-error";
 import type { KryptonSettings } from "../settings";
 import { classifyIntent, CLASSIFIER_HISTORY } from "./intent-classifier";
 import { detectIntent, type DetectedIntent } from "./intent-patterns";
+import { errorMessage } from "../util/errors";
 
 export interface IntentRouterDeps {
   settings: () => KryptonSettings;
@@ -56,7 +57,7 @@ export class IntentRouter {
       this.deps.logger.info("agents: classifier answer unusable, using patterns", { reason: verdict.reason });
     } catch (err) {
       if (isAbortError(err) || signal?.aborted) throw err;
-      this.deps.logger.warn("agents: intent classifier failed, using patterns", { error: err instanceof Error ? err.message : String(err) });
+      this.deps.logger.warn("agents: intent classifier failed, using patterns", { error: errorMessage(err) });
     }
     return this.patterns(message);
   }

@@ -1,6 +1,7 @@
 import type { RetrievalMode } from "../settings";
 import type { AgentResult } from "../agents/agent";
-import type { AgentStep, ConfirmPort } from "../agent-loop/agent-types";
+import type { AgentStep } from "./conversation-types";
+import type { ConfirmPort } from "../agent-loop/agent-types";
 import type { TokenUsage } from "../ports/chat-model";
 
 export type Source =
@@ -22,7 +23,7 @@ export type ChatEvent =
   | { type: "token"; text: string }
   /** An agent handled the message instead of the chat model. */
   | { type: "agent"; result: AgentResult }
-  /** Agent mode: one tool call finished (shown collapsed under the answer). */
+  /** One step of an agent loop (a tool call and its result), as it completes; saved with the answer. */
   | { type: "step"; step: AgentStep }
   /** Agent mode: the last `text` of tokens was the model thinking aloud before a tool call; take it back from the answer. */
   | { type: "retract"; text: string }

@@ -9,6 +9,8 @@ import type { DataDirPort } from "../ports/data-dir";
 import type { Logger } from "../ports/logger";
 import { isSafeId, newId } from "./ids";
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
+import { errorMessage } from "../util/errors";
+import { SerialQueue } from "../util/serial-queue";
 
 export const CHAT_DIR = "chat";
 export const INDEX_FILE = `${CHAT_DIR}/index.json`;
@@ -67,6 +69,8 @@ function parseConversation(text: string): Conversation {
   ) {
     throw new Error("not a Krypton conversation");
   }
+  // Optional parts that are unreadable are dropped, not the conversation (steps: agent mode, newer files).
+  for (const m of value.messages) if (m.steps !== undefined && !Array.isArray(m.steps)) delete m.steps;
   return value;
 }
 
@@ -87,7 +91,7 @@ function parseIndex(text: string): ConversationSummary[] {
 }
 
 function reason(err: unknown): string {
-  return err instanceof SyntaxError ? "not valid JSON" : err instanceof Error ? err.message : String(err);
+  return err instanceof SyntaxError ? "not valid JSON" : errorMessage(err);
 }
 
 export class ConversationStore implements ConversationStoreApi {
@@ -97,7 +101,7 @@ export class ConversationStore implements ConversationStoreApi {
   /** Conversation files found corrupt while listing: skipped (and left on disk) for this session. */
   private readonly unreadable = new Set<string>();
   /** Mutations run one at a time, so two quick puts never lose each other's message. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly writes = new SerialQueue();
 
   constructor(
     private readonly data: DataDirPort,
@@ -250,9 +254,7 @@ export class ConversationStore implements ConversationStoreApi {
   }
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(task, task);
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.writes.run(task);
   }
 
   private async require(id: string): Promise<Conversation> {

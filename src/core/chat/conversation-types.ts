@@ -1,8 +1,26 @@
 import type { AgentResult } from "../agents/agent";
-import type { AgentStep } from "../agent-loop/agent-types";
-import type { TokenUsage } from "../ports/chat-model";
 import type { Source } from "./chat-types";
 import type { RetrievalMode } from "../settings";
+import type { TokenUsage } from "../ports/chat-model";
+
+/** One step of an agent loop, kept with the answer so it can be shown (collapsed) and inspected later. */
+export interface AgentStep {
+  /** The model's reasoning or text before its tool calls, when it gave any. */
+  thought?: string;
+  /** The tool call of this step. */
+  tool?: { name: string; arguments: Record<string, unknown>; callId?: string };
+  /** The tool's result as the model saw it (may be shortened for storage). */
+  result?: string;
+  /** The result is an error the model was told about (unknown tool, bad arguments, denied). */
+  isError?: boolean;
+  durationMs?: number;
+  /** Tokens the model turn of this step used, when the provider reports them. */
+  usage?: TokenUsage;
+  /** Which model step (1-based) of the turn made this call. */
+  step?: number;
+  /** "denied": the user refused a write; "blocked": the loop guard stopped a repeated call. */
+  outcome?: "ok" | "error" | "denied" | "blocked";
+}
 
 export interface StoredMessage {
   id: string;
@@ -17,7 +35,7 @@ export interface StoredMessage {
   stopped?: boolean;
   /** The answer failed with this message. */
   error?: string;
-  /** Agent mode: the tool calls behind this answer (older files have none). */
+  /** Agent loop steps behind this answer (absent in older conversation files and for plain answers). */
   steps?: AgentStep[];
   /** Tokens the turn used, when the provider reported them. */
   usage?: TokenUsage;

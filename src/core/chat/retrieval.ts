@@ -10,10 +10,13 @@
 import type { IndexStatus } from "../indexing/index-status";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Logger } from "../ports/logger";
-import { ProviderError, isAbortError } from "../providers/provider-error";
+import { z } from "zod";
+import { askJson } from "../model/ask-json";
+import { ProviderError } from "../providers/provider-error";
 import type { ChunkHit, SearchApi } from "../search/search-types";
 import type { KryptonSettings, RetrievalMode } from "../settings";
 import type { WebSearch, WebSnippet } from "../web/web-search";
+import { AbortedError, errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 
 export interface Notice {
   code: string;
@@ -56,12 +59,7 @@ export function usesWeb(mode: RetrievalMode): boolean {
 }
 
 function plain(err: unknown): string {
-  if (err instanceof ProviderError) return err.message.replace(/\.$/, "");
-  return (err instanceof Error ? err.message : String(err)).replace(/\.$/, "");
-}
-
-function throwIfAborted(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new ProviderError("aborted", "Stopped");
+  return errorMessage(err).replace(/\.$/, "");
 }
 
 export async function retrieve(
@@ -132,7 +130,7 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);
   } catch (err) {
-    if (isAbortError(err) || signal?.aborted) throw new ProviderError("aborted", "Stopped");
+    if (isAbortError(err) || signal?.aborted) throw new AbortedError();
     deps.logger.warn("Note search failed; answering without notes", { error: plain(err) });
     notices.push({ code: "rag-unavailable", message: `Your notes could not be searched (${plain(err)}), so this answer does not use them.` });
     return [];
@@ -159,7 +157,7 @@ async function searchWeb(query: string, deps: RetrievalDeps, notices: Notice[], 
   try {
     return await deps.webSearch.search(query, signal);
   } catch (err) {
-    if (isAbortError(err) || signal?.aborted) throw new ProviderError("aborted", "Stopped");
+    if (isAbortError(err) || signal?.aborted) throw new AbortedError();
     const notSetUp = err instanceof ProviderError && err.kind === "not-configured";
     deps.logger.warn("Web search failed; answering without web results", { error: plain(err) });
     notices.push(notSetUp ? webNotSetUp(deps) : { code: "web-unavailable", message: `Web search failed (${plain(err)}), so this answer does not use the web.` });
@@ -193,43 +191,37 @@ async function rewriteQuery(question: string, history: ChatMessage[], deps: Retr
     const query = answer.trim().split("\n")[0].replace(/^["'`]|["'`]$/g, "").trim();
     return query && query.length <= 300 ? query : question;
   } catch (err) {
-    if (isAbortError(err) || signal?.aborted) throw new ProviderError("aborted", "Stopped");
+    if (isAbortError(err) || signal?.aborted) throw new AbortedError();
     deps.logger.warn("Query rewriting failed; using the question as is", { error: plain(err) });
     return question;
   }
 }
 
+const expansionAnswer = z.object({ queries: z.array(z.string()) });
+
 /** Several phrasings of the question, searched separately and merged; the original always comes first. */
 async function expandQueries(question: string, history: ChatMessage[], deps: RetrievalDeps, signal?: AbortSignal): Promise<string[]> {
   const count = Math.max(1, deps.settings.multiQueryCount);
   try {
-    const answer = await deps.chatModel!.complete({
-      signal,
-      temperature: 0,
-      json: true,
-      messages: [
+    const answer = await askJson(
+      deps.chatModel!,
+      [
         {
           role: "system",
           content: `Write ${count} different search queries that would find notes answering the user's question (synonyms, related terms, standalone wording). Answer with JSON only: {"queries": ["...", "..."]}`,
         },
         { role: "user", content: `${history.length ? `Conversation:\n${recentTurns(history)}\n\n` : ""}Question: ${question}` },
       ],
-    });
-    const parsed = JSON.parse(extractJson(answer)) as { queries?: unknown };
-    const extra = Array.isArray(parsed.queries) ? parsed.queries.filter((q): q is string => typeof q === "string" && q.trim().length > 0) : [];
-    return [...new Set([question, ...extra.map((q) => q.trim())])].slice(0, count + 1);
+      expansionAnswer,
+      { signal, temperature: 0, what: "expand the search query" },
+    );
+    const extra = answer.queries.map((q) => q.trim()).filter(Boolean);
+    return [...new Set([question, ...extra])].slice(0, count + 1);
   } catch (err) {
-    if (isAbortError(err) || signal?.aborted) throw new ProviderError("aborted", "Stopped");
+    if (isAbortError(err) || signal?.aborted) throw new AbortedError();
     deps.logger.warn("Multi-query expansion failed; using the question as is", { error: plain(err) });
     return [question];
   }
-}
-
-/** Small models wrap JSON in prose or code fences: take the outermost object. */
-function extractJson(text: string): string {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  return start >= 0 && end > start ? text.slice(start, end + 1) : text;
 }
 
 /**
@@ -241,27 +233,25 @@ async function rerank(question: string, hits: ChunkHit[], deps: RetrievalDeps, s
   if (!model) return hits;
   try {
     const passages = hits.map((h, i) => `[${i + 1}] ${h.chunk.title}: ${h.chunk.text.slice(0, 600).replace(/\s+/g, " ")}`).join("\n");
-    const answer = await model.complete({
-      signal,
-      temperature: 0,
-      json: true,
-      messages: [
+    const scoresAnswer = z.object({ scores: z.array(z.number()).length(hits.length) });
+    const { scores } = await askJson(
+      model,
+      [
         {
           role: "system",
           content: `Rate how well each passage helps answer the question, from 0 (useless) to 10 (answers it). Answer with JSON only: {"scores": [${hits.map(() => "n").join(", ")}]} with exactly ${hits.length} numbers, in passage order.`,
         },
         { role: "user", content: `Question: ${question}\n\nPassages:\n${passages}` },
       ],
-    });
-    const parsed = JSON.parse(extractJson(answer)) as { scores?: unknown };
-    const scores = Array.isArray(parsed.scores) ? parsed.scores.map(Number) : [];
-    if (scores.length !== hits.length || scores.some((s) => !Number.isFinite(s))) throw new Error("scores do not match the passages");
+      scoresAnswer,
+      { signal, temperature: 0, what: "rerank the passages" },
+    );
     return hits
       .map((hit, i) => ({ hit, i, score: scores[i] }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
       .map((x) => x.hit);
   } catch (err) {
-    if (isAbortError(err) || signal?.aborted) throw new ProviderError("aborted", "Stopped");
+    if (isAbortError(err) || signal?.aborted) throw new AbortedError();
     deps.logger.warn("Rerank failed; keeping search order", { error: plain(err) });
     return hits;
   }

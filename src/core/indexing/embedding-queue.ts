@@ -1,6 +1,7 @@
 import { type Clock, untilAborted } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
-import { isAbortError, ProviderError } from "../providers/provider-error";
+import { ProviderError } from "../providers/provider-error";
+import { AbortedError, isAbortError } from "../util/errors";
 import { withRetry } from "../providers/retry";
 import { embeddingInput, type ChunkRecord } from "./index-records";
 import type { IndexStore } from "./index-store";
@@ -101,9 +102,7 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
   await Promise.all(workers);
   if (failure !== null && !isAbortError(failure)) return { embedded, error: failure };
   if (signal?.aborted || (failure !== null && isAbortError(failure))) {
-    const err = new Error("Aborted");
-    err.name = "AbortError";
-    return { embedded, error: err };
+    return { embedded, error: new AbortedError("Aborted") };
   }
   return { embedded };
 }

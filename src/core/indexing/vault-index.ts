@@ -1,4 +1,3 @@
-import { abortError } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import type { Host } from "../ports/host";
 import type { NoteInfo, Unsubscribe, VaultEvent } from "../ports/vault";
@@ -23,6 +22,8 @@ import {
   removeUnreferenced,
   writeManifest,
 } from "./index-persistence";
+import { AbortedError, errorMessage } from "../util/errors";
+import { SerialQueue } from "../util/serial-queue";
 import { IndexStore } from "./index-store";
 import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
 import { DimensionMismatchError } from "./vector-store";
@@ -72,7 +73,8 @@ export class VaultIndex implements VaultIndexApi {
   private opened = false;
   private closed = false;
   private generation = 0;
-  private chain: Promise<unknown> = Promise.resolve();
+  /** open/sync/rebuild/apply one at a time. */
+  private readonly jobs = new SerialQueue();
   private opening: Promise<IndexStatus> | null = null;
   /** Resolves once the persisted index is in memory (searches wait for it, not for the whole sync). */
   private loaded: Promise<void> = Promise.resolve();
@@ -189,7 +191,7 @@ export class VaultIndex implements VaultIndexApi {
     this.cancelDebounce = null;
     this.backgroundAbort.abort();
     try {
-      await this.chain.catch(() => undefined);
+      await this.jobs.idle();
       if (this.writable && this.store.hasDirty) await this.persist(new WorkSlicer(this.host.clock, undefined, this.options.sliceMs));
     } catch (err) {
       this.host.logger.warn("Could not save the index on close", errorText(err));
@@ -227,7 +229,7 @@ export class VaultIndex implements VaultIndexApi {
     }
     for (;;) {
       const running = this.background;
-      await this.chain.catch(() => undefined);
+      await this.jobs.idle();
       if (running) await running.catch(() => undefined);
       if (this.background === running && (this.queued.size === 0 || !this.opened)) return;
     }
@@ -478,7 +480,7 @@ export class VaultIndex implements VaultIndexApi {
     }
     this.progress = undefined;
     this.setState("ready");
-    if (aborted) throw aborted instanceof Error ? aborted : abortError();
+    if (aborted) throw aborted instanceof Error ? aborted : new AbortedError("Aborted");
   }
 
   private async readAndChunk(notes: NoteInfo[], slicer: WorkSlicer, force: boolean): Promise<void> {
@@ -580,7 +582,7 @@ export class VaultIndex implements VaultIndexApi {
       outcome = await this.embedOnce(embedder, signal);
     }
     if (outcome.error) {
-      if (isAbortError(outcome.error)) throw outcome.error instanceof Error ? outcome.error : abortError();
+      if (isAbortError(outcome.error)) throw outcome.error instanceof Error ? outcome.error : new AbortedError("Aborted");
       this.embedFailedAt = this.host.clock.now();
       this.embedderError = embedderErrorText(outcome.error, embedder);
       this.host.logger.warn(`Embedding stopped: ${this.embedderError}`);
@@ -680,9 +682,7 @@ export class VaultIndex implements VaultIndexApi {
   // ---------------------------------------------------------------- helpers
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.chain.then(fn, fn);
-    this.chain = run.catch(() => undefined);
-    return run;
+    return this.jobs.run(fn);
   }
 
   /**
@@ -748,7 +748,7 @@ export class VaultIndex implements VaultIndexApi {
 }
 
 function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** Plain words for the status bar and notices. */

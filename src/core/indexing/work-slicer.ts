@@ -1,4 +1,5 @@
-import { abortError, type Clock } from "../ports/clock";
+import type { Clock } from "../ports/clock";
+import { throwIfAborted } from "../util/errors";
 
 /**
  * Keeps long loops from freezing the UI: call `await slicer.tick()` often; it yields to the host once
@@ -16,17 +17,17 @@ export class WorkSlicer {
   }
 
   async tick(): Promise<void> {
-    if (this.signal?.aborted) throw abortError();
+    throwIfAborted(this.signal, "Aborted");
     if (this.clock.now() - this.since < this.budgetMs) return;
     await this.clock.yieldToHost();
     this.since = this.clock.now();
-    if (this.signal?.aborted) throw abortError();
+    throwIfAborted(this.signal, "Aborted");
   }
 
   /** Yields now (before a step known to be long). */
   async yieldNow(): Promise<void> {
     await this.clock.yieldToHost();
     this.since = this.clock.now();
-    if (this.signal?.aborted) throw abortError();
+    throwIfAborted(this.signal, "Aborted");
   }
 }

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Logger } from "../ports/logger";
-import type { ToolContext } from "../tools/tool";
+import { ToolError, type ToolContext, type ToolDefinition } from "../tools/tool";
 import { toToolError, type ToolRegistry } from "../tools/tool-registry";
 
 export interface McpServerInfo {
@@ -42,6 +42,7 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo, opt
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     try {
+      assertServed(registry, name);
       const output = await registry.call(name, request.params.arguments ?? {}, { ...options.context?.(), signal: extra.signal });
       return { content: [{ type: "text", text: output.text }], structuredContent: output.structured };
     } catch (err) {
@@ -53,9 +54,25 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo, opt
   return mcp;
 }
 
-/** The registry's tools with JSON Schemas generated from their zod shapes. */
+/**
+ * The tools Krypton serves to MCP clients: the registry's own, never a tool of the user's remote MCP
+ * servers (those are for Krypton's agent; re-exporting them would hand someone else's server, and the
+ * user's credentials for it, to every client of the bridge).
+ */
+export function servedTools(registry: ToolRegistry): ToolDefinition[] {
+  return registry.list().filter((tool) => !tool.remote);
+}
+
+/** Refuses a remote tool exactly like an unknown one (same message, same 404 on the JSON endpoint). */
+export function assertServed(registry: ToolRegistry, name: string): void {
+  if (!registry.get(name)?.remote) return;
+  const available = servedTools(registry).map((t) => t.name);
+  throw new ToolError(`Unknown tool: ${name.slice(0, 80)}. Available tools: ${available.join(", ")}`, "unknown-tool");
+}
+
+/** The served tools with JSON Schemas generated from their zod shapes. */
 export function describeTools(registry: ToolRegistry): ToolDescription[] {
-  return registry.list().map((tool) => ({
+  return servedTools(registry).map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,

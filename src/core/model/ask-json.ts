@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
 import { askModel, cleanModelText } from "./ask-model";
+import { errorMessage } from "../util/errors";
 
 export interface AskJsonOptions {
   signal?: AbortSignal;
@@ -41,7 +42,20 @@ export async function askJson<T>(
   const second = await ask(repair);
   const secondTry = parseAgainst(second, schema);
   if (secondTry.ok) return secondTry.value;
-  throw new AgentError(`Could not ${options.what}: the model did not return valid JSON (${secondTry.problem}), even after one correction. Try again or use a larger model.`, "failed");
+  throw new InvalidJsonAnswerError(options.what, secondTry.problem);
+}
+
+/**
+ * The model answered, but not with valid JSON, even after the repair request. An AgentError (safe to
+ * show); its own class so callers with a fallback (the intent classifier) can tell it from a provider failure.
+ */
+export class InvalidJsonAnswerError extends AgentError {
+  constructor(
+    what: string,
+    readonly problem: string,
+  ) {
+    super(`Could not ${what}: the model did not return valid JSON (${problem}), even after one correction. Try again or use a larger model.`, "failed");
+  }
 }
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -54,7 +68,7 @@ export function parseAgainst<T>(raw: string, schema: z.ZodType<T>): Parsed<T> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, problem: `it was not parseable JSON (${err instanceof Error ? err.message : String(err)})` };
+    return { ok: false, problem: `it was not parseable JSON (${errorMessage(err)})` };
   }
   const result = schema.safeParse(value);
   if (result.success) return { ok: true, value: result.data };

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
-import { isAbortError } from "../providers/provider-error";
 import { AgentError } from "../notes/agent-error";
+import { stripThinkBlocks } from "../util/think-blocks";
+import { errorMessage, isAbortError } from "../util/errors";
 
 /**
  * One non-streaming call to the chat model for an agent. Provider failures become an AgentError with
@@ -23,7 +24,7 @@ export async function askModel(
     });
   } catch (err) {
     if (isAbortError(err) || options.signal?.aborted) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
+    const reason = errorMessage(err);
     throw new AgentError(`Could not ${options.what}: ${reason}`, "failed");
   }
   return cleanModelText(raw);
@@ -35,9 +36,4 @@ export function cleanModelText(raw: string): string {
   const fenced = /^```[\w-]*[ \t]*\r?\n([\s\S]*?)\r?\n?```$/.exec(text);
   if (fenced) text = fenced[1].trim();
   return text;
-}
-
-/** Removes `<think>…</think>` reasoning blocks (and an unterminated trailing one). The one rule for whole texts. */
-export function stripThinkBlocks(text: string): string {
-  return text.replace(/<think>[\s\S]*?(<\/think>|$)/gi, "");
 }

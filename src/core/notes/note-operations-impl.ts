@@ -2,7 +2,6 @@ import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import { NoteNotFoundError } from "../ports/vault";
-import { isAbortError } from "../providers/provider-error";
 import type { KryptonSettings } from "../settings";
 import { AgentError } from "./agent-error";
 import {
@@ -12,6 +11,7 @@ import {
   summarizePartPrompt,
   summarizeTopicPrompt,
 } from "./note-prompts";
+import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { firstHeading, mentioningTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./note-text";
 import { askModel } from "../model/ask-model";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
@@ -88,14 +88,6 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
     return text;
   }
 
-  function checkAborted(signal?: AbortSignal): void {
-    if (signal?.aborted) {
-      const err = new Error("Stopped");
-      err.name = "AbortError";
-      throw err;
-    }
-  }
-
   /** Set while the index takes in a note created here (see indexNewNote); cleared when done or waited for. */
   let newNoteIndexing: Promise<void> | null = null;
 
@@ -137,7 +129,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
     try {
       path = await createUniqueNote(host.vault, folder, slug, content, LIMITS.nameAttempts);
     } catch (err) {
-      throw new AgentError(err instanceof Error ? err.message : String(err), "failed");
+      throw new AgentError(errorMessage(err), "failed");
     }
     if (path === null) throw new AgentError(`Could not find a free file name for ${slug}.md (tried ${LIMITS.nameAttempts}).`, "failed");
     return path;
@@ -150,7 +142,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
    */
   async function summarizeLong(model: ChatModel, title: string, body: string, signal?: AbortSignal): Promise<string> {
     const ask = async (prompt: ChatMessage[]) => {
-      checkAborted(signal);
+      throwIfAborted(signal);
       const out = await askModel(model, prompt, { signal, temperature: 0.2, what: "summarize the note" });
       if (!out) throw new AgentError("The chat model returned an empty summary.", "failed");
       return out;
@@ -187,7 +179,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const model = requireModel();
       const markdown = await askModel(model, createNotePrompt(subject), { signal: options.signal, what: "generate the note" });
       if (!markdown) throw new AgentError("The chat model returned an empty note, so nothing was saved.", "failed");
-      checkAborted(options.signal);
+      throwIfAborted(options.signal);
       const title = firstHeading(markdown) ?? subject;
       const path = await createUnique(folder, slugify(subject), `${markdown}\n`);
       host.logger.info("agents: note created", { path });
@@ -209,7 +201,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         notes = await deps.index.searchNotes(q, { limit, minScore: deps.settings().similarityThreshold, signal: options.signal });
       } catch (err) {
         if (isAbortError(err) || options.signal?.aborted) throw err;
-        throw new AgentError(`Search failed: ${err instanceof Error ? err.message : String(err)}`, "failed");
+        throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
       }
       if (!notes.length) throw new AgentError(`No notes match '${q}'`, "not-found");
       const hits = notes.map((n) => ({
@@ -236,7 +228,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         if (err instanceof NoteNotFoundError || (err as Error | null)?.name === "NoteNotFoundError") {
           throw new AgentError(`Note not found: ${notePath}`, "not-found");
         }
-        throw new AgentError(`Could not read ${notePath}: ${err instanceof Error ? err.message : String(err)}`, "failed");
+        throw new AgentError(`Could not read ${notePath}: ${errorMessage(err)}`, "failed");
       }
       const { title, body } = readableNote(notePath, content);
       if (!body) throw new AgentError(`${notePath} is empty: there is nothing to summarize.`, "invalid-input");
@@ -265,7 +257,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         hits = await deps.index.searchChunks(`notes about ${subject}`, { limit: LIMITS.topicRetrieve, signal: options.signal });
       } catch (err) {
         if (isAbortError(err) || options.signal?.aborted) throw err;
-        throw new AgentError(`Search failed: ${err instanceof Error ? err.message : String(err)}`, "failed");
+        throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
       }
       // Retrieval ranks by similarity; keep only chunks that really name the topic (title, headings or text):
       // every word of it when some chunk does, so "machine learning" does not bring in "washing machine".
@@ -280,7 +272,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         path: h.chunk.path,
         text: truncateWords(h.chunk.text, LIMITS.topicChunkWords),
       }));
-      checkAborted(options.signal);
+      throwIfAborted(options.signal);
       const summary = await askModel(model, summarizeTopicPrompt(subject, excerpts), {
         signal: options.signal,
         temperature: 0.2,

@@ -1,6 +1,7 @@
 import { toVaultRelativePath, VaultPathError } from "./vault-path-policy";
 import type { VaultPort } from "../ports/vault";
 import { AgentError } from "./agent-error";
+import { errorMessage } from "../util/errors";
 
 /** Longest file-name stem a created note gets (before "-2" and ".md"). */
 export const MAX_SLUG_CHARS = 60;
@@ -79,7 +80,7 @@ export async function createUniqueNote(vault: VaultPort, folder: string, slug: s
       return path;
     } catch (err) {
       if ((err as Error | null)?.name === "NoteExistsError") continue;
-      throw new Error(`Could not save the note at ${path}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`Could not save the note at ${path}: ${errorMessage(err)}`);
     }
   }
   return null;

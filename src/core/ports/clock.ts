@@ -1,3 +1,5 @@
+import { AbortedError } from "../util/errors";
+
 /**
  * Time, through the host: Obsidian's host uses window timers (popout-safe), Node uses its own.
  * Core code never calls setTimeout directly.
@@ -12,12 +14,6 @@ export interface Clock {
   yieldToHost(): Promise<void>;
 }
 
-export function abortError(message = "Aborted"): Error {
-  const err = new Error(message);
-  err.name = "AbortError";
-  return err;
-}
-
 /**
  * Settles like `work`, or rejects with an AbortError as soon as the signal aborts, for work that cannot be
  * cancelled itself (a stalled embedder, Obsidian's requestUrl). The late result of `work` is dropped.
@@ -26,10 +22,10 @@ export function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise
   if (!signal) return work;
   if (signal.aborted) {
     work.catch(() => undefined);
-    return Promise.reject(abortError());
+    return Promise.reject(new AbortedError("Aborted"));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError());
+    const onAbort = () => reject(new AbortedError("Aborted"));
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(
       (value) => {
@@ -51,10 +47,10 @@ export function clockFromTimers(now: () => number, setTimer: (fn: () => void, ms
     setTimer,
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(abortError());
+        if (signal?.aborted) return reject(new AbortedError("Aborted"));
         const onAbort = () => {
           cancel();
-          reject(abortError());
+          reject(new AbortedError("Aborted"));
         };
         const cancel = setTimer(() => {
           signal?.removeEventListener("abort", onAbort);

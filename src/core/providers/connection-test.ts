@@ -10,6 +10,7 @@ import { listOllamaModels, ollamaHasModel, ollamaVersion } from "./ollama/ollama
 import { pullCommand } from "./ollama/ollama-errors";
 import { ProviderError } from "./provider-error";
 import type { RetryPolicy } from "./retry";
+import { errorMessage } from "../util/errors";
 
 export type ConnectionTarget = ProviderId | "tavily";
 
@@ -37,7 +38,7 @@ function geminiOptions(settings: KryptonSettings, host: Host): GeminiOptions {
 
 function messageOf(err: unknown): string {
   if (err instanceof ProviderError) return err.message;
-  return `Unexpected error: ${err instanceof Error ? err.message : String(err)}`;
+  return `Unexpected error: ${errorMessage(err)}`;
 }
 
 export async function testConnection(

@@ -4,31 +4,32 @@ import { ProviderError, isAbortError } from "./provider-error";
 import { createRequestGuard, type RequestGuard } from "./request-guard";
 import { isTransientServerError, withRetry, type RetryPolicy } from "./retry";
 
-export interface GuardedStreamParams {
+export interface GuardedStreamParams<T = string> {
   clock: Clock;
   fetch: FetchLike;
   timeoutMs: number;
   signal?: AbortSignal;
   retry: RetryPolicy;
-  /** Starts one attempt; yields text pieces ("" counts as progress). Use guard.fetch / guard.signal. */
-  open: (guard: RequestGuard) => Promise<AsyncIterable<string>>;
+  /** Starts one attempt; yields items (an item without content still counts as progress). Use guard.fetch / guard.signal. */
+  open: (guard: RequestGuard) => Promise<AsyncIterable<T>>;
   /** Maps any failure of an attempt (HTTP status, transport, parse) to a ProviderError. */
   mapError: (err: unknown, guard: RequestGuard) => ProviderError;
 }
 
-interface Opened {
+interface Opened<T> {
   guard: RequestGuard;
-  iterator: AsyncIterator<string>;
-  first: string | null;
+  iterator: AsyncIterator<T | null>;
+  first: T | null;
 }
 
 /**
- * Streams text from a provider with one policy for every provider: the silence timeout covers the
- * first token and each gap after it, Stop aborts the HTTP request, and 429/5xx are retried with
- * backoff only until the first token (before that a retry is invisible; after it, it would repeat text).
+ * Streams from a provider with one policy for every provider: the silence timeout covers the first item
+ * and each gap after it, Stop aborts the HTTP request, and 429/5xx are retried with backoff only until
+ * the first item with content (before that a retry is invisible; after it, it would repeat output).
+ * `open` yields null for progress without content (a model thinking silently, an empty chunk).
  */
-export async function* guardedTextStream(params: GuardedStreamParams): AsyncGenerator<string> {
-  const attempt = async (): Promise<Opened> => {
+export async function* guardedStream<T>(params: GuardedStreamParams<T | null>): AsyncGenerator<T> {
+  const attempt = async (): Promise<Opened<T>> => {
     const guard = createRequestGuard({ clock: params.clock, fetch: params.fetch, timeoutMs: params.timeoutMs, signal: params.signal });
     try {
       const iterator = (await params.open(guard))[Symbol.asyncIterator]();
@@ -36,7 +37,7 @@ export async function* guardedTextStream(params: GuardedStreamParams): AsyncGene
         const step = await iterator.next();
         guard.touch();
         if (step.done) return { guard, iterator, first: null };
-        if (step.value) return { guard, iterator, first: step.value };
+        if (step.value !== null) return { guard, iterator, first: step.value };
       }
     } catch (err) {
       const mapped = params.mapError(err, guard);
@@ -45,7 +46,7 @@ export async function* guardedTextStream(params: GuardedStreamParams): AsyncGene
     }
   };
 
-  let opened: Opened;
+  let opened: Opened<T>;
   try {
     opened = await withRetry(attempt, { ...params.retry, clock: params.clock, signal: params.signal, shouldRetry: isTransientServerError });
   } catch (err) {
@@ -57,7 +58,7 @@ export async function* guardedTextStream(params: GuardedStreamParams): AsyncGene
     if (first === null) return;
     yield first;
     for (;;) {
-      let step: IteratorResult<string>;
+      let step: IteratorResult<T | null>;
       try {
         step = await iterator.next();
       } catch (err) {
@@ -65,7 +66,7 @@ export async function* guardedTextStream(params: GuardedStreamParams): AsyncGene
       }
       if (step.done) return;
       guard.touch();
-      if (step.value) yield step.value;
+      if (step.value !== null) yield step.value;
     }
   } finally {
     guard.close();
@@ -74,16 +75,9 @@ export async function* guardedTextStream(params: GuardedStreamParams): AsyncGene
   }
 }
 
-/** Collects a guarded stream into one string (complete() on top of stream(), same timeouts and retries). */
-export async function collectText(stream: AsyncIterable<string>): Promise<string> {
-  let text = "";
-  for await (const piece of stream) text += piece;
-  return text;
-}
-
 /** A unary call (list models, embeddings) with the same guard and retry policy. */
 export async function guardedCall<T>(
-  params: Omit<GuardedStreamParams, "open"> & { call: (guard: RequestGuard) => Promise<T>; retryWhen?: (err: unknown) => boolean },
+  params: Omit<GuardedStreamParams<unknown>, "open"> & { call: (guard: RequestGuard) => Promise<T>; retryWhen?: (err: unknown) => boolean },
 ): Promise<T> {
   const attempt = async (): Promise<T> => {
     const guard = createRequestGuard({ clock: params.clock, fetch: params.fetch, timeoutMs: params.timeoutMs, signal: params.signal });

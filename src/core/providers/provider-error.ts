@@ -9,6 +9,7 @@ export type ProviderErrorKind =
   | "cors" // the server refused the app's origin
   | "bad-response" // malformed JSON, cut stream
   | "aborted" // the user pressed Stop
+  | "tools-unsupported" // the model has no native tool calling (Ollama 400 "… does not support tools"): use the JSON protocol
   | "not-configured";
 
 export class ProviderError extends Error {

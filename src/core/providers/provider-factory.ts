@@ -27,7 +27,7 @@ export function createChatModelNamed(settings: KryptonSettings, host: Host, mode
     if (!settings.geminiApiKey.trim()) return null;
     return new GeminiChatModel({ ...common, apiKey: settings.geminiApiKey.trim(), baseUrl: settings.geminiBaseUrl, model });
   }
-  return new OllamaChatModel({ ...common, baseUrl: settings.ollamaUrl, model });
+  return new OllamaChatModel({ ...common, baseUrl: settings.ollamaUrl, model, maxContext: settings.ollamaMaxContext });
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Clock } from "../ports/clock";
 import type { FetchLike } from "../ports/http";
 import { ProviderError } from "./provider-error";
+import { errorMessage } from "../util/errors";
 
 export interface RequestGuard {
   /** Aborts on the user's signal or after `timeoutMs` without progress. */
@@ -123,7 +124,7 @@ export function transportError(err: unknown, guard: RequestGuard, site: CallSite
       ? new ProviderError("timeout", `${site.service} stopped sending the answer (no data for ${seconds} s).`)
       : new ProviderError("timeout", `${site.service} did not answer within ${seconds} s at ${site.url}.`);
   }
-  const detail = redact(err instanceof Error ? err.message : String(err), site.secrets);
+  const detail = redact(errorMessage(err), site.secrets);
   if (guard.responded()) {
     return new ProviderError("bad-response", `The answer from ${site.service} was cut off or unreadable (${detail}).`);
   }

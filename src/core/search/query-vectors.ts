@@ -1,8 +1,8 @@
-import { abortError, type Clock } from "../ports/clock";
+import type { Clock } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import type { Logger } from "../ports/logger";
-import { isAbortError } from "../providers/provider-error";
 import { timeoutSignal } from "../providers/retry";
+import { AbortedError, errorMessage, isAbortError } from "../util/errors";
 
 /**
  * Search queries as vectors: embedded with a short timeout (a slow or absent embedder must not hold a
@@ -33,8 +33,8 @@ export class QueryVectors {
     try {
       // Not every embedder honours the signal promptly: race it.
       const stop = new Promise<never>((_, reject) => {
-        if (timeout.signal.aborted) reject(abortError());
-        timeout.signal.addEventListener("abort", () => reject(abortError()), { once: true });
+        if (timeout.signal.aborted) reject(new AbortedError("Aborted"));
+        timeout.signal.addEventListener("abort", () => reject(new AbortedError("Aborted")), { once: true });
       });
       const [vector] = await Promise.race([embedder.embed([query], timeout.signal), stop]);
       if (!vector || vector.length !== dim) return null;
@@ -43,7 +43,7 @@ export class QueryVectors {
       return vector;
     } catch (err) {
       if (!isAbortError(err) || timeout.timedOut()) {
-        this.logger.debug("Query embedding failed; keyword search only", err instanceof Error ? err.message : String(err));
+        this.logger.debug("Query embedding failed; keyword search only", errorMessage(err));
       }
       return null;
     } finally {

@@ -2,6 +2,7 @@ import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
 import type { ToolContext, ToolDefinition } from "./tool";
 import { ToolRegistry } from "./tool-registry";
+import { errorMessage } from "../util/errors";
 
 export interface IndexFreshnessOptions {
   /** Re-scan before a search when the last scan finished longer ago than this. */
@@ -98,5 +99,5 @@ export function withFreshIndex(registry: ToolRegistry, freshness: IndexFreshness
 }
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message.split("\n")[0] : String(err);
+  return errorMessage(err).split("\n")[0];
 }

@@ -3,6 +3,7 @@ import { AgentError } from "../notes/agent-error";
 import { isAbortError, ProviderError } from "../providers/provider-error";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../ports/vault";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";
+import { errorMessage } from "../util/errors";
 
 /**
  * The one list of tools Krypton exposes (MCP over HTTP and stdio, the plain JSON endpoints, the CLI).
@@ -30,6 +31,12 @@ export class ToolRegistry {
   /** Removes a tool (MCP servers that went away); true when it was there. */
   unregister(name: string): boolean {
     return this.tools.delete(name);
+  }
+
+  /** A remote tool by its provider-safe wire alias ("server__tool"). */
+  getByWireName(wireName: string): ToolDefinition | undefined {
+    for (const tool of this.tools.values()) if (tool.remote?.wireName === wireName) return tool;
+    return undefined;
   }
 
   /** Runs a tool by name. Resolves with its output or rejects with a ToolError, never anything else. */
@@ -106,7 +113,7 @@ export function toToolError(err: unknown, toolName: string): ToolError {
   if (isAbortError(err)) return new ToolError(`${toolName} was cancelled`, "failed");
   if (err instanceof ProviderError) return new ToolError(err.message, "failed");
   if (err instanceof Error && err.name === "VaultPathError") return new ToolError(err.message, "refused");
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const firstLine = message.split("\n")[0]?.trim();
   return new ToolError(firstLine ? `${toolName} failed: ${clip(firstLine, 300)}` : `${toolName} failed`, "failed");
 }

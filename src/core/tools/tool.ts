@@ -58,6 +58,11 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
   agentOnly?: boolean;
   /** The JSON Schema of the input when the tool did not come with a zod shape (tools of remote MCP servers). */
   inputJsonSchema?: Record<string, unknown>;
+  /**
+   * Set on tools of the user's own MCP servers (src/core/mcp-client/). They exist for Krypton's agent only:
+   * Krypton's MCP server never lists or runs them (no re-export of someone else's server, see core/mcp/mcp-server.ts).
+   */
+  remote?: RemoteToolInfo;
   /** False hides the tool for now (web_search without a Tavily key). */
   isAvailable?(): boolean;
   /** What the change will look like, for the confirmation of a write tool (a diff, the new note). */
@@ -72,6 +77,15 @@ export interface ToolPreview {
   preview: string;
   /** The note's content the preview was computed from; the write is refused if the note changed since. */
   basis?: string;
+}
+
+export interface RemoteToolInfo {
+  /** The MCP server's name as configured. */
+  server: string;
+  /** The tool's own name on that server. */
+  tool: string;
+  /** Provider-safe alias ([a-zA-Z0-9_-], at most 64 characters), "server__tool" when possible. */
+  wireName: string;
 }
 
 /** An error whose message a person can act on ("Missing required parameter: topic"). Safe to show to clients. */

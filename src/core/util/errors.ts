@@ -19,8 +19,8 @@ export function isAbortError(err: unknown): boolean {
 }
 
 /** Throws AbortedError when the signal has fired; call between steps of long work. */
-export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new AbortedError();
+export function throwIfAborted(signal: AbortSignal | undefined, message?: string): void {
+  if (signal?.aborted) throw new AbortedError(message);
 }
 
 /** A readable one-line message for any thrown value (never "[object Object]", never a stack). */

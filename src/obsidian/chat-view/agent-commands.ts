@@ -18,9 +18,9 @@ export function agentCommandOutput(text: string, agent: AgentService, conversati
       if (!turn || turn.steps.length === 0) return "No tool calls in the last agent answer of this conversation.";
       return turn.steps
         .map((s) => {
-          const head = `**Step ${s.step}: \`${s.tool}\`** (${s.outcome}, ${s.durationMs} ms)`;
+          const head = `**Step ${s.step}: \`${s.tool.name}\`** (${s.outcome}, ${s.durationMs} ms)`;
           const thought = s.thought ? `\n> ${s.thought.replace(/\n/g, "\n> ")}` : "";
-          return `${head}${thought}\n${fence(JSON.stringify(s.arguments, null, 2), "json")}\n${fence(s.result)}`;
+          return `${head}${thought}\n${fence(JSON.stringify(s.tool.arguments, null, 2), "json")}\n${fence(s.result)}`;
         })
         .join("\n\n");
     }

@@ -4,7 +4,7 @@ import type { AgentStep, ConfirmDecision } from "../../core/agent-loop/agent-typ
 import type { TokenUsage } from "../../core/ports/chat-model";
 import type { PendingConfirm } from "./chat-controller";
 
-const OUTCOME_LABELS: Record<AgentStep["outcome"], string> = { ok: "ok", error: "error", denied: "declined", blocked: "blocked (repeated)" };
+const OUTCOME_LABELS: Record<NonNullable<AgentStep["outcome"]>, string> = { ok: "ok", error: "error", denied: "declined", blocked: "blocked (repeated)" };
 const RESULT_PREVIEW_CHARS = 1500;
 
 /** "Steps (3) · 1,234 tokens", collapsed; each step: thought, call with arguments, result, duration. */
@@ -21,14 +21,19 @@ export function renderSteps(el: HTMLElement, steps: readonly AgentStep[], usage:
   });
   const list = details.createEl("ol", { cls: "krypton-step-list" });
   for (const step of steps) {
-    const item = list.createEl("li", { cls: ["krypton-step", `krypton-step-${step.outcome}`] });
+    // Stored steps from other writers may lack fields: show what there is.
+    const outcome = step.outcome ?? (step.isError ? "error" : "ok");
+    const item = list.createEl("li", { cls: ["krypton-step", `krypton-step-${outcome}`] });
     if (step.thought) item.createDiv({ cls: "krypton-step-thought", text: step.thought });
-    const head = item.createDiv({ cls: "krypton-step-head" });
-    head.createEl("code", { cls: "krypton-step-tool", text: step.tool });
-    head.createSpan({ cls: "krypton-step-meta", text: `${OUTCOME_LABELS[step.outcome]} · ${step.durationMs} ms` });
-    item.createEl("pre", { cls: "krypton-step-args", text: JSON.stringify(step.arguments, null, 2) });
-    const result = step.result.length > RESULT_PREVIEW_CHARS ? `${step.result.slice(0, RESULT_PREVIEW_CHARS - 1)}…` : step.result;
-    item.createEl("pre", { cls: "krypton-step-result", text: result });
+    if (step.tool) {
+      const head = item.createDiv({ cls: "krypton-step-head" });
+      head.createEl("code", { cls: "krypton-step-tool", text: step.tool.name });
+      head.createSpan({ cls: "krypton-step-meta", text: `${OUTCOME_LABELS[outcome]} · ${step.durationMs ?? 0} ms` });
+      item.createEl("pre", { cls: "krypton-step-args", text: JSON.stringify(step.tool.arguments, null, 2) });
+    }
+    const text = step.result ?? "";
+    const result = text.length > RESULT_PREVIEW_CHARS ? `${text.slice(0, RESULT_PREVIEW_CHARS - 1)}…` : text;
+    if (result) item.createEl("pre", { cls: "krypton-step-result", text: result });
   }
 }
 

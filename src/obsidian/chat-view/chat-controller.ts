@@ -10,6 +10,7 @@ import type { AgentService } from "../../core/agent-loop/agent-service";
 import type { AgentStep, ConfirmDecision, ConfirmRequest } from "../../core/agent-loop/agent-types";
 import type { TokenUsage } from "../../core/ports/chat-model";
 import { agentCommandOutput, isAgentCommand } from "./agent-commands";
+import { errorMessage } from "../../core/util/errors";
 
 export type MessageStatus = "streaming" | "done" | "stopped" | "error";
 
@@ -340,7 +341,7 @@ export class ChatController {
       if (abort.signal.aborted) answer.status = "stopped";
       else {
         answer.status = "error";
-        answer.error = { code: "unexpected", message: err instanceof Error ? err.message : String(err), retryable: true };
+        answer.error = { code: "unexpected", message: errorMessage(err), retryable: true };
       }
     } finally {
       if (this.abort === abort) this.abort = null;

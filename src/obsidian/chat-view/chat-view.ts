@@ -12,6 +12,7 @@ import { MessageList } from "./message-list";
 import { saveAnswerAsNote } from "./note-from-answer";
 import { renderEmptyChatState, renderIndexBanner, renderNoModelState } from "./states";
 import { animationFrameScheduler, type FrameScheduler } from "./token-batcher";
+import { errorMessage } from "../../core/util/errors";
 
 export const VIEW_TYPE_KRYPTON_CHAT = "krypton-chat";
 
@@ -313,7 +314,7 @@ export class KryptonChatView extends ItemView {
       this.context.notify(`Created ${path}`);
       if (this.context.core.settings().openCreatedNote) await this.context.openNote(path, undefined, false);
     } catch (err) {
-      this.context.notify(`Could not create the note: ${err instanceof Error ? err.message : String(err)}`);
+      this.context.notify(`Could not create the note: ${errorMessage(err)}`);
     }
   }
 }

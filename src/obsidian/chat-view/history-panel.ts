@@ -3,6 +3,7 @@
 // pause before searching, so a fast typist does not read every conversation file once per key.
 import { setIcon } from "obsidian";
 import type { ConversationStoreApi, ConversationSummary } from "../../core/chat/conversation-types";
+import { errorMessage } from "../../core/util/errors";
 
 export interface HistoryCallbacks {
   open(id: string): void;
@@ -128,7 +129,7 @@ export class HistoryPanel {
       } catch (err) {
         if (seq !== this.seq) return;
         this.listEl.empty();
-        this.listEl.createEl("li", { cls: "krypton-history-empty", text: `Could not read the chat history: ${err instanceof Error ? err.message : String(err)}` });
+        this.listEl.createEl("li", { cls: "krypton-history-empty", text: `Could not read the chat history: ${errorMessage(err)}` });
         return;
       }
       if (seq !== this.seq) return;

@@ -2,6 +2,7 @@ import { Modal, Notice, Setting, type App } from "obsidian";
 import { AgentError } from "../../core/notes/agent-error";
 import type { NoteCreated } from "../../core/notes/note-operations";
 import type { KryptonServices } from "../plugin-services";
+import { errorMessage } from "../../core/util/errors";
 
 /**
  * "Create note with AI…": asks for a topic, has the chat model write the note (never overwriting a file),
@@ -84,7 +85,7 @@ export class CreateNoteModal extends Modal {
       return created;
     } catch (err) {
       if (aborter.signal.aborted) return null;
-      this.showMessage(err instanceof AgentError ? err.message : `Could not create the note: ${messageOf(err)}`, true);
+      this.showMessage(err instanceof AgentError ? err.message : `Could not create the note: ${errorMessage(err)}`, true);
       return null;
     } finally {
       this.aborter = null;
@@ -101,8 +102,4 @@ export class CreateNoteModal extends Modal {
     this.messageEl.setText(text);
     this.messageEl.toggleClass("mod-warning", isError);
   }
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -5,6 +5,7 @@ import { activateChatView } from "../chat-view/chat-commands";
 import { VIEW_TYPE_KRYPTON_CHAT, type KryptonChatView } from "../chat-view/chat-view";
 import type { KryptonServices } from "../plugin-services";
 import { SummaryModal } from "./summary-modal";
+import { errorMessage } from "../../core/util/errors";
 
 /** Summarizes a note (long notes in parts) and shows it in the chat view when open, else in a dialog. */
 export async function summarizeNote(services: KryptonServices, path: string | undefined): Promise<Summary | null> {
@@ -44,7 +45,7 @@ async function present(services: KryptonServices, run: () => Promise<Summary>, p
     return summary;
   } catch (err) {
     notice.hide();
-    new Notice(err instanceof AgentError ? err.message : `Could not summarize: ${err instanceof Error ? err.message : String(err)}`);
+    new Notice(err instanceof AgentError ? err.message : `Could not summarize: ${errorMessage(err)}`);
     return null;
   }
 }

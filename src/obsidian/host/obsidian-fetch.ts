@@ -1,5 +1,6 @@
 import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
-import { abortError, untilAborted } from "../../core/ports/clock";
+import { untilAborted } from "../../core/ports/clock";
+import { AbortedError, isAbortError } from "../../core/util/errors";
 import type { FetchLike } from "../../core/ports/http";
 
 export interface ObsidianFetchOptions {
@@ -54,7 +55,7 @@ export function createObsidianFetch(options: ObsidianFetchOptions): FetchLike {
       try {
         response = await viaRequestUrl(options, request);
       } catch (fallbackErr) {
-        if (isAbort(fallbackErr)) throw fallbackErr;
+        if (isAbortError(fallbackErr)) throw fallbackErr;
         throw err; // unreachable for requestUrl too: a network failure, not CORS
       }
       corsOrigins.set(origin, now());
@@ -92,7 +93,7 @@ async function describeRequest(input: string | URL | Request, init?: RequestInit
 }
 
 async function viaRequestUrl(options: ObsidianFetchOptions, request: PlainRequest): Promise<Response> {
-  if (request.signal?.aborted) throw abortError();
+  if (request.signal?.aborted) throw new AbortedError("Aborted");
   const { "content-type": contentType, "content-length": _length, ...headers } = request.headers;
   const pending = options.requestUrl({
     url: request.url,
@@ -120,10 +121,6 @@ function originOf(url: string): string | null {
 /** By name too: a fetch from another realm (a popout window, Node in tests) throws its own TypeError class. */
 function isTypeError(err: unknown): boolean {
   return err instanceof TypeError || (typeof err === "object" && err !== null && (err as { name?: string }).name === "TypeError");
-}
-
-function isAbort(err: unknown): boolean {
-  return typeof err === "object" && err !== null && (err as { name?: string }).name === "AbortError";
 }
 
 function copyBytes(view: ArrayBufferView): ArrayBuffer {

@@ -1,5 +1,7 @@
 import type { App } from "obsidian";
+import { serverSecrets } from "../../core/mcp-client/server-config";
 import type { KryptonSettings } from "../../core/settings";
+import { hydrateServerSecrets, persistServerSecrets } from "./mcp-server-secrets";
 
 /** The settings fields that hold secrets. */
 export const SECRET_FIELDS = ["geminiApiKey", "tavilyApiKey", "mcpToken"] as const;
@@ -59,7 +61,10 @@ export class SecretStore {
       }
       if (plain) migrated = true;
     }
-    return { settings, migrated };
+    // MCP servers' header and env values (bearer tokens, API keys) live there too.
+    const servers = hydrateServerSecrets(fromDisk.mcpServers, this.storage);
+    settings.mcpServers = servers.servers;
+    return { settings, migrated: migrated || servers.migrated };
   }
 
   /** Stores the secrets and returns what may be written to data.json. */
@@ -71,6 +76,7 @@ export class SecretStore {
       // Only a key the keychain really holds leaves data.json; otherwise data.json keeps it (as without secret storage).
       if (saved) onDisk[field] = "";
     }
+    onDisk.mcpServers = persistServerSecrets(settings.mcpServers, this.storage);
     return onDisk;
   }
 
@@ -93,6 +99,6 @@ export class SecretStore {
 
   /** The current secret values, for the logger's redaction. */
   static valuesOf(settings: KryptonSettings): string[] {
-    return SECRET_FIELDS.map((f) => settings[f]).filter((v) => v.length > 0);
+    return [...SECRET_FIELDS.map((f) => settings[f]).filter((v) => v.length > 0), ...serverSecrets(settings.mcpServers)];
   }
 }

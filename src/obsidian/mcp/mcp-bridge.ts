@@ -4,6 +4,8 @@ import type { ToolRegistry } from "../../core/tools/tool-registry";
 import { mcpTokenProblem } from "../../core/mcp/mcp-token";
 // Types only: the module itself (Node's http, the MCP SDK's server side) is loaded when the bridge starts.
 import type { McpHttpServerHandle, McpHttpServerOptions } from "../../node/mcp-http-server";
+import { errorMessage } from "../../core/util/errors";
+import { SerialQueue } from "../../core/util/serial-queue";
 
 export type BridgeState =
   | { kind: "off" }
@@ -39,7 +41,8 @@ async function loadNodeServer(): Promise<StartMcpHttpServer> {
 export class McpBridge {
   private state: BridgeState = { kind: "off" };
   private handle: McpHttpServerHandle | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
+  /** start/stop/restart one at a time. */
+  private readonly ops = new SerialQueue();
   private readonly listeners = new Set<(state: BridgeState) => void>();
 
   constructor(private readonly deps: McpBridgeDeps) {}
@@ -78,9 +81,7 @@ export class McpBridge {
   }
 
   private serialize(op: () => Promise<BridgeState>): Promise<BridgeState> {
-    const next = this.queue.then(op, op);
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.ops.run(op);
   }
 
   private async doStart(): Promise<BridgeState> {
@@ -107,7 +108,7 @@ export class McpBridge {
       return this.set({ kind: "running", port: this.handle.port, url: this.handle.url });
     } catch (err) {
       this.handle = null;
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       this.deps.logger.warn(`MCP bridge did not start: ${message}`);
       return this.set({ kind: "error", message });
     }

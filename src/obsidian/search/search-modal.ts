@@ -2,6 +2,7 @@ import { Modal, type App } from "obsidian";
 import type { IndexStatus } from "../../core/indexing/index-status";
 import type { NoteHit } from "../../core/search/search-types";
 import type { KryptonServices } from "../plugin-services";
+import { errorMessage } from "../../core/util/errors";
 
 export interface SearchModalOptions {
   /** Quiet time after the last keystroke before searching. */
@@ -119,7 +120,7 @@ export class SearchModal extends Modal {
       if (mine !== this.seq) return;
       this.hits = [];
       this.resultsEl.empty();
-      this.showState(`Search failed: ${err instanceof Error ? err.message : String(err)}`, true);
+      this.showState(`Search failed: ${errorMessage(err)}`, true);
     }
   }
 

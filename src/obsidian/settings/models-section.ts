@@ -81,6 +81,13 @@ export function renderModelsSection(ctx: SectionContext): void {
 
   textSetting(ctx, "ollamaUrl", "Ollama URL", "Where Ollama listens.", "http://localhost:11434");
   connectionTestSetting(ctx, "ollama", "Ollama connection");
+  numberSetting(
+    ctx,
+    "ollamaMaxContext",
+    "Ollama context limit (tokens)",
+    "The largest context window Krypton asks Ollama for; each request gets what its prompt needs, up to this and the model's own maximum. Larger costs memory.",
+    { min: 2048, max: 1_048_576, integer: true },
+  );
   secretSetting(ctx, "geminiApiKey", "Gemini API key", "From Google AI Studio.");
   connectionTestSetting(ctx, "gemini", "Gemini connection");
   numberSetting(ctx, "requestTimeoutMs", "Request timeout (ms)", "How long to wait for a model before giving up.", {

@@ -4,6 +4,7 @@ import type { KryptonServices } from "../plugin-services";
 import { renderAgentsSection, renderIndexSection } from "./index-agents-section";
 import { renderMcpSection } from "./mcp-section";
 import { renderAgentModeSection } from "./agent-mode-section";
+import { renderMcpServersSection } from "./mcp-servers-section";
 import { renderModelsSection, renderWebSection } from "./models-section";
 import { renderMemorySection, renderRetrievalSection } from "./retrieval-section";
 import type { SectionContext } from "./setting-controls";
@@ -51,6 +52,7 @@ export class KryptonSettingTab extends PluginSettingTab {
     renderIndexSection(ctx);
     renderAgentsSection(ctx);
     renderAgentModeSection(ctx);
+    renderMcpServersSection(ctx);
     renderMcpSection(ctx);
   }
 

@@ -27,7 +27,7 @@ describe("ChatService in agent mode", () => {
 
   beforeEach(async () => {
     vault = await makeTempVault({ "Projects/Plan.md": "# Plan\n\nShip it." });
-    ollama = await startOllamaServer();
+    ollama = await startOllamaServer({ modelInfo: { "llama3.1:8b": { capabilities: ["completion"] } } });
     logger = recordingLogger();
     core = createKrypton(createNodeHost(vault.root, { logger }), settings());
     await core.index.open();
@@ -54,7 +54,7 @@ describe("ChatService in agent mode", () => {
     expect(done.answer).toBe("Ship it, says [[Projects/Plan]].");
     expect(events.filter((e) => e.type === "step")).toHaveLength(1);
     const stored = await core.conversations.get(done.conversationId);
-    expect(stored!.messages.at(-1)).toMatchObject({ role: "assistant", content: done.answer, steps: [expect.objectContaining({ tool: "read_note", outcome: "ok" })] });
+    expect(stored!.messages.at(-1)).toMatchObject({ role: "assistant", content: done.answer, steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok" })] });
     expect(core.agent.lastTurn(done.conversationId)!.steps).toHaveLength(1);
 
     // A recognised request ("find notes about …") is the search agent's, not the loop's.
@@ -74,7 +74,7 @@ describe("ChatService in agent mode", () => {
     expect(error.message).toMatch(/Ollama/);
     const done = events.at(-1) as Extract<ChatEvent, { type: "done" }>;
     const stored = await core.conversations.get(done.conversationId);
-    expect(stored!.messages.at(-1)).toMatchObject({ error: error.message, steps: [expect.objectContaining({ tool: "list_notes" })] });
+    expect(stored!.messages.at(-1)).toMatchObject({ error: error.message, steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "list_notes" }) })] });
     expect(JSON.stringify(events) + logger.lines.join("\n")).not.toContain("AIza-secret-gemini-key-for-tests");
   });
 
@@ -92,7 +92,7 @@ describe("ChatService in agent mode", () => {
     const done = events.at(-1) as Extract<ChatEvent, { type: "done" }>;
     expect(done.stopped).toBe(true);
     const stored = await core.conversations.get(done.conversationId);
-    expect(stored!.messages.at(-1)).toMatchObject({ stopped: true, steps: [expect.objectContaining({ tool: "list_notes" })] });
+    expect(stored!.messages.at(-1)).toMatchObject({ stopped: true, steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "list_notes" }) })] });
   });
 
   it("no chat model: a clear not-configured error, nothing sent", async () => {

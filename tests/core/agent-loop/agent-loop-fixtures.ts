@@ -25,8 +25,13 @@ export interface LoopWorld extends AgentsWorld {
   bodies(): { messages: { role: string; content: string }[]; format?: unknown; tools?: unknown }[];
 }
 
-export async function makeLoopWorld(options: WorldOptions = {}): Promise<LoopWorld> {
+/**
+ * `nativeTools: false` (default) makes the loopback model one without tool support (its /api/show has no
+ * "tools"), so the loop takes the JSON action protocol; true keeps Ollama's native tool calling.
+ */
+export async function makeLoopWorld(options: WorldOptions & { nativeTools?: boolean } = {}): Promise<LoopWorld> {
   const world = (await makeAgentsWorld({ openIndex: false, ...options })) as LoopWorld;
+  if (!options.nativeTools) world.ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion"] };
   const registry = new ToolRegistry();
   registerNoteTools(registry, { operations: world.operations, vault: world.host.vault, settings: () => world.settings });
   registerAgentTools(registry, { vault: world.host.vault, clock: world.host.clock, settings: () => world.settings, webSearch: () => null });

@@ -28,7 +28,7 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     expect(events.filter((e) => e.type === "token").length).toBeGreaterThan(3);
     expect(tokens).toBe(result.answer);
     expect(result.steps).toHaveLength(1);
-    expect(result.steps[0]).toMatchObject({ step: 1, tool: "read_note", arguments: { path: "Projects/Plan.md" }, isError: false, outcome: "ok", thought: "I should read the plan" });
+    expect(result.steps[0]).toMatchObject({ step: 1, tool: { name: "read_note", arguments: { path: "Projects/Plan.md" }, callId: "json-1" }, isError: false, outcome: "ok", thought: "I should read the plan" });
     expect(result.steps[0].result).toContain("Ship the agent mode.");
 
     const [first, second] = world.bodies();

@@ -204,11 +204,11 @@ describe("agent loop, native tool calls", () => {
     expect(tokens).toBe("Ship it.");
     expect(events.some((e) => e.type === "retract" && e.text === "Let me look.")).toBe(true);
     expect(result.usage).toEqual({ promptTokens: 250, completionTokens: 13 });
-    expect(result.steps.map((s) => [s.tool, s.outcome])).toEqual([
+    expect(result.steps.map((s) => [s.tool.name, s.outcome])).toEqual([
       ["read_note", "ok"],
       ["get_current_time", "error"],
     ]);
-    expect(result.steps[0]).toMatchObject({ thought: "Let me look.", tokens: { promptTokens: 100, completionTokens: 10 } });
+    expect(result.steps[0]).toMatchObject({ thought: "Let me look.", tool: { callId: "c1" }, usage: { promptTokens: 100, completionTokens: 10 } });
     expect(result.steps[1].result).toMatch(/^Unknown time zone: Mars\/Olympus/);
 
     const [first, second] = model.requests;
@@ -232,7 +232,7 @@ describe("agent loop, native tool calls", () => {
     world.model = model;
     const { result, tokens } = await world.run("Plan?");
     expect(result.steps).toHaveLength(1);
-    expect(result.steps[0]).toMatchObject({ tool: "read_note", outcome: "ok" });
+    expect(result.steps[0]).toMatchObject({ tool: { name: "read_note" }, outcome: "ok" });
     // A JSON answer naming no offered tool is an answer, shown once.
     expect(result.answer).toBe('{"name": "rm_rf", "arguments": {}}');
     expect(tokens).toBe(result.answer);

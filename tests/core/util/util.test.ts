@@ -1,5 +1,6 @@
 import { AbortedError, errorMessage, isAbortError, throwIfAborted } from "../../../src/core/util/errors";
 import { SerialQueue } from "../../../src/core/util/serial-queue";
+import { stripThinkBlocks, ThinkSplitter } from "../../../src/core/util/think-blocks";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 
 describe("errors", () => {
@@ -46,5 +47,30 @@ describe("SerialQueue", () => {
     expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
     await q.idle();
     expect(q.size).toBe(0);
+  });
+});
+
+describe("think blocks (one rule, whole and streamed)", () => {
+  const streamed = (pieces: string[]) => {
+    const splitter = new ThinkSplitter();
+    const parts = [...pieces.map((p) => splitter.push(p)), splitter.end()];
+    return { thinking: parts.map((p) => p.thinking).join(""), text: parts.map((p) => p.text).join("") };
+  };
+
+  it("splits a leading block from the answer, tags split anywhere across pieces", () => {
+    expect(streamed(["  <thi", "nk>plan ", "it</th", "ink>\n\n", "Paris", "."])).toEqual({ thinking: "plan it", text: "Paris." });
+    expect(streamed(["<THINK>x</THINK>y"])).toEqual({ thinking: "x", text: "y" });
+  });
+
+  it("keeps a later <think> as text and treats an unterminated block as all reasoning", () => {
+    expect(streamed(["I think ", "<think> is a tag"])).toEqual({ thinking: "", text: "I think <think> is a tag" });
+    expect(streamed(["<think>still going"])).toEqual({ thinking: "still going", text: "" });
+    expect(streamed(["<thi"])).toEqual({ thinking: "", text: "<thi" });
+  });
+
+  it("the whole-text form gives the same answer", () => {
+    expect(stripThinkBlocks("<think>{not this}</think> {\"a\":1}")).toBe('{"a":1}');
+    expect(stripThinkBlocks("  <think>hmm</think>  ")).toBe("");
+    expect(stripThinkBlocks("a <think>b</think>")).toBe("a <think>b</think>");
   });
 });

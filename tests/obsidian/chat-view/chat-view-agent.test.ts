@@ -14,8 +14,7 @@ const lastAnswer = () => {
 
 const step = (n: number, tool: string, outcome: AgentStep["outcome"] = "ok"): AgentStep => ({
   step: n,
-  tool,
-  arguments: { path: "Projects/Plan.md" },
+  tool: { name: tool, arguments: { path: "Projects/Plan.md" } },
   result: outcome === "ok" ? "# Plan\n\nShip it." : "Note not found: Projects/Plan.md",
   isError: outcome !== "ok",
   outcome,

@@ -525,6 +525,12 @@ export interface PluginManifest {
   dir?: string;
 }
 
+export type CodeBlockProcessor = (
+  source: string,
+  el: HTMLElement,
+  ctx: { sourcePath: string; docId: string; frontmatter: unknown; addChild(child: Component): void; getSectionInfo(el: HTMLElement): null },
+) => Promise<unknown> | void;
+
 export abstract class Plugin extends Component {
   /** Stand-in only: what the plugin added, for tests to inspect. */
   readonly ribbonIcons: { icon: string; title: string; el: HTMLElement; callback: (evt: MouseEvent) => unknown }[] = [];
@@ -601,6 +607,29 @@ export abstract class Plugin extends Component {
 
   addSettingTab(tab: PluginSettingTab): void {
     this.settingTabs.push(tab);
+  }
+
+  /** Stand-in only: code block processors by language (Obsidian calls them when it renders a fenced block). */
+  readonly codeBlockProcessors = new Map<string, CodeBlockProcessor>();
+
+  registerMarkdownCodeBlockProcessor(language: string, handler: CodeBlockProcessor): void {
+    this.codeBlockProcessors.set(language, handler);
+    this.register(() => this.codeBlockProcessors.delete(language));
+  }
+
+  /**
+   * Stand-in only: renders a fenced block the way Obsidian's reading view does: a fresh element, a context
+   * whose children unload with the returned component. Returns the element.
+   */
+  async renderCodeBlock(language: string, source: string, sourcePath: string): Promise<{ el: HTMLElement; component: Component }> {
+    const handler = this.codeBlockProcessors.get(language);
+    if (!handler) throw new Error(`no code block processor for ${language}`);
+    const el = document.body.createDiv({ cls: "markdown-preview-section" });
+    const component = new Component();
+    component.load();
+    const ctx = { sourcePath, docId: "stub", frontmatter: undefined, addChild: (child: Component) => component.addChild(child), getSectionInfo: () => null };
+    await handler(source, el, ctx);
+    return { el, component };
   }
 
   registerView(type: string, creator: ViewCreator): void {

@@ -245,6 +245,13 @@ export class Menu {
   }
 }
 
+/** A component tied to an element rendered in a note (it unloads with the note's section). */
+export class MarkdownRenderChild extends Component {
+  constructor(readonly containerEl: HTMLElement) {
+    super();
+  }
+}
+
 /**
  * A small, honest Markdown renderer: headings, paragraphs, fenced code, lists, blockquotes/callouts,
  * emphasis, inline code, links and [[wikilinks]] (as Obsidian's "internal-link" anchors). Enough for

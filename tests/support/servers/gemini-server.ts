@@ -1,5 +1,6 @@
 /**
- * A loopback server that speaks the Gemini API (generativelanguage.googleapis.com, v1beta) closely enough
+ * A loopback server that speaks the Gemini API (generativelanguage.googleapis.com, v1beta), function
+ * calls with thought signatures included (see README.md), closely enough
  * for the real `@google/genai/web` SDK (point `httpOptions.baseUrl` at `server.url`):
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse  SSE `data: {candidates:[{content:{parts:[{text}],role:"model"},index:0}]}`
  *                                                               chunks, the last with finishReason "STOP" and usageMetadata
@@ -36,6 +37,14 @@ export interface GeminiExtra {
   finishReason?: string;
   /** With `status` (429): the RetryInfo.retryDelay Google adds to the error ("38s"). */
   retryDelay?: string;
+  /** functionCall parts of the answer (after any text), one chunk each; `id` and `thoughtSignature` as Gemini sends them. */
+  functionCalls?: { name: string; args: Record<string, unknown>; id?: string; thoughtSignature?: string }[];
+  /** Thought-summary parts (`thought: true`) streamed before the answer. */
+  thoughts?: string;
+  /** A thoughtSignature on the last chunk's empty text part (how Gemini ends some streamed turns). */
+  lastChunkSignature?: string;
+  /** usageMetadata of the last chunk (defaults: 12 prompt tokens, one per chunk). */
+  usage?: { prompt?: number; candidates?: number; thoughts?: number };
 }
 
 export type GeminiBehaviour = Behaviour<GeminiExtra>;
@@ -47,10 +56,14 @@ export interface GeminiServerOptions {
   /** Dimension of default embeddings when the request sets no outputDimensionality. */
   embeddingDim?: number;
   defaultReply?: string | ((req: RecordedRequest) => string);
+  /** Reject, like Gemini 3, a request whose echoed model turn has a functionCall without its thoughtSignature. */
+  requireThoughtSignatures?: boolean;
 }
 
 export interface GeminiTestServer extends ScriptedServer<GeminiExtra> {
   apiKey: string;
+  /** See GeminiServerOptions.requireThoughtSignatures; assignable per test. */
+  requireThoughtSignatures: boolean;
   models: string[];
   embeddingDim: number;
 }
@@ -77,7 +90,7 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   503: "The model is overloaded. Please try again later.",
 };
 
-type Content = { role?: string; parts?: { text?: string }[] };
+type Content = { role?: string; parts?: { text?: string; functionCall?: { name?: string }; thoughtSignature?: string }[] };
 
 function textOf(content: Content | undefined): string {
   return (content?.parts ?? []).map((p) => p.text ?? "").join("");
@@ -92,6 +105,7 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     apiKey: options.apiKey ?? DEFAULT_GEMINI_KEY,
     models: [...(options.models ?? DEFAULT_GEMINI_MODELS)],
     embeddingDim: options.embeddingDim ?? 768,
+    requireThoughtSignatures: options.requireThoughtSignatures ?? false,
   };
   const modelPath = /^\/v1(?:beta|alpha)?\/models\/([^/:]+)(?::([A-Za-z]+))?$/;
   const known = (model: string) => state.models.includes(model.replace(/^models\//, ""));
@@ -157,6 +171,10 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
       }
       if (req.route === "model") return ex.json(200, describeModel(req.model));
       if (req.route === "embed" || req.route === "batchEmbed") return embed(ex);
+      const unsigned = state.requireThoughtSignatures ? unsignedCall(req.body as { contents?: Content[] }) : null;
+      if (unsigned) {
+        return ex.json(400, googleError(400, `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${unsigned.name}\` , position ${unsigned.position}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`));
+      }
       return generate(ex);
     },
   });
@@ -187,21 +205,52 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     return ex.json(200, { embeddings: body.requests.map((r) => ({ values: vector(textOf(r.content), r.outputDimensionality) })) });
   }
 
+  /** The first model turn whose first functionCall part has no thoughtSignature (Gemini 3's rule), 1-based. */
+  function unsignedCall(body: { contents?: Content[] }): { name: string; position: number } | null {
+    const contents = Array.isArray(body.contents) ? body.contents : [];
+    for (let i = 0; i < contents.length; i++) {
+      const c = contents[i];
+      if (c.role !== "model") continue;
+      const first = (c.parts ?? []).find((p) => p.functionCall);
+      if (first && !first.thoughtSignature) return { name: first.functionCall?.name ?? "", position: i + 1 };
+    }
+    return null;
+  }
+
   async function generate(ex: Exchange<GeminiExtra>) {
     const { req, behaviour } = ex;
+    const extra = behaviour.extra ?? {};
     const body = req.body as { generationConfig?: { responseMimeType?: string } };
     const fallback = options.defaultReply ?? DEFAULT_GEMINI_REPLY;
+    const calls = extra.functionCalls ?? [];
     let text = replyText(behaviour, req, typeof fallback === "function" ? fallback(req) : fallback);
-    if (body.generationConfig?.responseMimeType === "application/json" && behaviour.reply === undefined && behaviour.tokens === undefined) {
+    if (calls.length > 0 && behaviour.reply === undefined && behaviour.tokens === undefined) text = "";
+    if (body.generationConfig?.responseMimeType === "application/json" && behaviour.reply === undefined && behaviour.tokens === undefined && calls.length === 0) {
       text = JSON.stringify({ answer: text });
     }
     const tokens = behaviour.tokens ?? splitTokens(text);
+    type WirePart = { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { id?: string; name: string; args: Record<string, unknown> } };
+    const partChunks: WirePart[][] = [
+      ...(extra.thoughts ? splitTokens(extra.thoughts).map((t) => [{ text: t, thought: true }]) : []),
+      ...tokens.map((t) => [{ text: t }]),
+      ...calls.map((c) => [
+        { functionCall: { ...(c.id ? { id: c.id } : {}), name: c.name, args: c.args }, ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}) },
+      ]),
+    ];
+    const lastPart: WirePart = { text: "", ...(extra.lastChunkSignature ? { thoughtSignature: extra.lastChunkSignature } : {}) };
     const responseId = `test-${ex.req.firstByteAt.toFixed(0)}`;
-    const usage = { promptTokenCount: 12, candidatesTokenCount: tokens.length, totalTokenCount: 12 + tokens.length };
-    const chunk = (t: string, last: boolean) => ({
+    const prompt = extra.usage?.prompt ?? 12;
+    const candidatesCount = extra.usage?.candidates ?? tokens.length + calls.length;
+    const usage = {
+      promptTokenCount: prompt,
+      candidatesTokenCount: candidatesCount,
+      ...(extra.usage?.thoughts !== undefined ? { thoughtsTokenCount: extra.usage.thoughts } : {}),
+      totalTokenCount: prompt + candidatesCount + (extra.usage?.thoughts ?? 0),
+    };
+    const chunk = (parts: WirePart[], last: boolean) => ({
       candidates: [
         {
-          content: { parts: [{ text: t }], role: "model" },
+          content: { parts, role: "model" },
           ...(last ? { finishReason: behaviour.extra?.finishReason ?? "STOP" } : {}),
           index: 0,
         },
@@ -219,20 +268,24 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
         ex.res.write('{"candidates":[{"content":{"parts":[{"text":"');
         return ex.cut();
       }
-      return ex.json(200, chunk(tokens.join(""), true));
+      const thoughtParts = extra.thoughts ? [{ text: extra.thoughts, thought: true }] : [];
+      const callParts = partChunks.flat().filter((p) => p.functionCall);
+      const textPart = { text: tokens.join(""), ...(extra.lastChunkSignature ? { thoughtSignature: extra.lastChunkSignature } : {}) };
+      return ex.json(200, chunk([...thoughtParts, ...(textPart.text || !callParts.length ? [textPart] : []), ...callParts], true));
     }
 
     ex.res.writeHead(200, { "Content-Type": "text/event-stream", ...behaviour.headers });
-    const events = tokens.map((t) => `data: ${JSON.stringify(chunk(t, false))}\r\n\r\n`);
+    const events = partChunks.map((parts) => `data: ${JSON.stringify(chunk(parts, false))}\r\n\r\n`);
     const finished = await streamChunks(ex, events, { malformedLine: 'data: {"candidates":[{"content":{"parts":[{"te\r\n\r\n' });
     if (!finished || ex.gone()) return;
-    ex.res.end(`data: ${JSON.stringify(chunk("", true))}\r\n\r\n`);
+    ex.res.end(`data: ${JSON.stringify(chunk([lastPart], true))}\r\n\r\n`);
   }
 
   Object.defineProperties(server, {
     apiKey: { get: () => state.apiKey, set: (v: string) => (state.apiKey = v), enumerable: true },
     models: { get: () => state.models, set: (v: string[]) => (state.models = v), enumerable: true },
     embeddingDim: { get: () => state.embeddingDim, set: (v: number) => (state.embeddingDim = v), enumerable: true },
+    requireThoughtSignatures: { get: () => state.requireThoughtSignatures, set: (v: boolean) => (state.requireThoughtSignatures = v), enumerable: true },
   });
   return server as GeminiTestServer;
 }

@@ -1,5 +1,6 @@
 /**
- * A loopback server that speaks Ollama's HTTP API closely enough for the real `ollama/browser` client:
+ * A loopback server that speaks Ollama's HTTP API closely enough for the real `ollama/browser` client
+ * (tool calls, thinking, usage, /api/show capabilities: see README.md):
  *   POST /api/chat   NDJSON stream ({model, created_at, message:{role,content}, done:false} … final done:true
  *                    with done_reason and durations) unless `stream: false` (one JSON); honours `format: "json"`.
  *   POST /api/embed  {model, embeddings: number[][]} — hashEmbedding(text, embeddingDim) by default.
@@ -31,13 +32,34 @@ import {
 export interface OllamaExtra {
   /** Vector for one input text (overrides hashEmbedding). */
   embed?: (text: string) => number[];
+  /** Tool calls the answer makes (after any text), each streamed in its own chunk like real Ollama. */
+  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /** Split each tool call across two chunks (name and first argument, then the rest) under one `function.index`. */
+  splitToolCalls?: boolean;
+  /** Reasoning streamed as `message.thinking` chunks (word by word) before the answer. */
+  thinking?: string;
+  /** done_reason of the final chunk (default "stop"). */
+  doneReason?: string;
+  /** prompt_eval_count / eval_count of the final chunk (default 26 / number of chunks). */
+  usage?: { prompt?: number; completion?: number };
 }
 
 export type OllamaBehaviour = Behaviour<OllamaExtra>;
 
+export interface OllamaModelInfo {
+  /** `/api/show` capabilities (default ["completion", "tools"]; embedding models ["embedding"]). */
+  capabilities?: string[];
+  /** `model_info["<arch>.context_length"]` (default 131072). */
+  contextLength?: number;
+  /** `model_info["general.architecture"]` (default "llama"). */
+  architecture?: string;
+}
+
 export interface OllamaServerOptions {
   /** Installed model names; a name without a tag means ":latest". */
   models?: string[];
+  /** Per model (name as requested or with its tag): what `/api/show` reports; a model without "tools" answers a request with tools 400 "does not support tools". */
+  modelInfo?: Record<string, OllamaModelInfo>;
   /** Dimension of the default hash embeddings (768 like nomic-embed-text). */
   embeddingDim?: number;
   /** Answer when a chat behaviour scripts no reply. */
@@ -48,6 +70,8 @@ export interface OllamaServerOptions {
 export interface OllamaTestServer extends ScriptedServer<OllamaExtra> {
   /** Installed models; change it to simulate `ollama pull` / `ollama rm`. */
   models: string[];
+  /** What `/api/show` says per model; assign entries to change a model's capabilities. */
+  modelInfo: Record<string, OllamaModelInfo>;
   embeddingDim: number;
 }
 
@@ -78,6 +102,15 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
   const state = {
     models: [...(options.models ?? DEFAULT_OLLAMA_MODELS)],
     embeddingDim: options.embeddingDim ?? 768,
+    modelInfo: { ...options.modelInfo } as Record<string, OllamaModelInfo>,
+  };
+  const infoOf = (model: string): Required<OllamaModelInfo> => {
+    const info = state.modelInfo[model] ?? state.modelInfo[normalizeOllamaModel(model)] ?? {};
+    return {
+      capabilities: info.capabilities ?? (/embed/.test(model) ? ["embedding"] : ["completion", "tools"]),
+      contextLength: info.contextLength ?? 131_072,
+      architecture: info.architecture ?? "llama",
+    };
   };
   const installed = (model: string) => state.models.some((m) => normalizeOllamaModel(m) === normalizeOllamaModel(model));
   const notFound = (ex: Exchange<OllamaExtra>, model: string) =>
@@ -144,9 +177,18 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
               },
             })),
           });
-        case "show":
+        case "show": {
           if (!installed(req.model)) return notFound(ex, req.model);
-          return ex.json(200, { modelfile: "", parameters: "", template: "", details: { format: "gguf" }, model_info: {} });
+          const info = infoOf(req.model);
+          return ex.json(200, {
+            modelfile: "",
+            parameters: "",
+            template: info.capabilities.includes("tools") ? "{{- if .Tools }}tools{{ end }}{{ .Prompt }}" : "{{ .Prompt }}",
+            details: { format: "gguf", family: info.architecture },
+            model_info: { "general.architecture": info.architecture, [`${info.architecture}.context_length`]: info.contextLength },
+            capabilities: info.capabilities,
+          });
+        }
         case "embed":
           return embed(ex);
         case "chat":
@@ -173,12 +215,19 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
 
   async function chat(ex: Exchange<OllamaExtra>) {
     const { req, behaviour } = ex;
-    const body = req.body as { model: string; stream?: boolean; format?: unknown };
+    const body = req.body as { model: string; stream?: boolean; format?: unknown; tools?: unknown[] };
     if (!installed(body.model)) return notFound(ex, body.model);
+    if (Array.isArray(body.tools) && body.tools.length > 0 && !infoOf(body.model).capabilities.includes("tools")) {
+      // Real Ollama names the model by its full registry path.
+      return ex.json(400, { error: `registry.ollama.ai/library/${normalizeOllamaModel(body.model)} does not support tools` });
+    }
+    const extra = behaviour.extra ?? {};
     const fallback = options.defaultReply ?? DEFAULT_OLLAMA_REPLY;
     let text = replyText(behaviour, req, typeof fallback === "function" ? fallback(req) : fallback);
     // format "json" (or a JSON schema) makes real Ollama answer with JSON only.
-    if (body.format !== undefined && body.format !== "" && behaviour.reply === undefined && behaviour.tokens === undefined) {
+    const calls = extra.toolCalls ?? [];
+    if (calls.length > 0 && behaviour.reply === undefined && behaviour.tokens === undefined) text = "";
+    if (body.format !== undefined && body.format !== "" && behaviour.reply === undefined && behaviour.tokens === undefined && calls.length === 0) {
       text = JSON.stringify({ answer: text });
     }
     const tokens = behaviour.tokens ?? splitTokens(text);
@@ -188,12 +237,12 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
       created_at: createdAt(),
       message: { role: "assistant", content },
       done: true,
-      done_reason: "stop",
+      done_reason: extra.doneReason ?? "stop",
       total_duration: 4_883_583_458,
       load_duration: 1_334_875,
-      prompt_eval_count: 26,
+      prompt_eval_count: extra.usage?.prompt ?? 26,
       prompt_eval_duration: 342_546_000,
-      eval_count: tokens.length,
+      eval_count: extra.usage?.completion ?? tokens.length,
       eval_duration: 4_535_599_000,
     });
 
@@ -205,13 +254,32 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
         ex.res.write('{"model":"' + model + '","message":{"role":"assistant","content":"');
         return ex.cut();
       }
-      return ex.json(200, final(tokens.join("")));
+      const whole = final(tokens.join(""));
+      return ex.json(200, {
+        ...whole,
+        message: {
+          ...whole.message,
+          ...(extra.thinking ? { thinking: extra.thinking } : {}),
+          ...(calls.length ? { tool_calls: calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })) } : {}),
+        },
+      });
     }
 
     ex.res.writeHead(200, { "Content-Type": "application/x-ndjson", ...behaviour.headers });
-    const lines = tokens.map(
-      (content) => JSON.stringify({ model, created_at: createdAt(), message: { role: "assistant", content }, done: false }) + "\n",
-    );
+    const line = (message: Record<string, unknown>) =>
+      JSON.stringify({ model, created_at: createdAt(), message: { role: "assistant", content: "", ...message }, done: false }) + "\n";
+    const lines = [
+      ...(extra.thinking ? splitTokens(extra.thinking).map((thinking) => line({ thinking })) : []),
+      ...tokens.map((content) => line({ content })),
+      ...calls.flatMap((call, index) => {
+        if (!extra.splitToolCalls) return [line({ tool_calls: [{ function: { name: call.name, arguments: call.arguments } }] })];
+        const [first, ...rest] = Object.entries(call.arguments);
+        return [
+          line({ tool_calls: [{ function: { index, name: call.name, arguments: first ? { [first[0]]: first[1] } : {} } }] }),
+          line({ tool_calls: [{ function: { index, arguments: Object.fromEntries(rest) } }] }),
+        ];
+      }),
+    ];
     const finished = await streamChunks(ex, lines, { malformedLine: '{"model":"' + model + '","created_at":\n' });
     if (!finished || ex.gone()) return;
     ex.res.end(JSON.stringify(final("")) + "\n");
@@ -220,6 +288,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
   Object.defineProperties(server, {
     models: { get: () => state.models, set: (value: string[]) => (state.models = value), enumerable: true },
     embeddingDim: { get: () => state.embeddingDim, set: (value: number) => (state.embeddingDim = value), enumerable: true },
+    modelInfo: { get: () => state.modelInfo, set: (value: Record<string, OllamaModelInfo>) => (state.modelInfo = value), enumerable: true },
   });
   return server as OllamaTestServer;
 }

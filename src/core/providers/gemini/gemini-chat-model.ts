@@ -1,12 +1,16 @@
-import type { Content } from "@google/genai/web";
-import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
-import { textOnlyTurn } from "../text-turn";
+import type { GenerateContentResponse, Part } from "@google/genai/web";
+import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
 import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
-import { collectText, guardedCall, guardedTextStream } from "../guarded-stream";
+import { isAbortError } from "../../util/errors";
+import { guardedCall, guardedStream } from "../guarded-stream";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
+import { collectTurnText, newToolCallId, textDeltas } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
 import { geminiError } from "./gemini-errors";
+import { finishReasonOf, toGeminiContents, toolConfigOf, usageOf, type GeminiProviderData } from "./gemini-wire";
+
+export { toGeminiContents };
 
 export interface GeminiOptions {
   apiKey: string;
@@ -18,14 +22,8 @@ export interface GeminiOptions {
   retry?: RetryPolicy;
 }
 
-/** System messages become Gemini's systemInstruction; assistant turns are "model" turns. */
-export function toGeminiContents(messages: ChatMessage[]): { system: string | undefined; contents: Content[] } {
-  const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
-  const contents: Content[] = messages
-    .filter((m) => m.role !== "system")
-    .map((m) => ({ role: m.role === "assistant" ? "model" : "user", parts: [{ text: m.content }] }));
-  return { system: system || undefined, contents };
-}
+/** Context lengths from the models endpoint, per base URL and model, for the life of the process. */
+const contextLengths = new Map<string, number | undefined>();
 
 /** Chat through Gemini's streamGenerateContent (SSE) with `@google/genai`'s browser build. */
 export class GeminiChatModel implements ChatModel {
@@ -35,11 +33,11 @@ export class GeminiChatModel implements ChatModel {
     this.id = `gemini:${options.model}`;
   }
 
-  stream(request: ChatRequest): AsyncIterable<string> {
+  turn(request: ChatRequest): AsyncIterable<ChatEvent> {
     const { model, apiKey, clock, fetch, timeoutMs } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
     const { system, contents } = toGeminiContents(request.messages);
-    return guardedTextStream({
+    return guardedStream<ChatEvent>({
       clock,
       fetch,
       timeoutMs,
@@ -53,29 +51,85 @@ export class GeminiChatModel implements ChatModel {
             abortSignal: guard.signal,
             ...(system ? { systemInstruction: system } : {}),
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+            ...(request.topP !== undefined ? { topP: request.topP } : {}),
+            ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
             ...(request.json || request.jsonSchema ? { responseMimeType: "application/json" } : {}),
             ...(request.jsonSchema ? { responseJsonSchema: request.jsonSchema } : {}),
+            ...toolConfigOf(request),
           },
         });
-        return (async function* () {
-          for await (const chunk of chunks) yield chunk.text ?? "";
-        })();
+        return eventsOf(chunks);
       },
       mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
     });
   }
 
+  stream(request: ChatRequest): AsyncIterable<string> {
+    return textDeltas(this.turn(request));
+  }
+
   complete(request: ChatRequest): Promise<string> {
-    return collectText(this.stream(request));
+    return collectTurnText(this.turn(request));
   }
 
-  turn(request: ChatRequest): AsyncIterable<ChatEvent> {
-    return textOnlyTurn(this.stream(request));
+  /** Every Gemini chat model calls functions; the context length comes from the models endpoint (once). */
+  async capabilities(signal?: AbortSignal): Promise<ModelCapabilities> {
+    const { model, apiKey } = this.options;
+    const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
+    const key = `${baseUrl}|${model}`;
+    if (!contextLengths.has(key)) {
+      try {
+        const info = await guardedCall({
+          clock: this.options.clock,
+          fetch: this.options.fetch,
+          timeoutMs: this.options.timeoutMs,
+          signal,
+          retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
+          call: (guard) => geminiClient(apiKey, baseUrl, guard.fetch).models.get({ model, config: { abortSignal: guard.signal } }),
+          mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
+        });
+        contextLengths.set(key, typeof info.inputTokenLimit === "number" && info.inputTokenLimit > 0 ? info.inputTokenLimit : undefined);
+      } catch (err) {
+        if (isAbortError(err)) throw err;
+        return { tools: true }; // not known now; the chat request itself reports what is wrong
+      }
+    }
+    const contextLength = contextLengths.get(key);
+    return { tools: true, ...(contextLength ? { contextLength } : {}) };
   }
+}
 
-  capabilities(): Promise<ModelCapabilities> {
-    return Promise.resolve({ tools: false });
+/**
+ * One streamed answer as turn events: thought parts are thinking, text parts text, functionCall parts
+ * tool calls (with Gemini's id, else one made up), then the end event with the finish reason, usage and
+ * every part of the answer verbatim (a thoughtSignature may come in a last part without text).
+ */
+async function* eventsOf(chunks: AsyncIterable<GenerateContentResponse>): AsyncGenerator<ChatEvent | null> {
+  const parts: Part[] = [];
+  let calls = 0;
+  let finishReason: string | undefined;
+  let last: GenerateContentResponse | undefined;
+  for await (const chunk of chunks) {
+    last = chunk;
+    const candidate = chunk.candidates?.[0];
+    if (candidate?.finishReason) finishReason = candidate.finishReason;
+    let produced = false;
+    for (const part of candidate?.content?.parts ?? []) {
+      parts.push(part);
+      if (part.functionCall) {
+        calls += 1;
+        produced = true;
+        yield { type: "tool-call", call: { id: part.functionCall.id || newToolCallId(), name: part.functionCall.name ?? "", arguments: part.functionCall.args ?? {} } };
+      } else if (part.text) {
+        produced = true;
+        yield part.thought ? { type: "thinking", text: part.text } : { type: "text", text: part.text };
+      }
+    }
+    if (!produced) yield null;
   }
+  const usage = usageOf(last);
+  const providerData: GeminiProviderData = { provider: "gemini", parts };
+  yield { type: "end", finishReason: finishReasonOf(finishReason, calls), ...(usage ? { usage } : {}), providerData };
 }
 
 /** Model ids ("gemini-2.5-flash") that can chat or embed, for the settings dropdowns. */

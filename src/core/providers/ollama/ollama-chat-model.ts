@@ -1,12 +1,16 @@
 import { Ollama } from "ollama/browser";
+import type { ChatRequest as OllamaChatRequest } from "ollama/browser";
 import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
-import { textOnlyTurn } from "../text-turn";
 import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
-import { collectText, guardedCall, guardedTextStream } from "../guarded-stream";
+import { ThinkSplitter } from "../../util/think-blocks";
+import { guardedCall, guardedStream } from "../guarded-stream";
+import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
+import { collectTurnText, textDeltas } from "../turn-views";
+import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, needsModelLimit, numCtxFor } from "./ollama-context";
 import { ollamaError } from "./ollama-errors";
-import { stripThinking } from "./strip-thinking";
+import { applyToolChoice, finishReasonOf, ToolCallCollector, usageOf, type OllamaWireChunk } from "./ollama-wire";
 
 export interface OllamaChatModelOptions {
   /** "http://localhost:11434" */
@@ -17,60 +21,152 @@ export interface OllamaChatModelOptions {
   /** Longest silence allowed: before the first token and between tokens. */
   timeoutMs: number;
   retry?: RetryPolicy;
+  /** Upper bound for `options.num_ctx` (settings.ollamaMaxContext). */
+  maxContext?: number;
 }
 
 export function normalizeBaseUrl(url: string): string {
   return url.trim().replace(/\/+$/, "");
 }
 
+/**
+ * What each model can do, per Ollama server and model, for the life of the process: `/api/show` is asked
+ * once, and a model that answered "does not support tools" is remembered as such.
+ */
+const capabilityCache = new Map<string, { show?: ModelCapabilities; noTools?: boolean }>();
+
+function remember(key: string, entry: { show?: ModelCapabilities; noTools?: boolean }): void {
+  capabilityCache.set(key, { ...capabilityCache.get(key), ...entry });
+}
+
 /** Chat through Ollama's /api/chat, streamed, via `ollama/browser` with the host's fetch. */
 export class OllamaChatModel implements ChatModel {
   readonly id: string;
   private readonly baseUrl: string;
+  private readonly cacheKey: string;
 
   constructor(private readonly options: OllamaChatModelOptions) {
     this.id = `ollama:${options.model}`;
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    this.cacheKey = `${this.baseUrl}|${options.model}`;
   }
 
-  stream(request: ChatRequest): AsyncIterable<string> {
-    const { model, clock, fetch, timeoutMs } = this.options;
-    return guardedTextStream({
-      clock,
-      fetch,
-      timeoutMs,
+  async *turn(request: ChatRequest): AsyncGenerator<ChatEvent> {
+    const numCtx = numCtxFor(request, this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT, await this.contextLengthFor(request));
+    yield* guardedStream<ChatEvent>({
+      clock: this.options.clock,
+      fetch: this.options.fetch,
+      timeoutMs: this.options.timeoutMs,
       signal: request.signal,
       retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       open: async (guard) => {
         const client = new Ollama({ host: this.baseUrl, fetch: guard.fetch });
-        const parts = await client.chat({
-          model,
-          messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-          stream: true,
-          ...(request.jsonSchema ? { format: request.jsonSchema } : request.json ? { format: "json" } : {}),
-          ...(request.temperature !== undefined ? { options: { temperature: request.temperature } } : {}),
-        });
-        return stripThinking(
-          (async function* () {
-            for await (const part of parts) yield part.message?.content ?? "";
-          })(),
-        );
+        const parts = await client.chat({ ...this.body(request, numCtx), stream: true });
+        return eventsOf(parts as AsyncIterable<OllamaWireChunk>);
       },
-      mapError: (err, guard) => ollamaError(err, guard, this.baseUrl, model),
+      mapError: (err, guard) => {
+        const mapped = ollamaError(err, guard, this.baseUrl, this.options.model);
+        if (mapped.kind === "tools-unsupported") remember(this.cacheKey, { noTools: true });
+        return mapped;
+      },
     });
   }
 
+  stream(request: ChatRequest): AsyncIterable<string> {
+    return textDeltas(this.turn(request));
+  }
+
   complete(request: ChatRequest): Promise<string> {
-    return collectText(this.stream(request));
+    return collectTurnText(this.turn(request));
   }
 
-  turn(request: ChatRequest): AsyncIterable<ChatEvent> {
-    return textOnlyTurn(this.stream(request));
+  /** From POST /api/show, cached; failures (older Ollama, model missing, unreachable) are thrown as ProviderError. */
+  async capabilities(signal?: AbortSignal): Promise<ModelCapabilities> {
+    const known = () => {
+      const entry = capabilityCache.get(this.cacheKey);
+      // A model that refused tools in a real request keeps that verdict, whatever its template says.
+      return entry?.show ? { ...entry.show, ...(entry.noTools ? { tools: false } : {}) } : null;
+    };
+    const cached = known();
+    if (cached) return cached;
+    const { model, clock, fetch, timeoutMs } = this.options;
+    const show = await guardedCall({
+      clock,
+      fetch,
+      timeoutMs,
+      signal,
+      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
+      call: (guard) => new Ollama({ host: this.baseUrl, fetch: guard.fetch }).show({ model }),
+      mapError: (err, guard) => ollamaError(err, guard, this.baseUrl, model),
+    });
+    remember(this.cacheKey, { show: capabilitiesFromShow(show) });
+    return known() as ModelCapabilities;
   }
 
-  capabilities(): Promise<ModelCapabilities> {
-    return Promise.resolve({ tools: false });
+  /** The model's maximum window, asked only when the request needs more than every model has. */
+  private async contextLengthFor(request: ChatRequest): Promise<number | undefined> {
+    if (!needsModelLimit(request)) return undefined;
+    try {
+      return (await this.capabilities(request.signal)).contextLength;
+    } catch (err) {
+      if (isAbortError(err)) throw err;
+      return undefined; // the chat request itself reports what is wrong
+    }
   }
+
+  private body(request: ChatRequest, numCtx: number): OllamaChatRequest {
+    const { tools, messages } = applyToolChoice(request);
+    const options: Record<string, number> = { num_ctx: numCtx };
+    if (request.temperature !== undefined) options.temperature = request.temperature;
+    if (request.topP !== undefined) options.top_p = request.topP;
+    if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
+    return {
+      model: this.options.model,
+      messages: messages as OllamaChatRequest["messages"],
+      ...(tools ? { tools: tools } : {}),
+      ...(request.jsonSchema ? { format: request.jsonSchema } : request.json ? { format: "json" } : {}),
+      options,
+    };
+  }
+}
+
+/**
+ * One streamed answer as turn events: `message.thinking` and a leading `<think>` block in the content are
+ * thinking, the rest of the content is text, tool calls are merged and come out at the end, then the end
+ * event with done_reason and token counts. null marks a chunk without content (progress for the timeout).
+ */
+async function* eventsOf(parts: AsyncIterable<OllamaWireChunk>): AsyncGenerator<ChatEvent | null> {
+  const splitter = new ThinkSplitter();
+  const calls = new ToolCallCollector();
+  let last: OllamaWireChunk = {};
+  for await (const part of parts) {
+    let produced = false;
+    if (part.message?.thinking) {
+      produced = true;
+      yield { type: "thinking", text: part.message.thinking };
+    }
+    if (part.message?.content) {
+      const split = splitter.push(part.message.content);
+      if (split.thinking) {
+        produced = true;
+        yield { type: "thinking", text: split.thinking };
+      }
+      if (split.text) {
+        produced = true;
+        yield { type: "text", text: split.text };
+      }
+    }
+    calls.add(part.message?.tool_calls);
+    if (part.done) last = part;
+    if (!produced) yield null;
+  }
+  const rest = splitter.end();
+  if (rest.thinking) yield { type: "thinking", text: rest.thinking };
+  if (rest.text) yield { type: "text", text: rest.text };
+  const toolCalls = calls.done();
+  for (const call of toolCalls) yield { type: "tool-call", call };
+  const usage = usageOf(last);
+  yield { type: "end", finishReason: finishReasonOf(last.done_reason, toolCalls.length), ...(usage ? { usage } : {}) };
 }
 
 /** Installed model names from /api/tags ("llama3.1:8b", "nomic-embed-text:latest"). */

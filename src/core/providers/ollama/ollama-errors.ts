@@ -22,6 +22,13 @@ export function ollamaError(err: unknown, guard: RequestGuard, baseUrl: string, 
       const name = model ?? /model "([^"]+)"/.exec(detail)?.[1] ?? "the model";
       return new ProviderError("model-missing", `Model '${name}' is not installed in Ollama: run \`${pullCommand(name)}\`.`, 404);
     }
+    if (status === 400 && /does not support tools/i.test(detail)) {
+      return new ProviderError(
+        "tools-unsupported",
+        `Model '${model ?? "this model"}' does not support tool calling in Ollama (its template has no tools), so it cannot call tools natively.`,
+        400,
+      );
+    }
     if (status === 401 || status === 403) {
       return new ProviderError("unauthorized", `${status}: Ollama at ${baseUrl} refused the request (a proxy in front of it may need credentials).`, status);
     }

@@ -1,0 +1,154 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import * as path from "node:path";
+import type { FlowValidation } from "../../core/workflows/flow-validate";
+import { flowToMermaid } from "../../core/workflows/flow-graph";
+import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
+import { flag, stringOption, type ParsedArgs } from "../args";
+import type { Command, CommandContext } from "../command";
+import { CONFIG_OPTIONS, configDirFrom } from "../config";
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../errors";
+import type { Output } from "../output";
+import { openVaultSession, type VaultSession } from "../vault-session";
+import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
+
+const ACTIONS = ["validate", "graph", "run"] as const;
+
+export const flowCommand: Command = {
+  name: "flow",
+  summary: "Validate, draw or run a workflow (a note with a krypton-flow block, or a .json file)",
+  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--json]',
+  details: [
+    "validate  checks the flow (structure, models installed, tools known); exit 2 when it has errors",
+    "graph     prints the flow as a Mermaid flowchart",
+    "run       runs it on --input (or --input-file, or standard input); progress goes to stderr,",
+    "          the result to stdout. Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid,",
+    "          130 Ctrl+C.",
+    "",
+    "The vault (for settings, tools and models) is --vault, else the vault the file is in, else none.",
+    "",
+    "Examples:",
+    '  krypton flow validate "Workflows/Retry loop.md"',
+    '  krypton flow run examples/demo-vault/Workflows/Retry\\ loop.md --input "tides" --trace trace.md',
+    "  krypton flow graph flow.json > flow.mmd",
+  ].join("\n"),
+  options: {
+    input: { type: "string", value: "TEXT", short: "i", description: "The text the flow starts from" },
+    "input-file": { type: "string", value: "FILE", description: "Read the input from a file" },
+    vault: { type: "string", value: "DIR", description: "The vault whose settings and tools to use" },
+    trace: { type: "string", value: "FILE", description: "Also write the trace (path, inputs, outputs, timings) as markdown" },
+    json: { type: "boolean", description: "validate/run: print JSON instead of text" },
+    ...CONFIG_OPTIONS,
+  },
+  async run(args, ctx) {
+    const [action, file] = args.positionals;
+    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
+      throw new UsageError(action === undefined ? "missing action: validate, graph or run" : `unknown action "${action}": use validate, graph or run`);
+    }
+    if (file === undefined) throw new UsageError("missing <file>: a note with a ```krypton-flow block, or a .json file");
+    checkPositionals(args.positionals, 2, " (quote the file name if it has spaces)");
+    const filePath = path.resolve(ctx.cwd, file);
+    let source: string;
+    try {
+      source = await readFile(filePath, "utf8");
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new CliError(code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${code ?? String(err)}`);
+    }
+
+    const session = await openVaultSession(await vaultFor(filePath, args, ctx), args, ctx, { probeEmbedder: false });
+    try {
+      const parsed = session.core.workflows.parseSource(source, path.basename(filePath));
+      if (parsed.error) {
+        ctx.output.error(parsed.error);
+        return EXIT_USAGE;
+      }
+      const validation = await withAbortOnInterrupt(ctx, (signal) => (action === "graph" ? Promise.resolve(session.core.workflows.validateStructure(parsed.json)) : session.core.workflows.validate(parsed.json, signal)));
+      if (action === "validate") return printValidation(ctx.output, validation, flag(args, "json"));
+      reportIssues(ctx.output, validation);
+      if (!validation.flow || validation.errors.length > 0) return EXIT_USAGE;
+      if (action === "graph") {
+        ctx.output.out(flowToMermaid(validation.flow) + "\n");
+        return EXIT_OK;
+      }
+      return await runFlowCommand(session, validation.flow, await inputOf(args, ctx), args, ctx);
+    } finally {
+      await session.close();
+    }
+  },
+};
+
+async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValidation["flow"]>, input: string, args: ParsedArgs, ctx: CommandContext): Promise<number> {
+  const result = await withAbortOnInterrupt(ctx, (signal) =>
+    session.core.workflows.run(flow, input, {
+      signal,
+      onStep: (step, phase) => {
+        if (phase === "start") ctx.output.info(`→ ${step.agent} (${step.type})…`);
+        else ctx.output.info(`  ${stepLine(step, 0).replace(/^1\. /, "")}`);
+      },
+    }),
+  );
+  const tracePath = stringOption(args, "trace");
+  if (tracePath) {
+    await writeFile(path.resolve(ctx.cwd, tracePath), traceMarkdown(flow, input, result, new Date().toISOString()), "utf8");
+    ctx.output.info(`trace written to ${tracePath}`);
+  }
+  if (result.status === "stopped") throw new CliError("interrupted", 130);
+  const pathTaken = result.steps.map((s) => s.agent);
+  if (flag(args, "json")) ctx.output.json({ status: result.status, result: resultText(result), message: result.message, path: pathTaken });
+  else if (result.output) ctx.output.out(resultText(result).replace(/\n?$/, "\n"));
+  if (result.status === "finished") {
+    ctx.output.info(`finished: ${pathTaken.join(" → ")}`);
+    return EXIT_OK;
+  }
+  ctx.output.error(`${result.status}: ${result.message}`);
+  return EXIT_FAILURE;
+}
+
+function printValidation(output: Output, validation: FlowValidation, json: boolean): number {
+  const ok = validation.flow !== null && validation.errors.length === 0;
+  if (json) output.json({ valid: ok, errors: validation.errors, warnings: validation.warnings });
+  else {
+    reportIssues(output, validation);
+    if (ok) output.line(`valid: ${validation.flow!.id} (${validation.flow!.agents.length} agents, ${validation.flow!.transitions.length} transitions)${validation.warnings.length ? `, ${validation.warnings.length} warning(s)` : ""}`);
+  }
+  return ok ? EXIT_OK : EXIT_USAGE;
+}
+
+function reportIssues(output: Output, validation: FlowValidation): void {
+  for (const e of validation.errors) output.error(`${e.pointer}: ${e.message}`);
+  for (const w of validation.warnings) output.warn(`${w.pointer}: ${w.message}`);
+}
+
+async function inputOf(args: ParsedArgs, ctx: CommandContext): Promise<string> {
+  const text = stringOption(args, "input");
+  const file = stringOption(args, "input-file");
+  if (text !== undefined && file !== undefined) throw new UsageError("give --input or --input-file, not both");
+  if (text !== undefined) return text;
+  if (file !== undefined) {
+    try {
+      return await readFile(path.resolve(ctx.cwd, file), "utf8");
+    } catch {
+      throw new CliError(`cannot read the input file ${file}`);
+    }
+  }
+  if (ctx.stdin.isTTY) throw new UsageError("missing --input: the text the flow starts from");
+  const chunks: Buffer[] = [];
+  for await (const chunk of ctx.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  const input = Buffer.concat(chunks).toString("utf8");
+  if (input.trim() === "") throw new UsageError("missing --input: the text the flow starts from");
+  return input;
+}
+
+/** --vault, else the nearest folder above the file that has the Obsidian config folder or .krypton, else the file's folder. */
+async function vaultFor(filePath: string, args: ParsedArgs, ctx: CommandContext): Promise<string> {
+  const explicit = stringOption(args, "vault");
+  if (explicit) return explicit;
+  const configDir = configDirFrom(ctx.env, args);
+  for (let dir = path.dirname(filePath); ; dir = path.dirname(dir)) {
+    for (const marker of [configDir, ".krypton"]) {
+      const found = await stat(path.join(dir, marker)).then((s) => s.isDirectory(), () => false);
+      if (found) return dir;
+    }
+    if (path.dirname(dir) === dir) return path.dirname(filePath);
+  }
+}

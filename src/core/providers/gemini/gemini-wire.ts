@@ -1,0 +1,90 @@
+/**
+ * Krypton's chat messages, tools and turn events to and from Gemini's generateContent format.
+ *   request:  tools [{functionDeclarations:[{name, description, parametersJsonSchema}]}], toolConfig
+ *             {functionCallingConfig:{mode AUTO|NONE|ANY, allowedFunctionNames}}; model turns are echoed
+ *             back with their parts VERBATIM (Gemini 3 rejects a function call that lost its
+ *             thoughtSignature); tool results are user turns of functionResponse parts with the call's id.
+ *   response: parts {text, thought?, thoughtSignature?, functionCall?{id?, name, args}}, finishReason, usageMetadata.
+ */
+import type { Content, FunctionCallingConfigMode, GenerateContentResponse, Part, Tool, ToolConfig } from "@google/genai/web";
+import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from "../../ports/chat-model";
+
+/** What a Gemini turn stores on its assistant message (ChatMessage.providerData), to be sent back as is. */
+export interface GeminiProviderData {
+  provider: "gemini";
+  parts: Part[];
+}
+
+export function isGeminiProviderData(value: unknown): value is GeminiProviderData {
+  const v = value as GeminiProviderData | null;
+  return typeof v === "object" && v !== null && v.provider === "gemini" && Array.isArray(v.parts) && v.parts.every((p) => typeof p === "object" && p !== null);
+}
+
+/**
+ * System messages become the systemInstruction; assistant turns are "model" turns (their own parts when
+ * this provider made them); consecutive tool results form one user turn of functionResponse parts.
+ */
+export function toGeminiContents(messages: ChatMessage[]): { system: string | undefined; contents: Content[] } {
+  const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+  const contents: Content[] = [];
+  // A functionResponse names the call's id only when Gemini gave the call one (ids Krypton made up mean nothing to it).
+  const geminiCallIds = new Set<string>();
+  for (const m of messages) {
+    if (m.role === "system") continue;
+    if (m.role === "assistant") {
+      contents.push({ role: "model", parts: modelParts(m, geminiCallIds) });
+    } else if (m.role === "tool") {
+      const response = m.isError ? { error: m.content } : { output: m.content };
+      const part: Part = {
+        functionResponse: { ...(m.toolCallId && geminiCallIds.has(m.toolCallId) ? { id: m.toolCallId } : {}), name: m.toolName ?? "", response },
+      };
+      const previous = contents[contents.length - 1];
+      if (previous?.role === "user" && previous.parts?.every((p) => p.functionResponse)) previous.parts.push(part);
+      else contents.push({ role: "user", parts: [part] });
+    } else {
+      contents.push({ role: "user", parts: [{ text: m.content }] });
+    }
+  }
+  return { system: system || undefined, contents };
+}
+
+function modelParts(m: ChatMessage, geminiCallIds: Set<string>): Part[] {
+  if (isGeminiProviderData(m.providerData)) {
+    for (const p of m.providerData.parts) if (p.functionCall?.id) geminiCallIds.add(p.functionCall.id);
+    return m.providerData.parts;
+  }
+  // Another provider's turn (or an older message): its text and calls, without signatures.
+  const parts: Part[] = m.content ? [{ text: m.content }] : [];
+  for (const call of m.toolCalls ?? []) parts.push({ functionCall: { name: call.name, args: call.arguments } });
+  return parts.length ? parts : [{ text: "" }];
+}
+
+/** Tool declarations and the calling mode for a request's tool choice. */
+export function toolConfigOf(request: ChatRequest): { tools?: Tool[]; toolConfig?: ToolConfig } {
+  if (!request.tools?.length) return {};
+  const tools: Tool[] = [
+    { functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) },
+  ];
+  const choice = request.toolChoice ?? "auto";
+  const mode = (choice === "auto" ? "AUTO" : choice === "none" ? "NONE" : "ANY") as FunctionCallingConfigMode;
+  const functionCallingConfig = typeof choice === "object" ? { mode, allowedFunctionNames: [choice.name] } : { mode };
+  return { tools, toolConfig: { functionCallingConfig } };
+}
+
+export function finishReasonOf(reason: string | undefined, toolCalls: number): FinishReason {
+  if (reason === "MALFORMED_FUNCTION_CALL" || reason === "UNEXPECTED_TOOL_CALL") return "malformed-tool-call";
+  if (toolCalls > 0) return "tool-calls";
+  if (reason === undefined || reason === "STOP" || reason === "FINISH_REASON_UNSPECIFIED") return "stop";
+  if (reason === "MAX_TOKENS") return "length";
+  return "other";
+}
+
+export function usageOf(chunk: GenerateContentResponse | undefined): TokenUsage | undefined {
+  const u = chunk?.usageMetadata;
+  if (!u) return undefined;
+  const usage: TokenUsage = {};
+  if (typeof u.promptTokenCount === "number") usage.promptTokens = u.promptTokenCount;
+  const completion = (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
+  if (typeof u.candidatesTokenCount === "number" || typeof u.thoughtsTokenCount === "number") usage.completionTokens = completion;
+  return usage.promptTokens !== undefined || usage.completionTokens !== undefined ? usage : undefined;
+}

@@ -1,0 +1,124 @@
+import type { Clock } from "../ports/clock";
+import { errorMessage, isAbortError } from "../util/errors";
+import { FINISH, type Flow, type FlowAgent } from "./flow-schema";
+import { applyTransform } from "./flow-transform";
+import { defaultMaxSteps, startAgent } from "./flow-validate";
+import { evaluateCondition, valueText, type FlowValue } from "./flow-values";
+
+/** Runs the model-backed agents (task, verify); transforms run here. */
+export interface FlowAgentRunner {
+  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number }>;
+}
+
+export interface FlowStep {
+  agent: string;
+  type: FlowAgent["type"];
+  input: FlowValue;
+  output?: FlowValue;
+  error?: string;
+  startedAt: number;
+  durationMs: number;
+  tokens?: number;
+}
+
+export type FlowRunStatus = "finished" | "step limit" | "failed" | "stopped";
+
+export interface FlowRunResult {
+  status: FlowRunStatus;
+  /** The last output (also at a step limit or a failure, when there is one). */
+  output: FlowValue | null;
+  /** One line for people: what happened, naming the agent where it matters. */
+  message: string;
+  steps: FlowStep[];
+}
+
+export interface FlowRunOptions {
+  signal?: AbortSignal;
+  clock: Clock;
+  /** Called when an agent starts (no output yet) and when it ends. */
+  onStep?: (step: FlowStep, phase: "start" | "end") => void;
+}
+
+/**
+ * Walks the flow from its start agent: run the agent, take the first transition (in file order) whose
+ * condition matches its output, repeat until __finish__, a node with no transitions, a bound, an error
+ * or Stop. The flow must have passed validateFlow.
+ */
+export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRunner, options: FlowRunOptions): Promise<FlowRunResult> {
+  const agents = new Map(flow.agents.map((a) => [a.name, a]));
+  const outgoing = new Map<string, Flow["transitions"]>();
+  for (const t of flow.transitions) outgoing.set(t.from, [...(outgoing.get(t.from) ?? []), t]);
+  let maxSteps = defaultMaxSteps(flow);
+  const visits = new Map<string, number>();
+  const steps: FlowStep[] = [];
+  let current = startAgent(flow);
+  let value = input;
+  let last: FlowValue | null = null;
+  let limitUsed = false;
+  let limitMessage = "";
+  const done = (): FlowRunResult =>
+    limitUsed ? { status: "step limit", output: last, message: limitMessage, steps } : { status: "finished", output: last, message: "Finished.", steps };
+
+  for (;;) {
+    if (options.signal?.aborted) return { status: "stopped", output: last, message: "Stopped.", steps };
+    const agent = agents.get(current)!;
+    const seen = visits.get(current) ?? 0;
+    const bound = steps.length >= maxSteps ? `the flow's ${maxSteps} steps` : agent.maxVisits !== undefined && seen >= agent.maxVisits ? `"${current}"'s ${agent.maxVisits} visits` : null;
+    if (bound) {
+      if (flow.onLimit && !limitUsed) {
+        // One hand-over: the onLimit agent (and what follows it) gets a fresh, small budget.
+        limitUsed = true;
+        limitMessage = `Reached ${bound}; handed over to "${flow.onLimit}".`;
+        if (flow.onLimit === FINISH) return { status: "step limit", output: last, message: `Stopped at ${bound}.`, steps };
+        current = flow.onLimit;
+        maxSteps = steps.length + flow.agents.length;
+        visits.set(current, 0);
+        continue;
+      }
+      return { status: "step limit", output: last, message: `Stopped at the step limit (${bound}); the last output is kept.`, steps };
+    }
+    visits.set(current, seen + 1);
+
+    const step: FlowStep = { agent: current, type: agent.type, input: value, startedAt: options.clock.now(), durationMs: 0 };
+    options.onStep?.(step, "start");
+    try {
+      if (agent.type === "transform") step.output = applyTransform(agent, value);
+      else {
+        const result = await runner.run(agent, value, options.signal);
+        step.output = result.output;
+        step.tokens = result.tokens;
+      }
+    } catch (err) {
+      step.durationMs = options.clock.now() - step.startedAt;
+      if (isAbortError(err) || options.signal?.aborted) {
+        step.error = "stopped";
+        steps.push(step);
+        options.onStep?.(step, "end");
+        return { status: "stopped", output: last, message: "Stopped.", steps };
+      }
+      step.error = errorMessage(err);
+      steps.push(step);
+      options.onStep?.(step, "end");
+      return { status: "failed", output: last, message: `Agent "${current}" failed: ${step.error}`, steps };
+    }
+    step.durationMs = options.clock.now() - step.startedAt;
+    steps.push(step);
+    options.onStep?.(step, "end");
+    value = step.output;
+    last = step.output;
+
+    const transitions = outgoing.get(current) ?? [];
+    if (transitions.length === 0) return done();
+    const next = transitions.find((t) => !t.condition || evaluateCondition(t.condition, value));
+    if (!next) {
+      return { status: "failed", output: last, message: `No transition from "${current}" matches its output: ${clip(valueText(value))}`, steps };
+    }
+    if (next.to === FINISH) return done();
+    current = next.to;
+  }
+}
+
+function clip(s: string): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length > 200 ? `${one.slice(0, 197)}…` : one;
+}

@@ -1,0 +1,153 @@
+import { z } from "zod";
+import { askJson } from "../model/ask-json";
+import { stripThinkBlocks } from "../util/think-blocks";
+import { AgentError } from "../notes/agent-error";
+import type { ChatMessage, ChatModel } from "../ports/chat-model";
+import { parseModelRef, type ModelRef } from "../providers/model-ref";
+import { errorMessage, isAbortError } from "../util/errors";
+import type { Flow, FlowAgent } from "./flow-schema";
+import type { FlowAgentRunner } from "./flow-engine";
+import { outputChoices, outputType } from "./flow-validate";
+import { fillTemplate, hasPlaceholder, valueText, type FlowValue } from "./flow-values";
+
+type ModelAgent = Exclude<FlowAgent, { type: "transform" }>;
+
+/** Runs a task with tools through the agent loop; absent where the host has no agent mode. */
+export type ToolTaskRunner = (request: {
+  model: ChatModel;
+  messages: ChatMessage[];
+  toolNames: string[];
+  maxIterations?: number;
+  signal?: AbortSignal;
+}) => Promise<{ text: string; tokens?: number }>;
+
+export interface FlowModelRunnerOptions {
+  /** A chat model for a provider/model reference, or null when it cannot be used (no Gemini key). */
+  modelFor: (ref: ModelRef) => ChatModel | null;
+  runToolTask?: ToolTaskRunner;
+}
+
+/** Marks where a value starts and ends inside a prompt, so text in a value is read as data, never as instructions. */
+function delimited(value: string): string {
+  return `\n<<<\n${value}\n>>>\n`;
+}
+
+const verdictSchema = z.object({ success: z.boolean(), feedback: z.string() });
+
+/** The model-backed agents of a flow: task (plain, typed or with tools) and verify. */
+export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOptions): FlowAgentRunner {
+  const models = new Map<string, ChatModel>();
+  const modelOf = (agent: ModelAgent): ChatModel => {
+    const text = agent.model ?? flow.defaultModel ?? "";
+    const cached = models.get(text);
+    if (cached) return cached;
+    const ref = parseModelRef(text);
+    if ("error" in ref) throw new AgentError(ref.error, "invalid-input");
+    const model = options.modelFor(ref);
+    if (!model) throw new AgentError(`cannot use ${text}: ${ref.provider === "gemini" ? "no Gemini API key is set" : "the model is not configured"}`, "no-model");
+    models.set(text, model);
+    return model;
+  };
+
+  return {
+    async run(agent, input, signal) {
+      const model = modelOf(agent);
+      const system = agent.prompt?.system?.trim() || `You are "${agent.name}", one step of a workflow. Do exactly the task you are given.`;
+      try {
+        if (agent.type === "verify") {
+          const checked = input.type === "critique" ? input.input : input;
+          const messages: ChatMessage[] = [
+            { role: "system", content: system },
+            {
+              role: "user",
+              content: `Check the text between <<< and >>> against these criteria: ${agent.params.task}\n${delimited(valueText(checked))}\nAnswer as JSON: {"success": true|false, "feedback": "what is wrong and how to fix it, or why it passes"}.`,
+            },
+          ];
+          const verdict = await askJson(model, messages, verdictSchema, { signal, temperature: agent.config?.temperature ?? 0, what: `run the verify agent "${agent.name}"` });
+          return { output: { type: "critique", success: verdict.success, feedback: verdict.feedback, input: checked } };
+        }
+        const task = fillTemplate(agent.params.task, input, delimited);
+        const prompt = hasPlaceholder(agent.params.task) ? task : `${task}\n\nInput:${delimited(valueText(input))}`;
+        const messages: ChatMessage[] = [{ role: "system", content: system }, { role: "user", content: prompt }];
+        const type = outputType(flow, agent);
+        const choices = outputChoices(flow, agent);
+        const tools = agent.params.toolNames ?? [];
+        if (tools.length > 0) {
+          if (!options.runToolTask) throw new AgentError(`agent "${agent.name}" uses tools, which need agent mode in this host`, "failed");
+          const result = await options.runToolTask({ model, messages, toolNames: tools, maxIterations: agent.config?.maxIterations, signal });
+          return { output: { type: "string", data: result.text }, tokens: result.tokens };
+        }
+        if (type === "string" && choices.length === 0) return await plainAnswer(model, messages, agent, signal);
+        return { output: await typedAnswer(model, messages, agent, type, choices, signal) };
+      } catch (err) {
+        if (isAbortError(err) || signal?.aborted) throw err;
+        throw err instanceof AgentError ? err : new AgentError(errorMessage(err), "failed");
+      }
+    },
+  };
+}
+
+async function plainAnswer(model: ChatModel, messages: ChatMessage[], agent: ModelAgent, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number }> {
+  let text = "";
+  let tokens: number | undefined;
+  for await (const event of model.turn({ messages, signal, temperature: agent.config?.temperature, maxTokens: agent.config?.maxTokens, topP: agent.config?.topP })) {
+    if (event.type === "text") text += event.text;
+    else if (event.type === "end" && event.usage) tokens = (event.usage.promptTokens ?? 0) + (event.usage.completionTokens ?? 0);
+  }
+  const answer = stripThinkBlocks(text).trim();
+  if (!answer) throw new AgentError(`the model gave "${agent.name}" an empty answer`, "failed");
+  return { output: { type: "string", data: answer }, tokens };
+}
+
+/** Numbers, booleans, lists and routing choices come back as structured output, validated. */
+async function typedAnswer(
+  model: ChatModel,
+  messages: ChatMessage[],
+  agent: ModelAgent,
+  type: ReturnType<typeof outputType>,
+  choices: string[],
+  signal: AbortSignal | undefined,
+): Promise<FlowValue> {
+  const valueSchema = schemaFor(type, choices);
+  const hint = choices.length > 0 ? `one of ${choices.map((c) => JSON.stringify(c)).join(", ")}` : `a ${type} value`;
+  // The format request joins the task's own message: small models follow one message better than two.
+  const last = messages[messages.length - 1];
+  const ask: ChatMessage[] = [...messages.slice(0, -1), { ...last, content: `${last.content}\n\nAnswer as JSON: {"value": ${hint}}.` }];
+  const { value } = await askJson(model, ask, z.object({ value: valueSchema }), { signal, temperature: agent.config?.temperature ?? 0, what: `run the task agent "${agent.name}"` });
+  switch (type) {
+    case "int":
+      return { type: "int", data: value as number };
+    case "double":
+      return { type: "double", data: value as number };
+    case "boolean":
+      return { type: "boolean", data: value as boolean };
+    case "string[]":
+    case "int[]":
+    case "double[]":
+    case "boolean[]":
+      return { type, data: value } as FlowValue;
+    default:
+      return { type: "string", data: String(value) };
+  }
+}
+
+function schemaFor(type: ReturnType<typeof outputType>, choices: string[]): z.ZodType {
+  switch (type) {
+    case "int":
+      return z.number().int();
+    case "double":
+      return z.number();
+    case "boolean":
+      return z.boolean();
+    case "string[]":
+      return z.array(z.string());
+    case "int[]":
+      return z.array(z.number().int());
+    case "double[]":
+      return z.array(z.number());
+    case "boolean[]":
+      return z.array(z.boolean());
+    default:
+      return choices.length > 0 ? z.enum(choices as [string, ...string[]]) : z.string();
+  }
+}

@@ -1,0 +1,55 @@
+import type { FlowRunResult, FlowStep } from "./flow-engine";
+import type { Flow } from "./flow-schema";
+import { valueText, type FlowValue } from "./flow-values";
+
+/** The run's result as text (what "copy", "insert" and `krypton flow run` print). */
+export function resultText(result: FlowRunResult): string {
+  return result.output ? valueText(result.output) : "";
+}
+
+/** One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens". */
+export function stepLine(step: FlowStep, index: number): string {
+  const seconds = (step.durationMs / 1000).toFixed(1);
+  const tokens = step.tokens ? ` · ${step.tokens} tokens` : "";
+  const state = step.error ? ` · ${step.error}` : "";
+  return `${index + 1}. ${step.agent} (${step.type}) ${seconds} s${tokens}${state}`;
+}
+
+/**
+ * The trace as a markdown note: path taken, each agent's input and output, timings and tokens. Saved only
+ * when the user asks; values are fenced so a model's output cannot turn into live links or embeds.
+ */
+export function traceMarkdown(flow: Flow, input: string, result: FlowRunResult, when: string): string {
+  const tokens = result.steps.reduce((sum, s) => sum + (s.tokens ?? 0), 0);
+  const lines = [
+    "---",
+    `krypton-flow-trace: ${JSON.stringify(flow.id)}`,
+    `status: ${JSON.stringify(result.status)}`,
+    `ran: ${JSON.stringify(when)}`,
+    "---",
+    `# Workflow trace: ${flow.id}`,
+    "",
+    `**Status:** ${result.status}: ${result.message}`,
+    `**Path:** ${result.steps.map((s) => s.agent).join(" → ") || "(no step ran)"}`,
+    `**Time:** ${(result.steps.reduce((sum, s) => sum + s.durationMs, 0) / 1000).toFixed(1)} s${tokens ? ` · ${tokens} tokens` : ""}`,
+    "",
+    "## Input",
+    fenced(input),
+  ];
+  result.steps.forEach((step, i) => {
+    lines.push("", `## ${stepLine(step, i)}`, "", "Input:", fenced(valueText(step.input)));
+    if (step.output) lines.push("Output:", fenced(describe(step.output)));
+  });
+  lines.push("", "## Result", fenced(resultText(result)));
+  return lines.join("\n") + "\n";
+}
+
+function describe(value: FlowValue): string {
+  return value.type === "critique" ? `success: ${value.success}\nfeedback: ${value.feedback}` : valueText(value);
+}
+
+function fenced(text: string): string {
+  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return `${fence}text\n${text}\n${fence}`;
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { ToolError } from "../tools/tool";
+import { defineTool, type ToolRegistry } from "../tools/tool-registry";
+import { resultText } from "./flow-report";
+import type { WorkflowService } from "./workflow-service";
+
+/**
+ * `run_workflow`: runs a flow note from the vault on an input. The note is read through the registry's
+ * own read_note tool, so the same path, exclusion and symlink rules apply as for every other read.
+ */
+export function registerWorkflowTool(registry: ToolRegistry, workflows: WorkflowService): void {
+  registry.register(
+    defineTool({
+      name: "run_workflow",
+      title: "Run workflow",
+      description:
+        "Runs a Krypton workflow (a note with a ```krypton-flow block) on an input text and returns the result, " +
+        "the status (finished, step limit, failed, stopped) and the path of agents taken.",
+      inputSchema: {
+        flow_path: z.string().max(1024).describe('The workflow note, vault-relative or absolute inside the vault, e.g. "Workflows/Retry loop.md".'),
+        input: z.string().max(100_000).describe("The text the flow starts from."),
+      },
+      outputSchema: { status: z.string(), result: z.string(), message: z.string(), path: z.array(z.string()) },
+      annotations: { readOnlyHint: true, openWorldHint: true },
+      async run(input, context) {
+        const note = await registry.call("read_note", { path: input.flow_path }, context);
+        const structuredNote = note.structured as { path: string; content: string };
+        const source = workflows.parseSource(structuredNote.content, structuredNote.path);
+        if (source.error) throw new ToolError(source.error, "invalid-input");
+        const validation = await workflows.validate(source.json, context.signal);
+        if (!validation.flow || validation.errors.length > 0) {
+          throw new ToolError(`The workflow is not valid:\n${validation.errors.map((e) => `${e.pointer}: ${e.message}`).join("\n")}`, "invalid-input");
+        }
+        const result = await workflows.run(validation.flow, input.input, { signal: context.signal });
+        const path = result.steps.map((s) => s.agent);
+        const structured = { status: result.status, result: resultText(result), message: result.message, path };
+        if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path.join(" → ")})`, "failed");
+        return { structured, text: `${structured.result}\n\n[${result.status}: ${path.join(" → ")}]` };
+      },
+    }),
+  );
+}

@@ -1,0 +1,217 @@
+/**
+ * Ollama's turn(): native tool calls, thinking, usage, capabilities from /api/show, the "does not support
+ * tools" 400, and num_ctx sized to every prompt — through the real `ollama/browser` client against the
+ * loopback Ollama server.
+ */
+import type { ChatEvent, ChatMessage, ToolSpec } from "../../../src/core/ports/chat-model";
+import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
+import { estimateTokens, numCtxFor } from "../../../src/core/providers/ollama/ollama-context";
+import { ProviderError } from "../../../src/core/providers/provider-error";
+import { createChatModel } from "../../../src/core/providers/provider-factory";
+import { DEFAULT_SETTINGS } from "../../../src/core/settings";
+import { nodeClock } from "../../../src/node/node-clock";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { FAST_RETRY, collect, collectUntilError, networkHost, nodeFetch } from "./provider-fixtures";
+
+const SEARCH: ToolSpec = {
+  name: "search_notes",
+  description: "Search the user's notes.",
+  parameters: { type: "object", properties: { query: { type: "string" }, limit: { type: "number" } }, required: ["query"] },
+};
+const TIME: ToolSpec = { name: "get_current_time", description: "The current time.", parameters: { type: "object", properties: {} } };
+const ask: ChatMessage[] = [
+  { role: "system", content: "You help with notes." },
+  { role: "user", content: "What do my notes say about tides?" },
+];
+
+type ChatBody = {
+  tools?: { type: string; function: { name: string; description: string; parameters: Record<string, unknown> } }[];
+  messages: { role: string; content: string; tool_calls?: unknown[]; tool_name?: string }[];
+  options: { num_ctx: number; temperature?: number; num_predict?: number; top_p?: number };
+  think?: unknown;
+};
+
+let server: OllamaTestServer;
+const model = (name = "llama3.1:8b", maxContext?: number) =>
+  new OllamaChatModel({ baseUrl: server.url, model: name, fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY, maxContext });
+const bodyOf = (i = 0) => server.requestsTo("chat")[i].body as ChatBody;
+const ofType = <T extends ChatEvent["type"]>(events: ChatEvent[], type: T) => events.filter((e): e is Extract<ChatEvent, { type: T }> => e.type === type);
+
+beforeEach(async () => {
+  server = await startOllamaServer({
+    models: ["llama3.1:8b", "qwen3:8b", "gemma2:2b", "tiny:1b", "nomic-embed-text"],
+    modelInfo: {
+      "qwen3:8b": { capabilities: ["completion", "tools", "thinking"], contextLength: 40_960, architecture: "qwen3" },
+      "gemma2:2b": { capabilities: ["completion"], contextLength: 8192, architecture: "gemma2" },
+      "tiny:1b": { capabilities: ["completion", "tools"], contextLength: 2048 },
+    },
+  });
+});
+afterEach(() => server.close());
+
+describe("Ollama native tool calls", () => {
+  it("sends tools in Ollama's function format and turns tool_calls into events with made-up ids", async () => {
+    server.script({ route: "chat", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "tides", limit: 3 } }] } });
+    const events = await collect(model().turn({ messages: ask, tools: [SEARCH, TIME] }));
+
+    expect(bodyOf().tools).toEqual([
+      { type: "function", function: { name: "search_notes", description: "Search the user's notes.", parameters: SEARCH.parameters } },
+      { type: "function", function: { name: "get_current_time", description: "The current time.", parameters: TIME.parameters } },
+    ]);
+    const [call] = ofType(events, "tool-call");
+    expect(call.call).toEqual({ id: expect.stringMatching(/^call_/), name: "search_notes", arguments: { query: "tides", limit: 3 } });
+    expect(events[events.length - 1]).toEqual({ type: "end", finishReason: "tool-calls", usage: { promptTokens: 26, completionTokens: 0 } });
+  });
+
+  it("merges calls split across chunks (several calls, and one call's arguments under one index)", async () => {
+    server.script({
+      route: "chat",
+      extra: {
+        splitToolCalls: true,
+        toolCalls: [
+          { name: "search_notes", arguments: { query: "tides", limit: 2 } },
+          { name: "get_current_time", arguments: {} },
+        ],
+      },
+    });
+    const calls = ofType(await collect(model().turn({ messages: ask, tools: [SEARCH, TIME] })), "tool-call").map((e) => e.call);
+    expect(calls.map(({ name, arguments: args }) => ({ name, args }))).toEqual([
+      { name: "search_notes", args: { query: "tides", limit: 2 } },
+      { name: "get_current_time", args: {} },
+    ]);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(2);
+  });
+
+  it("sends the history back: assistant tool_calls and role 'tool' results with tool_name (errors marked)", async () => {
+    server.script({ route: "chat", reply: "Tides come from the moon." });
+    const history: ChatMessage[] = [
+      ...ask,
+      { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "search_notes", arguments: { query: "tides" } }] },
+      { role: "tool", content: "Ocean/Tides.md: the moon.", toolCallId: "call_1", toolName: "search_notes" },
+      { role: "tool", content: "read_note needs a path", toolCallId: "call_2", toolName: "read_note", isError: true },
+    ];
+    const text = await model().complete({ messages: history, tools: [SEARCH] });
+    expect(text).toBe("Tides come from the moon.");
+    expect(bodyOf().messages.slice(2)).toEqual([
+      { role: "assistant", content: "", tool_calls: [{ function: { name: "search_notes", arguments: { query: "tides" } } }] },
+      { role: "tool", content: "Ocean/Tides.md: the moon.", tool_name: "search_notes" },
+      { role: "tool", content: "Error: read_note needs a path", tool_name: "read_note" },
+    ]);
+  });
+
+  it("maps the tool choice: none sends no tools; a named tool is sent alone and the system message says so", async () => {
+    server.script([{ route: "chat", reply: "ok" }, { route: "chat", reply: "ok" }, { route: "chat", reply: "ok" }]);
+    await model().complete({ messages: ask, tools: [SEARCH, TIME], toolChoice: "none" });
+    expect(bodyOf(0).tools).toBeUndefined();
+    await model().complete({ messages: ask, tools: [SEARCH, TIME], toolChoice: { name: "get_current_time" } });
+    expect(bodyOf(1).tools?.map((t) => t.function.name)).toEqual(["get_current_time"]);
+    expect(bodyOf(1).messages[0].content).toMatch(/You help with notes\.\n\nCall the tool "get_current_time" now\./);
+    await model().complete({ messages: [{ role: "user", content: "time?" }], tools: [TIME], toolChoice: { name: "get_current_time" } });
+    expect(bodyOf(2).messages[0]).toEqual({ role: "system", content: 'Call the tool "get_current_time" now.' });
+  });
+
+  it("a model without tools: 400 'does not support tools' becomes ProviderError tools-unsupported, remembered", async () => {
+    const small = model("gemma2:2b");
+    const { error } = await collectUntilError(small.turn({ messages: ask, tools: [SEARCH] }));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: "tools-unsupported", status: 400 });
+    expect((error as Error).message).toMatch(/'gemma2:2b' does not support tool calling/);
+    expect(server.requestsTo("chat")).toHaveLength(1); // not retried
+    // Also known to a new instance for the same server and model (the plugin makes new ones on settings changes).
+    await expect(model("gemma2:2b").capabilities()).resolves.toMatchObject({ tools: false, contextLength: 8192 });
+    // Without tools the same model answers normally.
+    server.script({ route: "chat", reply: "Plain." });
+    await expect(small.complete({ messages: ask })).resolves.toBe("Plain.");
+  });
+
+  it("a tools-unsupported verdict wins over a template that looks tool-capable", async () => {
+    server.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools"] };
+    server.script({ route: "chat", status: 400, error: "registry.ollama.ai/library/llama3.1:8b does not support tools" });
+    await collectUntilError(model().turn({ messages: ask, tools: [SEARCH] }));
+    await expect(model().capabilities()).resolves.toMatchObject({ tools: false });
+  });
+});
+
+describe("Ollama thinking, text and usage", () => {
+  it("streams message.thinking and a leading <think> block as thinking, the rest as text, then usage", async () => {
+    server.script({ route: "chat", reply: "Paris.", extra: { thinking: "The user asks about France.", usage: { prompt: 40, completion: 7 } } });
+    const events = await collect(model("qwen3:8b").turn({ messages: ask }));
+    expect(ofType(events, "thinking").map((e) => e.text).join("")).toBe("The user asks about France.");
+    expect(ofType(events, "text").map((e) => e.text).join("")).toBe("Paris.");
+    expect(events[events.length - 1]).toEqual({ type: "end", finishReason: "stop", usage: { promptTokens: 40, completionTokens: 7 } });
+
+    server.script({ route: "chat", tokens: ["<think>", "plan", "</think>", "\n\nAnswer"] });
+    const inline = await collect(model("qwen3:8b").turn({ messages: ask }));
+    expect(inline.filter((e) => e.type !== "end")).toEqual([
+      { type: "thinking", text: "plan" },
+      { type: "text", text: "Answer" },
+    ]);
+    // stream()/complete() are views: text only.
+    server.script({ route: "chat", reply: "Paris.", extra: { thinking: "hmm" } });
+    await expect(model("qwen3:8b").complete({ messages: ask })).resolves.toBe("Paris.");
+  });
+
+  it("maps done_reason: length, and anything unknown to other", async () => {
+    server.script([
+      { route: "chat", reply: "cut", extra: { doneReason: "length" } },
+      { route: "chat", reply: "x", extra: { doneReason: "unload" } },
+    ]);
+    expect((await collect(model().turn({ messages: ask }))).pop()).toMatchObject({ finishReason: "length" });
+    expect((await collect(model().turn({ messages: ask }))).pop()).toMatchObject({ finishReason: "other" });
+  });
+});
+
+describe("Ollama capabilities", () => {
+  it("reads /api/show once per model: capabilities and the architecture's context length", async () => {
+    await expect(model("qwen3:8b").capabilities()).resolves.toEqual({ tools: true, thinking: true, contextLength: 40_960 });
+    await expect(model("qwen3:8b").capabilities()).resolves.toEqual({ tools: true, thinking: true, contextLength: 40_960 });
+    expect(server.requestsTo("show")).toHaveLength(1);
+    expect(server.requestsTo("show")[0].body).toEqual({ model: "qwen3:8b" });
+    await expect(model("gemma2:2b").capabilities()).resolves.toEqual({ tools: false, thinking: false, contextLength: 8192 });
+  });
+
+  it("older Ollama without `capabilities`: the template decides", async () => {
+    server.script({ route: "show", body: { template: "{{ if .Tools }}tools{{ end }}", model_info: { "general.architecture": "llama", "llama.context_length": 8192 } } });
+    await expect(model().capabilities()).resolves.toEqual({ tools: true, contextLength: 8192 });
+  });
+
+  it("a missing model is a clear ProviderError", async () => {
+    await expect(model("nope:1b").capabilities()).rejects.toMatchObject({ kind: "model-missing" });
+  });
+});
+
+describe("num_ctx", () => {
+  it("is always sent, for plain chat too: the floor for short prompts, without asking /api/show", async () => {
+    server.script({ route: "chat", reply: "Hi." });
+    await model().complete({ messages: ask, temperature: 0.2, maxTokens: 100, topP: 0.9 });
+    expect(bodyOf().options).toEqual({ num_ctx: 4096, temperature: 0.2, num_predict: 100, top_p: 0.9 });
+    expect(server.requestsTo("show")).toHaveLength(0);
+  });
+
+  it("grows with the prompt in powers of two, up to the setting, never above the model's maximum", async () => {
+    const long: ChatMessage[] = [{ role: "system", content: "Rules. ".repeat(100) }, { role: "user", content: "x".repeat(30_000) }];
+    server.script({ route: "chat", reply: "ok", times: 3 });
+    await model().complete({ messages: long });
+    expect(bodyOf(0).options.num_ctx).toBe(16_384); // ~9.8k tokens → 16384
+    expect(server.requestsTo("show")).toHaveLength(1);
+    await model("llama3.1:8b", 8192).complete({ messages: long });
+    expect(bodyOf(1).options.num_ctx).toBe(8192); // the setting caps it
+    server.models.push("tiny:1b");
+    await model("tiny:1b").complete({ messages: long });
+    expect(bodyOf(2).options.num_ctx).toBe(2048); // the model's maximum caps it
+  });
+
+  it("counts the tools and the reply budget, and the settings reach the model through the factory", async () => {
+    const manyTools: ToolSpec[] = Array.from({ length: 60 }, (_, i) => ({ ...SEARCH, name: `tool_${i}`, description: "d".repeat(200) }));
+    expect(estimateTokens({ messages: ask, tools: manyTools })).toBeGreaterThan(estimateTokens({ messages: ask }) + 3000);
+    expect(numCtxFor({ messages: ask, tools: manyTools }, 16_384)).toBe(8192);
+    expect(numCtxFor({ messages: ask, tools: manyTools, toolChoice: "none" }, 16_384)).toBe(4096);
+    expect(numCtxFor({ messages: ask, maxTokens: 10_000 }, 16_384)).toBe(16_384);
+    expect(numCtxFor({ messages: ask, maxTokens: 100_000 }, 16_384, 131_072)).toBe(16_384);
+
+    const chat = createChatModel({ ...DEFAULT_SETTINGS, ollamaUrl: server.url, ollamaMaxContext: 8192 }, networkHost())!;
+    server.script({ route: "chat", reply: "ok" });
+    await chat.complete({ messages: [{ role: "user", content: "y".repeat(40_000) }] });
+    expect(bodyOf().options.num_ctx).toBe(8192);
+  });
+});

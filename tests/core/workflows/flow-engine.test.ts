@@ -1,0 +1,218 @@
+/**
+ * Each shipped example flow run with a scripted model over the loopback Ollama and Gemini servers,
+ * asserting the exact path taken; bounds, Stop, failures and the prompts the agents send.
+ */
+import { createFlowModelRunner } from "../../../src/core/workflows/flow-model-runner";
+import { runFlow, type FlowRunResult } from "../../../src/core/workflows/flow-engine";
+import { validateFlow } from "../../../src/core/workflows/flow-validate";
+import { text, type FlowValue } from "../../../src/core/workflows/flow-values";
+import type { Flow } from "../../../src/core/workflows/flow-schema";
+import { nodeClock } from "../../../src/node/node-clock";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
+import type { RecordedRequest } from "../../support/servers/scripted-server";
+import { exampleFlows, loopbackModels } from "./flow-fixtures";
+
+/** Answers by which task the request carries: [needle in the user message, reply or replies in turn]. */
+function byTask(rules: [string, string | string[]][]): (req: RecordedRequest) => string {
+  const calls = new Map<string, number>();
+  return (req) => {
+    for (const [needle, reply] of rules) {
+      if (!req.userText.includes(needle)) continue;
+      const n = calls.get(needle) ?? 0;
+      calls.set(needle, n + 1);
+      return Array.isArray(reply) ? reply[Math.min(n, reply.length - 1)] : reply;
+    }
+    return `unscripted: ${req.userText.slice(0, 80)}`;
+  };
+}
+
+const flows = exampleFlows();
+const load = (name: string): Flow => {
+  const result = validateFlow(flows[name]);
+  expect(result.errors).toEqual([]);
+  return result.flow!;
+};
+const path = (result: FlowRunResult) => result.steps.map((s) => s.agent);
+const out = (result: FlowRunResult) => (result.output && result.output.type !== "critique" ? result.output.data : result.output);
+
+describe("runFlow with the example flows", () => {
+  let ollama: OllamaTestServer;
+  let gemini: GeminiTestServer;
+  beforeEach(async () => {
+    ollama = await startOllamaServer();
+    gemini = await startGeminiServer();
+  });
+  afterEach(async () => {
+    await ollama.close();
+    await gemini.close();
+  });
+  const run = (flow: Flow, input: FlowValue | string, signal?: AbortSignal) =>
+    runFlow(flow, typeof input === "string" ? text(input) : input, createFlowModelRunner(flow, { modelFor: loopbackModels({ ollama: ollama.url, gemini: gemini.url }) }), { clock: nodeClock, signal });
+
+  it("sequential pipeline: three agents in order, each given the previous output", async () => {
+    ollama.setDefault({ reply: byTask([["List every fact", "fact one"], ["Group these facts", "grouped facts"], ["five-sentence summary", "The summary."]]) });
+    const result = await run(load("Sequential pipeline"), "raw notes");
+    expect(path(result)).toEqual(["extract_facts", "organise", "summarise"]);
+    expect(result).toMatchObject({ status: "finished", output: { type: "string", data: "The summary." } });
+    const prompts = ollama.requestsTo("chat").map((r) => r.userText);
+    expect(prompts[0]).toContain("<<<\nraw notes\n>>>");
+    expect(prompts[1]).toContain("<<<\nfact one\n>>>");
+  });
+
+  it.each([
+    [92, "praise"],
+    [80, "praise"],
+    [65, "polish"],
+    [12, "rewrite"],
+  ])("conditional branching: score %p goes to %s (structured int output)", async (score, branch) => {
+    ollama.setDefault({ reply: byTask([["Score this draft", JSON.stringify({ value: score })], ["The draft scored", "feedback"]]) });
+    const result = await run(load("Conditional branching"), "a draft");
+    expect(path(result)).toEqual(["score_draft", branch]);
+    const scoreRequest = ollama.requestsTo("chat")[0].body as { format: { properties: { value: { type: string } } } };
+    expect(scoreRequest.format.properties.value.type).toBe("integer");
+    expect(ollama.requestsTo("chat")[1].userText).toContain(`The draft scored \n<<<\n${score}\n>>>`);
+  });
+
+  it("retry loop: generate → verify fails → feedback → fix → verify passes", async () => {
+    ollama.setDefault({
+      reply: byTask([
+        ["Write three study questions", "Q1? A1"],
+        ["Check the text", ['{"success": false, "feedback": "Q1 has two answers"}', '{"success": true, "feedback": "good"}']],
+        ["Rewrite the questions", "Q1 fixed? A1"],
+      ]),
+    });
+    const result = await run(load("Retry loop"), "tides");
+    expect(path(result)).toEqual(["generate", "verify", "extract_feedback", "fix", "verify"]);
+    expect(result.status).toBe("finished");
+    expect(result.output).toEqual({ type: "critique", success: true, feedback: "good", input: { type: "string", data: "Q1 fixed? A1" } });
+    const fix = ollama.requestsTo("chat").find((r) => r.userText.includes("Rewrite the questions"))!;
+    expect(fix.userText).toContain("Questions:\nQ1? A1\n\nProblems found:\nQ1 has two answers");
+  });
+
+  it("retry loop: a verifier that never passes ends at its visit bound with the last output and the trace", async () => {
+    ollama.setDefault({ reply: byTask([["Write three study questions", "Q"], ["Check the text", '{"success": false, "feedback": "no"}'], ["Rewrite the questions", "Q again"]]) });
+    const result = await run(load("Retry loop"), "tides");
+    expect(result.status).toBe("step limit");
+    expect(result.message).toMatch(/"verify"'s 3 visits/);
+    expect(path(result)).toEqual(["generate", "verify", "extract_feedback", "fix", "verify", "extract_feedback", "fix", "verify", "extract_feedback", "fix"]);
+    expect(out(result)).toBe("Q again");
+  });
+
+  it.each([
+    ["meeting", ["classify", "meeting", "check_actions", "format"]],
+    ["idea", ["classify", "idea", "format"]],
+    ["tasks", ["classify", "tasks", "format"]],
+    ["other", ["classify", "other", "format"]],
+  ])("decision tree: %s", async (kind, expected) => {
+    ollama.setDefault({
+      reply: byTask([
+        ["What kind of note", JSON.stringify({ value: kind })],
+        ["Check the text", '{"success": true, "feedback": "owners present"}'],
+        ["Summarise the decisions", "Decided X. Ana: do Y."],
+        ["Restate the idea", "An idea."],
+        ["markdown checklist", "- [ ] a"],
+        ["Give this note a title", "Title"],
+      ]),
+    });
+    const result = await run(load("Decision tree"), "captured text");
+    expect(path(result)).toEqual(expected);
+    expect(result.status).toBe("finished");
+    expect(String(out(result))).toMatch(/^## Processed note\n\n/);
+    const classify = ollama.requestsTo("chat")[0].body as { format: { properties: { value: { enum: string[] } } } };
+    expect(classify.format.properties.value.enum).toEqual(["meeting", "idea", "tasks", "other"]);
+  });
+
+  it.each([
+    [" EN\n", "proofread"],
+    ["es", "translate"],
+  ])("string routing: %p goes to %s", async (code, branch) => {
+    ollama.setDefault({ reply: byTask([["Which language", code], ["Proofread", "ok"], ["Translate", "ok"]]) });
+    const result = await run(load("String routing"), "some text");
+    expect(path(result)).toEqual(["detect_language", "normalise", branch]);
+  });
+
+  it.each([
+    [true, ["has_personal_data", "redact"]],
+    [false, ["has_personal_data", "safe"]],
+  ])("boolean routing: %p", async (flag, expected) => {
+    ollama.setDefault({ reply: byTask([["Does this text contain", JSON.stringify({ value: flag })], ["contains personal data", "emails"]]) });
+    const result = await run(load("Boolean routing"), "Ana's email is a@b.c");
+    expect(path(result)).toEqual(expected);
+  });
+
+  it("per-agent models: Ollama and Gemini agents in one flow, each on its own server", async () => {
+    const flow = validateFlow({
+      id: "mixed",
+      defaultModel: "ollama/llama3.1:8b",
+      agents: [
+        { name: "draft", type: "task", params: { task: "Draft a haiku about {{input}}" } },
+        { name: "judge", type: "verify", model: "gemini/gemini-2.5-flash", params: { task: "It is a haiku." } },
+      ],
+      transitions: [
+        { from: "draft", to: "judge" },
+        { from: "judge", to: "__finish__" },
+      ],
+    }).flow!;
+    ollama.setDefault({ reply: "Autumn moon rising" });
+    gemini.setDefault({ reply: '{"success": true, "feedback": "5-7-5"}' });
+    const result = await run(flow, "the sea");
+    expect(path(result)).toEqual(["draft", "judge"]);
+    expect(ollama.requestsTo("chat")).toHaveLength(1);
+    expect(gemini.requestsTo("stream")).toHaveLength(1);
+    expect((gemini.requestsTo("stream")[0].body as { generationConfig: { responseJsonSchema: unknown } }).generationConfig.responseJsonSchema).toMatchObject({ required: ["success", "feedback"] });
+    expect(result.output).toMatchObject({ type: "critique", success: true, input: { data: "Autumn moon rising" } });
+  });
+
+  it("a node whose transitions all fail ends with an error naming the node and its output", async () => {
+    const flow = validateFlow({
+      id: "nomatch",
+      defaultModel: "ollama/llama3.1:8b",
+      agents: [{ name: "pick", type: "transform", params: { lowercase: true } }, { name: "b", type: "transform", params: {} }],
+      transitions: [{ from: "pick", to: "b", condition: { variable: "input", operation: "equals", value: "yes" } }],
+    }).flow!;
+    const result = await run(flow, "MAYBE");
+    expect(result).toMatchObject({ status: "failed", message: 'No transition from "pick" matches its output: maybe' });
+  });
+
+  it("a model failure names the agent; nothing else runs", async () => {
+    ollama.setDefault({ status: 500, error: "boom" });
+    const result = await run(load("Sequential pipeline"), "x");
+    expect(result.status).toBe("failed");
+    expect(result.message).toMatch(/^Agent "extract_facts" failed: /);
+    expect(path(result)).toEqual(["extract_facts"]);
+  });
+
+  it("Stop ends the run within the running step", async () => {
+    ollama.setDefault({ reply: "slow answer with many words", tokenDelayMs: 200 });
+    const controller = new AbortController();
+    const started = run(load("Sequential pipeline"), "x", controller.signal);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    const result = await started;
+    expect(result.status).toBe("stopped");
+    expect(path(result)).toEqual(["extract_facts"]);
+    expect(ollama.requestsTo("chat")).toHaveLength(1);
+  });
+
+  it("onLimit hands the run to another agent once", async () => {
+    const flow = validateFlow({
+      id: "limit",
+      maxSteps: 3,
+      onLimit: "wrap_up",
+      agents: [
+        { name: "loop", type: "transform", params: { template: "again" } },
+        { name: "wrap_up", type: "transform", params: { template: "wrapped: {{input}}" } },
+      ],
+      transitions: [
+        { from: "loop", to: "__finish__", condition: { variable: "input", operation: "equals", value: "never" } },
+        { from: "loop", to: "loop" },
+        { from: "wrap_up", to: "__finish__" },
+      ],
+    });
+    expect(validateFlow(flows["Retry loop"]).errors).toEqual([]);
+    const result = await run(flow.flow!, "x");
+    expect(result.status).toBe("step limit");
+    expect(path(result)).toEqual(["loop", "loop", "loop", "wrap_up"]);
+  });
+});

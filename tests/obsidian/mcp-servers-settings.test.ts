@@ -1,0 +1,155 @@
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+// The "MCP servers" settings section in the real plugin: paste a Claude Desktop block, see the servers
+// connect (a real stdio process and a real Streamable HTTP server), Test, the form, secrets kept out of
+// data.json, and stdio shown as desktop-only on mobile.
+import { join } from "node:path";
+import { ButtonComponent, clearNotices, noticeMessages, Platform, type Setting, settingsIn, TextAreaComponent, TextComponent } from "../support/obsidian-stub";
+import type { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
+import { serverSecretId } from "../../src/obsidian/host/mcp-server-secrets";
+import { bundleForNodeViaCli } from "../mcp/support/bundle-cli";
+import { startDemoHttpServer, type DemoHttpServer } from "../mcp/support/remote-mcp-servers";
+import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+
+const TOKEN = "sk-settings-0123456789abcdef";
+let entry: string;
+let http: DemoHttpServer;
+let p: LoadedPlugin;
+let tab: KryptonSettingTab;
+
+beforeAll(async () => {
+  entry = bundleForNodeViaCli(join(__dirname, "..", "mcp", "fixtures", "remote-stdio-server.ts"), "remote-stdio-server.cjs");
+  http = await startDemoHttpServer({ token: TOKEN });
+});
+afterAll(() => http.close());
+
+beforeEach(async () => {
+  clearNotices();
+  p = await loadPlugin({ "A.md": "# A" });
+  await p.layoutReady();
+  tab = p.plugin.settingTabs[0] as unknown as KryptonSettingTab;
+  tab.display();
+});
+afterEach(async () => {
+  Platform.isDesktopApp = true;
+  tab.hide();
+  await p.close();
+});
+
+const rows = () => settingsIn(tab.containerEl);
+const row = (name: string): Setting => {
+  const found = rows().find((s) => !s.isHeading && s.nameEl.textContent === name);
+  if (!found) throw new Error(`No setting named "${name}"`);
+  return found;
+};
+const button = (s: Setting, text: string) => {
+  const found = s.components.find((c) => c instanceof ButtonComponent && c.buttonEl.textContent === text) as ButtonComponent | undefined;
+  if (!found) throw new Error(`No button "${text}"`);
+  return found;
+};
+const control = <T>(s: Setting, type: new (...args: never[]) => T): T => s.components.find((c) => c instanceof type) as T;
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
+  if (!condition()) throw new Error(`timed out: ${what}`);
+}
+const dataJson = () => p.temp.read(".obsidian/plugins/krypton/data.json");
+
+function claudeBlock(): string {
+  return JSON.stringify({
+    mcpServers: {
+      local: { command: process.execPath, args: [entry], env: { DEMO_API_KEY: "demo-env-secret-123456" }, useLoginShellPath: false },
+      remote: { url: http.streamableUrl, headers: { Authorization: `Bearer ${TOKEN}` } },
+    },
+  });
+}
+
+async function importBlock(text: string): Promise<void> {
+  const setting = row("Import configuration");
+  control(setting, TextAreaComponent).simulateInput(text);
+  await button(setting, "Import").simulateClick();
+}
+
+test("a pasted Claude Desktop block is imported, connects, and its secrets stay out of data.json", async () => {
+  await importBlock(claudeBlock());
+  expect(noticeMessages()).toContain("Imported 2 MCP servers: local, remote");
+  expect(p.services.settings().mcpServers.map((s) => s.name)).toEqual(["local", "remote"]);
+
+  await waitFor(() => p.services.core.mcp.status().every((s) => s.state === "ready"), "both servers to connect");
+  expect(p.services.core.tools.get("local:echo")?.remote).toBeDefined();
+  expect(p.services.core.tools.get("remote:echo")?.remote).toBeDefined();
+  await waitFor(() => (row("local").descEl.textContent ?? "").includes("Connected (stdio)"), "the row to show the status");
+  expect(row("remote").descEl.textContent).toContain("Connected (streamable-http)");
+
+  const raw = await dataJson();
+  expect(raw).toContain('"remote"');
+  expect(raw).not.toContain(TOKEN);
+  expect(raw).not.toContain("demo-env-secret-123456");
+  expect(p.app.secretStorage!.getSecret(serverSecretId("remote"))).toContain(TOKEN);
+  // The user's servers are never served by Krypton's own bridge.
+  const { describeTools } = await import("../../src/core/mcp/mcp-server");
+  expect(describeTools(p.services.core.tools).some((t) => t.name.includes(":"))).toBe(false);
+});
+
+test("after a restart the secrets come back from secret storage", async () => {
+  await importBlock(claudeBlock());
+  const secrets = { [serverSecretId("remote")]: p.app.secretStorage!.getSecret(serverSecretId("remote"))!, [serverSecretId("local")]: p.app.secretStorage!.getSecret(serverSecretId("local"))! };
+  const data = JSON.parse(await dataJson()) as Record<string, unknown>;
+  tab.hide();
+  await p.close();
+  p = await loadPlugin({ "A.md": "# A" }, { data, secrets });
+  await p.layoutReady();
+  tab = p.plugin.settingTabs[0] as unknown as KryptonSettingTab;
+  tab.display();
+  expect(p.services.settings().mcpServers.find((s) => s.name === "remote")?.headers).toEqual({ Authorization: `Bearer ${TOKEN}` });
+  await waitFor(() => p.services.core.mcp.status().find((s) => s.name === "remote")?.state === "ready", "the remote server to connect with its token");
+});
+
+test("a bad block is refused with the server's name and nothing is saved", async () => {
+  await importBlock(`{"mcpServers": {"broken": {"command": "npx", "args": "-y"}}}`);
+  expect(row("Import configuration").descEl.textContent).toContain('Not imported: server "broken": args: args must be a list of strings');
+  expect(p.services.settings().mcpServers).toEqual([]);
+});
+
+test("Test shows a failing server's error with its stderr tail", async () => {
+  await importBlock(JSON.stringify({ mcpServers: { crashy: { command: process.execPath, args: [entry, "--crash"], useLoginShellPath: false } } }));
+  const setting = row("crashy");
+  await button(setting, "Test").simulateClick();
+  const result = setting.descEl.querySelector(".krypton-mcp-test-result")!.textContent ?? "";
+  expect(result).toContain("Failed: crashy: could not start");
+  expect(result).toContain("fatal: the API key (none) was rejected by upstream");
+});
+
+test("Test lists a working server's tools", async () => {
+  await importBlock(JSON.stringify({ mcpServers: { local: { command: process.execPath, args: [entry], useLoginShellPath: false, disabled: true } } }));
+  const setting = row("local");
+  expect(setting.descEl.textContent).toContain("Disabled.");
+  await button(setting, "Test").simulateClick();
+  const result = setting.descEl.querySelector(".krypton-mcp-test-result")!.textContent ?? "";
+  expect(result).toContain("Connected over stdio.");
+  expect(result).toContain("• echo: Echoes the text back");
+});
+
+test("the form adds a server and checks it before saving", async () => {
+  await button(rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Add server"))!, "Add server").simulateClick();
+  control(row("Name"), TextComponent).simulateInput("web");
+  const save = () => button(rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Save"))!, "Save").simulateClick();
+  await save();
+  expect(tab.containerEl.textContent).toContain('server "web": the command is empty');
+  expect(p.services.settings().mcpServers).toEqual([]);
+
+  control(row("Command"), TextComponent).simulateInput(process.execPath);
+  control(row("Arguments"), TextAreaComponent).simulateInput(`${entry}\n`);
+  control(row("Environment"), TextAreaComponent).simulateInput("DEMO_INSTRUCTIONS=Be brief.\nnot a pair");
+  await save();
+  expect(p.services.settings().mcpServers).toEqual([
+    expect.objectContaining({ name: "web", transport: "stdio", command: process.execPath, args: [entry], env: { DEMO_INSTRUCTIONS: "Be brief." } }),
+  ]);
+  await waitFor(() => p.services.core.mcp.status()[0]?.state === "ready", "the new server to connect");
+  expect(p.services.core.mcp.instructions()).toContain("Be brief.");
+});
+
+test("on mobile, stdio servers are shown as desktop-only", async () => {
+  await importBlock(JSON.stringify({ mcpServers: { local: { command: "npx", args: ["x"], disabled: true } } }));
+  Platform.isDesktopApp = false;
+  tab.display();
+  expect(row("local").descEl.textContent).toContain("Desktop only: local commands cannot run on mobile.");
+});

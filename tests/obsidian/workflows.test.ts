@@ -1,0 +1,108 @@
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+// Workflows in the plugin: the krypton-flow block (status, Mermaid source handed to Obsidian's renderer,
+// Run), the "Run workflow…" command and its modal, against the loopback Ollama server.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { clearNotices, noticeMessages, type StubFileLeaf, TFile } from "../support/obsidian-stub";
+import { MarkdownView } from "../support/obsidian-stub/workspace";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+
+const WORKFLOWS = join(__dirname, "..", "..", "examples", "demo-vault", "Workflows");
+const pipeline = readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8");
+const blockOf = (md: string) => /```krypton-flow\n([\s\S]*?)\n```/.exec(md)![1];
+
+let ollama: OllamaTestServer;
+let p: LoadedPlugin;
+
+beforeEach(async () => {
+  clearNotices();
+  ollama = await startOllamaServer();
+  p = await loadPlugin(
+    { "Workflows/Pipeline.md": pipeline, "Notes/Source.md": "# Source\n\nRaw meeting notes." },
+    { data: { ollamaUrl: ollama.url, chatProvider: "ollama", chatModel: "llama3.1:8b", newNoteFolder: "Krypton" } },
+  );
+  await p.layoutReady();
+});
+afterEach(async () => {
+  document.body.querySelectorAll(".modal-container, .markdown-preview-section").forEach((el) => el.remove());
+  await p.close();
+  await ollama.close();
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error("condition not met");
+}
+const openModal = () => document.body.querySelector<HTMLElement>(".modal-container:last-child")!;
+const button = (root: HTMLElement, text: string) => Array.from(root.querySelectorAll("button")).find((b) => b.textContent === text) as HTMLButtonElement;
+const stubPlugin = () => p.plugin as unknown as { renderCodeBlock(language: string, source: string, path: string): Promise<{ el: HTMLElement }> };
+
+it("a valid block shows its status, hands Obsidian a mermaid block of the flow, and offers Run", async () => {
+  const { el } = await stubPlugin().renderCodeBlock("krypton-flow", blockOf(pipeline), "Workflows/Pipeline.md");
+  expect(el.querySelector(".krypton-flow-validation")!.textContent).toBe("Valid workflow: 3 agents");
+  const mermaid = el.querySelector("code.language-mermaid")!.textContent!;
+  expect(mermaid).toMatch(/^flowchart TD\n/);
+  expect(mermaid).toContain('a0["extract_facts"]');
+  expect(button(el, "Run")).toBeTruthy();
+});
+
+it("an invalid block lists its problems with pointers and has no Run button", async () => {
+  const { el } = await stubPlugin().renderCodeBlock("krypton-flow", '{"id":"x","defaultModel":"ollama/llama3.1:8b","agents":[{"name":"a","type":"task","params":{"task":"t"}}],"transitions":[{"from":"a","to":"nowhere"}]}', "X.md");
+  expect(el.querySelector(".krypton-flow-validation")!.textContent).toBe("1 problem: this workflow cannot run");
+  expect(el.querySelector(".krypton-flow-issues")!.textContent).toBe('/transitions/0/to: unknown agent "nowhere"');
+  expect(button(el, "Run")).toBeUndefined();
+  const broken = await stubPlugin().renderCodeBlock("krypton-flow", "{ not json", "X.md");
+  expect(broken.el.textContent).toMatch(/^the flow is not valid JSON/);
+});
+
+it("Run on the active note: steps appear as they run, then the result can be saved as a new note", async () => {
+  const leaf = p.app.workspace.getLeaf(true) as StubFileLeaf;
+  await leaf.openFile(p.app.vault.getFileByPath("Notes/Source.md") as TFile);
+  (leaf.view as MarkdownView).editor = { getSelection: () => "", replaceSelection: () => undefined, getValue: () => "" } as never;
+  ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Final summary.") });
+
+  const { el } = await stubPlugin().renderCodeBlock("krypton-flow", blockOf(pipeline), "Workflows/Pipeline.md");
+  button(el, "Run").click();
+  await waitFor(() => openModal()?.textContent?.includes("Run on Source") ?? false);
+  const modal = openModal();
+  const row = Array.from(modal.querySelectorAll(".setting-item")).find((r) => r.textContent!.includes("Run on Source"))!;
+  (row.querySelector("button") as HTMLButtonElement).click();
+  await waitFor(() => modal.querySelector(".krypton-flow-status") !== null);
+  expect(Array.from(modal.querySelectorAll(".krypton-flow-step")).map((li) => li.textContent!.replace(/ [\d.]+ s.*$/, ""))).toEqual(["extract_facts (task)", "organise (task)", "summarise (task)"]);
+  expect(modal.querySelector(".krypton-flow-status")!.textContent).toBe("finished: Finished.");
+  expect(modal.querySelector(".krypton-flow-result")!.textContent).toContain("Final summary.");
+  expect((ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages[1].content).toContain("Raw meeting notes.");
+
+  button(modal, "Save as note").click();
+  await waitFor(() => noticeMessages().some((m) => m.startsWith("Saved ")));
+  expect(await p.temp.read("Krypton/sequential-pipeline-result.md")).toBe("Final summary.\n");
+  button(modal, "Save trace").click();
+  await waitFor(() => noticeMessages().filter((m) => m.startsWith("Saved ")).length === 2);
+  expect(await p.temp.read("Krypton/sequential-pipeline-trace.md")).toContain("**Path:** extract_facts → organise → summarise");
+  expect(await p.temp.read("Notes/Source.md")).toBe("# Source\n\nRaw meeting notes.");
+});
+
+it("Stop during a run ends it within the running step", async () => {
+  ollama.setDefault({ reply: "a slow answer with many words", tokenDelayMs: 150 });
+  const { el } = await stubPlugin().renderCodeBlock("krypton-flow", blockOf(pipeline), "Workflows/Pipeline.md");
+  button(el, "Run").click();
+  await waitFor(() => openModal()?.querySelector("textarea") !== null);
+  const modal = openModal();
+  modal.querySelector("textarea")!.value = "typed input";
+  button(modal, "Run on this text").click();
+  await waitFor(() => modal.querySelector(".krypton-flow-step.is-running") !== null && ollama.requestsTo("chat").length === 1);
+  button(modal, "Stop").click();
+  await waitFor(() => modal.querySelector(".krypton-flow-status") !== null);
+  expect(modal.querySelector(".krypton-flow-status")!.textContent).toBe("stopped: Stopped.");
+  expect(ollama.requestsTo("chat")).toHaveLength(1);
+});
+
+it("the Run workflow… command lists flow notes", async () => {
+  const command = p.app.commands.commands["krypton:run-workflow"];
+  expect(command.name).toBe("Run workflow…");
+  command.callback!();
+  await waitFor(() => document.body.querySelectorAll(".suggestion-item").length > 0 || (openModal()?.textContent?.includes("Pipeline") ?? false));
+  expect(openModal().textContent).toContain("Pipeline");
+  expect(openModal().textContent).not.toContain("Source");
+});
