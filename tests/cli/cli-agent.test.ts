@@ -69,6 +69,23 @@ describe("krypton ask/chat --agent", () => {
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }) })] });
   });
 
+  it("native tool calls end to end (a model whose /api/show lists tools)", async () => {
+    delete ollama.modelInfo["llama3.1:8b"];
+    ollama.script([
+      { route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Projects/Plan.md" } }] } },
+      { route: "chat", reply: "By Friday." },
+    ]);
+    const r = await runCli(["ask", vault.root, "When does agent mode ship?", "--agent", "--json"], { env });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as AgentJson & { usage?: unknown };
+    expect(json.answer).toBe("By Friday.");
+    expect(json.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok" })]);
+    expect(json.usage).toEqual({ promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
+    const first = ollama.requestsTo("chat")[0].body as { tools?: unknown[]; options?: { num_ctx?: number } };
+    expect(first.tools!.length).toBeGreaterThan(5);
+    expect(first.options?.num_ctx).toBeGreaterThan(0);
+  });
+
   it("refuses writes without --yes when not on a terminal, and the vault is unchanged; --yes allows them", async () => {
     ollama.script([
       { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- README" }) },
