@@ -13,9 +13,14 @@ import type { Embedder } from "./ports/embedder";
 import type { Host } from "./ports/host";
 import { McpClientManager } from "./mcp-client/mcp-client-manager";
 import type { StdioTransportFactory } from "./mcp-client/transports";
-import { createChatModel, createEmbedder } from "./providers/provider-factory";
+import { chatModelUnavailableReason, createChatModel, createEmbedder } from "./providers/provider-factory";
+import { createChatModelFor, parseModelRef } from "./providers/model-ref";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
+import { registerAgentTools } from "./tools/agent-tools";
+import { AgentAnswerer } from "./agent-loop/agent-answerer";
+import { AgentService } from "./agent-loop/agent-service";
+import { createWebSearch } from "./web/tavily-search";
 import { ToolRegistry } from "./tools/tool-registry";
 import { WorkflowService } from "./workflows/workflow-service";
 import { registerWorkflowTool } from "./workflows/workflow-tool";
@@ -35,6 +40,8 @@ export interface KryptonCore {
   readonly operations: NoteOperations;
   readonly agents: Agent[];
   readonly tools: ToolRegistry;
+  /** Agent mode (the tool loop) over `tools`, built-in and MCP; answers chat turns sent with `agent: true`. */
+  readonly agent: AgentService;
   readonly workflows: WorkflowService;
   /**
    * The user's MCP servers (settings.mcpServers): `ensure(settings().mcpServers)` connects them and puts
@@ -65,6 +72,39 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const agents = createAgents({ host, settings: getSettings, operations, chatModel: getChatModel });
+  const tools = new ToolRegistry();
+  registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
+  registerAgentTools(tools, {
+    vault: host.vault,
+    clock: host.clock,
+    settings: getSettings,
+    webSearch: () => (settings.tavilyApiKey.trim() ? createWebSearch(settings, host) : null),
+  });
+  const mcp = new McpClientManager({
+    registry: tools,
+    fetch: host.fetch,
+    stdio: options.mcpStdio,
+    logger: host.logger,
+    callTimeoutMs: () => settings.mcpToolTimeoutMs,
+  });
+  const agent = new AgentService({
+    host,
+    settings: getSettings,
+    registry: tools,
+    chatModel: getChatModel,
+    modelFor(text) {
+      const ref = parseModelRef(text);
+      if ("error" in ref) throw new Error(ref.error);
+      const model = createChatModelFor(settings, host, ref);
+      if (!model) throw new Error(`${text} is not usable: add the provider's key in Krypton's settings`);
+      return model;
+    },
+    noModelReason: () => chatModelUnavailableReason(settings, host.platform.kind),
+    instructions: () => {
+      const text = mcp.instructions();
+      return text ? [text] : [];
+    },
+  });
   const chat = new ChatService({
     host,
     settings: getSettings,
@@ -72,15 +112,8 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     chatModel: getChatModel,
     conversations,
     agents: () => (settings.agentsEnabled ? agents : []),
-  });
-  const tools = new ToolRegistry();
-  registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
-  const mcp = new McpClientManager({
-    registry: tools,
-    fetch: host.fetch,
-    stdio: options.mcpStdio,
-    logger: host.logger,
-    callTimeoutMs: () => settings.mcpToolTimeoutMs,
+    // Agent mode answers after the intent agents declined and before plain/RAG chat.
+    answerers: (defaults) => [...defaults.slice(0, -1), new AgentAnswerer(agent), ...defaults.slice(-1)],
   });
   // Flows may name an MCP server configured in settings (its tools come with it), never start one.
   const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
@@ -100,6 +133,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     operations,
     agents,
     tools,
+    agent,
     workflows,
     mcp,
     chatModel: getChatModel,

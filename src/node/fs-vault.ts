@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
  * The vault as a folder on disk (CLI, standalone MCP server, tests). Like Obsidian, it ignores
@@ -88,6 +88,24 @@ export class FsVault implements VaultPort {
         if (isCode(inner, "EEXIST")) throw new NoteExistsError(path);
         throw inner;
       }
+    } finally {
+      await fs.rm(temp, { force: true });
+    }
+  }
+
+  async appendToNote(path: string, text: string, expected?: string): Promise<void> {
+    const full = this.resolveInside(path);
+    const current = await this.readNote(path);
+    if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
+    // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
+    // the new one, never half of it. The file's mode is kept.
+    const temp = join(dirname(full), `.krypton-append-${randomBytes(6).toString("hex")}.tmp`);
+    const { mode } = await fs.stat(full);
+    try {
+      await fs.writeFile(temp, current + text, { encoding: "utf8", flag: "wx", mode });
+      // Checked again just before the swap: an editor that saved meanwhile wins, not us.
+      if ((await fs.readFile(full, "utf8")) !== current) throw new NoteChangedError(path);
+      await fs.rename(temp, full);
     } finally {
       await fs.rm(temp, { force: true });
     }

@@ -26,9 +26,17 @@ export class NoteExistsError extends Error {
   }
 }
 
+/** The note changed between the preview the user approved and the write: nothing was written. */
+export class NoteChangedError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} changed since the preview you approved; nothing was appended. Ask again to see the new diff.`);
+    this.name = "NoteChangedError";
+  }
+}
+
 /**
- * Notes as the user sees them. Krypton only ever reads notes and creates new ones:
- * there is deliberately no write, modify, rename or delete here.
+ * Notes as the user sees them. Krypton reads notes, creates new ones and, only after the user approved
+ * the diff, appends to one: there is deliberately no overwrite, rename or delete here.
  */
 export interface VaultPort {
   /** Markdown notes (".md"), excluding the config folder and ".krypton". */
@@ -39,6 +47,12 @@ export interface VaultPort {
   exists(path: string): Promise<boolean>;
   /** Creates a new note (and missing parent folders). Rejects with NoteExistsError rather than overwrite. */
   createNote(path: string, content: string): Promise<void>;
+  /**
+   * Appends text to an existing note in one atomic step (Obsidian: Vault.process; Node: temp file + rename).
+   * `expected` is the content the user approved the change against: when the note differs now, rejects
+   * with NoteChangedError and writes nothing. NoteNotFoundError when there is no such note.
+   */
+  appendToNote(path: string, text: string, expected?: string): Promise<void>;
   /** Vault change events; the CLI host may never emit any. */
   onChange(listener: (event: VaultEvent) => void): Unsubscribe;
   /** Obsidian's config folder name (".obsidian" unless the user changed it). */

@@ -6,6 +6,10 @@ import type { ChatEvent, ChatServiceApi, Source } from "../../core/chat/chat-typ
 import type { ConversationStoreApi, StoredMessage } from "../../core/chat/conversation-types";
 import { newId } from "../../core/chat/ids";
 import type { RetrievalMode } from "../../core/settings";
+import type { AgentService } from "../../core/agent-loop/agent-service";
+import type { AgentStep, ConfirmDecision, ConfirmRequest } from "../../core/agent-loop/agent-types";
+import type { TokenUsage } from "../../core/ports/chat-model";
+import { agentCommandOutput, isAgentCommand } from "./agent-commands";
 import { errorMessage } from "../../core/util/errors";
 
 export type MessageStatus = "streaming" | "done" | "stopped" | "error";
@@ -29,6 +33,19 @@ export interface MessageModel {
   notices: string[];
   status: MessageStatus;
   error?: ChatErrorInfo;
+  /** Agent mode: the tool calls behind the answer (collapsed under it). */
+  steps?: AgentStep[];
+  usage?: TokenUsage;
+  /** Agent mode: a write waits for the user's answer (preview and three buttons). */
+  confirm?: PendingConfirm;
+  /** Output of a chat command (/steps, /log, /tools, /config): shown, never saved or sent to a model. */
+  local?: boolean;
+}
+
+export interface PendingConfirm {
+  request: ConfirmRequest;
+  /** Set once answered, so the block shows what the user chose. */
+  decision?: ConfirmDecision;
 }
 
 export type ControllerEvent =
@@ -50,6 +67,9 @@ export interface ChatControllerDeps {
   conversations: ConversationStoreApi;
   activeNotePath: () => string | undefined;
   initialMode: RetrievalMode;
+  /** Agent mode; absent: no agent toggle or agent commands. */
+  agent?: AgentService;
+  initialAgentMode?: boolean;
 }
 
 let localKeys = 0;
@@ -67,6 +87,8 @@ function fromStored(m: StoredMessage): MessageModel {
     notices: m.notices ?? [],
     status: m.error ? "error" : m.stopped || m.partial ? "stopped" : "done",
     error: m.error ? { code: "stored", message: m.error, retryable: true } : undefined,
+    ...(m.steps?.length ? { steps: m.steps } : {}),
+    ...(m.usage ? { usage: m.usage } : {}),
   };
 }
 
@@ -84,9 +106,14 @@ export class ChatController {
 
   mode: RetrievalMode;
   useActiveNote = false;
+  /** Agent mode: what the fixed agents do not recognise goes to the tool loop. */
+  agentMode: boolean;
+  /** Resolvers of confirmations still waiting, by message key. */
+  private readonly confirmWaiters = new Map<string, (decision: ConfirmDecision) => void>();
 
   constructor(private readonly deps: ChatControllerDeps) {
     this.mode = deps.initialMode;
+    this.agentMode = Boolean(deps.agent && deps.initialAgentMode);
   }
 
   get messages(): readonly MessageModel[] {
@@ -122,6 +149,12 @@ export class ChatController {
   send(text: string): boolean {
     const question = text.trim();
     if (!question || this.streaming) return false;
+    if (this.deps.agent && isAgentCommand(question)) {
+      this.push({ key: nextKey(), role: "user", content: question, sources: [], notices: [], status: "done", local: true });
+      const output = agentCommandOutput(question, this.deps.agent, this._conversationId, this.agentMode);
+      this.push({ key: nextKey(), role: "assistant", content: output, sources: [], notices: [], status: "done", local: true });
+      return true;
+    }
     const editing = this.editingKey !== null;
     this.editingKey = null;
     if (editing) this.emit({ type: "editing", text: null });
@@ -160,6 +193,33 @@ export class ChatController {
     this.abort?.abort();
   }
 
+  /** The user answered a pending write confirmation (allow once / for this conversation / deny). */
+  decide(key: string, decision: ConfirmDecision): void {
+    const resolve = this.confirmWaiters.get(key);
+    if (!resolve) return;
+    this.confirmWaiters.delete(key);
+    resolve(decision);
+  }
+
+  /** Shows the preview under the streaming answer and waits for a button; Stop counts as deny. */
+  private askConfirm(answer: MessageModel, request: ConfirmRequest, signal?: AbortSignal): Promise<ConfirmDecision> {
+    const pending: PendingConfirm = { request };
+    answer.confirm = pending;
+    this.emit({ type: "updated", message: answer });
+    return new Promise<ConfirmDecision>((resolve) => {
+      const finish = (decision: ConfirmDecision) => {
+        signal?.removeEventListener("abort", onAbort);
+        this.confirmWaiters.delete(answer.key);
+        pending.decision = decision;
+        this.emit({ type: "updated", message: answer });
+        resolve(decision);
+      };
+      const onAbort = () => finish("deny");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.confirmWaiters.set(answer.key, finish);
+    });
+  }
+
   /** Up on an empty box: returns the last question for editing, or null when there is none. */
   editLast(): string | null {
     if (this.streaming) return null;
@@ -193,6 +253,7 @@ export class ChatController {
     const conv = await this.deps.conversations.get(id);
     if (gen !== this.generation) return false;
     if (!conv) return false;
+    this.confirmWaiters.clear();
     this._conversationId = conv.id;
     this._title = conv.title;
     this._messages = conv.messages.map(fromStored);
@@ -269,6 +330,7 @@ export class ChatController {
         useActiveNote: this.useActiveNote,
         signal: abort.signal,
         regenerate,
+        ...(this.agentMode ? { agent: true, confirm: (request, signal) => this.askConfirm(answer, request, signal) } : {}),
       });
       for await (const event of events) {
         if (gen !== this.generation) break; // the user switched conversations: stop rendering this one
@@ -310,6 +372,18 @@ export class ChatController {
         answer.notices.push(event.message);
         this.emit({ type: "updated", message: answer });
         break;
+      case "step":
+        (answer.steps ??= []).push(event.step);
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "retract":
+        // The model thought aloud before a tool call: the text moves into the step, out of the answer.
+        answer.content = answer.content.slice(0, Math.max(0, answer.content.length - event.text.length));
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "usage":
+        answer.usage = event.usage;
+        break;
       case "error":
         answer.status = "error";
         answer.error = { code: event.code, message: event.message, retryable: event.retryable };
@@ -331,7 +405,7 @@ export class ChatController {
     if (!conv || id !== this._conversationId) return;
     this._title = conv.title;
     const stored = conv.messages;
-    const shown = this._messages;
+    const shown = this._messages.filter((m) => !m.local);
     for (let i = 1; i <= Math.min(2, stored.length, shown.length); i++) {
       const s = stored[stored.length - i];
       const m = shown[shown.length - i];

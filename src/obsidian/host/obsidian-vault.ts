@@ -1,5 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
 /** Krypton's own data folder; never a note, never indexed. */
 export const KRYPTON_DIR = ".krypton";
@@ -57,6 +57,16 @@ export class ObsidianVault implements VaultPort {
       if (await this.exists(p)) throw new NoteExistsError(p);
       throw err;
     }
+  }
+
+  /** Vault.process: Obsidian's atomic read-modify-write, so an edit in an open editor is never lost. */
+  async appendToNote(path: string, text: string, expected?: string): Promise<void> {
+    const file = this.fileAt(path);
+    if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
+    await this.app.vault.process(file, (current) => {
+      if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
+      return current + text;
+    });
   }
 
   onChange(listener: (event: VaultEvent) => void): Unsubscribe {

@@ -30,6 +30,11 @@ export class MemoryVault implements VaultPort {
     this.files.set(path, { content, mtime: Date.now() });
     for (const l of this.listeners) l({ type: "create", path });
   }
+  async appendToNote(path: string, text: string): Promise<void> {
+    const file = this.files.get(path);
+    if (!file) throw new NoteNotFoundError(path);
+    this.files.set(path, { content: file.content + text, mtime: Date.now() });
+  }
   onChange(listener: (e: VaultEvent) => void) {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

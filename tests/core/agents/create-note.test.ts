@@ -97,6 +97,7 @@ describe("NoteOperations.createNote", () => {
     const racing = (inner: VaultPort): VaultPort => ({
       listNotes: () => inner.listNotes(),
       readNote: (p) => inner.readNote(p),
+      appendToNote: (p, t, e) => inner.appendToNote(p, t, e),
       exists: async () => false,
       createNote: async (p, c) => {
         attempts.push(p);

@@ -316,6 +316,13 @@ export class Vault extends Events {
     this.trigger("modify", file);
   }
 
+  /** Like Obsidian: read, transform, write as one step; a throwing fn writes nothing. */
+  async process(file: TFile, fn: (data: string) => string): Promise<string> {
+    const next = fn(await this.adapter.read(file.path));
+    await this.modify(file, next);
+    return next;
+  }
+
   async delete(file: TAbstractFile): Promise<void> {
     await fs.rm(this.adapter.getFullPath(file.path), { recursive: true });
     const gone = [...this.files.values()].filter((f) => f === file || f.path.startsWith(file.path + "/"));
