@@ -2,6 +2,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import type { FlowValidation } from "../../core/workflows/flow-validate";
 import { flowToMermaid } from "../../core/workflows/flow-graph";
+import { flowJsonSchema } from "../../core/workflows/flow-schema";
 import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
 import { flag, stringOption, type ParsedArgs } from "../args";
 import type { Command, CommandContext } from "../command";
@@ -11,15 +12,16 @@ import type { Output } from "../output";
 import { openVaultSession, type VaultSession } from "../vault-session";
 import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 
-const ACTIONS = ["validate", "graph", "run"] as const;
+const ACTIONS = ["validate", "graph", "run", "schema"] as const;
 
 export const flowCommand: Command = {
   name: "flow",
   summary: "Validate, draw or run a workflow (a note with a krypton-flow block, or a .json file)",
-  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--json]',
+  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--json] | krypton flow schema',
   details: [
     "validate  checks the flow (structure, models installed, tools known); exit 2 when it has errors",
     "graph     prints the flow as a Mermaid flowchart",
+    "schema    prints the JSON Schema of a flow (editors can validate with it)",
     "run       runs it on --input (or --input-file, or standard input); progress goes to stderr,",
     "          the result to stdout. Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid,",
     "          130 Ctrl+C.",
@@ -42,7 +44,12 @@ export const flowCommand: Command = {
   async run(args, ctx) {
     const [action, file] = args.positionals;
     if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
-      throw new UsageError(action === undefined ? "missing action: validate, graph or run" : `unknown action "${action}": use validate, graph or run`);
+      throw new UsageError(action === undefined ? "missing action: validate, graph, run or schema" : `unknown action "${action}": use validate, graph, run or schema`);
+    }
+    if (action === "schema") {
+      checkPositionals(args.positionals, 1);
+      ctx.output.json(flowJsonSchema());
+      return EXIT_OK;
     }
     if (file === undefined) throw new UsageError("missing <file>: a note with a ```krypton-flow block, or a .json file");
     checkPositionals(args.positionals, 2, " (quote the file name if it has spaces)");
