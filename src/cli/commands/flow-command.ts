@@ -10,6 +10,7 @@ import { CONFIG_OPTIONS, configDirFrom } from "../config";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../errors";
 import type { Output } from "../output";
 import { openVaultSession, type VaultSession } from "../vault-session";
+import { cliConfirm } from "./agent-cli";
 import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 
 const ACTIONS = ["validate", "graph", "run", "schema"] as const;
@@ -39,6 +40,7 @@ export const flowCommand: Command = {
     vault: { type: "string", value: "DIR", description: "The vault whose settings and tools to use" },
     trace: { type: "string", value: "FILE", description: "Also write the trace (path, inputs, outputs, timings) as markdown" },
     json: { type: "boolean", description: "validate/run: print JSON instead of text" },
+    yes: { type: "boolean", description: "run: allow write tools without asking (otherwise asked on a terminal, refused elsewhere)" },
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
@@ -88,6 +90,7 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
   const result = await withAbortOnInterrupt(ctx, (signal) =>
     session.core.workflows.run(flow, input, {
       signal,
+      confirm: cliConfirm(ctx, { yes: flag(args, "yes") }),
       onStep: (step, phase) => {
         if (phase === "start") ctx.output.info(`→ ${step.agent} (${step.type})…`);
         else ctx.output.info(`  ${stepLine(step, 0).replace(/^1\. /, "")}`);
