@@ -59,6 +59,35 @@ export class WorkflowService {
     return parsed.ok ? { json: parsed.value, error: null } : { json: null, error: `${fileName}: ${parsed.message}` };
   }
 
+  /**
+   * A flow note named the way a person would in `/run`: a vault path (with or without ".md"), a note name,
+   * or a flow's id. The note is read through read_note, so exclusions and path rules apply as everywhere.
+   */
+  async findFlowNote(ref: string): Promise<{ path: string; json: unknown } | { error: string }> {
+    const wanted = ref.trim().replace(/\.md$/i, "").toLowerCase();
+    if (!wanted) return { error: "name the workflow: /run <note or flow id> <input>" };
+    const notes = await this.deps.host.vault.listNotes();
+    const base = (p: string) => p.replace(/\.md$/i, "").split("/").pop()!.toLowerCase();
+    const byPath = notes.find((n) => n.path.replace(/\.md$/i, "").toLowerCase() === wanted) ?? notes.find((n) => base(n.path) === wanted);
+    const candidates = byPath ? [byPath] : notes;
+    for (const note of candidates) {
+      if (!byPath && note.size > 1_000_000) continue;
+      let content: string;
+      try {
+        content = ((await this.deps.tools.call("read_note", { path: note.path })).structured as { content: string }).content;
+      } catch (err) {
+        if (byPath) return { error: errorMessage(err) };
+        continue;
+      }
+      if (!byPath && !content.includes("krypton-flow")) continue;
+      const parsed = this.parseSource(content, note.path);
+      if (byPath) return parsed.error ? { error: parsed.error } : { path: note.path, json: parsed.json };
+      const id = (parsed.json as { id?: unknown } | null)?.id;
+      if (!parsed.error && typeof id === "string" && id.toLowerCase() === wanted) return { path: note.path, json: parsed.json };
+    }
+    return { error: `no workflow named "${ref.trim()}": give a note's path or name, or a flow id` };
+  }
+
   /** Structure only (no network): for drawing and for editors that validate as the user types. */
   validateStructure(json: unknown): FlowValidation {
     return validateFlow(json, { knownTools: this.knownTools() });
