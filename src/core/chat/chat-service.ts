@@ -158,7 +158,8 @@ export class ChatService implements ChatServiceApi {
         questionId = opened.questionId;
         history = opened.history;
         const partialId = conversationId;
-        streamSaver = new PartialAnswerSaver(
+        // An unsaved conversation (a read-only .krypton) has no id: nothing to save while streaming either.
+        if (partialId) streamSaver = new PartialAnswerSaver(
           host.clock,
           (text) => this.deps.conversations.put(partialId, { ...answerMessage({}, false), content: text, partial: true }),
           (err) => host.logger.warn("Could not save the answer while it streamed", { error: errorMessage(err) }),
