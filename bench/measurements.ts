@@ -2,6 +2,7 @@
  * The measurements. Each runs alone in a fresh process (`--only <name>`), prepares what it needs (vaults,
  * indexes) and reports figures, targets (measured value, pass/fail) and failures (e.g. naive Orama's).
  */
+import { agentLoop } from "./agent-bench";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { silentLogger } from "../src/core/ports/logger";
@@ -516,7 +517,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, workflowMeasurement, mcpStdio, flashcardsMeasurement];
+export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, workflowMeasurement, mcpStdio, agentLoop, flashcardsMeasurement];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

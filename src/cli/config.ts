@@ -171,6 +171,16 @@ function applyFlags(s: KryptonSettings, args: ParsedArgs): void {
   const folder = str("folder");
   if (folder !== undefined) s.newNoteFolder = folder;
   if (flag(args, "no-agents")) s.agentsEnabled = false;
+  const preset = str("preset");
+  if (preset !== undefined) {
+    if (!s.agentPresets.some((p) => p.name === preset)) {
+      const known = s.agentPresets.map((p) => `"${p.name}"`).join(", ");
+      throw new UsageError(`--preset: no agent preset named "${preset}" (${known ? `saved presets: ${known}` : "no presets are saved; add them in Krypton's settings"})`);
+    }
+    s.agentPreset = preset;
+  }
+  const maxSteps = str("max-steps");
+  if (maxSteps !== undefined) s.agentMaxSteps = parseIntStrict(maxSteps, "--max-steps", 1, 50);
   const port = str("port");
   // 0 lets the system pick a free port (the URL printed on start names it).
   if (port !== undefined) s.mcpPort = parseIntStrict(port, "--port", 0, 65_535);

@@ -13,9 +13,14 @@ import type { Embedder } from "./ports/embedder";
 import type { Host } from "./ports/host";
 import { McpClientManager } from "./mcp-client/mcp-client-manager";
 import type { StdioTransportFactory } from "./mcp-client/transports";
-import { createChatModel, createEmbedder } from "./providers/provider-factory";
+import { chatModelUnavailableReason, createChatModel, createEmbedder } from "./providers/provider-factory";
+import { createChatModelFor, parseModelRef } from "./providers/model-ref";
 import type { KryptonSettings } from "./settings";
 import { registerNoteTools } from "./tools/note-tools";
+import { registerAgentTools } from "./tools/agent-tools";
+import { AgentAnswerer } from "./agent-loop/agent-answerer";
+import { AgentService } from "./agent-loop/agent-service";
+import { createWebSearch } from "./web/tavily-search";
 import { ToolRegistry } from "./tools/tool-registry";
 import { WorkflowService } from "./workflows/workflow-service";
 import { registerWorkflowTool } from "./workflows/workflow-tool";
@@ -43,6 +48,8 @@ export interface KryptonCore {
   readonly operations: NoteOperations;
   readonly agents: Agent[];
   readonly tools: ToolRegistry;
+  /** Agent mode (the tool loop) over `tools`, built-in and MCP; answers chat turns sent with `agent: true`. */
+  readonly agent: AgentService;
   readonly workflows: WorkflowService;
   /**
    * The user's MCP servers (settings.mcpServers): `ensure(settings().mcpServers)` connects them and puts
@@ -75,21 +82,24 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
-  // Flashcards first: its requests ("make flashcards about X") would otherwise read as "make a note about X".
   const quiz = new QuizService({ host, settings: getSettings, chatModel: getChatModel });
   const goals = new GoalService({ host, settings: getSettings, index });
-  // The quiz first: while one runs, every message of its conversation is an answer.
-  const agents = [createQuizAgent({ quiz, logger: host.logger }), createFlashcardAgent({ flashcards, logger: host.logger }), createGoalAgent({ goals, logger: host.logger }), ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel })];
-  const chat = new ChatService({
-    host,
-    settings: getSettings,
-    index,
-    chatModel: getChatModel,
-    conversations,
-    agents: () => (settings.agentsEnabled ? agents : []),
-  });
+  // The quiz first: while one runs, every message of its conversation is an answer. Then flashcards, whose
+  // requests ("make flashcards about X") would otherwise read as "make a note about X".
+  const agents = [
+    createQuizAgent({ quiz, logger: host.logger }),
+    createFlashcardAgent({ flashcards, logger: host.logger }),
+    createGoalAgent({ goals, logger: host.logger }),
+    ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel }),
+  ];
   const tools = new ToolRegistry();
   registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });
+  registerAgentTools(tools, {
+    vault: host.vault,
+    clock: host.clock,
+    settings: getSettings,
+    webSearch: () => (settings.tavilyApiKey.trim() ? createWebSearch(settings, host) : null),
+  });
   const mcp = new McpClientManager({
     registry: tools,
     fetch: host.fetch,
@@ -97,8 +107,42 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     logger: host.logger,
     callTimeoutMs: () => settings.mcpToolTimeoutMs,
   });
+  const agent = new AgentService({
+    host,
+    settings: getSettings,
+    registry: tools,
+    chatModel: getChatModel,
+    modelFor(text) {
+      const ref = parseModelRef(text);
+      if ("error" in ref) throw new Error(ref.error);
+      const model = createChatModelFor(settings, host, ref);
+      if (!model) throw new Error(`${text} is not usable: add the provider's key in Krypton's settings`);
+      return model;
+    },
+    noModelReason: () => chatModelUnavailableReason(settings, host.platform.kind),
+    instructions: () => {
+      const text = mcp.instructions();
+      return text ? [text] : [];
+    },
+  });
+  const chat = new ChatService({
+    host,
+    settings: getSettings,
+    index,
+    chatModel: getChatModel,
+    conversations,
+    agents: () => (settings.agentsEnabled ? agents : []),
+    // Agent mode answers after the intent agents declined and before plain/RAG chat.
+    answerers: (defaults) => [...defaults.slice(0, -1), new AgentAnswerer(agent), ...defaults.slice(-1)],
+  });
   // Flows may name an MCP server configured in settings (its tools come with it), never start one.
-  const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
+  const workflows = new WorkflowService({
+    host,
+    settings: getSettings,
+    tools,
+    mcpToolNames: () => settings.mcpServers.map((s) => s.name),
+    ensureMcpTools: async () => void (await mcp.ensure(settings.mcpServers)),
+  });
   registerWorkflowTool(tools, workflows);
   registerFlashcardTool(tools, flashcards);
   registerGoalTool(tools, goals);
@@ -117,6 +161,7 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     operations,
     agents,
     tools,
+    agent,
     workflows,
     mcp,
     flashcards,

@@ -5,6 +5,17 @@ export type ProviderId = "ollama" | "gemini";
 export type RetrievalMode = "none" | "rag" | "web" | "hybrid";
 export type RerankMode = "off" | "chat-model" | "reranker-model";
 
+/** A saved agent set-up: who it is, which model thinks, which tools it may use. */
+export interface AgentPreset {
+  name: string;
+  /** System prompt; empty: Krypton's default persona. */
+  persona: string;
+  /** "provider/model" (split at the first "/"), e.g. "ollama/llama3.1:8b"; empty: the chat model. */
+  model: string;
+  /** Tool names ("search_notes", "server:tool"); empty: every available tool. */
+  tools: string[];
+}
+
 export interface KryptonSettings {
   // Providers
   ollamaUrl: string;
@@ -66,6 +77,17 @@ export interface KryptonSettings {
   /** Where study goal notes go (one note per goal). */
   studyGoalsFolder: string;
 
+  // Agent mode (tool-using loop)
+  /** The chat's "Agent" toggle: requests the fixed agents do not recognise go to the tool loop. */
+  agentMode: boolean;
+  /** Model calls per turn before the agent must answer. */
+  agentMaxSteps: number;
+  /** Wall-clock cap for one agent turn. */
+  agentTimeoutMs: number;
+  agentPresets: AgentPreset[];
+  /** Name of the preset in use; empty: defaults (chat model, every tool, default persona). */
+  agentPreset: string;
+
   // MCP bridge (desktop only)
   mcpEnabled: boolean;
   mcpPort: number;
@@ -120,6 +142,12 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   flashcardsFolder: "Flashcards",
   studyGoalsFolder: "Study goals",
 
+  agentMode: false,
+  agentMaxSteps: 8,
+  agentTimeoutMs: 180_000,
+  agentPresets: [],
+  agentPreset: "",
+
   mcpEnabled: false,
   mcpPort: 27_123,
   mcpToken: "",
@@ -131,7 +159,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
 
 /** Fills missing or mistyped fields with defaults, so an old or hand-edited data.json never breaks start-up. */
 export function normalizeSettings(raw: unknown): KryptonSettings {
-  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [], mcpServers: [] };
+  const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [], mcpServers: [], agentPresets: [] };
   if (!raw || typeof raw !== "object") return out;
   const src = raw as Record<string, unknown>;
   out.mcpServers = normalizeServers(src.mcpServers);
@@ -140,11 +168,31 @@ export function normalizeSettings(raw: unknown): KryptonSettings {
     const def = DEFAULT_SETTINGS[key];
     const val = src[key];
     if (val === undefined) continue;
-    if (Array.isArray(def)) {
+    if (key === "agentPresets") {
+      out.agentPresets = normalizePresets(val);
+    } else if (Array.isArray(def)) {
       if (Array.isArray(val) && val.every((v) => typeof v === "string")) (out as unknown as Record<string, unknown>)[key] = [...val];
     } else if (typeof val === typeof def) {
       (out as unknown as Record<string, unknown>)[key] = val;
     }
+  }
+  return out;
+}
+
+/** Keeps well-formed presets (a name, string fields, string tool names); drops the rest. */
+function normalizePresets(raw: unknown): AgentPreset[] {
+  if (!Array.isArray(raw)) return [];
+  const out: AgentPreset[] = [];
+  for (const item of raw) {
+    if (!item || typeof item !== "object") continue;
+    const p = item as Record<string, unknown>;
+    if (typeof p.name !== "string" || !p.name.trim()) continue;
+    out.push({
+      name: p.name.trim(),
+      persona: typeof p.persona === "string" ? p.persona : "",
+      model: typeof p.model === "string" ? p.model.trim() : "",
+      tools: Array.isArray(p.tools) ? p.tools.filter((t): t is string => typeof t === "string") : [],
+    });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
  * The vault as a folder on disk (CLI, standalone MCP server, tests). Like Obsidian, it ignores
@@ -13,8 +13,8 @@ export const DEFAULT_CONFIG_DIR = ".obsidian";
 export class FsVault implements VaultPort {
   readonly root: string;
   readonly configDir: string;
-  /** The last pending process() per absolute path: appends to one deck never interleave. */
-  private readonly processing = new Map<string, Promise<void>>();
+  /** The last pending append per absolute path (see appendToNote). */
+  private readonly appending = new Map<string, Promise<void>>();
 
   constructor(root: string, options: { configDir?: string } = {}) {
     this.root = resolve(root);
@@ -95,42 +95,38 @@ export class FsVault implements VaultPort {
     }
   }
 
-  /**
-   * Read, transform, then write a temp file beside the note and rename it over the note: readers see the
-   * old text or the new, never half. Calls for the same note are serialised within this process.
-   */
-  async process(path: string, fn: (current: string) => string): Promise<string> {
+  async appendToNote(path: string, text: string, expected?: string): Promise<void> {
     const full = this.resolveInside(path);
-    const previous = this.processing.get(full) ?? Promise.resolve();
-    const run = previous.then(async () => {
-      let current: string;
-      try {
-        current = await fs.readFile(full, "utf8");
-      } catch (err) {
-        if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
-        throw err;
-      }
-      const next = fn(current);
-      if (next === current) return current;
-      const temp = join(dirname(full), `.krypton-write-${randomBytes(6).toString("hex")}.tmp`);
-      try {
-        await fs.writeFile(temp, next, { encoding: "utf8", flag: "wx" });
-        await fs.rename(temp, full);
-      } catch (err) {
-        await fs.rm(temp, { force: true });
-        throw err;
-      }
-      return next;
-    });
+    // Appends to one note from this process run one after another: between the re-check and the rename
+    // below, a second append would otherwise be lost (renamed over). Other processes are still re-checked.
+    const previous = this.appending.get(full) ?? Promise.resolve();
+    const run = previous.then(() => this.appendNow(path, full, text, expected));
     const settled = run.then(
       () => undefined,
       () => undefined,
     );
-    this.processing.set(full, settled);
+    this.appending.set(full, settled);
     void settled.then(() => {
-      if (this.processing.get(full) === settled) this.processing.delete(full);
+      if (this.appending.get(full) === settled) this.appending.delete(full);
     });
     return run;
+  }
+
+  private async appendNow(path: string, full: string, text: string, expected: string | undefined): Promise<void> {
+    const current = await this.readNote(path);
+    if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
+    // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
+    // the new one, never half of it. The file's mode is kept.
+    const temp = join(dirname(full), `.krypton-append-${randomBytes(6).toString("hex")}.tmp`);
+    const { mode } = await fs.stat(full);
+    try {
+      await fs.writeFile(temp, current + text, { encoding: "utf8", flag: "wx", mode });
+      // Checked again just before the swap: an editor that saved meanwhile wins, not us.
+      if ((await fs.readFile(full, "utf8")) !== current) throw new NoteChangedError(path);
+      await fs.rename(temp, full);
+    } finally {
+      await fs.rm(temp, { force: true });
+    }
   }
 
   async readConfigFile(path: string): Promise<string | null> {

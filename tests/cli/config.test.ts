@@ -139,6 +139,30 @@ describe("CLI settings: data.json < environment < flags", () => {
     expect(config.settings.displayK).toBe(3);
   });
 
+  it("keeps well-formed agent presets from data.json, drops broken ones; --preset and --max-steps are checked", async () => {
+    await vault.write(
+      ".obsidian/plugins/krypton/data.json",
+      JSON.stringify({
+        agentPresets: [
+          { name: "Researcher", persona: "You research.", model: "ollama/hf.co/user/model:Q4", tools: ["search_notes", 3] },
+          { persona: "no name" },
+          "junk",
+          { name: "Plain" },
+        ],
+        agentMaxSteps: "many",
+      }),
+    );
+    const config = await loadCliConfig(vault.root, {}, args("--preset", "Researcher", "--max-steps", "4"));
+    expect(config.settings.agentPresets).toEqual([
+      { name: "Researcher", persona: "You research.", model: "ollama/hf.co/user/model:Q4", tools: ["search_notes"] },
+      { name: "Plain", persona: "", model: "", tools: [] },
+    ]);
+    expect(config.settings.agentPreset).toBe("Researcher");
+    expect(config.settings.agentMaxSteps).toBe(4);
+    await expect(loadCliConfig(vault.root, {}, args("--preset", "Nope"))).rejects.toThrow(/--preset: no agent preset named "Nope" \(saved presets: "Researcher", "Plain"\)/);
+    await expect(loadCliConfig(vault.root, {}, args("--max-steps", "0"))).rejects.toThrow(/--max-steps/);
+  });
+
   it("reads data.json from a custom config folder (--config-dir or KRYPTON_CONFIG_DIR)", async () => {
     await vault.write(".config-x/plugins/krypton/data.json", JSON.stringify({ chatModel: "custom-dir" }));
     expect((await loadCliConfig(vault.root, {}, args("--config-dir", ".config-x"))).settings.chatModel).toBe("custom-dir");

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
 import { createNodeHost } from "../../src/node/node-host";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 
@@ -71,5 +71,37 @@ describe("Node host adapters", () => {
     await host.data.remove("index/lock");
     await host.data.remove("index/lock");
     expect(await host.data.mtime("index/lock")).toBeNull();
+  });
+});
+
+describe("FsVault.appendToNote (agent mode, after the user approved the diff)", () => {
+  let vault: TempVault;
+  beforeEach(async () => {
+    vault = await makeTempVault({ "Plan.md": "# Plan\n", "NoNewline.md": "x" });
+  });
+  afterEach(() => vault.cleanup());
+
+  it("appends in one atomic step and leaves no temp file", async () => {
+    const host = createNodeHost(vault.root);
+    await host.vault.appendToNote("Plan.md", "- one\n", "# Plan\n");
+    expect(await vault.read("Plan.md")).toBe("# Plan\n- one\n");
+    await host.vault.appendToNote("NoNewline.md", "\ny\n");
+    expect(await vault.read("NoNewline.md")).toBe("x\ny\n");
+    expect((await fs.readdir(vault.root)).sort()).toEqual(["NoNewline.md", "Plan.md"]);
+  });
+
+  it("refuses when the note differs from what the user approved, and when it is missing; writes nothing", async () => {
+    const host = createNodeHost(vault.root);
+    await expect(host.vault.appendToNote("Plan.md", "- late\n", "# Old plan\n")).rejects.toBeInstanceOf(NoteChangedError);
+    expect(await vault.read("Plan.md")).toBe("# Plan\n");
+    await expect(host.vault.appendToNote("Missing.md", "x")).rejects.toBeInstanceOf(NoteNotFoundError);
+    expect(await vault.exists("Missing.md")).toBe(false);
+    await expect(host.vault.appendToNote("../outside.md", "x")).rejects.toThrow(/outside the vault/);
+  });
+
+  it("keeps the file's permissions", async () => {
+    await fs.chmod(join(vault.root, "Plan.md"), 0o600);
+    await createNodeHost(vault.root).vault.appendToNote("Plan.md", "- one\n");
+    expect((await fs.stat(join(vault.root, "Plan.md"))).mode & 0o777).toBe(0o600);
   });
 });

@@ -1,7 +1,7 @@
 import { App, Plugin, type PluginManifest } from "../support/obsidian-stub";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { ObsidianVault } from "../../src/obsidian/host/obsidian-vault";
-import { NoteExistsError, NoteNotFoundError, type VaultEvent } from "../../src/core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError, type VaultEvent } from "../../src/core/ports/vault";
 
 class TestPlugin extends Plugin {}
 const manifest: PluginManifest = { id: "krypton", name: "Krypton", version: "0.0.0" };
@@ -102,4 +102,14 @@ test("vault listeners are registered with the plugin, so unloading it detaches t
   expect(app.vault.listenerCount("modify")).toBe(0);
   await app.vault.create("Late.md", "x");
   expect(events).toEqual([]);
+});
+
+test("appendToNote goes through Vault.process, refuses a changed note, never writes a non-note", async () => {
+  await vault.appendToNote("Projects/Plan.md", "\n- one\n", "# Plan\nSteps.");
+  expect(await temp.read("Projects/Plan.md")).toBe("# Plan\nSteps.\n- one\n");
+  await expect(vault.appendToNote("Projects/Plan.md", "- two\n", "# Plan\nSteps.")).rejects.toBeInstanceOf(NoteChangedError);
+  expect(await temp.read("Projects/Plan.md")).toBe("# Plan\nSteps.\n- one\n");
+  await expect(vault.appendToNote("Missing.md", "x")).rejects.toBeInstanceOf(NoteNotFoundError);
+  await expect(vault.appendToNote(".obsidian/app.json", "x")).rejects.toBeInstanceOf(NoteNotFoundError);
+  expect(await temp.read(".obsidian/app.json")).toBe("{}");
 });

@@ -3,6 +3,7 @@ import {
   ButtonComponent,
   clearNotices,
   DropdownComponent,
+  ExtraButtonComponent,
   noticeMessages,
   type Setting,
   settingsIn,
@@ -46,7 +47,7 @@ async function waitFor(condition: () => boolean): Promise<void> {
 
 test("sections use Setting headings in sentence case, with no top-level heading", () => {
   const headings = rows().filter((s) => s.isHeading).map((s) => s.nameEl.textContent);
-  expect(headings).toEqual(["Models", "Web search", "Retrieval", "Memory", "Index", "Agents", "MCP servers", "MCP bridge"]);
+  expect(headings).toEqual(["Models", "Web search", "Retrieval", "Memory", "Index", "Agents", "Agent mode", "MCP servers", "MCP bridge"]);
   expect(tab.containerEl.querySelector("h1, h2, h3")).toBeNull();
   for (const s of rows()) {
     const words = (s.nameEl.textContent ?? "").split(" ").slice(1);
@@ -147,4 +148,41 @@ test("the MCP section: enabling shows status, token, copy/regenerate and ready-t
   await control(row("Token"), ButtonComponent).simulateClick(); // Regenerate
   expect(p.services.settings().mcpToken).not.toBe(token);
   expect(tab.containerEl.textContent).not.toContain(token);
+});
+
+test("agent mode: limits, presets added, edited (provider/model checked), chosen and removed", async () => {
+  expect(control(row("Agent mode in the chat"), ToggleComponent)).toBeDefined();
+  const add = rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Add preset"))!;
+  control(add, ButtonComponent).buttonEl.click();
+  await waitFor(() => p.services.settings().agentPresets.length === 1);
+  await settle();
+  expect(p.services.settings().agentPresets[0]).toEqual({ name: "Preset 1", persona: "", model: "", tools: [] });
+
+  const modelRow = row("Model");
+  const modelInput = control(modelRow, TextComponent);
+  modelInput.setValue("openai/gpt-4");
+  modelInput.inputEl.dispatchEvent(new Event("change"));
+  await settle();
+  expect(modelRow.descEl.textContent).toMatch(/Unknown provider "openai"/);
+  expect(p.services.settings().agentPresets[0].model).toBe("");
+  modelInput.setValue("ollama/hf.co/user/model:Q4");
+  modelInput.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => p.services.settings().agentPresets[0].model === "ollama/hf.co/user/model:Q4");
+
+  const tools = control(row("Allowed tools"), TextComponent);
+  tools.setValue("search_notes, read_note,");
+  tools.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => p.services.settings().agentPresets[0].tools.length === 2);
+  expect(p.services.settings().agentPresets[0].tools).toEqual(["search_notes", "read_note"]);
+
+  const choose = control(row("Preset in use"), DropdownComponent);
+  choose.selectEl.value = "Preset 1";
+  choose.selectEl.dispatchEvent(new Event("change"));
+  await waitFor(() => p.services.settings().agentPreset === "Preset 1");
+  await settle();
+  expect(p.services.core.agent.describeConfig()).toMatch(/Preset: Preset 1\nModel: ollama:hf.co\/user\/model:Q4/);
+
+  control(row("Preset: Preset 1"), ExtraButtonComponent).extraSettingsEl.click();
+  await waitFor(() => p.services.settings().agentPresets.length === 0);
+  expect(p.services.settings().agentPreset).toBe("");
 });

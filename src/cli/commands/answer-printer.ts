@@ -1,4 +1,7 @@
 import type { AgentResult } from "../../core/agents/agent";
+import type { AgentStep } from "../../core/agent-loop/agent-types";
+import type { TokenUsage } from "../../core/ports/chat-model";
+import { stepLine } from "./agent-cli";
 import type { ChatEvent, Source } from "../../core/chat/chat-types";
 import type { RetrievalMode } from "../../core/settings";
 import { oneLine, printHits, type Output } from "../output";
@@ -13,6 +16,9 @@ export interface CollectedAnswer {
   error?: { code: string; message: string };
   conversationId?: string;
   stopped: boolean;
+  /** Agent mode: the tool calls. */
+  steps: AgentStep[];
+  usage?: TokenUsage;
 }
 
 /**
@@ -25,7 +31,7 @@ export async function consumeAnswer(
   output: Output,
   stream: boolean,
 ): Promise<CollectedAnswer> {
-  const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false };
+  const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false, steps: [] };
   let streamed = "";
   for await (const event of events) {
     switch (event.type) {
@@ -38,6 +44,18 @@ export async function consumeAnswer(
         break;
       case "agent":
         collected.agent = event.result;
+        break;
+      case "step":
+        collected.steps.push(event.step);
+        if (stream) output.info(output.dim(stepLine(event.step)));
+        break;
+      case "retract":
+        // The model thought aloud before a tool call: already printed, so end its line; not part of the answer.
+        streamed = streamed.slice(0, Math.max(0, streamed.length - event.text.length));
+        if (stream) output.line();
+        break;
+      case "usage":
+        collected.usage = event.usage;
         break;
       case "notice":
         collected.notices.push(event.message);
@@ -61,6 +79,7 @@ export async function consumeAnswer(
 function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string): void {
   if (streamed && !streamed.endsWith("\n")) output.line();
   if (answer.stopped) output.info("(stopped)");
+  if (answer.usage) output.info(output.dim(`tokens: ${answer.usage.promptTokens ?? 0} in, ${answer.usage.completionTokens ?? 0} out`));
   if (answer.agent) printAgentResult(output, answer.agent, streamed);
   if (answer.sources.length > 0) {
     output.line();
@@ -114,6 +133,8 @@ export function answerJson(answer: CollectedAnswer): Record<string, unknown> {
     ...(answer.notices.length > 0 ? { notices: answer.notices } : {}),
     ...(answer.error ? { error: answer.error } : {}),
     ...(answer.stopped ? { stopped: true } : {}),
+    ...(answer.steps.length > 0 ? { steps: answer.steps } : {}),
+    ...(answer.usage ? { usage: answer.usage } : {}),
     conversationId: answer.conversationId ?? null,
   };
 }

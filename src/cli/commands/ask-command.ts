@@ -5,21 +5,25 @@ import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
 import { openVaultSession } from "../vault-session";
 import { answerJson, consumeAnswer } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
+import { cliConfirm } from "./agent-cli";
 import { prepareIndex } from "./command-helpers";
 
 export const askCommand: Command = {
   name: "ask",
   summary: "Ask one question about your notes (or the web); the answer streams to stdout",
-  usage: 'krypton ask <vault> "<question>" [--mode none|rag|web|hybrid] [--json]',
+  usage: 'krypton ask <vault> "<question>" [--mode none|rag|web|hybrid] [--agent [--yes]] [--json]',
   details: [
     "Modes: none = the model only; rag = your notes; web = Tavily web search; hybrid = notes and web.",
     'Agents answer requests like "create a note on X", "find notes about X", "summarize my notes on X".',
     "The exchange is saved under <vault>/.krypton/chat/ like a chat in the plugin.",
+    "--agent: the model calls tools (search_notes, read_note, list_notes, web_search, …) until it can answer;",
+    "  writes (write_note, append_to_note) are asked on a terminal, allowed with --yes, refused otherwise.",
     "",
     "Examples:",
     '  krypton ask ~/Notes "What did I decide about the database?"',
     '  krypton ask ~/Notes "create a note on gradient descent"',
     '  krypton ask ~/Notes "latest Ollama release?" --mode web --json',
+    '  krypton ask ~/Notes "which of my project notes mention a deadline this month?" --agent',
   ].join("\n"),
   options: {
     ...CHAT_OPTIONS,
@@ -39,12 +43,15 @@ export const askCommand: Command = {
       const controller = new AbortController();
       const release = ctx.interrupts.push(() => controller.abort());
       try {
-        await prepareIndex(session, mode, ctx.output, controller.signal);
+        const agent = flag(args, "agent");
+        // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
+        await prepareIndex(session, agent ? "rag" : mode, ctx.output, controller.signal);
         const events = session.core.chat.send(question, {
           mode,
           conversationId: stringOption(args, "conversation"),
           activeNotePath: stringOption(args, "note"),
           signal: controller.signal,
+          ...(agent ? { agent: true, confirm: cliConfirm(ctx, { yes: flag(args, "yes") }) } : {}),
         });
         const answer = await consumeAnswer(events, mode, ctx.output, !json);
         if (json) ctx.output.json(answerJson(answer));

@@ -1,23 +1,29 @@
 import * as readline from "node:readline";
 import type { RetrievalMode } from "../../core/settings";
-import { stringOption } from "../args";
+import { flag, stringOption } from "../args";
 import type { Command, CommandContext } from "../command";
 import { checkMode, CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
 import { openVaultSession, type VaultSession } from "../vault-session";
 import { consumeAnswer } from "./answer-printer";
+import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
 import { checkPositionals, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
+import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
+import { parseRunCommand } from "../../core/workflows/run-command";
+import type { ConfirmPort } from "../../core/agent-loop/agent-types";
 
 const CHAT_HELP = [
-  "Commands: /new (start a new conversation), /mode none|rag|web|hybrid, /quit.",
+  "Commands: /new (start a new conversation), /mode none|rag|web|hybrid, /agent on|off, /quit.",
+  "Agent mode: /steps (tool calls of the last answer), /log (raw exchange with the model), /tools, /config.",
+  'Workflows: /run <note or flow id> <input> (quote names with spaces: /run "Retry loop" tides).',
   "Ctrl+C stops an answer; Ctrl+C at the prompt (or twice quickly) quits.",
 ].join("\n");
 
 export const chatCommand: Command = {
   name: "chat",
   summary: "Chat with your notes in the terminal (saved like the plugin's chats)",
-  usage: "krypton chat <vault> [--mode none|rag|web|hybrid]",
+  usage: "krypton chat <vault> [--mode none|rag|web|hybrid] [--agent [--yes]]",
   details: [
     CHAT_HELP,
     "Conversations are saved under <vault>/.krypton/chat/, the same store the plugin's chat view lists.",
@@ -29,17 +35,27 @@ export const chatCommand: Command = {
     checkPositionals(args.positionals, 1);
     const session = await openVaultSession(args.positionals[0], args, ctx);
     try {
-      return await chatLoop(session, ctx, stringOption(args, "conversation"), stringOption(args, "note"));
+      return await chatLoop(session, ctx, stringOption(args, "conversation"), stringOption(args, "note"), {
+        agent: flag(args, "agent"),
+        yes: flag(args, "yes"),
+      });
     } finally {
       await session.close();
     }
   },
 };
 
-async function chatLoop(session: VaultSession, ctx: CommandContext, conversationId: string | undefined, activeNotePath: string | undefined): Promise<number> {
+async function chatLoop(
+  session: VaultSession,
+  ctx: CommandContext,
+  conversationId: string | undefined,
+  activeNotePath: string | undefined,
+  agentOptions: { agent: boolean; yes: boolean },
+): Promise<number> {
   const { output } = ctx;
   const interactive = ctx.stdin.isTTY === true && ctx.stdout.isTTY === true;
   let mode: RetrievalMode = session.config.settings.defaultMode;
+  let agent = agentOptions.agent;
   let failed = false;
 
   const rl = readline.createInterface({
@@ -56,10 +72,11 @@ async function chatLoop(session: VaultSession, ctx: CommandContext, conversation
   const releaseQuit = ctx.interrupts.push(() => rl.close());
 
   try {
-    await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, output, signal));
+    await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, agent ? "rag" : mode, output, signal));
+    const confirm = cliConfirm(ctx, { yes: agentOptions.yes, rl: interactive ? rl : undefined });
 
     if (interactive) {
-      output.info(`Krypton chat on ${session.root} (mode ${mode}). ${CHAT_HELP}`);
+      output.info(`Krypton chat on ${session.root} (mode ${mode}${agent ? ", agent" : ""}). ${CHAT_HELP}`);
       rl.setPrompt("you › ");
       rl.prompt();
     }
@@ -87,6 +104,22 @@ async function chatLoop(session: VaultSession, ctx: CommandContext, conversation
             // Switching to a retrieval mode may need the index opened now (a no-op when it already is).
             await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, output, signal));
           }
+        } else if (command === "agent") {
+          const arg = rest.join(" ").toLowerCase();
+          agent = arg === "" ? !agent : arg === "on";
+          output.info(`Agent mode: ${agent ? "on" : "off"}`);
+          if (agent) await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, "rag", output, signal));
+        } else if (command === "steps") {
+          printSteps(output, session.core.agent.lastTurn(conversationId)?.steps ?? []);
+        } else if (command === "log") {
+          printExchange(output, session.core.agent.lastTurn(conversationId)?.exchange ?? []);
+        } else if (command === "tools") {
+          printTools(output, session.core.agent);
+        } else if (command === "config") {
+          output.line(session.core.agent.describeConfig());
+          output.line(`Agent mode: ${agent ? "on" : "off"}; retrieval mode: ${mode}`);
+        } else if (command === "run") {
+          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx);
         } else if (command === "help") {
           output.info(CHAT_HELP);
         } else {
@@ -96,7 +129,13 @@ async function chatLoop(session: VaultSession, ctx: CommandContext, conversation
         const controller = new AbortController();
         const releaseStop = ctx.interrupts.push(() => controller.abort());
         try {
-          const events = session.core.chat.send(line, { mode, conversationId, activeNotePath, signal: controller.signal });
+          const events = session.core.chat.send(line, {
+            mode,
+            conversationId,
+            activeNotePath,
+            signal: controller.signal,
+            ...(agent ? { agent: true, confirm } : {}),
+          });
           const answer = await consumeAnswer(events, mode, output, true);
           conversationId = answer.conversationId ?? conversationId;
           if (answer.error) {
@@ -119,3 +158,35 @@ async function chatLoop(session: VaultSession, ctx: CommandContext, conversation
   return failed && !interactive ? EXIT_FAILURE : EXIT_OK;
 }
 
+
+/** `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. */
+async function runWorkflowInChat(session: VaultSession, line: string, activeNotePath: string | undefined, confirm: ConfirmPort | undefined, ctx: CommandContext): Promise<void> {
+  const { output } = ctx;
+  const run = parseRunCommand(line);
+  const workflows = session.core.workflows;
+  let input = run?.input ?? "";
+  if (!input && activeNotePath) input = ((await session.core.tools.call("read_note", { path: activeNotePath }).catch(() => null))?.structured as { content?: string } | undefined)?.content ?? "";
+  if (!run || !run.ref || !input.trim()) return output.error('usage: /run <workflow note or id> <input>, e.g. /run "Retry loop" tides');
+  const found = await workflows.findFlowNote(run.ref);
+  if ("error" in found) return output.error(found.error);
+  const validation = await workflows.validate(found.json);
+  for (const e of validation.errors) output.error(`${e.pointer}: ${e.message}`);
+  if (!validation.flow || validation.errors.length > 0) return;
+  const flow = validation.flow;
+  const controller = new AbortController();
+  const release = ctx.interrupts.push(() => controller.abort());
+  try {
+    const result = await workflows.run(flow, input, {
+      signal: controller.signal,
+      confirm,
+      onStep: (step, phase) => {
+        if (phase === "end") output.info(`  ${flowStepLine(step, 0).replace(/^1\. /, "")}`);
+      },
+    });
+    const text = resultText(result);
+    if (text) output.out(text.replace(/\n?$/, "\n"));
+    output.info(`${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})${result.status === "finished" ? "" : `: ${result.message}`}`);
+  } finally {
+    release();
+  }
+}

@@ -17,6 +17,8 @@ export interface AnswerTurn {
   /** Earlier messages, already bounded by the memory policy; the question is not included. */
   history: ChatMessage[];
   options: SendOptions;
+  /** The conversation this turn belongs to (created by the shell when options had none). */
+  conversationId?: string;
   /** Settings as they were when the turn started. */
   settings: KryptonSettings;
   signal?: AbortSignal;

@@ -13,7 +13,7 @@
  */
 import type { Agent } from "../agents/agent";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
-import type { ChatMessage, ChatModel } from "../ports/chat-model";
+import type { ChatMessage, ChatModel, TokenUsage } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import { createChatModelNamed } from "../providers/provider-factory";
 import type { KryptonSettings } from "../settings";
@@ -74,6 +74,7 @@ class AnswerDraft {
   sources: Source[] = [];
   readonly notices: Notice[] = [];
   readonly steps: AgentStep[] = [];
+  usage: TokenUsage | undefined;
   error: string | undefined;
 
   take(event: ChatEvent): void {
@@ -82,6 +83,9 @@ class AnswerDraft {
     else if (event.type === "sources") this.sources = event.sources;
     else if (event.type === "notice") this.notices.push({ code: event.code, message: event.message });
     else if (event.type === "step") this.steps.push(event.step);
+    // Agent mode: text the model wrote before a tool call was a thought, not the answer.
+    else if (event.type === "retract") this.answer = this.answer.slice(0, Math.max(0, this.answer.length - event.text.length));
+    else if (event.type === "usage") this.usage = event.usage;
     else if (event.type === "error") this.error = event.message;
   }
 }
@@ -115,6 +119,7 @@ export class ChatService implements ChatServiceApi {
       ...(draft.sources.length ? { sources: draft.sources } : {}),
       ...(draft.notices.length ? { notices: draft.notices.map((n) => n.message) } : {}),
       ...(draft.steps.length ? { steps: draft.steps } : {}),
+      ...(draft.usage ? { usage: draft.usage } : {}),
       ...(stopped ? { stopped: true } : {}),
       ...(draft.error !== undefined && !stopped ? { error: draft.error } : {}),
       // Text that arrived before a failure (a cut or unreadable stream) is kept, marked incomplete.
@@ -153,7 +158,8 @@ export class ChatService implements ChatServiceApi {
         questionId = opened.questionId;
         history = opened.history;
         const partialId = conversationId;
-        streamSaver = new PartialAnswerSaver(
+        // An unsaved conversation (a read-only .krypton) has no id: nothing to save while streaming either.
+        if (partialId) streamSaver = new PartialAnswerSaver(
           host.clock,
           (text) => this.deps.conversations.put(partialId, { ...answerMessage({}, false), content: text, partial: true }),
           (err) => host.logger.warn("Could not save the answer while it streamed", { error: errorMessage(err) }),
@@ -171,7 +177,7 @@ export class ChatService implements ChatServiceApi {
 
         // 2. The answerers, in order: the first that does not decline answers.
         for (const answerer of this.answerers) {
-          const turn = answerer.answer({ question, history: bounded, options, settings, signal });
+          const turn = answerer.answer({ question, history: bounded, options, conversationId, settings, signal });
           let record: AnswerRecord | null;
           try {
             for (;;) {

@@ -1,6 +1,8 @@
 import type { RetrievalMode } from "../settings";
 import type { AgentResult } from "../agents/agent";
 import type { AgentStep } from "./conversation-types";
+import type { ConfirmPort } from "../agent-loop/agent-types";
+import type { TokenUsage } from "../ports/chat-model";
 
 export type Source =
   | {
@@ -23,6 +25,10 @@ export type ChatEvent =
   | { type: "agent"; result: AgentResult }
   /** One step of an agent loop (a tool call and its result), as it completes; saved with the answer. */
   | { type: "step"; step: AgentStep }
+  /** Agent mode: the last `text` of tokens was the model thinking aloud before a tool call; take it back from the answer. */
+  | { type: "retract"; text: string }
+  /** Tokens this turn used, when the provider reports them. */
+  | { type: "usage"; usage: TokenUsage }
   /** Something degraded but the answer continues ("Web search unavailable: ..."). */
   | { type: "notice"; code: string; message: string }
   /** The answer failed; message is for the user, plain words, no stack trace, no secrets. */
@@ -41,6 +47,10 @@ export interface SendOptions {
   signal?: AbortSignal;
   /** Replace the last assistant answer instead of appending a new question. */
   regenerate?: boolean;
+  /** Agent mode: what the fixed agents do not recognise goes to the tool loop instead of retrieval. */
+  agent?: boolean;
+  /** Agent mode: asks the user before a write tool runs; without it, writes are refused. */
+  confirm?: ConfirmPort;
 }
 
 export interface ChatServiceApi {

@@ -16,6 +16,10 @@ export interface AgentStep {
   durationMs?: number;
   /** Tokens the model turn of this step used, when the provider reports them. */
   usage?: TokenUsage;
+  /** Which model step (1-based) of the turn made this call. */
+  step?: number;
+  /** "denied": the user refused a write; "blocked": the loop guard stopped a repeated call. */
+  outcome?: "ok" | "error" | "denied" | "blocked";
 }
 
 export interface StoredMessage {
@@ -40,6 +44,8 @@ export interface StoredMessage {
   error?: string;
   /** Agent loop steps behind this answer (absent in older conversation files and for plain answers). */
   steps?: AgentStep[];
+  /** Tokens the turn used, when the provider reported them. */
+  usage?: TokenUsage;
 }
 
 export interface Conversation {

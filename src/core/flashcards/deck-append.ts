@@ -1,5 +1,5 @@
 import { AgentError } from "../notes/agent-error";
-import type { VaultPort } from "../ports/vault";
+import { NoteChangedError, type VaultPort } from "../ports/vault";
 import { parseCards, type ParsedDeck } from "./card-parser";
 import { appendCards, cardKey, DECK_MARKER, existingKeys, type NewCard } from "./card-writer";
 import type { SrFormat } from "./sr-format";
@@ -18,11 +18,11 @@ export function deckSnapshot(text: string, format: SrFormat): DeckSnapshot {
 }
 
 /**
- * Appends cards to a Krypton deck in one atomic VaultPort.process: the deck is re-checked inside (still a
- * Krypton deck, cards added meanwhile are not added twice) and the old text stays a byte-for-byte prefix.
- * Reading, parsing and the model call happen before; when the deck is unchanged since `snapshot` its
- * parse is reused, so the write itself costs one comparison, the append and the file write.
- * Resolves with the cards actually added.
+ * Appends cards to a Krypton deck with VaultPort.appendToNote against the text the cards were checked
+ * against: the deck must still be a Krypton deck, cards already there are not added twice, and the old text
+ * stays a byte-for-byte prefix. When the deck changed in between (an SR review, an edit), appendToNote
+ * writes nothing and this re-reads and re-checks, a few times. Reading, parsing and the model call happen
+ * before; when the deck is unchanged since `snapshot` its parse is reused. Resolves with the cards added.
  */
 export async function appendToDeck(
   vault: VaultPort,
@@ -32,20 +32,26 @@ export async function appendToDeck(
   format: SrFormat,
   snapshot?: DeckSnapshot,
 ): Promise<NewCard[]> {
-  let added: NewCard[] = [];
-  await vault.process(deckPath, (current) => {
+  let current = snapshot?.text ?? (await vault.readNote(deckPath));
+  for (let attempt = 0; ; attempt++) {
     const { parsed, keys } = snapshot && current === snapshot.text ? snapshot : deckSnapshot(current, format);
     if (parsed.frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
     const keep = cards.filter(({ card }) => !keys.has(cardKey(card.front)));
-    added = keep.map((k) => k.card);
-    return appendCards(
+    if (!keep.length) return [];
+    const next = appendCards(
       current,
       keep.map((k) => k.line),
       tag,
       parsed.trailingDecks,
     );
-  });
-  return added;
+    try {
+      await vault.appendToNote(deckPath, next.slice(current.length), current);
+      return keep.map((k) => k.card);
+    } catch (err) {
+      if (!(err instanceof NoteChangedError) || attempt >= 8) throw err;
+      current = await vault.readNote(deckPath);
+    }
+  }
 }
 
 export function notADeck(path: string): AgentError {

@@ -1,6 +1,6 @@
 import { formatMinutes, parseDate, parseMinutes } from "./goal-parse";
 
-/** A study goal as read from its note. Minutes always come from the sessions, never from the frontmatter. */
+/** A study goal as read from its note. Minutes always come from the sessions; a `minutes` key in the frontmatter is ignored. */
 export interface Goal {
   path: string;
   goal: string;
@@ -66,7 +66,6 @@ export function newGoalNote(goal: string, target: string | null, created: string
     `goal: ${JSON.stringify(goal)}`,
     `target date: ${target ?? ""}`,
     "status: active",
-    "minutes: 0",
     `created: ${created}`,
     "---",
     "",
@@ -79,38 +78,14 @@ export function newGoalNote(goal: string, target: string | null, created: string
 }
 
 /**
- * The note with one more session: the line goes at the end of the "## Sessions" list (the section is added
- * when missing) and the frontmatter's `minutes` is set to the sessions' total. Nothing else changes.
+ * The text to append for one more session: a line at the end of the "## Sessions" list when that list ends
+ * the note (as in a new goal note), else a new "## Sessions" section at the end (the parser reads every
+ * Sessions section). Append-only, so the user's text is never rewritten.
  */
-export function withSession(text: string, session: { date: string; minutes: number; note?: string }, totalAfter: number): string {
-  const line = `- ${session.date}: ${formatMinutes(session.minutes)}${session.note ? ` ${session.note}` : ""}`;
-  const lines = text.split("\n");
-  const start = lines.findIndex((l) => /^#{1,6}\s+sessions?\s*$/i.test(l.trim()));
-  if (start < 0) {
-    const sep = text.endsWith("\n") ? "" : "\n";
-    return setMinutes(`${text}${sep}\n## Sessions\n\n${line}\n`, totalAfter);
-  }
-  let end = lines.length;
-  for (let i = start + 1; i < lines.length; i++) {
-    if (/^#{1,6}\s/.test(lines[i])) {
-      end = i;
-      break;
-    }
-  }
-  // After the section's last non-blank line.
-  let at = end;
-  while (at > start + 1 && lines[at - 1].trim() === "") at--;
-  // An empty list: keep the blank line under the heading.
-  if (at === start + 1 && lines[start + 1]?.trim() === "" && start + 2 < lines.length) at = start + 2;
-  lines.splice(at, 0, line);
-  return setMinutes(lines.join("\n"), totalAfter);
-}
-
-function setMinutes(text: string, minutes: number): string {
-  if (!text.startsWith("---")) return text;
-  const end = text.indexOf("\n---", 3);
-  if (end < 0) return text;
-  const head = text.slice(0, end);
-  const next = /^minutes\s*:.*$/im.test(head) ? head.replace(/^minutes\s*:.*$/im, `minutes: ${minutes}`) : `${head}\nminutes: ${minutes}`;
-  return next + text.slice(end);
+export function sessionAppendText(text: string, session: { date: string; minutes: number; note?: string }): string {
+  const line = `- ${session.date}: ${formatMinutes(session.minutes)}${session.note ? ` ${session.note}` : ""}\n`;
+  const headings = [...text.matchAll(/^#{1,6}\s+(.+?)\s*$/gm)];
+  const lastIsSessions = headings.length > 0 && /^sessions?$/i.test(headings[headings.length - 1][1].trim());
+  const lead = text === "" || text.endsWith("\n") ? "" : "\n";
+  return lastIsSessions ? `${lead}${line}` : `${lead}\n## Sessions\n\n${line}`;
 }

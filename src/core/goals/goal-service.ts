@@ -4,11 +4,11 @@ import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
 import { normalizeVaultPath } from "../notes/note-paths";
 import type { Host } from "../ports/host";
-import { NoteExistsError } from "../ports/vault";
+import { NoteChangedError, NoteExistsError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
 import { errorMessage } from "../util/errors";
 import { localDate } from "../util/local-date";
-import { GOAL_MARKER, newGoalNote, parseGoalNote, withSession, type Goal } from "./goal-note";
+import { GOAL_MARKER, newGoalNote, parseGoalNote, sessionAppendText, type Goal } from "./goal-note";
 import { daysBetween, formatMinutes, parseDate } from "./goal-parse";
 
 export interface GoalsDeps {
@@ -95,10 +95,16 @@ export class GoalService {
     const goal = await this.find(name);
     const today = this.today();
     const session = { date: today, minutes: Math.round(minutes), note: note?.replace(/\s+/g, " ").trim() };
-    await this.deps.host.vault.process(goal.path, (current) => {
-      const before = parseGoalNote(goal.path, current, today);
-      return withSession(current, session, before.minutes + session.minutes);
-    });
+    // Append-only, against the text just read: an edit landing in between makes appendToNote refuse; retry once.
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.deps.host.vault.readNote(goal.path);
+      try {
+        await this.deps.host.vault.appendToNote(goal.path, sessionAppendText(current, session), current);
+        break;
+      } catch (err) {
+        if (!(err instanceof NoteChangedError) || attempt >= 1) throw new AgentError(`Could not log on ${goal.path}: ${errorMessage(err)}`, "failed");
+      }
+    }
     return parseGoalNote(goal.path, await this.deps.host.vault.readNote(goal.path), today);
   }
 

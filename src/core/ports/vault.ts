@@ -26,10 +26,17 @@ export class NoteExistsError extends Error {
   }
 }
 
+/** The note changed between the preview the user approved and the write: nothing was written. */
+export class NoteChangedError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} changed since the preview you approved; nothing was appended. Ask again to see the new diff.`);
+    this.name = "NoteChangedError";
+  }
+}
+
 /**
- * Notes as the user sees them. Krypton reads notes and creates new ones; the one change it makes to an
- * existing note is process(), used only on notes Krypton created (flashcard decks) to append.
- * There is deliberately no write, rename or delete here.
+ * Notes as the user sees them. Krypton reads notes, creates new ones and, only after the user approved
+ * the diff, appends to one: there is deliberately no overwrite, rename or delete here.
  */
 export interface VaultPort {
   /** Markdown notes (".md"), excluding the config folder and ".krypton". */
@@ -41,12 +48,12 @@ export interface VaultPort {
   /** Creates a new note (and missing parent folders). Rejects with NoteExistsError rather than overwrite. */
   createNote(path: string, content: string): Promise<void>;
   /**
-   * Atomic read-modify-write of an existing note (Obsidian's Vault.process): fn gets the current text and
-   * returns the new one; no other write can land in between. Resolves with the text written.
-   * Throws NoteNotFoundError when there is no such note. Callers must only ever append (see flashcards).
+   * Appends text to an existing note in one atomic step (Obsidian: Vault.process; Node: temp file + rename).
+   * `expected` is the content the user approved the change against: when the note differs now, rejects
+   * with NoteChangedError and writes nothing. NoteNotFoundError when there is no such note.
    */
-  process(path: string, fn: (current: string) => string): Promise<string>;
-  /** A file in the config folder ("plugins/x/data.json", relative to configDir), or null when missing. */
+  appendToNote(path: string, text: string, expected?: string): Promise<void>;
+  /** A file in the config folder ("plugins/x/data.json", relative to configDir), or null when missing. Read-only. */
   readConfigFile(path: string): Promise<string | null>;
   /** Vault change events; the CLI host may never emit any. */
   onChange(listener: (event: VaultEvent) => void): Unsubscribe;

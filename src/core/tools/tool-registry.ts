@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AgentError } from "../notes/agent-error";
 import { isAbortError, ProviderError } from "../providers/provider-error";
-import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../ports/vault";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";
 import { errorMessage } from "../util/errors";
 
@@ -18,8 +18,10 @@ export class ToolRegistry {
     this.tools.set(tool.name, tool);
   }
 
-  list(): ToolDefinition[] {
-    return [...this.tools.values()];
+  /** Tools for outside callers; `{ agent: true }` adds the agent-only ones (see ToolDefinition.agentOnly). */
+  list(options: { agent?: boolean } = {}): ToolDefinition[] {
+    const all = [...this.tools.values()];
+    return options.agent ? all : all.filter((tool) => !tool.agentOnly);
   }
 
   get(name: string): ToolDefinition | undefined {
@@ -39,8 +41,13 @@ export class ToolRegistry {
 
   /** Runs a tool by name. Resolves with its output or rejects with a ToolError, never anything else. */
   async call(name: string, args: unknown, context: ToolContext = {}): Promise<ToolOutput<Record<string, unknown>>> {
-    const tool = typeof name === "string" ? this.tools.get(name) : undefined;
-    if (!tool) throw new ToolError(`Unknown tool: ${clip(String(name), 80)}. Available tools: ${[...this.tools.keys()].join(", ")}`, "unknown-tool");
+    const agent = context.caller === "agent";
+    const found = typeof name === "string" ? this.tools.get(name) : undefined;
+    const tool = found && (!found.agentOnly || agent) ? found : undefined;
+    if (!tool) {
+      const available = this.list({ agent }).map((t) => t.name);
+      throw new ToolError(`Unknown tool: ${clip(String(name), 80)}. Available tools: ${available.join(", ")}`, "unknown-tool");
+    }
     const input = validateArguments(tool, args ?? {});
     try {
       return await tool.run(input, context);
@@ -97,6 +104,7 @@ function describeValue(value: unknown): string {
 export function toToolError(err: unknown, toolName: string): ToolError {
   if (err instanceof ToolError) return err;
   if (err instanceof NoteNotFoundError) return new ToolError(err.message, "not-found");
+  if (err instanceof NoteChangedError) return new ToolError(err.message, "refused");
   if (err instanceof NoteExistsError) return new ToolError(`${err.message}; Krypton never overwrites a note`, "refused");
   if (err instanceof AgentError) {
     const code = err.code === "not-found" ? "not-found" : err.code === "invalid-input" ? "invalid-input" : "failed";

@@ -15,6 +15,12 @@ export interface VaultLocation {
 
 export interface ToolContext {
   signal?: AbortSignal;
+  /** "agent": Krypton's own agent loop, which asks the user before any write. Agent-only tools refuse everyone else. */
+  caller?: "agent" | "external";
+  /** The preview the user approved for this call (write tools): the change must still apply to what they saw. */
+  approved?: ToolPreview;
+  /** The tools the agent may use this turn, for list_tools (a preset can narrow them). */
+  visibleTools?: readonly string[];
   /** Absent when the host cannot say where the vault is: then absolute paths and vault_path are refused. */
   vault?: VaultLocation;
 }
@@ -45,6 +51,11 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
   inputSchema: S;
   outputSchema: z.ZodRawShape;
   annotations?: ToolAnnotations;
+  /**
+   * Only Krypton's agent loop may call it (it writes or appends and needs the user's confirmation, which
+   * outside callers such as MCP clients cannot give). Hidden from list() and refused by call() otherwise.
+   */
+  agentOnly?: boolean;
   /** The JSON Schema of the input when the tool did not come with a zod shape (tools of remote MCP servers). */
   inputJsonSchema?: Record<string, unknown>;
   /**
@@ -52,7 +63,20 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
    * Krypton's MCP server never lists or runs them (no re-export of someone else's server, see core/mcp/mcp-server.ts).
    */
   remote?: RemoteToolInfo;
+  /** False hides the tool for now (web_search without a Tavily key). */
+  isAvailable?(): boolean;
+  /** What the change will look like, for the confirmation of a write tool (a diff, the new note). */
+  preview?(input: z.infer<z.ZodObject<S>>, context: ToolContext): Promise<ToolPreview>;
   run(input: z.infer<z.ZodObject<S>>, context: ToolContext): Promise<ToolOutput<O>>;
+}
+
+export interface ToolPreview {
+  /** One line: "Append 3 lines to Projects/Plan.md". */
+  title: string;
+  /** A unified diff or the text to be written. */
+  preview: string;
+  /** The note's content the preview was computed from; the write is refused if the note changed since. */
+  basis?: string;
 }
 
 export interface RemoteToolInfo {

@@ -36,9 +36,19 @@ function nodeLabel(name: string, type: string): string {
   return quote(type === "task" ? name : `${name} (${type})`);
 }
 
-/** A Mermaid string label: entity-encode what would end the string or open markup. */
+/**
+ * A Mermaid string label. Inside quotes only `"` would end the string; HTML entities (which Mermaid's
+ * renderer decodes, unlike its own `#…;` codes in labels) keep quotes and angle brackets literal, and a
+ * `#word;` sequence is broken with a zero-width space so Mermaid does not read it as an entity code.
+ */
 function quote(text: string): string {
-  const safe = text.replace(/[#"<>&|`]/g, (c) => `#${c.charCodeAt(0)};`).replace(/\s+/g, " ");
+  const safe = text
+    .replace(/&/g, "&amp;")
+    .replace(/"/g, "&quot;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/#(?=\w+;)/g, "#\u200b")
+    .replace(/\s+/g, " ");
   return `"${safe}"`;
 }
 

@@ -6,7 +6,14 @@ import type { ChatEvent, ChatServiceApi, Source } from "../../core/chat/chat-typ
 import type { ConversationStoreApi, StoredMessage } from "../../core/chat/conversation-types";
 import { newId } from "../../core/chat/ids";
 import type { RetrievalMode } from "../../core/settings";
+import type { AgentService } from "../../core/agent-loop/agent-service";
+import type { AgentStep, ConfirmDecision, ConfirmRequest } from "../../core/agent-loop/agent-types";
+import type { TokenUsage } from "../../core/ports/chat-model";
+import { agentCommandOutput, isAgentCommand } from "./agent-commands";
 import { errorMessage } from "../../core/util/errors";
+import { resultText, stepLine } from "../../core/workflows/flow-report";
+import { parseRunCommand } from "../../core/workflows/run-command";
+import type { WorkflowService } from "../../core/workflows/workflow-service";
 
 export type MessageStatus = "streaming" | "done" | "stopped" | "error";
 
@@ -29,6 +36,21 @@ export interface MessageModel {
   notices: string[];
   status: MessageStatus;
   error?: ChatErrorInfo;
+  /** Agent mode: the tool calls behind the answer (collapsed under it). */
+  steps?: AgentStep[];
+  usage?: TokenUsage;
+  /** Agent mode: a write waits for the user's answer (preview and three buttons). */
+  confirm?: PendingConfirm;
+  /** Output of a chat command (/steps, /log, /tools, /config, /run): shown, never saved or sent to a model. */
+  local?: boolean;
+  /** A /run result: local, but it keeps Copy, Insert and Create note. */
+  workflowResult?: boolean;
+}
+
+export interface PendingConfirm {
+  request: ConfirmRequest;
+  /** Set once answered, so the block shows what the user chose. */
+  decision?: ConfirmDecision;
 }
 
 export type ControllerEvent =
@@ -50,6 +72,13 @@ export interface ChatControllerDeps {
   conversations: ConversationStoreApi;
   activeNotePath: () => string | undefined;
   initialMode: RetrievalMode;
+  /** Agent mode; absent: no agent toggle or agent commands. */
+  agent?: AgentService;
+  /** `/run <flow> <input>`; absent: the command is not offered. */
+  workflows?: WorkflowService;
+  initialAgentMode?: boolean;
+  /** The active note's text, the input of `/run` when none is typed. */
+  activeNoteText?: () => Promise<string | undefined>;
 }
 
 let localKeys = 0;
@@ -67,6 +96,8 @@ function fromStored(m: StoredMessage): MessageModel {
     notices: m.notices ?? [],
     status: m.error ? "error" : m.stopped || m.partial ? "stopped" : "done",
     error: m.error ? { code: "stored", message: m.error, retryable: true } : undefined,
+    ...(m.steps?.length ? { steps: m.steps } : {}),
+    ...(m.usage ? { usage: m.usage } : {}),
   };
 }
 
@@ -84,9 +115,14 @@ export class ChatController {
 
   mode: RetrievalMode;
   useActiveNote = false;
+  /** Agent mode: what the fixed agents do not recognise goes to the tool loop. */
+  agentMode: boolean;
+  /** Resolvers of confirmations still waiting, by message key. */
+  private readonly confirmWaiters = new Map<string, (decision: ConfirmDecision) => void>();
 
   constructor(private readonly deps: ChatControllerDeps) {
     this.mode = deps.initialMode;
+    this.agentMode = Boolean(deps.agent && deps.initialAgentMode);
   }
 
   get messages(): readonly MessageModel[] {
@@ -122,6 +158,17 @@ export class ChatController {
   send(text: string): boolean {
     const question = text.trim();
     if (!question || this.streaming) return false;
+    if (this.deps.agent && isAgentCommand(question)) {
+      this.push({ key: nextKey(), role: "user", content: question, sources: [], notices: [], status: "done", local: true });
+      const output = agentCommandOutput(question, this.deps.agent, this._conversationId, this.agentMode);
+      this.push({ key: nextKey(), role: "assistant", content: output, sources: [], notices: [], status: "done", local: true });
+      return true;
+    }
+    const run = this.deps.workflows ? parseRunCommand(question) : null;
+    if (run) {
+      this.running = this.runWorkflow(question, run.ref, run.input);
+      return true;
+    }
     const editing = this.editingKey !== null;
     this.editingKey = null;
     if (editing) this.emit({ type: "editing", text: null });
@@ -134,6 +181,64 @@ export class ChatController {
     const user: MessageModel = { key: nextKey(), role: "user", content: question, sources: [], notices: [], status: "done", mode: this.mode };
     this.push(user);
     await this.stream(question, false);
+  }
+
+  /**
+   * `/run <flow> <input>`: each step appears in a local message as it runs (Stop cancels the running step),
+   * then the result, which can be copied, inserted or saved like an answer. Nothing is sent to the chat model.
+   */
+  private async runWorkflow(command: string, ref: string, input: string): Promise<void> {
+    const workflows = this.deps.workflows!;
+    this.push({ key: nextKey(), role: "user", content: command, sources: [], notices: [], status: "done", local: true });
+    const message: MessageModel = { key: nextKey(), role: "assistant", content: "", sources: [], notices: [], status: "streaming", local: true };
+    this.push(message);
+    const fail = (text: string) => {
+      message.status = "done";
+      message.content = text;
+      this.emit({ type: "updated", message });
+    };
+    if (!input) input = (await this.deps.activeNoteText?.()) ?? "";
+    if (!input.trim()) return fail("Give the input after the workflow: `/run \"Retry loop\" the text to start from` (or open a note to run it on).");
+    const found = await workflows.findFlowNote(ref);
+    if ("error" in found) return fail(`Could not run the workflow: ${found.error}`);
+    const validation = await workflows.validate(found.json);
+    if (!validation.flow || validation.errors.length > 0) {
+      return fail(`${found.path} is not a valid workflow:\n${validation.errors.map((e) => `- \`${e.pointer}\`: ${e.message}`).join("\n")}`);
+    }
+    const flow = validation.flow;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.emit({ type: "streaming", streaming: true });
+    const lines: string[] = [];
+    const show = (extra = "") => {
+      message.content = `**Workflow ${flow.id}**\n\n${lines.join("\n")}${extra}`;
+      this.emit({ type: "updated", message });
+    };
+    try {
+      const result = await workflows.run(flow, input, {
+        signal: abort.signal,
+        confirm: (request, signal) => this.askConfirm(message, request, signal),
+        onStep: (step, phase) => {
+          if (phase === "start") show(`\n${lines.length + 1}. ${step.agent} (${step.type})…`);
+          else {
+            lines.push(stepLine(step, lines.length));
+            show();
+          }
+        },
+      });
+      const text = resultText(result);
+      message.content = text ? `${text}\n\n*${flow.id}: ${result.status} (${result.steps.map((st) => st.agent).join(" → ")})*` : `${result.status}: ${result.message}`;
+      if (result.status !== "finished") message.notices.push(`${result.status}: ${result.message}`);
+      message.workflowResult = Boolean(text);
+      message.status = result.status === "stopped" ? "stopped" : "done";
+    } catch (err) {
+      message.status = "error";
+      message.error = { code: "workflow", message: errorMessage(err), retryable: false };
+    } finally {
+      if (this.abort === abort) this.abort = null;
+      this.emit({ type: "streaming", streaming: false });
+    }
+    this.emit({ type: "updated", message });
   }
 
   /** Asks again for the last answer (also how an error is retried). */
@@ -158,6 +263,33 @@ export class ChatController {
 
   stop(): void {
     this.abort?.abort();
+  }
+
+  /** The user answered a pending write confirmation (allow once / for this conversation / deny). */
+  decide(key: string, decision: ConfirmDecision): void {
+    const resolve = this.confirmWaiters.get(key);
+    if (!resolve) return;
+    this.confirmWaiters.delete(key);
+    resolve(decision);
+  }
+
+  /** Shows the preview under the streaming answer and waits for a button; Stop counts as deny. */
+  private askConfirm(answer: MessageModel, request: ConfirmRequest, signal?: AbortSignal): Promise<ConfirmDecision> {
+    const pending: PendingConfirm = { request };
+    answer.confirm = pending;
+    this.emit({ type: "updated", message: answer });
+    return new Promise<ConfirmDecision>((resolve) => {
+      const finish = (decision: ConfirmDecision) => {
+        signal?.removeEventListener("abort", onAbort);
+        this.confirmWaiters.delete(answer.key);
+        pending.decision = decision;
+        this.emit({ type: "updated", message: answer });
+        resolve(decision);
+      };
+      const onAbort = () => finish("deny");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.confirmWaiters.set(answer.key, finish);
+    });
   }
 
   /** Up on an empty box: returns the last question for editing, or null when there is none. */
@@ -193,6 +325,7 @@ export class ChatController {
     const conv = await this.deps.conversations.get(id);
     if (gen !== this.generation) return false;
     if (!conv) return false;
+    this.confirmWaiters.clear();
     this._conversationId = conv.id;
     this._title = conv.title;
     this._messages = conv.messages.map(fromStored);
@@ -269,6 +402,7 @@ export class ChatController {
         useActiveNote: this.useActiveNote,
         signal: abort.signal,
         regenerate,
+        ...(this.agentMode ? { agent: true, confirm: (request, signal) => this.askConfirm(answer, request, signal) } : {}),
       });
       for await (const event of events) {
         if (gen !== this.generation) break; // the user switched conversations: stop rendering this one
@@ -310,6 +444,18 @@ export class ChatController {
         answer.notices.push(event.message);
         this.emit({ type: "updated", message: answer });
         break;
+      case "step":
+        (answer.steps ??= []).push(event.step);
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "retract":
+        // The model thought aloud before a tool call: the text moves into the step, out of the answer.
+        answer.content = answer.content.slice(0, Math.max(0, answer.content.length - event.text.length));
+        this.emit({ type: "updated", message: answer });
+        break;
+      case "usage":
+        answer.usage = event.usage;
+        break;
       case "error":
         answer.status = "error";
         answer.error = { code: event.code, message: event.message, retryable: event.retryable };
@@ -331,7 +477,7 @@ export class ChatController {
     if (!conv || id !== this._conversationId) return;
     this._title = conv.title;
     const stored = conv.messages;
-    const shown = this._messages;
+    const shown = this._messages.filter((m) => !m.local);
     for (let i = 1; i <= Math.min(2, stored.length, shown.length); i++) {
       const s = stored[stored.length - i];
       const m = shown[shown.length - i];

@@ -61,6 +61,16 @@ export class KryptonChatView extends ItemView {
       conversations: core.conversations,
       activeNotePath: () => context.activeNotePath(),
       initialMode: core.settings().defaultMode,
+      agent: core.agent,
+      initialAgentMode: core.settings().agentMode,
+      workflows: core.workflows,
+      activeNoteText: async () => {
+        const path = context.activeNotePath();
+        if (!path) return undefined;
+        // Through read_note: the same exclusions and path rules as every other read.
+        const note = await core.tools.call("read_note", { path }).catch(() => null);
+        return (note?.structured as { content?: string } | undefined)?.content;
+      },
     });
   }
 
@@ -137,6 +147,7 @@ export class KryptonChatView extends ItemView {
         openSource: (s, newTab) => this.openSource(s, newTab),
         openNote: (path, line, newTab) => void this.context.openNote(path, editorLine(line), newTab),
         openLinkText: (link, newTab) => void this.context.openLinkText(link, "", newTab),
+        decide: (m, decision) => this.controller.decide(m.key, decision),
       },
     });
 
@@ -147,6 +158,7 @@ export class KryptonChatView extends ItemView {
       cancelEdit: () => this.controller.cancelEdit(),
       setMode: (mode) => (this.controller.mode = mode),
       setUseActiveNote: (on) => (this.controller.useActiveNote = on),
+      setAgentMode: (on) => void this.setAgentMode(on),
       listModels: () => this.context.listChatModels(),
       switchModel: (model) => this.switchModel(model),
     }, { enterSends: !this.isMobile });
@@ -252,6 +264,8 @@ export class KryptonChatView extends ItemView {
     this.composer.setModes(modes, this.controller.mode);
     this.controller.mode = this.composer.mode;
     this.composer.setModel(this.context.core.chatModel() ? settings.chatModel : "");
+    this.controller.agentMode = settings.agentMode;
+    this.composer.setAgentMode(settings.agentMode);
     this.renderState();
   }
 
@@ -268,6 +282,12 @@ export class KryptonChatView extends ItemView {
     if (noModel) renderNoModelState(stateEl, this.context.core.settings(), () => this.context.openSettings());
     else if (this.list.isEmpty) renderEmptyChatState(stateEl, EXAMPLES, this.isMobile ? MOBILE_HINT : DESKTOP_HINT, (text) => this.composer.setText(text));
     stateEl.toggleClass("is-hidden", stateEl.childElementCount === 0);
+  }
+
+  /** The "Agent" toggle; remembered in settings (agentMode) so the next chat starts the same way. */
+  private async setAgentMode(on: boolean): Promise<void> {
+    this.controller.agentMode = on;
+    if (this.context.core.settings().agentMode !== on) await this.context.saveSettings({ agentMode: on });
   }
 
   private async switchModel(model: string): Promise<void> {

@@ -25,6 +25,8 @@ export interface ComposerCallbacks {
   cancelEdit(): void;
   setMode(mode: RetrievalMode): void;
   setUseActiveNote(on: boolean): void;
+  /** Agent mode on or off (the tool loop answers what the note agents do not recognise). */
+  setAgentMode(on: boolean): void;
   listModels(): Promise<string[]>;
   switchModel(model: string): Promise<void>;
 }
@@ -41,6 +43,7 @@ export class Composer {
   private readonly modeSelect: HTMLSelectElement;
   private readonly noteToggle: HTMLInputElement;
   private readonly noteLabel: HTMLElement;
+  private readonly agentToggle: HTMLInputElement;
   private readonly modelSelect: HTMLSelectElement;
   private readonly sendButton: HTMLButtonElement;
   private streaming = false;
@@ -75,6 +78,14 @@ export class Composer {
     this.noteToggle = this.noteLabel.createEl("input", { type: "checkbox", attr: { "aria-label": "Use current note" } });
     this.noteLabel.createSpan({ text: "Use current note" });
     this.noteToggle.addEventListener("change", () => this.cb.setUseActiveNote(this.noteToggle.checked));
+
+    const agentLabel = bar.createEl("label", {
+      cls: "krypton-agent-toggle",
+      attr: { title: "Agent mode: the model uses tools (search, read and list notes, web search…) and asks before writing. /tools, /steps, /log, /config" },
+    });
+    this.agentToggle = agentLabel.createEl("input", { type: "checkbox", attr: { "aria-label": "Agent mode" } });
+    agentLabel.createSpan({ text: "Agent" });
+    this.agentToggle.addEventListener("change", () => this.cb.setAgentMode(this.agentToggle.checked));
 
     this.modelSelect = bar.createEl("select", { cls: ["dropdown", "krypton-model-select"], attr: { "aria-label": "Chat model" } });
     this.modelSelect.addEventListener("focus", () => void this.loadModels());
@@ -129,6 +140,10 @@ export class Composer {
 
   setUseActiveNote(on: boolean): void {
     this.noteToggle.checked = on;
+  }
+
+  setAgentMode(on: boolean): void {
+    this.agentToggle.checked = on;
   }
 
   /** Shows the current model; the full list loads when the user opens the selector. */

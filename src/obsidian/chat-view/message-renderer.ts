@@ -4,6 +4,8 @@
 import { type App, Component, MarkdownRenderer, setIcon } from "obsidian";
 import type { Source } from "../../core/chat/chat-types";
 import { renderAgentResult } from "./agent-result-blocks";
+import { renderConfirm, renderSteps } from "./agent-step-blocks";
+import type { ConfirmDecision } from "../../core/agent-loop/agent-types";
 import type { MessageModel } from "./chat-controller";
 import { domainOf, groupSources, linkifyCitations, passageLabel } from "./citations";
 import { errorHint, settingsCanFix } from "./states";
@@ -20,6 +22,8 @@ export interface MessageActions {
   /** line: 1-based, as the index and search results count lines. */
   openNote(path: string, line: number | undefined, newTab: boolean): void;
   openLinkText(linktext: string, newTab: boolean): void;
+  /** Agent mode: the user answered a write confirmation. */
+  decide(message: MessageModel, decision: ConfirmDecision): void;
 }
 
 export interface MessageRendererDeps {
@@ -54,6 +58,8 @@ export class MessageRenderer {
   private readonly noticesEl: HTMLElement;
   private readonly bodyEl: HTMLElement;
   private readonly agentEl: HTMLElement;
+  private readonly stepsEl: HTMLElement;
+  private readonly confirmEl: HTMLElement;
   private readonly statusEl: HTMLElement;
   private readonly sourcesEl: HTMLElement;
   private readonly actionsEl: HTMLElement;
@@ -79,6 +85,8 @@ export class MessageRenderer {
     this.noticesEl = this.el.createDiv({ cls: "krypton-message-notices" });
     this.bodyEl = this.el.createDiv({ cls: ["krypton-message-body", "markdown-rendered"] });
     this.agentEl = this.el.createDiv({ cls: "krypton-message-agent" });
+    this.stepsEl = this.el.createDiv({ cls: "krypton-message-steps" });
+    this.confirmEl = this.el.createDiv({ cls: "krypton-message-confirm" });
     this.statusEl = this.el.createDiv({ cls: "krypton-message-status" });
     this.sourcesEl = this.el.createDiv({ cls: "krypton-message-sources" });
     this.actionsEl = this.el.createDiv({ cls: "krypton-message-actions" });
@@ -113,12 +121,15 @@ export class MessageRenderer {
     this.el.toggleClass("is-error", message.status === "error");
     this.renderNotices();
     this.renderAgent();
+    this.renderAgentSteps();
     this.renderStatus();
     this.renderSources();
     this.renderActions();
     if (message.role === "user") {
       this.bodyEl.setText(message.content);
     } else if (message.status === "streaming") {
+      // The answer shrank (agent mode took back text the model wrote before a tool call): render afresh.
+      if (message.content.length < this.shownLength) this.resetStreaming();
       if (message.content.length !== this.shownLength) this.batcher.push("");
     } else {
       this.batcher.flush();
@@ -247,6 +258,22 @@ export class MessageRenderer {
     });
   }
 
+  private renderAgentSteps(): void {
+    const m = this.message;
+    // Kept open while the user looks at it: a re-render after each step must not fold it away.
+    const open = this.stepsEl.querySelector("details")?.open ?? false;
+    renderSteps(this.stepsEl, m.steps ?? [], m.usage, open);
+    renderConfirm(this.confirmEl, m.status === "streaming" || m.confirm?.decision ? m.confirm : undefined, (decision) => this.deps.actions.decide(m, decision));
+  }
+
+  private resetStreaming(): void {
+    this.stableEl = this.tailEl = null;
+    this.stableLength = 0;
+    this.shownLength = 0;
+    if (this.tailComponent) this.component.removeChild(this.tailComponent);
+    this.tailComponent = null;
+  }
+
   private renderStatus(): void {
     this.statusEl.empty();
     const m = this.message;
@@ -328,7 +355,7 @@ export class MessageRenderer {
   private renderActions(): void {
     this.actionsEl.empty();
     const m = this.message;
-    if (m.role !== "assistant" || m.status === "streaming") return;
+    if (m.role !== "assistant" || m.status === "streaming" || (m.local && !m.workflowResult)) return;
     const button = (icon: string, label: string, onClick: () => void, cls?: string) => {
       const b = this.actionsEl.createEl("button", { cls: ["clickable-icon", "krypton-action", cls ?? ""], attr: { "aria-label": label, title: label } });
       setIcon(b, icon);
@@ -340,6 +367,6 @@ export class MessageRenderer {
       button("text-cursor-input", "Insert at cursor", () => this.deps.actions.insert(m), "krypton-action-insert");
       button("file-plus", "Create note from answer", () => this.deps.actions.createNote(m), "krypton-action-note");
     }
-    if (this.isLast && m.status !== "error") button("refresh-cw", "Regenerate", () => this.deps.actions.regenerate(), "krypton-action-regenerate");
+    if (this.isLast && m.status !== "error" && !m.local) button("refresh-cw", "Regenerate", () => this.deps.actions.regenerate(), "krypton-action-regenerate");
   }
 }

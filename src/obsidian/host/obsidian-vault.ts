@@ -1,5 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
 /** Krypton's own data folder; never a note, never indexed. */
 export const KRYPTON_DIR = ".krypton";
@@ -59,11 +59,14 @@ export class ObsidianVault implements VaultPort {
     }
   }
 
-  /** Vault.process: Obsidian's own atomic read-modify-write, so an open editor and sync see one change. */
-  async process(path: string, fn: (current: string) => string): Promise<string> {
+  /** Vault.process: Obsidian's atomic read-modify-write, so an edit in an open editor is never lost. */
+  async appendToNote(path: string, text: string, expected?: string): Promise<void> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
-    return this.app.vault.process(file, fn);
+    await this.app.vault.process(file, (current) => {
+      if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
+      return current + text;
+    });
   }
 
   async readConfigFile(path: string): Promise<string | null> {

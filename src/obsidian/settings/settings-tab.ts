@@ -3,6 +3,7 @@ import { listModels, testConnection } from "../../core/providers/connection-test
 import type { KryptonServices } from "../plugin-services";
 import { renderAgentsSection, renderIndexSection } from "./index-agents-section";
 import { renderMcpSection } from "./mcp-section";
+import { renderAgentModeSection } from "./agent-mode-section";
 import { renderMcpServersSection } from "./mcp-servers-section";
 import { renderModelsSection, renderWebSection } from "./models-section";
 import { renderMemorySection, renderRetrievalSection } from "./retrieval-section";
@@ -50,6 +51,7 @@ export class KryptonSettingTab extends PluginSettingTab {
     renderMemorySection(ctx);
     renderIndexSection(ctx);
     renderAgentsSection(ctx);
+    renderAgentModeSection(ctx);
     renderMcpServersSection(ctx);
     renderMcpSection(ctx);
   }

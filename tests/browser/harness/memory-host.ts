@@ -30,13 +30,10 @@ export class MemoryVault implements VaultPort {
     this.files.set(path, { content, mtime: Date.now() });
     for (const l of this.listeners) l({ type: "create", path });
   }
-  async process(path: string, fn: (current: string) => string): Promise<string> {
-    const f = this.files.get(path);
-    if (!f) throw new NoteNotFoundError(path);
-    const next = fn(f.content);
-    this.files.set(path, { content: next, mtime: Date.now() });
-    for (const l of this.listeners) l({ type: "modify", path });
-    return next;
+  async appendToNote(path: string, text: string): Promise<void> {
+    const file = this.files.get(path);
+    if (!file) throw new NoteNotFoundError(path);
+    this.files.set(path, { content: file.content + text, mtime: Date.now() });
   }
   async readConfigFile(): Promise<string | null> {
     return null;

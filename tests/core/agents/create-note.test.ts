@@ -97,12 +97,12 @@ describe("NoteOperations.createNote", () => {
     const racing = (inner: VaultPort): VaultPort => ({
       listNotes: () => inner.listNotes(),
       readNote: (p) => inner.readNote(p),
+      appendToNote: (p, t, e) => inner.appendToNote(p, t, e),
       exists: async () => false,
       createNote: async (p, c) => {
         attempts.push(p);
         await inner.createNote(p, c);
       },
-      process: (p, fn) => inner.process(p, fn),
       readConfigFile: (p) => inner.readConfigFile(p),
       onChange: (l) => inner.onChange(l),
       configDir: inner.configDir,
@@ -184,7 +184,6 @@ describe("NoteOperations.createNote", () => {
       listNotes: () => inner.listNotes(),
       readNote: (p) => inner.readNote(p),
       exists: (p) => inner.exists(p),
-      process: (p, fn) => inner.process(p, fn),
       readConfigFile: (p) => inner.readConfigFile(p),
       onChange: (l) => inner.onChange(l),
       configDir: inner.configDir,

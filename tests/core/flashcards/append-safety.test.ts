@@ -1,5 +1,6 @@
 import { parseCards } from "../../../src/core/flashcards/card-parser";
 import { appendCards, deckTag, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
+import { appendToDeck, deckSnapshot } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, type SrFormat } from "../../../src/core/flashcards/sr-format";
 import { FsVault } from "../../../src/node/fs-vault";
 import { makeTempVault } from "../../support/temp-vault";
@@ -90,34 +91,45 @@ describe("appending cards never changes existing bytes", () => {
   });
 });
 
-describe("FsVault.process", () => {
-  it("appends through an atomic rewrite: old bytes stay a prefix, concurrent appends all land", async () => {
-    const before = "---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n<!--SR:!2024-08-16,51,230-->";
+describe("appendToDeck on a real file (VaultPort.appendToNote)", () => {
+  const before = "---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n<!--SR:!2024-08-16,51,230-->";
+  const card = (i: number) => ({ card: { kind: "basic" as const, front: `Q${i}`, back: `A${i}`, source: "S" }, line: `Q${i}::A${i}` });
+
+  it("concurrent appends all land once; old bytes stay a prefix", async () => {
     const temp = await makeTempVault({ "Flashcards/X.md": before });
     try {
       const vault = new FsVault(temp.root);
-      await Promise.all(
-        Array.from({ length: 10 }, (_, i) => vault.process("Flashcards/X.md", (current) => appendCards(current, [`Q${i}::A${i}`], "#flashcards/x", ["flashcards/x"]))),
-      );
+      await Promise.all(Array.from({ length: 5 }, (_, i) => appendToDeck(vault, "Flashcards/X.md", [card(i)], "#flashcards/x", DEFAULT_SR_FORMAT)));
       const after = await temp.read("Flashcards/X.md");
       expect(after.startsWith(before)).toBe(true);
-      expect(parseCards(after).cards).toHaveLength(11);
-      await expect(vault.process("Flashcards/Missing.md", (c) => c)).rejects.toThrow("Note not found");
+      expect(parseCards(after).cards.map((c) => c.front).sort()).toEqual(["Q", "Q0", "Q1", "Q2", "Q3", "Q4"]);
     } finally {
       await temp.cleanup();
     }
   });
 
-  it("a throwing transform writes nothing", async () => {
-    const temp = await makeTempVault({ "D.md": "keep me" });
+  it("a deck changed since it was read (an SR review) is re-read: the review stays, nothing is added twice", async () => {
+    const temp = await makeTempVault({ "Flashcards/X.md": before });
     try {
       const vault = new FsVault(temp.root);
-      await expect(
-        vault.process("D.md", () => {
-          throw new Error("no");
-        }),
-      ).rejects.toThrow("no");
-      expect(await temp.read("D.md")).toBe("keep me");
+      const snapshot = deckSnapshot(before, DEFAULT_SR_FORMAT);
+      const reviewed = `${before}\n\nQ1::A1\n<!--SR:!2026-01-01,3,250-->\n`;
+      await temp.write("Flashcards/X.md", reviewed);
+      const added = await appendToDeck(vault, "Flashcards/X.md", [card(1), card(2)], "#flashcards/x", DEFAULT_SR_FORMAT, snapshot);
+      expect(added.map((c) => c.front)).toEqual(["Q2"]);
+      const after = await temp.read("Flashcards/X.md");
+      expect(after).toBe(`${reviewed}\nQ2::A2\n\n`);
+      await expect(appendToDeck(vault, "Flashcards/Missing.md", [card(3)], "#flashcards/x", DEFAULT_SR_FORMAT)).rejects.toThrow("Note not found");
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("refuses a note that is not a Krypton deck and writes nothing", async () => {
+    const temp = await makeTempVault({ "D.md": "keep me::yes\n" });
+    try {
+      await expect(appendToDeck(new FsVault(temp.root), "D.md", [card(1)], "#flashcards/x", DEFAULT_SR_FORMAT)).rejects.toThrow(/not a Krypton deck/);
+      expect(await temp.read("D.md")).toBe("keep me::yes\n");
     } finally {
       await temp.cleanup();
     }

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { detectGoalIntent, createGoalAgent } from "../../../src/core/goals/goal-agent";
-import { parseGoalNote, withSession } from "../../../src/core/goals/goal-note";
+import { parseGoalNote, sessionAppendText } from "../../../src/core/goals/goal-note";
 import { parseDate, parseMinutes } from "../../../src/core/goals/goal-parse";
 import { GoalService } from "../../../src/core/goals/goal-service";
 import { localDate } from "../../../src/core/util/local-date";
@@ -54,10 +54,13 @@ describe("goal parsing: what people type", () => {
     ]);
   });
 
-  it("logging appends to the Sessions list and fixes the frontmatter minutes; nothing else changes", () => {
-    const text = "---\nkrypton-goal: true\ngoal: X\nminutes: 3\n---\n# X\n\n## Sessions\n- 2026-11-20: 30 min\n\n## Notes\nkeep\n";
-    const after = withSession(text, { date: "2026-11-24", minutes: 45 }, 75);
-    expect(after).toBe("---\nkrypton-goal: true\ngoal: X\nminutes: 75\n---\n# X\n\n## Sessions\n- 2026-11-20: 30 min\n- 2026-11-24: 45 min\n\n## Notes\nkeep\n");
+  it("logging only appends: a line under a final Sessions list, else a new Sessions section the parser also reads", () => {
+    const endsInSessions = "---\nkrypton-goal: true\ngoal: X\n---\n# X\n\n## Sessions\n\n- 2026-11-20: 30 min\n";
+    expect(sessionAppendText(endsInSessions, { date: "2026-11-24", minutes: 45 })).toBe("- 2026-11-24: 45 min\n");
+    const edited = "---\nkrypton-goal: true\ngoal: X\n---\n# X\n\n## Sessions\n- 2026-11-20: 30 min\n\n## Notes\nkeep";
+    const appended = sessionAppendText(edited, { date: "2026-11-24", minutes: 75, note: "labs" });
+    expect(appended).toBe("\n\n## Sessions\n\n- 2026-11-24: 1h 15m labs\n");
+    expect(parseGoalNote("X.md", edited + appended, "2026-11-24").minutes).toBe(105);
   });
 
   it("intents", () => {
@@ -106,7 +109,7 @@ describe("GoalService over a real vault", () => {
     await service("Pacific/Kiritimati").log("AWS", 45);
     const text = await world.vault.read("Study goals/Pass AWS SAA.md");
     expect(text).toContain("## Sessions\n\n- 2026-11-24: 30 min\n- 2026-11-25: 45 min\n");
-    expect(text).toContain("minutes: 75");
+    expect(text.startsWith("---\nkrypton-goal: true\n")).toBe(true);
     const progress = await la.progress("AWS");
     expect(progress).toMatchObject({ today: "2026-11-24", daysLeft: 52, last7Days: 30 });
     expect(progress.goal.minutes).toBe(75);

@@ -19,18 +19,18 @@ export const AWKWARD_FLOW = {
 };
 
 describe("flowToMermaid", () => {
-  it("uses generated ids and entity-encoded labels, so no name can break the syntax", () => {
+  it("uses generated ids and HTML-entity labels, so no name can break the syntax", () => {
     const flow = validateFlow(AWKWARD_FLOW).flow!;
     const text = flowToMermaid(flow);
     expect(text.split("\n")).toEqual([
       "flowchart TD",
       '  start(("Start")) --> a0',
       '  a0["end"]',
-      '  a1{"say #34;hi#34; [now] {x} (y) (verify)"}',
-      '  a2[/"a#124;b #35;1 #60;b#62; (transform)"/]',
+      '  a1{"say &quot;hi&quot; [now] {x} (y) (verify)"}',
+      '  a2[/"a|b #1 &lt;b&gt; (transform)"/]',
       '  a3["graph"]',
       "  a0 --> a1",
-      '  a1 -->|"feedback = #34;he said \\#34;no\\#34; #124; [x]#34;"| a2',
+      '  a1 -->|"feedback = &quot;he said \\&quot;no\\&quot; | [x]&quot;"| a2',
       "  a1 --> a3",
       "  a2 --> finish",
       "  a3 --> finish",

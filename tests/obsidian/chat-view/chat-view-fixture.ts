@@ -6,11 +6,17 @@ import type { ChatEvent, ChatServiceApi, SendOptions } from "../../../src/core/c
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "../../../src/core/chat/conversation-types";
 import type { IndexStatus } from "../../../src/core/indexing/index-status";
 import type { KryptonCore } from "../../../src/core/krypton";
-import { NoteExistsError, type VaultPort } from "../../../src/core/ports/vault";
+import { NoteExistsError, NoteNotFoundError, type VaultPort } from "../../../src/core/ports/vault";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
 import type { ChatViewContext } from "../../../src/obsidian/chat-view/chat-view-context";
 import { KryptonChatView } from "../../../src/obsidian/chat-view/chat-view";
 import { WorkspaceLeaf } from "../../support/obsidian-stub/workspace";
+import type { ConfirmDecision, ConfirmRequest } from "../../../src/core/agent-loop/agent-types";
+import { AgentService } from "../../../src/core/agent-loop/agent-service";
+import { ToolRegistry } from "../../../src/core/tools/tool-registry";
+import { registerAgentTools } from "../../../src/core/tools/agent-tools";
+import { nodeClock } from "../../../src/node/node-clock";
+import type { Host } from "../../../src/core/ports/host";
 
 /** Frames run only when the test says so: proves batching without timing. */
 export class ManualFrames {
@@ -60,7 +66,13 @@ export class Gate {
   }
 }
 
-export type ScriptStep = ChatEvent | { gate: Gate } | { waitForAbort: true } | { throws: Error };
+export type ScriptStep =
+  | ChatEvent
+  | { gate: Gate }
+  | { waitForAbort: true }
+  | { throws: Error }
+  /** Agent mode: asks SendOptions.confirm like the agent loop does; the answer goes to `decided`. */
+  | { confirm: ConfirmRequest; decided: ConfirmDecision[] };
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
@@ -160,8 +172,12 @@ export class ScriptedChat implements ChatServiceApi {
           options.signal?.addEventListener("abort", () => resolve(), { once: true });
         });
       } else if ("throws" in step) throw step.throws;
+      else if ("confirm" in step) {
+        step.decided.push(options.confirm ? await options.confirm(step.confirm, options.signal) : "deny");
+      }
       else {
         if (step.type === "token") answer.content += step.text;
+        if (step.type === "retract") answer.content = answer.content.slice(0, answer.content.length - step.text.length);
         if (step.type === "sources") answer.sources = step.sources;
         if (step.type === "agent") {
           answer.agent = step.result;
@@ -199,12 +215,10 @@ export class MemoryVault implements VaultPort {
     if (this.files.has(path)) throw new NoteExistsError(path);
     this.files.set(path, content);
   }
-  async process(path: string, fn: (current: string) => string): Promise<string> {
-    const f = this.files.get(path);
-    if (f === undefined) throw new Error(`missing ${path}`);
-    const next = fn(f);
-    this.files.set(path, next);
-    return next;
+  async appendToNote(path: string, text: string): Promise<void> {
+    const content = this.files.get(path);
+    if (content === undefined) throw new NoteNotFoundError(path);
+    this.files.set(path, content + text);
   }
   async readConfigFile(): Promise<string | null> {
     return null;
@@ -267,6 +281,11 @@ export async function mountChatView(
     conversations: store,
     chatModel: () => (hasModel ? { id: `ollama:${settings.chatModel}` } : null),
   } as unknown as KryptonCore;
+  // The real agent service over the real registry (for /tools, /config, /steps); the chat itself is scripted.
+  const registry = new ToolRegistry();
+  registerAgentTools(registry, { vault, clock: nodeClock, settings: () => settings, webSearch: () => null });
+  const agentHost = { vault, clock: nodeClock, platform: { kind: "obsidian", mobile: false } } as unknown as Host;
+  (core as { agent: AgentService }).agent = new AgentService({ host: agentHost, settings: () => settings, registry, chatModel: () => core.chatModel() });
 
   const calls: Record<string, unknown[][]> = {};
   const record =

@@ -316,10 +316,9 @@ export class Vault extends Events {
     this.trigger("modify", file);
   }
 
-  /** Like Obsidian: reads, applies fn, writes the result and fires "modify"; resolves with the new text. */
+  /** Like Obsidian: read, transform, write as one step; a throwing fn writes nothing. */
   async process(file: TFile, fn: (data: string) => string): Promise<string> {
-    const current = await this.adapter.read(file.path);
-    const next = fn(current);
+    const next = fn(await this.adapter.read(file.path));
     await this.modify(file, next);
     return next;
   }

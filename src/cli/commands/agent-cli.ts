@@ -1,0 +1,99 @@
+import * as readline from "node:readline";
+import type { AgentStep, ConfirmDecision, ConfirmPort, ExchangeEntry } from "../../core/agent-loop/agent-types";
+import type { AgentService } from "../../core/agent-loop/agent-service";
+import type { CommandContext } from "../command";
+import type { Output } from "../output";
+
+/**
+ * How the CLI answers the agent's "may I write?": `--yes` allows every write; on a terminal it shows the
+ * preview on stderr and asks; otherwise there is nobody to ask, so writes are refused (the model is told).
+ */
+export function cliConfirm(ctx: CommandContext, options: { yes: boolean; rl?: readline.Interface }): ConfirmPort | undefined {
+  const { output } = ctx;
+  if (options.yes) {
+    return (request) => {
+      output.info(`Allowed by --yes: ${request.title}`);
+      return Promise.resolve("once");
+    };
+  }
+  if (ctx.stdin.isTTY !== true) return undefined;
+  return async (request, signal) => {
+    output.info(`The agent wants to: ${request.title}`);
+    for (const line of request.preview.split("\n").slice(0, 60)) output.info(`  ${line}`);
+    const own = options.rl ?? readline.createInterface({ input: ctx.stdin, output: ctx.stdout, terminal: true });
+    try {
+      const answer = await new Promise<string>((resolve) => {
+        const onAbort = () => resolve("n");
+        signal?.addEventListener("abort", onAbort, { once: true });
+        own.question("Allow? [y] once, [a] for this conversation, [N]o: ", (text) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(text);
+        });
+      });
+      return parseDecision(answer);
+    } finally {
+      if (!options.rl) own.close();
+    }
+  };
+}
+
+export function parseDecision(text: string): ConfirmDecision {
+  const t = text.trim().toLowerCase();
+  if (t === "y" || t === "yes" || t === "once") return "once";
+  if (t === "a" || t === "always" || t === "conversation") return "conversation";
+  return "deny";
+}
+
+/** One line per tool call, on stderr: "  ↳ read_note {"path":"Plan.md"} → ok, 12 ms". */
+export function stepLine(step: AgentStep): string {
+  const args = JSON.stringify(step.tool?.arguments ?? {});
+  const outcome = step.outcome ?? (step.isError ? "error" : "ok");
+  const status = outcome === "ok" ? "ok" : `${outcome}: ${oneLine(step.result ?? "", 120)}`;
+  return `  ↳ [${step.step ?? "?"}] ${step.tool?.name ?? "(no tool)"} ${oneLine(args, 160)} → ${status} (${step.durationMs ?? 0} ms)`;
+}
+
+/** /steps: every call of the last agent turn with its result. */
+export function printSteps(output: Output, steps: readonly AgentStep[]): void {
+  if (steps.length === 0) {
+    output.line("No tool calls in the last agent turn.");
+    return;
+  }
+  for (const step of steps) {
+    const outcome = step.outcome ?? (step.isError ? "error" : "ok");
+    output.line(`Step ${step.step ?? "?"}: ${step.tool?.name ?? "(no tool)"} ${JSON.stringify(step.tool?.arguments ?? {})} (${outcome}, ${step.durationMs ?? 0} ms)`);
+    if (step.thought) output.line(`  thought: ${oneLine(step.thought, 300)}`);
+    for (const line of (step.result ?? "").split("\n").slice(0, 12)) output.line(`  ${line}`);
+  }
+}
+
+/** /log: the raw exchange of the last agent turn (secrets already redacted by the loop). */
+export function printExchange(output: Output, exchange: readonly ExchangeEntry[]): void {
+  if (exchange.length === 0) {
+    output.line("No agent exchange yet in this conversation.");
+    return;
+  }
+  exchange.forEach((entry, i) => {
+    output.line(`── request ${i + 1} ──`);
+    for (const m of entry.request) output.line(`[${m.role}${m.toolName ? ` ${m.toolName}` : ""}] ${m.content}`);
+    output.line(`── reply ${i + 1} ──`);
+    output.line(entry.reply);
+    for (const call of entry.toolCalls ?? []) output.line(`[tool call] ${call.name} ${JSON.stringify(call.arguments)}`);
+  });
+}
+
+/** /tools: built-in and MCP tools, by group. */
+export function printTools(output: Output, agent: AgentService): void {
+  let group = "";
+  for (const tool of agent.describeTools()) {
+    if (tool.group !== group) {
+      group = tool.group;
+      output.line(group === "built-in" ? "Built-in:" : `MCP server ${group}:`);
+    }
+    output.line(`  ${tool.name}${tool.write ? " (asks first)" : ""} — ${oneLine(tool.description, 120)}`);
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,376 @@
+/**
+ * The agent loop: ask the model, run the tools it asks for, feed the results back, repeat until it
+ * answers. Native tool calling where the model has it, the JSON action protocol otherwise (see
+ * json-protocol.ts). Bounded by steps, wall-clock time and a guard against repeating the same call.
+ * Host-neutral: the model, the tools (through AgentToolbox) and the user's confirmation are ports.
+ */
+import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, TokenUsage, ToolCall } from "../ports/chat-model";
+import type { Clock } from "../ports/clock";
+import { redact } from "../providers/request-guard";
+import { ProviderError } from "../providers/provider-error";
+import { AbortedError, isAbortError } from "../util/errors";
+import { AgentToolbox, clip } from "./agent-toolbox";
+import {
+  jsonSystemPrompt,
+  languageInstruction,
+  nativeSystemPrompt,
+  reminderMessage,
+  stepLimitMarker,
+  stepLimitMessage,
+} from "./agent-prompts";
+import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
+import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, FinalResponseStreamer, parseAction, recoverTextToolCall } from "./json-protocol";
+
+export interface AgentLoopOptions {
+  model: ChatModel;
+  toolbox: AgentToolbox;
+  question: string;
+  /** Earlier turns of the conversation (user/assistant text), oldest first, without the question. */
+  history?: ChatMessage[];
+  /** A preset's system prompt; default: Krypton's. */
+  persona?: string;
+  /** Extra system text (MCP servers' instructions). */
+  instructions?: readonly string[];
+  clock: Clock;
+  maxSteps?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  confirm?: ConfirmPort;
+  /** Tools the user allowed for this conversation; the caller keeps it between turns. */
+  approvals?: Set<string>;
+  /** Models known to lack native tools (per model id); the caller keeps it between turns. */
+  noNativeTools?: Set<string>;
+  /** Removed from /log (API keys, tokens). */
+  secrets?: readonly string[];
+}
+
+export const AGENT_DEFAULTS = { maxSteps: 8, timeoutMs: 180_000 };
+/** Corrections sent for invalid JSON before the step gives up. */
+const MAX_CORRECTIONS = 2;
+/** The same tool with the same arguments this many times in a turn is blocked. */
+const REPEAT_LIMIT = 3;
+/** This many blocked calls end the turn. */
+const BLOCK_LIMIT = 3;
+const STEP_RESULT_CHARS = 2000;
+
+class TimeLimit extends Error {}
+class FallBackToJson extends Error {}
+
+/** Models that answered "does not support tools" once, across every loop in this process. */
+const processNoNativeTools = new Set<string>();
+
+export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<AgentLoopEvent, AgentLoopResult> {
+  const { model, toolbox, clock, question } = options;
+  const maxSteps = Math.max(1, options.maxSteps ?? AGENT_DEFAULTS.maxSteps);
+  const timeoutMs = options.timeoutMs ?? AGENT_DEFAULTS.timeoutMs;
+  const approvals = options.approvals ?? new Set<string>();
+  const noNative = options.noNativeTools ?? processNoNativeTools;
+  const secrets = options.secrets ?? [];
+
+  // One controller for the model and the tools: the user's Stop or the time limit fire it.
+  const controller = new AbortController();
+  let timedOut = false;
+  const onStop = () => controller.abort();
+  options.signal?.addEventListener("abort", onStop, { once: true });
+  if (options.signal?.aborted) controller.abort();
+  const cancelTimer = clock.setTimer(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const signal = controller.signal;
+
+  const steps: LoopStep[] = [];
+  const exchange: ExchangeEntry[] = [];
+  const usage = { promptTokens: 0, completionTokens: 0 };
+  const repeats = new Map<string, number>();
+  let blocks = 0;
+  let answer = "";
+  let endReason: AgentEndReason = "answer";
+
+  const caps = await model.capabilities(signal).catch(() => ({ tools: false }));
+  let protocol: AgentProtocol = caps.tools && !noNative.has(model.id) && toolbox.tools.length > 0 ? "native" : "json";
+
+  const base = (): ChatMessage[] => [
+    {
+      role: "system",
+      content:
+        protocol === "native"
+          ? nativeSystemPrompt(options.persona, options.instructions)
+          : jsonSystemPrompt(options.persona, toolbox.tools.map((t, i) => ({ ...toolbox.specs()[i], name: t.name })), options.instructions),
+    },
+    ...(options.history ?? []),
+    { role: "user", content: question },
+  ];
+  let messages = base();
+  const language = languageInstruction(question);
+
+  /** One streamed model call; the callback sees text as it arrives. */
+  const turn = async function* (
+    request: Omit<ChatRequest, "messages" | "signal">,
+    extra: ChatMessage[],
+    onText?: (text: string) => string,
+  ): AsyncGenerator<AgentLoopEvent, TurnResult> {
+    const sent: ChatMessage[] = [...messages, ...extra, { role: "system", content: language }];
+    const result: TurnResult = { text: "", thinking: "", calls: [], finish: "stop" };
+    try {
+      for await (const event of model.turn({ ...request, messages: sent, signal })) {
+        yield* handleEvent(event, result, onText);
+      }
+    } finally {
+      exchange.push({
+        request: sent.map((m) => ({ ...m, content: redact(m.content, [...secrets]) })),
+        reply: redact(result.text, [...secrets]),
+        ...(result.calls.length ? { toolCalls: result.calls } : {}),
+      });
+    }
+    return result;
+  };
+  function* handleEvent(event: ChatEvent, result: TurnResult, onText?: (text: string) => string): Generator<AgentLoopEvent> {
+    switch (event.type) {
+      case "text": {
+        result.text += event.text;
+        const shown = onText ? onText(event.text) : "";
+        if (shown) yield { type: "token", text: shown };
+        break;
+      }
+      case "thinking":
+        result.thinking += event.text;
+        break;
+      case "tool-call":
+        result.calls.push(event.call);
+        break;
+      case "end":
+        result.finish = event.finishReason;
+        result.providerData = event.providerData;
+        if (event.usage) {
+          result.usage = event.usage;
+          usage.promptTokens += event.usage.promptTokens ?? 0;
+          usage.completionTokens += event.usage.completionTokens ?? 0;
+        }
+        break;
+    }
+  }
+
+  /** Runs one call through the guard and the toolbox; returns the step. */
+  async function runCall(step: number, call: ToolCall, thought: string, tokens?: TokenUsage): Promise<LoopStep> {
+    const tool = toolbox.find(call.name);
+    const name = tool?.name ?? call.name;
+    const key = `${name}\u0000${stableJson(call.arguments)}`;
+    const seen = (repeats.get(key) ?? 0) + 1;
+    repeats.set(key, seen);
+    const started = clock.now();
+    const record = (result: string, isError: boolean, outcome: LoopStep["outcome"]): LoopStep => ({
+      step,
+      ...(thought.trim() ? { thought: clip(thought.trim(), STEP_RESULT_CHARS) } : {}),
+      tool: { name, arguments: call.arguments, callId: call.id },
+      result,
+      isError,
+      outcome,
+      durationMs: clock.now() - started,
+      ...(tokens ? { usage: tokens } : {}),
+    });
+    if (seen >= REPEAT_LIMIT) {
+      blocks++;
+      return record(
+        `Blocked: you already called ${name} with exactly these arguments ${seen - 1} times in this turn. Use the results you have, try different arguments, or answer.`,
+        true,
+        "blocked",
+      );
+    }
+    const ran = await toolbox.run({ ...call, name }, { signal, confirm: options.confirm, approvals });
+    return record(ran.text, ran.isError, ran.outcome);
+  }
+
+  try {
+    let step = 0;
+    while (true) {
+      if (signal.aborted) throw timedOut ? new TimeLimit() : new AbortedError();
+      if (step >= maxSteps) {
+        endReason = "step-limit";
+        yield* synthesize();
+        break;
+      }
+      step++;
+      const left = maxSteps - step + 1;
+      const reminder: ChatMessage[] = left === 2 ? [{ role: "system", content: reminderMessage(2) }] : [];
+
+      if (protocol === "native") {
+        let next: "continue" | "answered";
+        try {
+          next = yield* nativeStep(step, reminder);
+        } catch (err) {
+          if (!(err instanceof FallBackToJson)) throw err;
+          yield { type: "notice", code: "agent-json-fallback", message: `${model.id} cannot call tools natively here; using the JSON action protocol.` };
+          protocol = "json";
+          messages = base();
+          step--;
+          continue;
+        }
+        if (next === "answered") break;
+      } else {
+        const next = yield* jsonStep(step, reminder);
+        if (next === "answered") break;
+      }
+      if (blocks >= BLOCK_LIMIT) {
+        endReason = "loop-guard";
+        answer = "I stopped because I kept repeating the same tool calls without getting further. Try rephrasing the request or giving more detail.";
+        yield { type: "token", text: answer };
+        break;
+      }
+    }
+  } catch (err) {
+    if (err instanceof TimeLimit || (timedOut && (isAbortError(err) || signal.aborted))) {
+      endReason = "time-limit";
+      const seconds = timeoutMs >= 10_000 ? String(Math.round(timeoutMs / 1000)) : String(Math.round(timeoutMs / 100) / 10);
+      const text = `${answer ? "\n\n" : ""}*(Stopped at the time limit of ${seconds} s before the agent finished.)*`;
+      answer += text;
+      yield { type: "token", text };
+    } else if (isAbortError(err) || options.signal?.aborted) {
+      endReason = "stopped";
+    } else {
+      throw err;
+    }
+  } finally {
+    cancelTimer();
+    options.signal?.removeEventListener("abort", onStop);
+  }
+  const result: AgentLoopResult = { answer, steps, usage, protocol, endReason, exchange };
+  yield { type: "done", result };
+  return result;
+
+  async function* nativeStep(step: number, reminder: ChatMessage[]): AsyncGenerator<AgentLoopEvent, "continue" | "answered"> {
+    let streamed = "";
+    let malformedRetries = 0;
+    let result: TurnResult;
+    while (true) {
+      // Text is shown as it comes unless it looks like a tool call written as JSON (checked at the end).
+      let held = false;
+      streamed = "";
+      const onText = (text: string) => {
+        if (!streamed && !held && /^\s*[[{]/.test(text)) held = true;
+        if (held) return "";
+        streamed += text;
+        return text;
+      };
+      try {
+        result = yield* turn({ tools: toolbox.specs(), toolChoice: "auto" }, reminder, onText);
+      } catch (err) {
+        if (err instanceof ProviderError && (err.kind === "tools-unsupported" || /does not support tools/i.test(err.message))) {
+          noNative.add(model.id);
+          throw new FallBackToJson();
+        }
+        throw err;
+      }
+      if (result.finish !== "malformed-tool-call") break;
+      if (++malformedRetries > 1) throw new FallBackToJson();
+      if (streamed) yield { type: "retract", text: streamed };
+    }
+    if (result.calls.length === 0 && result.text) {
+      const recovered = recoverTextToolCall(result.text, (name) => toolbox.find(name) !== undefined);
+      if (recovered) result.calls.push({ id: `text-${step}`, ...recovered });
+    }
+    if (result.calls.length === 0) {
+      answer = result.text.trim() ? result.text : "";
+      // Held text that was not a tool call after all is the answer: show it now.
+      if (!streamed && answer) yield { type: "token", text: answer };
+      if (!answer.trim()) throw new ProviderError("bad-response", `The model (${model.id}) returned an empty answer. Try again, or try another model.`);
+      return "answered";
+    }
+    if (streamed) yield { type: "retract", text: streamed };
+    messages.push({ role: "assistant", content: result.text, toolCalls: result.calls, providerData: result.providerData });
+    let first = true;
+    for (const call of result.calls) {
+      const done = await runCall(step, call, first ? result.text || result.thinking : "", first ? result.usage : undefined);
+      first = false;
+      steps.push(done);
+      yield { type: "step", step: done };
+      messages.push({ role: "tool", content: done.result, toolCallId: call.id, toolName: call.name, isError: done.isError });
+    }
+    return "continue";
+  }
+
+  async function* jsonStep(step: number, reminder: ChatMessage[]): AsyncGenerator<AgentLoopEvent, "continue" | "answered"> {
+    const corrections: ChatMessage[] = [];
+    for (let attempt = 0; ; attempt++) {
+      const streamer = new FinalResponseStreamer();
+      let shown = "";
+      const result = yield* turn({ jsonSchema: AGENT_ACTION_JSON_SCHEMA, temperature: 0 }, [...reminder, ...corrections], (t) => {
+        const out = streamer.push(t);
+        shown += out;
+        return out;
+      });
+      const parsed = parseAction(result.text);
+      // A reply that looked like a final answer but did not parse: take back what was shown of it.
+      if (!parsed.ok && shown) yield { type: "retract", text: shown };
+      if (!parsed.ok) {
+        if (attempt >= MAX_CORRECTIONS) {
+          // A model that keeps answering in prose has answered: better its words than an error.
+          if (result.text.trim() && !/[{[]/.test(result.text.trim()[0])) {
+            answer = result.text.trim();
+            yield { type: "notice", code: "agent-invalid-json", message: "The model did not follow the JSON action format; its reply is shown as is." };
+            yield { type: "token", text: answer };
+            return "answered";
+          }
+          throw new ProviderError(
+            "bad-response",
+            `The model (${model.id}) did not return a valid action (${parsed.problem}), even after ${MAX_CORRECTIONS} corrections. Try again or use a larger model.`,
+          );
+        }
+        corrections.push({ role: "assistant", content: result.text }, { role: "user", content: correctionMessage(parsed.problem) });
+        continue;
+      }
+      const action = parsed.action;
+      if (action.action === "final") {
+        answer = action.response;
+        if (!streamer.started) yield { type: "token", text: answer };
+        return "answered";
+      }
+      messages.push({ role: "assistant", content: result.text });
+      const call: ToolCall = { id: `json-${step}`, name: action.tool, arguments: action.arguments };
+      const done = await runCall(step, call, action.thought ?? "", result.usage);
+      steps.push(done);
+      yield { type: "step", step: done };
+      messages.push({
+        role: "user",
+        content: done.isError
+          ? `Tool ${done.tool.name} failed: ${done.result}\nCorrect the call, choose another tool, or answer.`
+          : `Result of ${done.tool.name}:\n${done.result}`,
+      });
+      return "continue";
+    }
+  }
+
+  /** At the step limit: one call without tools writes the answer from what was gathered. */
+  async function* synthesize(): AsyncGenerator<AgentLoopEvent, void> {
+    const limit: ChatMessage[] = [{ role: "system", content: stepLimitMessage(maxSteps) }];
+    const request: Omit<ChatRequest, "messages" | "signal"> = protocol === "native" ? { tools: toolbox.specs(), toolChoice: "none" } : {};
+    const result = yield* turn(request, limit, (t) => t);
+    answer = result.text.trim() ? result.text : "I could not finish within the step limit.";
+    if (!result.text.trim()) yield { type: "token", text: answer };
+    const marker = stepLimitMarker(maxSteps);
+    answer += marker;
+    yield { type: "token", text: marker };
+  }
+}
+
+interface TurnResult {
+  text: string;
+  thinking: string;
+  calls: ToolCall[];
+  finish: string;
+  usage?: TokenUsage;
+  providerData?: unknown;
+}
+
+/** JSON with sorted keys, so {a,b} and {b,a} count as the same arguments. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

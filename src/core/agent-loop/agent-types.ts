@@ -1,0 +1,62 @@
+import type { AgentStep } from "../chat/conversation-types";
+import type { ChatMessage, TokenUsage, ToolCall } from "../ports/chat-model";
+
+/** One tool call the agent made, as stored with the answer (chat/conversation-types.ts owns the shape). */
+export type { AgentStep };
+
+/** A step as the loop records it: the stored shape with every field set. */
+export type LoopStep = AgentStep & {
+  step: number;
+  tool: NonNullable<AgentStep["tool"]>;
+  result: string;
+  isError: boolean;
+  outcome: NonNullable<AgentStep["outcome"]>;
+  durationMs: number;
+};
+
+/** The user's answer to "may the agent run this write tool?". */
+export type ConfirmDecision = "once" | "conversation" | "deny";
+
+export interface ConfirmRequest {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** One line: "Append 3 lines to Projects/Plan.md". */
+  title: string;
+  /** The change to review: a unified diff for appends, the new note's text for creations. */
+  preview: string;
+}
+
+/**
+ * Asks the person at the keyboard (chat view buttons, CLI prompt). Host-neutral: core only sees this
+ * callback. Rejecting with an abort error counts as Stop.
+ */
+export type ConfirmPort = (request: ConfirmRequest, signal?: AbortSignal) => Promise<ConfirmDecision>;
+
+/** How the loop talked to the model: "native" tool calls, or the JSON action protocol. */
+export type AgentProtocol = "native" | "json";
+
+/** One request and its reply, for /log. Secrets are already redacted. */
+export interface ExchangeEntry {
+  request: ChatMessage[];
+  reply: string;
+  toolCalls?: ToolCall[];
+}
+
+export type AgentLoopEvent =
+  | { type: "token"; text: string }
+  | { type: "step"; step: LoopStep }
+  /** The last `text` streamed was the model thinking aloud before a tool call, not the answer: hosts take it back. */
+  | { type: "retract"; text: string }
+  | { type: "notice"; code: string; message: string }
+  | { type: "done"; result: AgentLoopResult };
+
+export type AgentEndReason = "answer" | "step-limit" | "time-limit" | "loop-guard" | "stopped";
+
+export interface AgentLoopResult {
+  answer: string;
+  steps: LoopStep[];
+  usage: Required<TokenUsage>;
+  protocol: AgentProtocol;
+  endReason: AgentEndReason;
+  exchange: ExchangeEntry[];
+}

@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { extractJsonText, jsonSchemaOf, parseAgainst } from "../model/ask-json";
+import { cleanModelText } from "../model/ask-model";
+
+/**
+ * The JSON action protocol, for models without native tool calling: every reply is one object,
+ *   {"action":"call_tool","tool":"<name>","arguments":{...}}   or   {"action":"final","response":"..."}
+ * constrained by the provider's structured output (Ollama `format`) where it has it.
+ */
+export const agentActionSchema = z.object({
+  action: z.enum(["call_tool", "final"]),
+  thought: z.string().optional(),
+  tool: z.string().optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  response: z.string().optional(),
+});
+
+export type AgentAction =
+  | { action: "call_tool"; thought?: string; tool: string; arguments: Record<string, unknown> }
+  | { action: "final"; thought?: string; response: string };
+
+export const AGENT_ACTION_JSON_SCHEMA = jsonSchemaOf(agentActionSchema);
+
+/** Parses a reply (through askJson's parser) and checks the per-action fields. */
+export function parseAction(raw: string): { ok: true; action: AgentAction } | { ok: false; problem: string } {
+  const parsed = parseAgainst(raw, agentActionSchema);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value;
+  if (v.action === "call_tool") {
+    if (!v.tool?.trim()) return { ok: false, problem: 'action "call_tool" needs "tool" (the tool\'s name)' };
+    return { ok: true, action: { action: "call_tool", thought: v.thought, tool: v.tool.trim(), arguments: v.arguments ?? {} } };
+  }
+  if (typeof v.response !== "string") return { ok: false, problem: 'action "final" needs "response" (your answer as a string)' };
+  return { ok: true, action: { action: "final", thought: v.thought, response: v.response } };
+}
+
+export function correctionMessage(problem: string): string {
+  return (
+    `Your last reply was not a valid action: ${problem}. Reply with exactly one JSON object and nothing else: ` +
+    '{"action":"call_tool","tool":"<name>","arguments":{...}} or {"action":"final","response":"<answer>"}.'
+  );
+}
+
+/**
+ * A tool call a model wrote as JSON text instead of a native call ({"name": "...", "arguments": {...}},
+ * or the action form). Only names from `toolNames` count, so ordinary JSON in an answer is left alone.
+ */
+export function recoverTextToolCall(text: string, toolNames: (name: string) => boolean): { name: string; arguments: Record<string, unknown> } | null {
+  const json = extractJsonText(cleanModelText(text));
+  if (!json || json.length < text.trim().length * 0.8) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  const item: unknown = Array.isArray(value) ? (value as unknown[])[0] : value;
+  if (!item || typeof item !== "object") return null;
+  const o = item as Record<string, unknown>;
+  const fn = o.function && typeof o.function === "object" ? (o.function as Record<string, unknown>) : o;
+  const name = fn.name ?? fn.tool;
+  const args = fn.arguments ?? fn.parameters ?? fn.args ?? {};
+  if (typeof name !== "string" || !toolNames(name)) return null;
+  const parsedArgs = typeof args === "string" ? safeParse(args) : args;
+  if (!parsedArgs || typeof parsedArgs !== "object" || Array.isArray(parsedArgs)) return null;
+  return { name, arguments: parsedArgs as Record<string, unknown> };
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Streams the "response" string of a final action while the JSON is still arriving, so the answer
+ * appears word by word even under structured output. Only once "action":"final" was seen before
+ * "response"; escapes are decoded, an escape cut between chunks waits for the next one.
+ */
+export class FinalResponseStreamer {
+  private buffer = "";
+  private pos = -1;
+  private done = false;
+
+  /** Adds a chunk; returns the newly decoded answer text (often ""). */
+  push(chunk: string): string {
+    this.buffer += chunk;
+    if (this.done) return "";
+    if (this.pos < 0) {
+      const m = /"action"\s*:\s*"final"[\s\S]*?"response"\s*:\s*"/.exec(this.buffer);
+      if (!m) return "";
+      this.pos = m.index + m[0].length;
+    }
+    let out = "";
+    while (this.pos < this.buffer.length) {
+      const ch = this.buffer[this.pos];
+      if (ch === '"') {
+        this.done = true;
+        break;
+      }
+      if (ch !== "\\") {
+        out += ch;
+        this.pos++;
+        continue;
+      }
+      const next = this.buffer[this.pos + 1];
+      if (next === undefined) break;
+      if (next === "u") {
+        const hex = this.buffer.slice(this.pos + 2, this.pos + 6);
+        if (hex.length < 4) break;
+        out += String.fromCharCode(parseInt(hex, 16));
+        this.pos += 6;
+        continue;
+      }
+      out += ESCAPES[next] ?? next;
+      this.pos += 2;
+    }
+    return out;
+  }
+
+  /** True once any part of the answer was streamed. */
+  get started(): boolean {
+    return this.pos >= 0;
+  }
+}
+
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", '"': '"', "\\": "\\", "/": "/" };

@@ -1,0 +1,14 @@
+/**
+ * A unified diff for an append: the note's last lines as context, then the added lines. What the user
+ * approves in the chat view and the CLI.
+ */
+export function appendDiff(path: string, before: string, added: string, contextLines = 3): string {
+  const oldLines = before === "" ? [] : before.replace(/\n$/, "").split("\n");
+  const newLines = added.replace(/\n$/, "").split("\n");
+  // A note without a final newline gets one first: shown as the last line changing from "no newline".
+  const context = oldLines.slice(Math.max(0, oldLines.length - contextLines));
+  const start = oldLines.length - context.length + 1;
+  const addedBody = newLines[0] === "" ? newLines.slice(1) : newLines;
+  const header = `@@ -${start},${context.length} +${start},${context.length + addedBody.length} @@`;
+  return [`--- ${path}`, `+++ ${path}`, header, ...context.map((l) => ` ${l}`), ...addedBody.map((l) => `+${l}`)].join("\n");
+}

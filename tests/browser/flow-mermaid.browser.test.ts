@@ -1,0 +1,91 @@
+/**
+ * The Mermaid text Krypton writes for a workflow, rendered by the real Mermaid library (the engine Obsidian
+ * ships) in a real Chromium: awkward agent names (`end`, quotes, brackets, pipes, `#`, `<b>`) and every
+ * shipped example must draw without a parse error.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { flowToMermaid } from "../../src/core/workflows/flow-graph";
+import { validateFlow } from "../../src/core/workflows/flow-validate";
+import { exampleFlows } from "../core/workflows/flow-fixtures";
+import { AWKWARD_FLOW } from "../core/workflows/flow-graph.test";
+
+const CHROMIUM = process.env.KRYPTON_CHROMIUM ?? "/usr/bin/chromium";
+const MERMAID = join(__dirname, "..", "..", "node_modules", "mermaid", "dist", "mermaid.min.js");
+
+jest.setTimeout(60_000);
+
+let server: http.Server;
+let url: string;
+let context: BrowserContext;
+let page: Page;
+let profileDir: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium; CI installs it)`);
+  const mermaid = readFileSync(MERMAID, "utf8");
+  server = http.createServer((req, res) => {
+    if (req.url === "/mermaid.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      res.end(mermaid);
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end('<!doctype html><html><body><div id="out"></div><script src="/mermaid.js"></script></body></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  profileDir = mkdtempSync(join(tmpdir(), "krypton-chromium-"));
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  await page.goto(url);
+  await page.waitForFunction(() => typeof (window as unknown as { mermaid?: unknown }).mermaid !== "undefined");
+  await page.evaluate(() => (window as unknown as { mermaid: { initialize(o: unknown): void } }).mermaid.initialize({ startOnLoad: false, securityLevel: "strict" }));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+/** Renders with mermaid.render; returns the SVG's node labels, or the parse error. */
+async function render(text: string): Promise<{ labels: string[]; edges: string[] } | { error: string }> {
+  return page.evaluate(async (source) => {
+    const m = (window as unknown as { mermaid: { render(id: string, text: string): Promise<{ svg: string }> } }).mermaid;
+    try {
+      const { svg } = await m.render(`g${Math.random().toString(36).slice(2)}`, source);
+      const holder = document.createElement("div");
+      holder.innerHTML = svg;
+      const texts = (selector: string) => Array.from(holder.querySelectorAll(selector)).map((n) => n.textContent ?? "");
+      return { labels: texts(".nodeLabel"), edges: [...new Set(texts(".edgeLabel").filter(Boolean))] };
+    } catch (err) {
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  }, text);
+}
+
+it("draws a flow whose agent names would break naive Mermaid", async () => {
+  const result = await render(flowToMermaid(validateFlow(AWKWARD_FLOW).flow!));
+  expect(result).not.toHaveProperty("error");
+  const { labels, edges } = result as { labels: string[]; edges: string[] };
+  expect(labels).toEqual(expect.arrayContaining(["end", 'say "hi" [now] {x} (y) (verify)', "a|b #1 <b> (transform)", "graph", "Start", "Finish"]));
+  expect(edges).toEqual(['feedback = "he said \\"no\\" | [x]"']);
+});
+
+it.each(Object.entries(exampleFlows()))("draws the shipped example %s", async (_name, json) => {
+  const result = await render(flowToMermaid(validateFlow(json).flow!));
+  expect(result).not.toHaveProperty("error");
+});
+
+it("the check itself catches a parse error", async () => {
+  expect(await render("flowchart TD\n  a[end] --> b[x]]")).toHaveProperty("error");
+});

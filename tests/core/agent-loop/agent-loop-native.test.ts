@@ -1,0 +1,76 @@
+/**
+ * The loop with native tool calling through the real providers: Ollama (`tools` / `message.tool_calls`,
+ * `role: "tool"` answers with `tool_name`) and Gemini (function declarations, functionCall parts whose
+ * thought signatures must come back verbatim, functionResponse with the call id), each against its
+ * loopback server.
+ */
+import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
+import { nodeClock } from "../../../src/node/node-clock";
+import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
+import { FAST_RETRY, nodeFetch } from "../providers/provider-fixtures";
+import { makeLoopWorld, type LoopWorld } from "./agent-loop-fixtures";
+
+const NOTES = { "Projects/Plan.md": "# Plan\n\nShip the agent mode." };
+
+describe("native tool calling through the providers", () => {
+  let world: LoopWorld;
+  let gemini: GeminiTestServer | undefined;
+  afterEach(async () => {
+    await world?.close();
+    await gemini?.close();
+    gemini = undefined;
+  });
+
+  it("Ollama: tool_calls (split across chunks) run, results go back as tool messages, usage is summed", async () => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    world.ollama.script([
+      {
+        route: "chat",
+        extra: { toolCalls: [{ name: "read_note", arguments: { path: "Projects/Plan.md" } }], splitToolCalls: true, doneReason: "stop", usage: { prompt: 300, completion: 12 } },
+        reply: "",
+      },
+      { route: "chat", reply: "Ship the agent mode.", extra: { usage: { prompt: 340, completion: 5 } } },
+    ]);
+    const { result, tokens } = await world.run("What is my plan?");
+
+    expect(result.protocol).toBe("native");
+    expect(result.answer).toBe("Ship the agent mode.");
+    expect(tokens).toBe("Ship the agent mode.");
+    expect(result.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note", arguments: { path: "Projects/Plan.md" } }), outcome: "ok" })]);
+    expect(result.usage).toEqual({ promptTokens: 640, completionTokens: 17 });
+    const [first, second] = world.bodies() as { tools?: { function: { name: string; parameters: unknown } }[]; messages: { role: string; content: string; tool_name?: string }[] }[];
+    expect(first.tools!.map((t) => t.function.name)).toEqual(expect.arrayContaining(["read_note", "search_notes", "append_to_note"]));
+    expect(JSON.stringify(first.tools)).not.toContain("vault_path");
+    const tool = second.messages.find((m) => m.role === "tool");
+    expect(tool).toMatchObject({ role: "tool", tool_name: "read_note", content: "# Plan\n\nShip the agent mode." });
+    expect(second.messages.at(-1)!.content).toMatch(/^Write your answer in English/);
+  });
+
+  it("Gemini: thought signatures come back verbatim (the server rejects a turn that lost one), function responses carry the call id", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    gemini = await startGeminiServer({ requireThoughtSignatures: true });
+    world.model = new GeminiChatModel({
+      apiKey: DEFAULT_GEMINI_KEY,
+      baseUrl: gemini.url,
+      model: "gemini-2.5-flash",
+      fetch: nodeFetch,
+      clock: nodeClock,
+      timeoutMs: 2_000,
+      retry: FAST_RETRY,
+    });
+    gemini.script([
+      { route: "stream", reply: "", extra: { functionCalls: [{ name: "read_note", args: { path: "Projects/Plan.md" }, id: "call-7", thoughtSignature: "sig-abc" }] } },
+      { route: "stream", reply: "Ship the agent mode." },
+    ]);
+    const { result } = await world.run("What is my plan?", { secrets: [DEFAULT_GEMINI_KEY] });
+
+    expect(result).toMatchObject({ protocol: "native", answer: "Ship the agent mode.", endReason: "answer" });
+    expect(result.steps[0]).toMatchObject({ tool: { name: "read_note", callId: "call-7" }, outcome: "ok" });
+    const second = gemini.requestsTo("stream")[1].body as { contents: { role: string; parts: Record<string, unknown>[] }[] };
+    const modelTurn = second.contents.find((c) => c.role === "model")!;
+    expect(modelTurn.parts).toEqual(expect.arrayContaining([expect.objectContaining({ functionCall: expect.objectContaining({ name: "read_note" }), thoughtSignature: "sig-abc" })]));
+    const response = second.contents.flatMap((c) => c.parts).find((p) => p.functionResponse) as { functionResponse: { id?: string; name: string } };
+    expect(response.functionResponse).toMatchObject({ id: "call-7", name: "read_note" });
+    expect(JSON.stringify(result.exchange)).not.toContain(DEFAULT_GEMINI_KEY);
+  });
+});

@@ -1,0 +1,285 @@
+import { z } from "zod";
+import { defineTool } from "../../../src/core/tools/tool-registry";
+import { ProviderError } from "../../../src/core/providers/provider-error";
+import { call, final, makeLoopWorld, ScriptedToolModel, snapshot, type LoopWorld } from "./agent-loop-fixtures";
+
+const NOTES = { "Projects/Plan.md": "# Plan\n\nShip the agent mode." };
+
+describe("agent loop: confirmation of write tools", () => {
+  let world: LoopWorld;
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  it("deny leaves the vault byte-identical and tells the model", async () => {
+    world = await makeLoopWorld({ files: { ...NOTES, "Bin.md": "caf\u00e9\r\nno newline at end" } });
+    world.ollama.script([
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- [ ] Write the README" }) },
+      { route: "chat", reply: call("write_note", { title: "New idea", content: "# New idea" }) },
+      { route: "chat", reply: final("OK, I changed nothing.") },
+    ]);
+    const before = await snapshot(world.vault.root);
+    world.decisions = ["deny", "deny"];
+
+    const { result } = await world.run("Add a README task to my plan and save an idea");
+
+    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(world.confirms).toHaveLength(2);
+    expect(world.confirms[0].title).toBe("Append 2 lines to Projects/Plan.md");
+    expect(world.confirms[0].preview).toBe(
+      ["--- Projects/Plan.md", "+++ Projects/Plan.md", "@@ -1,3 +1,4 @@", " # Plan", " ", " Ship the agent mode.", "+- [ ] Write the README"].join("\n"),
+    );
+    expect(world.confirms[1]).toMatchObject({ title: "Create a new note Krypton/new-idea.md", preview: "# New idea" });
+    expect(result.steps.map((s) => s.outcome)).toEqual(["denied", "denied"]);
+    expect(world.bodies()[1].messages.at(-2)!.content).toMatch(/The user declined append_to_note .*Nothing was changed/);
+  });
+
+  it("allow once appends atomically after approval; allow for the conversation skips the next question", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script([
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- one" }) },
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- two\n" }) },
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- three" }) },
+      { route: "chat", reply: final("Added.") },
+    ]);
+    world.decisions = ["once", "conversation"];
+    const approvals = new Set<string>();
+    const { result } = await world.run("Add three items", { approvals });
+
+    expect(result.steps.map((s) => s.outcome)).toEqual(["ok", "ok", "ok"]);
+    expect(world.confirms).toHaveLength(2);
+    expect(approvals.has("append_to_note")).toBe(true);
+    expect(await world.vault.read("Projects/Plan.md")).toBe("# Plan\n\nShip the agent mode.\n- one\n- two\n- three\n");
+  });
+
+  it("refuses an append when the note changed after the preview; writes nothing", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script([
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- late" }) },
+      { route: "chat", reply: final("It changed.") },
+    ]);
+    const { result } = await world.run("Add an item", {
+      confirm: async () => {
+        await world.vault.write("Projects/Plan.md", "# Plan\n\nEdited by the user meanwhile.\n");
+        return "once";
+      },
+    });
+    expect(result.steps[0].outcome).toBe("error");
+    expect(result.steps[0].result).toMatch(/Projects\/Plan\.md changed since the preview you approved; nothing was appended/);
+    expect(await world.vault.read("Projects/Plan.md")).toBe("# Plan\n\nEdited by the user meanwhile.\n");
+  });
+
+  it("write_note never overwrites: a taken name gets a suffix; without a way to ask, writes are refused", async () => {
+    world = await makeLoopWorld({ files: { ...NOTES, "Krypton/idea.md": "mine" } });
+    world.ollama.script([
+      { route: "chat", reply: call("write_note", { title: "Idea", content: "# Idea\n" }) },
+      { route: "chat", reply: final("Saved.") },
+    ]);
+    world.decisions = ["once"];
+    const { result } = await world.run("Save an idea");
+    expect(result.steps[0].result).toBe("Created Krypton/idea-1.md");
+    expect(await world.vault.read("Krypton/idea.md")).toBe("mine");
+    expect(await world.vault.read("Krypton/idea-1.md")).toBe("# Idea\n");
+
+    world.ollama.reset();
+    world.ollama.script([
+      { route: "chat", reply: call("write_note", { title: "Other", content: "x" }) },
+      { route: "chat", reply: final("Could not.") },
+    ]);
+    const before = await snapshot(world.vault.root);
+    const refused = await world.run("Save another", { confirm: undefined });
+    expect(refused.result.steps[0]).toMatchObject({ outcome: "denied" });
+    expect(refused.result.steps[0].result).toMatch(/needs the user's approval, which cannot be asked here/);
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
+  it("agent-only write tools are invisible and refused for outside callers (MCP)", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    const external = world.registry.list().map((t) => t.name);
+    expect(external).not.toContain("append_to_note");
+    expect(external).not.toContain("write_note");
+    expect(external.sort()).toEqual(["create_note", "read_note", "search_notes", "summarize_notes"]);
+    await expect(world.registry.call("append_to_note", { path: "Projects/Plan.md", content: "x" })).rejects.toThrow(/^Unknown tool: append_to_note/);
+    await expect(world.registry.call("append_to_note", { path: "Projects/Plan.md", content: "x" }, { caller: "agent" })).rejects.toThrow(
+      /needs the user's approval of the diff first/,
+    );
+    expect(await world.vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
+  });
+});
+
+describe("agent loop: Stop, limits and logs", () => {
+  let world: LoopWorld;
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  it("Stop mid-tool cancels the running tool and ends the turn as stopped", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    let toolSignal: AbortSignal | undefined;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    world.registry.register(
+      defineTool({
+        name: "slow_tool",
+        title: "Slow",
+        description: "Takes forever.",
+        inputSchema: { q: z.string() },
+        outputSchema: {},
+        annotations: { readOnlyHint: true },
+        run: (_input, context) => {
+          toolSignal = context.signal;
+          started();
+          return new Promise<never>(() => undefined); // never settles on its own
+        },
+      }),
+    );
+    world.ollama.script({ route: "chat", reply: call("slow_tool", { q: "x" }) });
+    const stop = new AbortController();
+    const pending = world.run("Do the slow thing", { signal: stop.signal, allowed: ["slow_tool"] });
+    await running;
+    stop.abort();
+    const { result } = await pending;
+    expect(result.endReason).toBe("stopped");
+    expect(toolSignal?.aborted).toBe(true);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(1);
+  });
+
+  it("Stop during the model request closes it", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script({ route: "chat", stall: true });
+    const stop = new AbortController();
+    const pending = world.run("Anything", { signal: stop.signal });
+    while (world.ollama.requestsTo("chat").length === 0) await new Promise((r) => setTimeout(r, 5));
+    stop.abort();
+    const { result } = await pending;
+    expect(result.endReason).toBe("stopped");
+    while (!world.ollama.requestsTo("chat")[0].closedEarly) await new Promise((r) => setTimeout(r, 5));
+  });
+
+  it("the wall-clock cap ends a turn with a marked message", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script({ route: "chat", stall: true });
+    const { result, tokens } = await world.run("Anything", { timeoutMs: 60 });
+    expect(result.endReason).toBe("time-limit");
+    expect(tokens).toBe("*(Stopped at the time limit of 0.1 s before the agent finished.)*");
+  });
+
+  it("keeps secrets out of the exchange log (/log)", async () => {
+    const key = "AIzaSy-super-secret-gemini-key-123";
+    world = await makeLoopWorld({ files: { "Keys.md": `My key is ${key}` } });
+    world.ollama.script([
+      { route: "chat", reply: call("read_note", { path: "Keys.md" }) },
+      { route: "chat", reply: final(`The key is ${key}`) },
+    ]);
+    const { result } = await world.run("What is my key?", { secrets: [key] });
+    const log = JSON.stringify(result.exchange);
+    expect(log).not.toContain(key);
+    expect(log).toContain("My key is ***");
+    expect(JSON.stringify(world.logs)).not.toContain(key);
+  });
+});
+
+describe("agent loop, native tool calls", () => {
+  let world: LoopWorld;
+  afterEach(async () => {
+    await world?.close();
+  });
+
+  it("runs every call of a step, answers with tool messages carrying the call id, echoes provider data", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    const model = new ScriptedToolModel("test:native", [
+      () => [
+        { type: "text", text: "Let me look." },
+        { type: "tool-call", call: { id: "c1", name: "read_note", arguments: { path: "Projects/Plan.md", vault_path: "/elsewhere" } } },
+        { type: "tool-call", call: { id: "c2", name: "get_current_time", arguments: { timezone: "Mars/Olympus" } } },
+        { type: "end", finishReason: "tool-calls", usage: { promptTokens: 100, completionTokens: 10 }, providerData: { parts: ["sig"] } },
+      ],
+      () => [{ type: "text", text: "Ship " }, { type: "text", text: "it." }, { type: "end", finishReason: "stop", usage: { promptTokens: 150, completionTokens: 3 } }],
+    ]);
+    world.model = model;
+    const { result, tokens, events } = await world.run("What's the plan?");
+
+    expect(result.protocol).toBe("native");
+    expect(result.answer).toBe("Ship it.");
+    expect(tokens).toBe("Ship it.");
+    expect(events.some((e) => e.type === "retract" && e.text === "Let me look.")).toBe(true);
+    expect(result.usage).toEqual({ promptTokens: 250, completionTokens: 13 });
+    expect(result.steps.map((s) => [s.tool.name, s.outcome])).toEqual([
+      ["read_note", "ok"],
+      ["get_current_time", "error"],
+    ]);
+    expect(result.steps[0]).toMatchObject({ thought: "Let me look.", tool: { callId: "c1" }, usage: { promptTokens: 100, completionTokens: 10 } });
+    expect(result.steps[1].result).toMatch(/^Unknown time zone: Mars\/Olympus/);
+
+    const [first, second] = model.requests;
+    expect(first.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(["search_notes", "read_note", "list_notes", "write_note", "append_to_note", "get_current_time", "list_tools"]));
+    expect(first.tools?.map((t) => t.name)).not.toContain("web_search"); // no Tavily key
+    expect(JSON.stringify(first.tools)).not.toContain("vault_path");
+    expect(second.messages.slice(-4, -1)).toEqual([
+      { role: "assistant", content: "Let me look.", toolCalls: expect.any(Array), providerData: { parts: ["sig"] } },
+      expect.objectContaining({ role: "tool", toolCallId: "c1", toolName: "read_note", isError: false, content: "# Plan\n\nShip the agent mode." }),
+      expect.objectContaining({ role: "tool", toolCallId: "c2", toolName: "get_current_time", isError: true }),
+    ]);
+    expect(second.messages.at(-1)).toMatchObject({ role: "system", content: expect.stringMatching(/^Write your answer in English/) });
+  });
+
+  it("recovers a tool call written as JSON text, only for offered names", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    const model = new ScriptedToolModel("test:text-calls", [
+      () => [{ type: "text", text: '{"name": "read_note", "arguments": {"path": "Projects/Plan.md"}}' }, { type: "end", finishReason: "stop" }],
+      () => [{ type: "text", text: '{"name": "rm_rf", "arguments": {}}' }, { type: "end", finishReason: "stop" }],
+    ]);
+    world.model = model;
+    const { result, tokens } = await world.run("Plan?");
+    expect(result.steps).toHaveLength(1);
+    expect(result.steps[0]).toMatchObject({ tool: { name: "read_note" }, outcome: "ok" });
+    // A JSON answer naming no offered tool is an answer, shown once.
+    expect(result.answer).toBe('{"name": "rm_rf", "arguments": {}}');
+    expect(tokens).toBe(result.answer);
+  });
+
+  it("falls back to the JSON protocol on 'does not support tools', cached per model", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    const ollama = world.model!;
+    const noTools = new Set<string>();
+    let nativeTries = 0;
+    world.model = {
+      id: ollama.id,
+      capabilities: () => Promise.resolve({ tools: true }),
+      stream: (r) => ollama.stream(r),
+      complete: (r) => ollama.complete(r),
+      turn(request) {
+        if (request.tools?.length && request.toolChoice !== "none") {
+          nativeTries++;
+          throw new ProviderError("server", `registry.ollama.ai/library/${ollama.id} does not support tools`, 400);
+        }
+        return ollama.turn(request);
+      },
+    };
+    world.ollama.script([
+      { route: "chat", reply: call("read_note", { path: "Projects/Plan.md" }) },
+      { route: "chat", reply: final("Ship it.") },
+      { route: "chat", reply: final("Again.") },
+    ]);
+    const first = await world.run("Plan?", { noNativeTools: noTools });
+    expect(first.result).toMatchObject({ protocol: "json", answer: "Ship it." });
+    expect(first.events.some((e) => e.type === "notice" && e.code === "agent-json-fallback")).toBe(true);
+    const second = await world.run("Plan?", { noNativeTools: noTools });
+    expect(second.result).toMatchObject({ protocol: "json", answer: "Again." });
+    expect(nativeTries).toBe(1);
+  });
+
+  it("retries a malformed function call once, then falls back to JSON", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    const ollama = world.model!;
+    const native = new ScriptedToolModel("test:malformed", [
+      () => [{ type: "end", finishReason: "malformed-tool-call" }],
+      () => [{ type: "end", finishReason: "malformed-tool-call" }],
+    ]);
+    world.model = { ...native, id: native.id, capabilities: () => native.capabilities(), stream: (r) => ollama.stream(r), complete: (r) => ollama.complete(r), turn: (r) => (r.tools ? native.turn(r) : ollama.turn(r)) };
+    world.ollama.script({ route: "chat", reply: final("Fallback answer.") });
+    const { result } = await world.run("Plan?");
+    expect(native.requests).toHaveLength(2);
+    expect(result).toMatchObject({ protocol: "json", answer: "Fallback answer." });
+  });
+});
