@@ -1,7 +1,7 @@
 /**
  * Flashcards: parsing a 10,000-card deck note (every card kind, SR scheduling comments), and appending 20
  * cards to a 2 MB deck the way FlashcardService does it, on a real file: the deck is read and parsed before
- * the model call; the append is one FsVault.process that checks the deck is unchanged (else re-parses),
+ * the model call; the append is one FsVault.appendToNote against that text (re-read and re-checked if it changed),
  * de-duplicates and writes old text + new cards atomically. Both the append step and read+parse+append are reported.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -50,7 +50,7 @@ const NEW: NewCard[] = Array.from({ length: 20 }, (_, i) => ({ kind: "basic", fr
 
 export const flashcardsMeasurement: Measurement = {
   name: "flashcards",
-  describe: "flashcards: parsing a 10,000-card deck; appending 20 cards to a 2 MB deck (process: read, parse, de-dup, atomic write)",
+  describe: "flashcards: parsing a 10,000-card deck; appending 20 cards to a 2 MB deck (read + parse before the model call; append: de-dup, appendToNote with its re-check, atomic write)",
   async run(ctx) {
     const failures: { what: string; error: string }[] = [];
     const big = syntheticDeck({ cards: 10_000 });
@@ -80,7 +80,7 @@ export const flashcardsMeasurement: Measurement = {
       const t0 = now();
       const text = await vault.readNote("Flashcards/Bench.md");
       const snapshot = deckSnapshot(text, DEFAULT_SR_FORMAT);
-      // After the model answered: the append itself (one process(): compare, append, atomic write).
+      // After the model answered: the append itself (de-dup from the snapshot, appendToNote: re-check, atomic write).
       const t1 = now();
       const added = await appendToDeck(vault, "Flashcards/Bench.md", cards, "#flashcards/bench", DEFAULT_SR_FORMAT, snapshot);
       const t2 = now();

@@ -51,7 +51,7 @@ export interface FlashcardRun {
 
 /**
  * Flashcards from a note, a selection or a topic, written in the Spaced Repetition plugin's format into a
- * deck note of Krypton's (never the source): created new, or appended through VaultPort.process so every
+ * deck note of Krypton's (never the source): created new, or appended through VaultPort.appendToNote so every
  * existing byte — scheduling comments included — stays as it was. One implementation for chat, commands,
  * CLI and MCP.
  */
