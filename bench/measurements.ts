@@ -44,6 +44,8 @@ import { buildOramaText, oramaTextSearch } from "./baseline-orama-text";
 import { buildCorpus, corpusChunks } from "./corpus";
 import { TextIndex } from "../src/core/indexing/text-index";
 import { workflowMeasurement } from "./workflow-bench";
+import { hostile } from "./measure-hostile";
+import { quality } from "./retrieval-quality";
 
 const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
@@ -514,7 +516,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, build, query, reload, fulltext, memory, restart, chat, workflowMeasurement, mcpStdio, agentLoop];
+export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, workflowMeasurement, mcpStdio, agentLoop];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

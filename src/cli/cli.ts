@@ -55,7 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   const interrupts = createInterrupts(() => io.forceExit());
   io.onSignal(() => interrupts.fire());
-  const ctx: CommandContext = { env: io.env, cwd: io.cwd, output, stdin: io.stdin, stdout: io.stdout, interrupts };
+  const ctx: CommandContext = { env: io.env, cwd: io.cwd, output, stdin: io.stdin, stdout: io.stdout, interrupts, commandName: command.name };
   const options = { ...command.options, ...COMMON_OPTIONS };
   try {
     const args = parseArgs(rest, options);

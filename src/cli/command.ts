@@ -12,6 +12,8 @@ export interface CommandContext {
   /** The raw stdout, for readline's prompt on a terminal. Results still go through `output`. */
   stdout: Writable & { isTTY?: boolean };
   interrupts: Interrupts;
+  /** The command being run ("index"): names this process in the index lock ("krypton index"). */
+  commandName?: string;
 }
 
 /** One `krypton <name>` command, in its own file under src/cli/commands/. */

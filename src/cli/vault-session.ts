@@ -56,6 +56,7 @@ export async function openVaultSession(
 
   const host = createNodeHost(root, {
     configDir: config.configDir,
+    processLabel: ctx.commandName ? `krypton ${ctx.commandName}` : "krypton",
     logger: cliLogger(ctx.output, ctx.env, args),
     fetch: withConnectTimeout((input, init) => fetch(input, init), { timeoutMs: config.connectTimeoutMs }),
   });
@@ -126,6 +127,11 @@ export interface OpenIndexOptions {
   rebuild?: boolean;
   /** Warn when another process holds the index's writer lock (the caller may explain it better itself). */
   warnReadOnly?: boolean;
+  /**
+   * Never take the writer lock (search, status): the saved index is loaded, notes changed since are applied
+   * in memory only, nothing is embedded or saved. A crash or `| head` can then never leave a lock behind.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -140,7 +146,7 @@ export async function openIndex(session: VaultSession, output: Output, options: 
   let status: IndexStatus;
   try {
     if (options.rebuild) await index.rebuild(options.signal);
-    else await index.open(options.signal);
+    else await index.open(options.signal, { readOnly: options.readOnly === true });
     await index.idle();
     status = index.status();
   } finally {
@@ -153,16 +159,33 @@ export async function openIndex(session: VaultSession, output: Output, options: 
 
 function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { warnKeywordOnly: boolean; warnReadOnly: boolean }): void {
   const { warnKeywordOnly } = options;
+  if (status.lockNotice) output.warn(status.lockNotice);
   if (status.rebuiltReason) output.warn(`the index was rebuilt: ${status.rebuiltReason}`);
+  const embeddingsOn = session.config.settings.embeddingProvider !== "none";
+  // A process that does not write the index does not embed either: its missing vectors are no embedder's fault.
+  const notEmbedding = status.readOnly === true && !status.embedderError;
   if (warnKeywordOnly && session.embedderUnreachable) {
     output.warn(`${session.embedderUnreachable}; searching by keywords only`);
-  } else if (warnKeywordOnly && status.keywordOnly && session.config.settings.embeddingProvider !== "none") {
+  } else if (notEmbedding && !options.warnReadOnly) {
+    // The caller explains the read-only state itself (index waits for the holder): no keyword-only guesswork.
+  } else if (warnKeywordOnly && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
+    const missing = status.chunks - status.embedded;
+    output.warn(
+      status.embedded === 0
+        ? `the saved index has no embeddings yet (run \`krypton index ${session.root}\`); searching by keywords only`
+        : `${formatCount(missing)} of ${formatCount(status.chunks)} chunks changed since the last \`krypton index\` and are searched by keywords only`,
+    );
+  } else if (warnKeywordOnly && status.keywordOnly && embeddingsOn && !notEmbedding) {
     const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
     output.warn(`${why}; searching by keywords only`);
   }
-  if (status.readOnly && options.warnReadOnly) {
-    output.warn("another Krypton process (Obsidian or a CLI) is updating this index: using the saved index as it is");
+  if (status.writeError && options.warnReadOnly) {
+    output.warn(`${status.writeError}: the index is kept in memory only and not saved`);
+  } else if (status.readOnly && !status.readOnlyByChoice && options.warnReadOnly) {
+    output.warn(`the index is being updated by ${status.heldBy ?? "another Krypton process"}: using the saved index as it is`);
   }
+  for (const p of (status.partial ?? []).slice(0, 5)) output.warn(`${p.path}: ${p.error}`);
+  if ((status.partial?.length ?? 0) > 5) output.warn(`... and ${formatCount((status.partial?.length ?? 0) - 5)} more notes indexed in part`);
   const failures = status.failures;
   const shown = failures.slice(0, 5);
   for (const f of shown) output.warn(`skipped ${f.path}: ${f.error}`);

@@ -47,6 +47,11 @@ export interface KryptonSettings {
   // Retrieval
   defaultMode: RetrievalMode;
   similarityThreshold: number;
+  /**
+   * Share of meaning (vectors) against keywords in hybrid search, 0..1 (0.7 = the seed's "0.7 × meaning +
+   * 0.3 × keywords"; 0 ranks by keywords only, 1 by meaning only). Both sides are calibrated per query first.
+   */
+  semanticWeight: number;
   maxK: number;
   displayK: number;
   queryRewrite: boolean;
@@ -110,7 +115,8 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   chunkMaxChars: 1500,
 
   defaultMode: "rag",
-  similarityThreshold: 0.25,
+  similarityThreshold: 0.15,
+  semanticWeight: 0.7,
   maxK: 10,
   displayK: 5,
   queryRewrite: false,

@@ -33,31 +33,47 @@ export class FsDataDir implements DataDirPort {
 
   async writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
     const full = this.full(path);
-    await fs.mkdir(dirname(full), { recursive: true });
+    await this.makeParent(full);
     const temp = `${full}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
     try {
       await fs.writeFile(temp, data);
       await fs.rename(temp, full);
     } catch (err) {
-      await fs.rm(temp, { force: true });
-      throw err;
+      await fs.rm(temp, { force: true }).catch(() => undefined);
+      throw this.writeError(err);
     }
   }
 
   async createExclusive(path: string, data: string): Promise<boolean> {
     const full = this.full(path);
-    await fs.mkdir(dirname(full), { recursive: true });
+    await this.makeParent(full);
     try {
       await fs.writeFile(full, data, { flag: "wx" });
       return true;
     } catch (err) {
       if (isCode(err, "EEXIST")) return false;
-      throw err;
+      throw this.writeError(err);
     }
   }
 
   async remove(path: string): Promise<void> {
-    await fs.rm(this.full(path), { force: true });
+    const full = this.full(path);
+    try {
+      await fs.rm(full, { force: true });
+    } catch (err) {
+      // Never recursive: only an empty folder (a damaged lock) goes this way.
+      if (isCode(err, "ERR_FS_EISDIR") || isCode(err, "EISDIR")) await fs.rmdir(full);
+      else throw err;
+    }
+  }
+
+  async kind(path: string): Promise<"file" | "dir" | null> {
+    try {
+      const info = await fs.stat(this.full(path));
+      return info.isDirectory() ? "dir" : "file";
+    } catch {
+      return null;
+    }
   }
 
   async list(dir: string): Promise<string[]> {
@@ -75,6 +91,23 @@ export class FsDataDir implements DataDirPort {
     } catch {
       return null;
     }
+  }
+
+  private async makeParent(full: string): Promise<void> {
+    try {
+      await fs.mkdir(dirname(full), { recursive: true });
+    } catch (err) {
+      throw this.writeError(err);
+    }
+  }
+
+  /** A permission problem in the user's words, naming the folder ("cannot write /notes/.krypton (permission denied)"). */
+  private writeError(err: unknown): unknown {
+    const why = isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
+    if (!why) return err;
+    const wrapped = new Error(`cannot write ${this.dir} (${why})`) as Error & { code?: string };
+    wrapped.code = (err as { code?: string }).code;
+    return wrapped;
   }
 
   private full(path: string): string {

@@ -4,12 +4,15 @@ import type { Logger } from "../core/ports/logger";
 import { dataDirOf, FsDataDir } from "./fs-data-dir";
 import { FsVault } from "./fs-vault";
 import { nodeClock } from "./node-clock";
+import { createNodeProcess } from "./node-process";
 import { createStderrLogger } from "./node-logger";
 
 export interface NodeHostOptions {
   logger?: Logger;
   fetch?: FetchLike;
   configDir?: string;
+  /** What this process is, as named in the index lock it takes ("krypton index"). */
+  processLabel?: string;
 }
 
 /** The core's ports on Node: the vault folder, <vault>/.krypton, global fetch, Node timers, stderr. */
@@ -21,5 +24,6 @@ export function createNodeHost(vaultRoot: string, options: NodeHostOptions = {})
     clock: nodeClock,
     logger: options.logger ?? createStderrLogger("warn"),
     platform: { kind: "cli", mobile: false },
+    process: createNodeProcess(dataDirOf(vaultRoot), options.processLabel ?? "krypton"),
   };
 }

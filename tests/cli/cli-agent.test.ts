@@ -5,6 +5,10 @@
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
+import { ConversationStore } from "../../src/core/chat/conversation-store";
+import { silentLogger } from "../../src/core/ports/logger";
+import { nodeClock } from "../../src/node/node-clock";
+import { FsDataDir, dataDirOf } from "../../src/node/fs-data-dir";
 
 const NOTES: Record<string, string> = {
   "Projects/Plan.md": "# Plan\n\nShip agent mode by Friday.\n",
@@ -65,7 +69,7 @@ describe("krypton ask/chat --agent", () => {
     expect(json.answer).toBe("Friday.");
     expect(json.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok", result: expect.stringContaining("Ship agent mode by Friday.") })]);
     // The stored answer keeps its steps (the optional `steps` field).
-    const stored = JSON.parse(await vault.read(`.krypton/chat/${json.conversationId}.json`)) as { messages: { role: string; steps?: unknown[] }[] };
+    const stored = (await new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger).get(json.conversationId!))!;
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }) })] });
   });
 

@@ -9,6 +9,21 @@ import { startGeminiServer } from "../support/servers/gemini-server";
 import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
+import { ConversationStore } from "../../src/core/chat/conversation-store";
+import { silentLogger } from "../../src/core/ports/logger";
+import { nodeClock } from "../../src/node/node-clock";
+import { FsDataDir, dataDirOf } from "../../src/node/fs-data-dir";
+
+/** The vault's conversations as the store reads them (head and message records merged). */
+const conversationStore = (root: string) => new ConversationStore(new FsDataDir(dataDirOf(root)), nodeClock, silentLogger);
+
+/** Every saved conversation of the vault, as JSON text. */
+async function savedConversations(root: string): Promise<string[]> {
+  const store = conversationStore(root);
+  const out: string[] = [];
+  for (const summary of await store.list()) out.push(JSON.stringify(await store.get(summary.id)));
+  return out;
+}
 
 const NOTES: Record<string, string> = {
   "Machine Learning/Gradient descent.md":
@@ -118,8 +133,8 @@ describe("krypton ask / chat", () => {
     expect(r.code).toBe(0);
     const files = await fs.readdir(join(vault.root, ".krypton", "chat"));
     const id = r.json!.conversationId!;
-    expect(files.some((f) => f.includes(id))).toBe(true);
-    const raw = await fs.readFile(join(vault.root, ".krypton", "chat", files.find((f) => f.includes(id))!), "utf8");
+    expect(files).toContain(`${id}.json`);
+    const raw = JSON.stringify(await conversationStore(vault.root).get(id));
     expect(raw).toContain("remember this");
     expect(raw).toContain("Saved answer.");
   });
@@ -273,8 +288,7 @@ describe("krypton ask / chat", () => {
     expect(r.code).toBe(130);
     expect(r.stdout).toContain("alpha");
     expect(r.stdout).not.toContain("kappa");
-    const files = (await fs.readdir(join(vault.root, ".krypton", "chat"))).filter((f) => !f.startsWith("index"));
-    const saved = await Promise.all(files.map((f) => fs.readFile(join(vault.root, ".krypton", "chat", f), "utf8")));
+    const saved = await savedConversations(vault.root);
     expect(saved.some((c) => c.includes("alpha") && /"stopped":\s*true/.test(c))).toBe(true);
   });
 
@@ -295,8 +309,7 @@ describe("krypton ask / chat", () => {
       expect(ollama.requestsTo("chat")).toHaveLength(3);
       expect(ollama.requestsTo("chat").map((q) => q.userText).join("|")).not.toContain("never sent");
 
-      const files = (await fs.readdir(join(vault.root, ".krypton", "chat"))).filter((f) => !f.startsWith("index"));
-      const conversations = await Promise.all(files.map(async (f) => fs.readFile(join(vault.root, ".krypton", "chat", f), "utf8")));
+      const conversations = await savedConversations(vault.root);
       const withBoth = conversations.find((c) => c.includes("hello there") && c.includes("and again"));
       expect(withBoth).toBeDefined();
       expect(withBoth).not.toContain("a new topic");
@@ -334,8 +347,7 @@ describe("krypton ask / chat", () => {
       expect(r.stdout).toContain("one");
       expect(r.stdout).not.toContain("ten");
       expect(r.stdout).toContain("After the stop.");
-      const files = (await fs.readdir(join(vault.root, ".krypton", "chat"))).filter((f) => !f.startsWith("index"));
-      const saved = await Promise.all(files.map((f) => fs.readFile(join(vault.root, ".krypton", "chat", f), "utf8")));
+      const saved = await savedConversations(vault.root);
       expect(saved.some((c) => c.includes('"stopped": true') || c.includes('"stopped":true'))).toBe(true);
     });
   });

@@ -1,4 +1,4 @@
-import { failureNoticeText, rebuiltNoticeText, statusBarText, statusBarTooltip } from "../../src/obsidian/status/index-status-text";
+import { failureNoticeText, rebuiltNoticeText, statusBarText, statusBarTooltip, statusDetails } from "../../src/obsidian/status/index-status-text";
 import type { IndexStatus } from "../../src/core/indexing/index-status";
 
 const base: IndexStatus = { state: "ready", notes: 10_000, chunks: 41_230, embedded: 41_230, keywordOnly: false, embedder: "ollama:nomic-embed-text", failures: [] };
@@ -28,4 +28,19 @@ test("failures are named by file, at most five, and a rebuild says why", () => {
   expect(text).not.toContain("Note 5.md");
   expect(text).toContain("…and 2 more");
   expect(rebuiltNoticeText({ ...base, rebuiltReason: "the index manifest is malformed" })).toBe("Krypton rebuilt its index: the index manifest is malformed");
+});
+
+test("notes indexed only in part are named; the details say who writes the index or why it is not saved", () => {
+  const partial = [{ path: "Hostile.md", error: "indexed up to line 4,000 only: the note has more than 2,000 chunks" }];
+  expect(failureNoticeText({ ...base, partial })).toBe("Krypton indexed a note only in part:\n• Hostile.md: indexed up to line 4,000 only: the note has more than 2,000 chunks");
+  const rows = statusDetails({ ...base, readOnly: true, heldBy: "krypton mcp, pid 1234, since 10:02", lockNotice: "the index lock of krypton index, pid 9 was left behind", partial });
+  expect(rows).toEqual(
+    expect.arrayContaining([
+      { label: "Written by", value: "krypton mcp, pid 1234, since 10:02 (this window only reads the index)" },
+      { label: "Index lock", value: "the index lock of krypton index, pid 9 was left behind" },
+      { label: "Indexed in part", value: `Hostile.md: ${partial[0].error}` },
+    ]),
+  );
+  const unsaved = statusDetails({ ...base, readOnly: true, writeError: "cannot write /v/.krypton (permission denied)" });
+  expect(unsaved).toContainEqual({ label: "Not saved", value: "cannot write /v/.krypton (permission denied): the index is kept in memory only" });
 });

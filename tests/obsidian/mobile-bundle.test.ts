@@ -26,6 +26,8 @@ test("the bundled plugin evaluates without any Node builtin, and the bridge code
     });
     const code = readFileSync(outfile, "utf8");
     expect(code).toContain("startMcpHttpServer"); // bundled, not left out
+    expect(code).toContain("russianStemmer"); // the Snowball stemmers run on mobile too
+    expect(code).not.toMatch(/energetic-ai|tfjs/); // the test/bench embedding model stays out
     const requested: string[] = [];
     const fakeRequire = (id: string): unknown => {
       requested.push(id);

@@ -110,6 +110,16 @@ test("number fields save valid values only and say what is wrong", async () => {
   expect(data.maxK).toBe(25);
 });
 
+test("the meaning-against-keywords weight is a setting from 0 to 1 that search uses", async () => {
+  const weight = control(row("Meaning against keywords"), TextComponent);
+  await weight.simulateInput("0.4");
+  expect(p.services.settings().semanticWeight).toBe(0.4);
+  await weight.simulateInput("1.5");
+  expect(p.services.settings().semanticWeight).toBe(0.4);
+  const data = JSON.parse(await p.temp.read(".obsidian/plugins/krypton/data.json"));
+  expect(data.semanticWeight).toBe(0.4);
+});
+
 test("text fields commit when the user leaves them, not on every keystroke", async () => {
   const folder = control(row("Folder for new notes"), TextComponent);
   folder.inputEl.value = "Inbox/AI";

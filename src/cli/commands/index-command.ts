@@ -1,5 +1,5 @@
 import type { IndexStatus } from "../../core/indexing/index-status";
-import { flag } from "../args";
+import { flag, parseIntStrict, stringOption } from "../args";
 import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
@@ -10,7 +10,7 @@ import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 export const indexCommand: Command = {
   name: "index",
   summary: "Build or update the vault's index (<vault>/.krypton)",
-  usage: "krypton index <vault> [--rebuild] [--json]",
+  usage: "krypton index <vault> [--rebuild] [--wait SECONDS] [--json]",
   details: [
     "Only notes that changed since the last run are read again, and only changed chunks are re-embedded.",
     "Without a reachable embedder the index is built keyword-only; vectors are added on a later run.",
@@ -21,22 +21,47 @@ export const indexCommand: Command = {
   ].join("\n"),
   options: {
     rebuild: { type: "boolean", description: "Throw the index away and build it from scratch" },
+    wait: {
+      type: "string",
+      value: "SECONDS",
+      description: "While another Krypton process writes the index, how long to wait for it to do the update (default 120)",
+    },
     json: { type: "boolean", description: "Print the index status as JSON" },
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
     checkPositionals(args.positionals, 1);
+    const waitRaw = stringOption(args, "wait");
+    const waitSeconds = waitRaw === undefined ? DEFAULT_WAIT_SECONDS : parseIntStrict(waitRaw, "--wait", 0, 86_400);
     const session = await openVaultSession(args.positionals[0], args, ctx);
     try {
       const started = Date.now();
-      const status = await withAbortOnInterrupt(ctx, (signal) =>
-        openIndex(session, ctx.output, { signal, rebuild: flag(args, "rebuild"), warnReadOnly: false }),
-      );
+      const rebuild = flag(args, "rebuild");
+      let status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, rebuild, warnReadOnly: false }));
+      let byHolder: string | null = null;
+      if (status.readOnly && !status.writeError && !rebuild && waitSeconds > 0) {
+        // Two writers would corrupt the index: the holder (Obsidian, `krypton mcp`, another index run) does the update.
+        const holder = status.heldBy ?? "another Krypton process";
+        ctx.output.info(`krypton: the index is being written by ${holder}: asked it to update the index; waiting up to ${waitSeconds} s (Ctrl+C to stop)`);
+        const handed = await withAbortOnInterrupt(ctx, (signal) => session.core.index.syncViaHolder(signal, waitSeconds * 1000));
+        if (handed) {
+          status = handed;
+          if (handed.readOnly) byHolder = holder;
+        }
+      }
       if (flag(args, "json")) ctx.output.json(status);
-      else if (!status.readOnly) printSummary(ctx.output, status, Date.now() - started);
-      if (status.readOnly) {
-        // Two writers would corrupt the index: the other one (Obsidian, another CLI) keeps it up to date.
-        ctx.output.error("the index was not updated: another Krypton process (Obsidian or a CLI) is writing it; try again when it is done");
+      else if (!status.readOnly || byHolder) printSummary(ctx.output, status, Date.now() - started, byHolder);
+      if (status.writeError) {
+        ctx.output.error(`the index was not saved: ${status.writeError}`);
+        return EXIT_FAILURE;
+      }
+      if (status.readOnly && !byHolder) {
+        const holder = status.heldBy ?? "another Krypton process";
+        ctx.output.error(
+          rebuild
+            ? `the index was not rebuilt: ${holder} is writing it; close it (or stop it) and run --rebuild again`
+            : `the index was not updated: ${holder} is writing it and did not update it within ${waitSeconds} s; try again later`,
+        );
         return EXIT_FAILURE;
       }
       return status.state === "error" ? EXIT_FAILURE : EXIT_OK;
@@ -46,12 +71,15 @@ export const indexCommand: Command = {
   },
 };
 
-function printSummary(output: Output, status: IndexStatus, elapsedMs: number): void {
+/** Long enough for a holder's heartbeat (5 s) plus an ordinary incremental sync with embedding. */
+const DEFAULT_WAIT_SECONDS = 120;
+
+function printSummary(output: Output, status: IndexStatus, elapsedMs: number, byHolder: string | null = null): void {
   const vectors = status.keywordOnly
     ? "keyword-only (no embeddings)"
     : `${formatCount(status.embedded)} embedded with ${status.embedder ?? "?"}`;
   output.line(
-    `Indexed ${formatCount(status.notes)} notes: ${formatCount(status.chunks)} chunks, ${vectors} (${(elapsedMs / 1000).toFixed(1)} s).`,
+    `Indexed ${formatCount(status.notes)} notes: ${formatCount(status.chunks)} chunks, ${vectors} (${(elapsedMs / 1000).toFixed(1)} s)${byHolder ? `, updated by ${byHolder}` : ""}.`,
   );
   if (status.failures.length > 0) output.line(`${formatCount(status.failures.length)} notes could not be indexed (see warnings).`);
 }

@@ -59,7 +59,11 @@ export const mcpCommand: Command = {
     const indexing = session.core.index.open(stopIndexing.signal).then(
       (status) => {
         if (status.readOnly) {
-          ctx.output.info("krypton: Obsidian (or another Krypton process) is updating this index: reading it, re-scanning before searches");
+          ctx.output.info(
+            status.writeError
+              ? `krypton: ${status.writeError}: the index is kept in memory only, re-scanning before searches`
+              : `krypton: ${status.heldBy ?? "another Krypton process"} is updating this index: reading it, re-scanning before searches`,
+          );
         }
       },
       (err: unknown) => {

@@ -22,8 +22,9 @@ export const searchCommand: Command = {
   summary: "Search the vault's notes (hybrid: meaning and keywords)",
   usage: 'krypton search <vault> "<query>" [--limit N] [--json]',
   details: [
-    "Indexes the vault first when needed. Without a reachable embedder it searches by keywords only",
-    "and says so on stderr (exit code 0).",
+    "Searches the saved index (`krypton index` builds it); notes changed since are searched in memory,",
+    "by keywords until the next `krypton index` embeds them. search never writes the index. Without a",
+    "reachable embedder it searches by keywords only and says so on stderr (exit code 0).",
     "",
     "Examples:",
     '  krypton search ~/Notes "gradient descent"',
@@ -45,9 +46,12 @@ export const searchCommand: Command = {
     const session = await openVaultSession(vault, args, ctx);
     try {
       const hits = await withAbortOnInterrupt(ctx, async (signal) => {
-        await openIndex(session, ctx.output, { signal });
+        await openIndex(session, ctx.output, { signal, readOnly: true });
         return session.core.index.searchNotes(query, { limit, signal });
       });
+      // The index had vectors but this query got none (the embedder timed out, failed or sent bad data).
+      const queryProblem = session.core.index.status().queryEmbedError;
+      if (queryProblem) ctx.output.warn(`${queryProblem}; searching by keywords only`);
       const results = hits.map(toJson);
       if (flag(args, "json")) ctx.output.json(results);
       else printResults(ctx.output, query, hits);

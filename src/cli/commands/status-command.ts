@@ -13,8 +13,9 @@ export const statusCommand: Command = {
   summary: "Show the index and the settings in use",
   usage: "krypton status <vault> [--json]",
   details: [
-    "Loads the index and brings it up to date first (only what changed is processed), then reports",
-    "notes, chunks, how many have vectors, the embedder, and notes that could not be indexed.",
+    "Loads the saved index and applies what changed since in memory (it never writes the index or takes",
+    "its lock), then reports notes, chunks, how many have vectors, the embedder, and notes that could not",
+    "be indexed.",
   ].join("\n"),
   options: {
     json: { type: "boolean", description: "Print {vault, settings, index} as JSON" },
@@ -24,7 +25,7 @@ export const statusCommand: Command = {
     checkPositionals(args.positionals, 1);
     const session = await openVaultSession(args.positionals[0], args, ctx);
     try {
-      const status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, warnKeywordOnly: false }));
+      const status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, warnKeywordOnly: false, readOnly: true }));
       if (flag(args, "json")) ctx.output.json({ vault: session.root, settings: publicSettings(session), index: status });
       else printStatus(ctx.output, session, status);
       return status.state === "error" ? EXIT_FAILURE : EXIT_OK;
@@ -74,6 +75,8 @@ function printStatus(output: Output, session: VaultSession, status: IndexStatus)
   ];
   if (status.failures.length > 0) rows.push(["Skipped", `${formatCount(status.failures.length)} notes (see warnings)`]);
   if (status.rebuiltReason) rows.push(["Rebuilt", status.rebuiltReason]);
+  if (status.heldBy) rows.push(["Written by", status.heldBy]);
+  if ((status.partial?.length ?? 0) > 0) rows.push(["In part", `${formatCount(status.partial?.length ?? 0)} notes over a per-note limit (see warnings)`]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 1;
   for (const [k, v] of rows) output.line(`${`${k}:`.padEnd(width)} ${v}`);
 }

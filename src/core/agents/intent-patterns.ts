@@ -26,8 +26,12 @@ export interface DetectedIntent {
 export const MAX_ARGUMENT_CHARS = 200;
 const MAX_MESSAGE_CHARS = 1000;
 
-/** Politeness that may precede a request, any number of times ("hey krypton, can you please …"). */
-const LEAD = String.raw`^(?:(?:hey|hi|hello|ok|okay)\s+krypton[,:!]?\s+|krypton[,:]\s*|(?:please|pls|kindly|now|ok|okay)[,]?\s+|(?:can|could|would|will)\s+you\s+|i(?:'d| would)\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|help\s+me\s+)*`;
+/**
+ * Politeness that may precede a request, any number of times ("hey krypton, can you please …"), in the
+ * supported languages ("por favor", "s'il te plaît", "bitte", "per favore", "пожалуйста", "você pode", …).
+ */
+const LEAD =
+  String.raw`^(?:(?:hey|hi|hello|ok|okay|hola|salut|bonjour|hallo|ciao|ol[áa]|привет)\s+krypton[,:!]?\s+|krypton[,:]\s*|(?:please|pls|kindly|now|ok|okay|por\s+favor|s'il\s+(?:te|vous)\s+pla[îi]t|bitte|per\s+favore|пожалуйста)[,]?\s+|(?:can|could|would|will)\s+you\s+|i(?:'d| would)\s+like\s+you\s+to\s+|i\s+want\s+you\s+to\s+|help\s+me\s+|(?:puedes|podr[íi]as|peux-tu|pourrais-tu|pouvez-vous|pourriez-vous|kannst\s+du|k[öo]nntest\s+du|können\s+sie|puoi|potresti|(?:voc[êe]\s+)?(?:pode|poderia)|можешь|можете|мне\s+нужно)\s+)*`;
 /** Optional quantity/adjective words before "note" ("a short new note"). */
 const NOTE_ADJ = String.raw`(?:(?:a|an|one|some)\s+)?(?:(?:new|short|quick|brief|small|little|simple|detailed|concise)\s+)*`;
 const ABOUT = String.raw`(?:on|about|regarding|covering|on\s+the\s+topic\s+of|about\s+the\s+topic\s+of)`;
@@ -38,6 +42,84 @@ const MY_NOTES = String.raw`(?:(?:all\s+)?(?:of\s+)?(?:my|the)\s+notes|notes)`;
 
 const POINTS_AT_CONVERSATION =
   /^(?:(?:all\s+)?(?:this|that|it|these|those|them|above|the\s+above|what\s+(?:we|you|i)\s+(?:just\s+)?(?:discussed|said|talked\s+about))|(?:this|that|our|the|my)\s+(?:conversation|discussion|chat|answer|reply|response|thread|last\s+(?:answer|message|reply)))$/i;
+/** The same in the other supported languages ("sobre esto", "sur ça", "über das", "su questo", "об этом"). */
+const POINTS_AT_CONVERSATION_OTHER =
+  /^(?:esto|eso|ello|lo\s+anterior|ceci|cela|ça|ca|das|dies|diese[sn]?|isso|isto|questo|quello|ci[òo]|это|этом|том|(?:nuestra|esta|la)\s+conversaci[óo]n|(?:notre|cette)\s+conversation|unser(?:e|em)?\s+(?:gespr[äa]ch|unterhaltung)|(?:nossa|esta)\s+conversa|(?:nostra|questa)\s+conversazione|нашем?\s+разговор[ае]?)$/iu;
+
+/**
+ * The same four requests in Spanish, French, German, Portuguese, Italian and Russian. Same rules as the
+ * English ones: an imperative from the start of the message, "note(s) about <topic>" for create and
+ * search, the whole message for current-note summaries; questions ("¿cómo creo una nota…?") stay chat.
+ * Accented letters also match without their accent, as people often type them.
+ */
+const OTHER_LANGUAGES: { intent: IntentKind; patterns: RegExp[] }[] = [
+  {
+    intent: "create-note",
+    patterns: [
+      // es: crea una nota sobre las mareas / escribe una nota corta acerca de …
+      re(String.raw`(?:crea|cr[ée]ame|crear|haz(?:me)?|hacer|escribe|escr[íi]beme|escribir|redacta|redactar|genera|generar)\s+(?:una\s+)?(?:(?:nueva|breve|corta|peque[ñn]a)\s+)?notas?\s+(?:(?:nuevas?|breves?|cortas?)\s+)?(?:sobre|acerca\s+de|de\s+la|del|de)\s+(.+)`),
+      // fr: crée une note sur les marées / écris-moi une note à propos de …
+      re(String.raw`(?:cr[ée]e|cr[ée]er|fais|[ée]cris|r[ée]dige|g[ée]n[èe]re)(?:-moi)?\s+(?:une\s+)?(?:(?:nouvelle|courte|petite|br[èe]ve)\s+)?notes?\s+(?:sur|[àa]\s+propos\s+d[eu']\s*|concernant)\s*(.+)`),
+      // de: erstelle eine Notiz über Gezeiten / schreib mir eine kurze Notiz zu …
+      re(String.raw`(?:erstelle|erstell|schreibe|schreib|mache|mach|lege|leg|verfasse)\s+(?:mir\s+)?(?:eine\s+)?(?:(?:neue|kurze|kleine)\s+)?notiz\s+(?:[üu]ber|zu|zum|zur)\s+(.+?)(?:\s+an)?`),
+      // pt: crie uma nota sobre as marés
+      re(String.raw`(?:crie|cria|criar|escreva|escreve|fa[çc]a|faz)\s+(?:uma\s+)?(?:(?:nova|breve|pequena|curta)\s+)?notas?\s+(?:sobre|acerca\s+de)\s+(.+)`),
+      // it: crea una nota sulle maree / scrivi una nota su …
+      re(String.raw`(?:crea|creami|scrivi|scrivimi|fai|genera)\s+(?:una\s+)?(?:(?:nuova|breve|piccola)\s+)?not[ae]\s+(?:(?:nuova|breve)\s+)?(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a|a\s+proposito\s+di)\s+(.+)`),
+      // ru: создай заметку о приливах
+      re(String.raw`(?:создай|создайте|напиши|напишите|сделай|составь)\s+(?:(?:новую|короткую|небольшую)\s+)?заметку\s+(?:о|об|обо|про|на\s+тему)\s+(.+)`),
+    ],
+  },
+  {
+    intent: "summarize-note",
+    patterns: [
+      re(String.raw`(?:resume|res[úu]meme|resumir|haz\s+un\s+resumen\s+de)\s+(?:esta|la)\s+nota(?:\s+actual)?`),
+      re(String.raw`(?:r[ée]sume|r[ée]sumer|fais\s+un\s+r[ée]sum[ée]\s+de)(?:-moi)?\s+(?:cette|la)\s+note(?:\s+actuelle)?`),
+      re(String.raw`(?:fasse|fass)\s+(?:diese|die\s+aktuelle|die\s+offene)\s+notiz\s+zusammen`),
+      re(String.raw`(?:resuma|resume|resumir|fa[çc]a\s+um\s+resumo\s+d[ae])\s+(?:esta|a)\s+nota(?:\s+atual)?`),
+      re(String.raw`(?:riassumi|riassumere|fai\s+un\s+riassunto\s+di)\s+(?:questa|la)\s+nota(?:\s+(?:corrente|attuale|aperta))?`),
+      re(String.raw`(?:перескажи|резюмируй|кратко\s+изложи|сделай\s+краткое\s+содержание)\s+(?:эту|этой|текущую|текущей|открытую)\s+заметк[уи]`),
+    ],
+  },
+  {
+    intent: "summarize-topic",
+    patterns: [
+      re(String.raw`(?:resume|resumir)\s+(?:todas\s+)?(?:mis|las)\s+notas\s+(?:sobre|acerca\s+de|de)\s+(.+)`),
+      re(String.raw`qu[ée]\s+dicen\s+mis\s+notas\s+(?:sobre|acerca\s+de|de)\s+(.+)`),
+      re(String.raw`(?:r[ée]sume|r[ée]sumer)(?:-moi)?\s+(?:toutes\s+)?mes\s+notes\s+(?:sur|[àa]\s+propos\s+de|concernant)\s+(.+)`),
+      re(String.raw`que\s+disent\s+mes\s+notes\s+(?:sur|[àa]\s+propos\s+de)\s+(.+)`),
+      re(String.raw`(?:fasse|fass)\s+(?:alle\s+)?(?:meine\s+)?notizen\s+(?:[üu]ber|zu|zum|zur)\s+(.+?)\s+zusammen`),
+      re(String.raw`was\s+sagen\s+meine\s+notizen\s+(?:[üu]ber|zu|zum|zur)\s+(.+)`),
+      re(String.raw`(?:resuma|resume|resumir)\s+(?:as\s+)?(?:minhas|as)\s+notas\s+(?:sobre|acerca\s+de)\s+(.+)`),
+      re(String.raw`o\s+que\s+(?:dizem|falam)\s+(?:as\s+)?minhas\s+notas\s+(?:sobre|de)\s+(.+)`),
+      re(String.raw`(?:riassumi|riassumere)\s+(?:tutte\s+)?(?:le\s+)?mie\s+note\s+(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a)\s+(.+)`),
+      re(String.raw`cosa\s+dicono\s+le\s+mie\s+note\s+(?:su|sul|sullo|sulla|sui|sugli|sulle)\s+(.+)`),
+      re(String.raw`(?:резюмируй|перескажи|обобщи)\s+(?:все\s+)?(?:мои\s+)?заметки\s+(?:о|об|обо|про|на\s+тему)\s+(.+)`),
+      re(String.raw`что\s+(?:говорят|написано\s+в)\s+моих?\s+заметк(?:и|ах)\s+(?:о|об|обо|про)\s+(.+)`),
+    ],
+  },
+  {
+    intent: "search-notes",
+    patterns: [
+      re(String.raw`(?:busca|buscar|b[úu]scame|encuentra|encu[ée]ntrame|muestra|mu[ée]strame|lista)\s+(?:todas\s+)?(?:(?:mis|las)\s+)?notas\s+(?:sobre|acerca\s+de|de|que\s+mencionan|que\s+hablan\s+de|con)\s+(.+)`),
+      re(String.raw`busca\s+en\s+(?:mis\s+|las\s+)?notas\s+(?:sobre\s+|por\s+)?(.+)`),
+      re(String.raw`qu[ée]\s+notas\s+(?:hablan\s+de|mencionan|tratan\s+(?:de|sobre))\s+(.+)`),
+      re(String.raw`(?:cherche|chercher|trouve|trouver|montre|liste)(?:-moi)?\s+(?:toutes\s+)?(?:(?:les|mes)\s+)?notes\s+(?:sur|[àa]\s+propos\s+de|concernant|qui\s+parlent\s+de|mentionnant|avec)\s+(.+)`),
+      re(String.raw`cherche\s+dans\s+(?:mes|les)\s+notes\s+(?:pour\s+)?(.+)`),
+      re(String.raw`quelles\s+notes\s+(?:parlent\s+de|mentionnent|traitent\s+de)\s+(.+)`),
+      re(String.raw`(?:finde|find|suche|such|zeige|zeig)\s+(?:mir\s+)?(?:alle\s+)?(?:meine\s+)?notizen\s+(?:[üu]ber|zu|zum|zur|mit)\s+(.+)`),
+      re(String.raw`durchsuche\s+(?:meine\s+|die\s+)?notizen\s+nach\s+(.+)`),
+      re(String.raw`welche\s+notizen\s+(?:handeln\s+von|erw[äa]hnen|behandeln)\s+(.+)`),
+      re(String.raw`(?:procure|procura|busque|busca|encontre|encontra|mostre|mostra)(?:-me)?\s+(?:todas\s+)?(?:(?:as\s+)?minhas\s+|as\s+)?notas\s+(?:sobre|de|que\s+falam\s+de|com)\s+(.+)`),
+      re(String.raw`quais\s+notas\s+(?:falam\s+(?:de|sobre)|mencionam)\s+(.+)`),
+      re(String.raw`(?:cerca|trova|mostra|mostrami|elenca)\s+(?:tutte\s+)?(?:(?:le\s+)?mie\s+|le\s+)?note\s+(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a|che\s+parlano\s+di|con)\s+(.+)`),
+      re(String.raw`quali\s+note\s+(?:parlano\s+di|menzionano)\s+(.+)`),
+      re(String.raw`(?:найди|найти|покажи|поищи|ищи)\s+(?:все\s+)?(?:мои\s+)?заметки\s+(?:о|об|обо|про|по|на\s+тему|с)\s+(.+)`),
+      re(String.raw`(?:поищи|поиск)\s+в\s+(?:моих\s+)?заметках\s+(?:про\s+|о\s+)?(.+)`),
+      re(String.raw`какие\s+заметки\s+(?:говорят\s+о|упоминают|посвящены)\s+(.+)`),
+    ],
+  },
+];
 
 const RULES: { intent: IntentKind; patterns: RegExp[] }[] = [
   {
@@ -77,6 +159,7 @@ const RULES: { intent: IntentKind; patterns: RegExp[] }[] = [
       re(String.raw`do\s+i\s+have\s+(?:any\s+)?notes\s+(?:on|about|regarding|mentioning)\s+(.+)`),
     ],
   },
+  ...OTHER_LANGUAGES,
 ];
 
 /** The intent of a chat message, or null when it is not a request an agent handles. */
@@ -91,7 +174,7 @@ export function detectIntent(message: string): DetectedIntent | null {
       if (!m) continue;
       if (rule.intent === "summarize-note") return { intent: rule.intent, argument: "", source: "patterns" };
       const argument = cleanArgument(m[1] ?? "");
-      if (!argument || argument.length > MAX_ARGUMENT_CHARS || POINTS_AT_CONVERSATION.test(argument)) return null;
+      if (!argument || argument.length > MAX_ARGUMENT_CHARS || POINTS_AT_CONVERSATION.test(argument) || POINTS_AT_CONVERSATION_OTHER.test(argument)) return null;
       return { intent: rule.intent, argument, source: "patterns" };
     }
   }
@@ -100,12 +183,12 @@ export function detectIntent(message: string): DetectedIntent | null {
 
 /** One line, straight quotes, no trailing punctuation or trailing politeness. */
 export function normalizeMessage(message: string): string {
-  let text = message.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, " ").trim();
+  let text = message.replace(/^[¿¡]+/u, "").replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, " ").trim();
   // Repeated, because "… for me, please?" has two.
   for (let i = 0; i < 3; i++) {
     text = text
       .replace(/[\s.!?…]+$/u, "")
-      .replace(/[\s,]+(?:please|pls|for\s+me|thanks|thank\s+you)$/i, "")
+      .replace(/[\s,]+(?:please|pls|for\s+me|thanks|thank\s+you|por\s+favor|gracias|s'il\s+(?:te|vous)\s+pla[îi]t|merci|bitte|danke|per\s+favore|grazie|obrigad[oa]|пожалуйста|спасибо)$/iu, "")
       .trim();
   }
   return text;

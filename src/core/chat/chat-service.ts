@@ -8,6 +8,8 @@
  * (a degraded part, the answer goes on) or an "error" event (no answer possible), in plain words.
  * Stop is the AbortSignal (the partial answer is saved with stopped: true, then "done"); a consumer that
  * merely stops iterating closes the HTTP request and the partial answer is saved the same way.
+ * The answer is also saved while it streams (marked partial, at a bounded rate), so a process killed
+ * mid-answer keeps what was shown; an answer whose stream broke off keeps its text, marked partial.
  */
 import type { Agent } from "../agents/agent";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
@@ -24,6 +26,7 @@ import type { ChatEvent, ChatServiceApi, SendOptions, Source } from "./chat-type
 import type { AgentStep, Conversation, ConversationStoreApi, StoredMessage } from "./conversation-types";
 import { newId } from "./ids";
 import { ConversationMemoryPolicy } from "./memory-policy";
+import { PartialAnswerSaver } from "./partial-answer-saver";
 import { RagAnswerer } from "./rag-answerer";
 import type { Notice } from "./retrieval";
 
@@ -104,6 +107,9 @@ export class ChatService implements ChatServiceApi {
     const draft = new AnswerDraft();
 
     let saved = false;
+    /** The question this answer answers: keeps the answer after it when several writers add to one conversation. */
+    let questionId: string | undefined;
+    let streamSaver: PartialAnswerSaver | null = null;
     const answerMessage = (extra: AnswerRecord, stopped: boolean): StoredMessage => ({
       id: answerId,
       role: "assistant",
@@ -116,10 +122,14 @@ export class ChatService implements ChatServiceApi {
       ...(draft.usage ? { usage: draft.usage } : {}),
       ...(stopped ? { stopped: true } : {}),
       ...(draft.error !== undefined && !stopped ? { error: draft.error } : {}),
+      // Text that arrived before a failure (a cut or unreadable stream) is kept, marked incomplete.
+      ...(draft.error !== undefined && !stopped && draft.answer ? { partial: true } : {}),
+      ...(questionId ? { replyTo: questionId } : {}),
       ...extra,
     });
     const finish = async function* (this: ChatService, extra: AnswerRecord, stopped: boolean): AsyncGenerator<ChatEvent> {
       saved = true;
+      await streamSaver?.settle(); // a partial save still under way must not land after the final one
       const saveError = conversationId ? await this.persist(conversationId, answerMessage(extra, stopped)) : null;
       if (saveError) yield { type: "notice", code: "save-failed", message: saveError };
       yield { type: "done", conversationId, messageId: answerId, answer: draft.answer, stopped };
@@ -127,6 +137,7 @@ export class ChatService implements ChatServiceApi {
     /** Passes an event on, keeping what must be saved. */
     const emit = (event: ChatEvent): ChatEvent => {
       draft.take(event);
+      if (event.type === "token") streamSaver?.update(draft.answer);
       return event;
     };
 
@@ -144,7 +155,14 @@ export class ChatService implements ChatServiceApi {
         const opened = await this.openConversation(message, options);
         conversationId = opened.conversation.id;
         question = opened.question;
+        questionId = opened.questionId;
         history = opened.history;
+        const partialId = conversationId;
+        streamSaver = new PartialAnswerSaver(
+          host.clock,
+          (text) => this.deps.conversations.put(partialId, { ...answerMessage({}, false), content: text, partial: true }),
+          (err) => host.logger.warn("Could not save the answer while it streamed", { error: errorMessage(err) }),
+        );
         if (opened.notice) yield emit({ type: "notice", ...opened.notice });
       } catch (err) {
         yield emit({ type: "error", code: "conversation", message: plainError(err, settings), retryable: false });
@@ -192,6 +210,7 @@ export class ChatService implements ChatServiceApi {
     } finally {
       // The consumer stopped iterating early (closed the view, switched conversations, broke out of its
       // loop): nothing more can be yielded, but the partial answer is kept, as after a Stop.
+      if (!saved && conversationId) await streamSaver?.settle();
       if (!saved && conversationId) await this.persist(conversationId, answerMessage({}, true));
     }
   }
@@ -200,7 +219,7 @@ export class ChatService implements ChatServiceApi {
   private async openConversation(
     message: string,
     options: SendOptions,
-  ): Promise<{ conversation: Conversation; question: string; history: ChatMessage[]; notice?: Notice }> {
+  ): Promise<{ conversation: Conversation; question: string; questionId: string; history: ChatMessage[]; notice?: Notice }> {
     const store = this.deps.conversations;
     const now = this.deps.host.clock.now();
     let conversation = options.conversationId ? await store.get(options.conversationId) : null;
@@ -215,13 +234,24 @@ export class ChatService implements ChatServiceApi {
       if (lastUser < 0) throw new Error("There is no question to answer again in this conversation.");
       for (const old of conversation.messages.slice(lastUser + 1)) await store.removeMessage(conversation.id, old.id);
       const question = conversation.messages[lastUser].content;
-      return { conversation, question, history: toHistory(conversation.messages.slice(0, lastUser)), notice };
+      const questionId = conversation.messages[lastUser].id;
+      return { conversation, question, questionId, history: toHistory(conversation.messages.slice(0, lastUser)), notice };
     }
 
-    conversation ??= await store.create(message);
-    const history = toHistory(conversation.messages);
-    await store.put(conversation.id, { id: newId("m", now), role: "user", content: message, createdAt: now, mode: options.mode });
-    return { conversation, question: message, history, notice };
+    const history = toHistory(conversation?.messages ?? []);
+    const questionId = newId("m", now);
+    try {
+      conversation ??= await store.create(message);
+      await store.put(conversation.id, { id: questionId, role: "user", content: message, createdAt: now, mode: options.mode });
+    } catch (err) {
+      // A vault where .krypton cannot be written (read-only, permissions, full disk) still gets its answer:
+      // this exchange is kept in memory only (an empty id: nothing is saved later either), and the user is told.
+      const why = errorMessage(err);
+      this.deps.host.logger.warn("Could not save the conversation", { error: why });
+      const unsaved: Conversation = { id: "", title: message.slice(0, 60), createdAt: now, updatedAt: now, messages: conversation?.messages ?? [] };
+      return { conversation: unsaved, question: message, questionId, history, notice: { code: "save-failed", message: `This conversation is not saved (${why}).` } };
+    }
+    return { conversation, question: message, questionId, history, notice };
   }
 
   /** Saves a message; returns a plain-words problem instead of throwing, so a full disk never eats the answer. */

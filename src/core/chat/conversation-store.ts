@@ -1,16 +1,28 @@
 /**
- * Conversations under ".krypton/chat/": one "<id>.json" per conversation plus "index.json" (id, title,
- * updated time, summary, message count) so the history list never reads every file. Writes are atomic
- * and serialized. A corrupt conversation file is skipped, reported through problems() and left on disk
- * untouched; a corrupt or missing index is rebuilt from the conversation files.
+ * Conversations under ".krypton/chat/", built so that several processes (the plugin, `krypton chat`, ten
+ * parallel `krypton ask --conversation X`) can add to one conversation without losing a message:
+ *
+ *   chat/<id>.json          the head: id, title, times (files from before records also hold the messages)
+ *   chat/<id>/<msgId>.json  one record per message, written atomically by the writer that owns the message
+ *   chat/index.json         summaries for the history list, so listing never reads every conversation
+ *
+ * No writer rewrites another's message: appending creates a new record file, and updating a message (an
+ * answer saved while it streams) replaces only its own record. Reading merges the head's messages (an old
+ * single-file conversation loads as it is: that is the migration) with the records, each answer placed
+ * right after the question it answers. Within one process, writes go through one SerialQueue so the head
+ * and the index are never written by two tasks at once. Obsidian's adapter has no exclusive create, so
+ * this needs no lock at all.
+ *
+ * A corrupt head or record is skipped, reported through problems() and left on disk untouched; a corrupt
+ * or missing index is rebuilt from the conversation files.
  */
 import type { Clock } from "../ports/clock";
 import type { DataDirPort } from "../ports/data-dir";
 import type { Logger } from "../ports/logger";
-import { isSafeId, newId } from "./ids";
-import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
 import { errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
+import { isSafeId, newId } from "./ids";
+import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
 
 export const CHAT_DIR = "chat";
 export const INDEX_FILE = `${CHAT_DIR}/index.json`;
@@ -21,6 +33,14 @@ const SUMMARY_CHARS = 120;
 interface IndexFile {
   version: 1;
   conversations: ConversationSummary[];
+  /** Record files per conversation when its summary was made: a different count on disk means another process wrote. */
+  records?: Record<string, number>;
+}
+
+/** What index.json holds in memory. */
+interface Summaries {
+  list: Map<string, ConversationSummary>;
+  records: Map<string, number>;
 }
 
 /** "How do I set up Ollama?\nMore…" → "How do I set up Ollama?" (one line, at most 60 characters). */
@@ -69,39 +89,93 @@ function parseConversation(text: string): Conversation {
   ) {
     throw new Error("not a Krypton conversation");
   }
-  // Optional parts that are unreadable are dropped, not the conversation (steps: agent mode, newer files).
-  for (const m of value.messages) if (m.steps !== undefined && !Array.isArray(m.steps)) delete m.steps;
+  for (const m of value.messages) dropUnreadableParts(m);
   return value;
 }
 
-function parseIndex(text: string): ConversationSummary[] {
+/** Optional parts that are unreadable are dropped, not the message (steps: agent mode, newer files). */
+function dropUnreadableParts(m: StoredMessage): StoredMessage {
+  if (m.steps !== undefined && !Array.isArray(m.steps)) delete m.steps;
+  return m;
+}
+
+function parseRecord(text: string): StoredMessage {
+  const value = JSON.parse(text) as unknown;
+  if (!isMessage(value)) throw new Error("not a Krypton message");
+  return dropUnreadableParts(value);
+}
+
+function parseIndex(text: string): Summaries {
   const value = JSON.parse(text) as IndexFile;
   if (typeof value !== "object" || value === null || !Array.isArray(value.conversations)) throw new Error("not a conversation index");
   const ok = value.conversations.every(
     (s) => typeof s?.id === "string" && isSafeId(s.id) && typeof s.title === "string" && typeof s.updatedAt === "number",
   );
   if (!ok) throw new Error("not a conversation index");
-  return value.conversations.map((s) => ({
-    id: s.id,
-    title: s.title,
-    updatedAt: s.updatedAt,
-    summary: typeof s.summary === "string" ? s.summary : "",
-    messageCount: typeof s.messageCount === "number" ? s.messageCount : 0,
-  }));
+  const list = new Map<string, ConversationSummary>();
+  for (const s of value.conversations) {
+    list.set(s.id, {
+      id: s.id,
+      title: s.title,
+      updatedAt: s.updatedAt,
+      summary: typeof s.summary === "string" ? s.summary : "",
+      messageCount: typeof s.messageCount === "number" ? s.messageCount : 0,
+    });
+  }
+  const records = new Map<string, number>();
+  if (typeof value.records === "object" && value.records !== null) {
+    for (const [id, n] of Object.entries(value.records)) if (typeof n === "number") records.set(id, n);
+  }
+  return { list, records };
 }
 
 function reason(err: unknown): string {
   return err instanceof SyntaxError ? "not valid JSON" : errorMessage(err);
 }
 
+const headPath = (id: string) => `${CHAT_DIR}/${id}.json`;
+const recordDir = (id: string) => `${CHAT_DIR}/${id}`;
+const recordPath = (id: string, messageId: string) => `${CHAT_DIR}/${id}/${messageId}.json`;
+/** Record file names (temp files of a write cut short are not records). */
+const isRecordName = (name: string) => name.endsWith(".json") && isSafeId(name.slice(0, -".json".length));
+
+/**
+ * One message list from the head's messages (in their order) and the records (by time), each answer
+ * moved right after the question it answers: ten processes asking at once give ten question-answer pairs.
+ */
+export function mergeMessages(base: StoredMessage[], records: StoredMessage[]): StoredMessage[] {
+  const byId = new Map(records.map((m) => [m.id, m]));
+  const merged = base.map((m) => byId.get(m.id) ?? m);
+  const inBase = new Set(base.map((m) => m.id));
+  const added = records.filter((m) => !inBase.has(m.id)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const all = [...merged, ...added];
+  const ids = new Set(all.map((m) => m.id));
+  const answers = new Map<string, StoredMessage[]>();
+  const out: StoredMessage[] = [];
+  for (const m of added) {
+    if (m.role === "assistant" && m.replyTo && m.replyTo !== m.id && ids.has(m.replyTo)) {
+      const list = answers.get(m.replyTo) ?? [];
+      list.push(m);
+      answers.set(m.replyTo, list);
+    }
+  }
+  const placed = new Set([...answers.values()].flat().map((m) => m.id));
+  for (const m of all) {
+    if (placed.has(m.id)) continue;
+    out.push(m);
+    for (const a of answers.get(m.id) ?? []) out.push(a);
+  }
+  return out;
+}
+
 export class ConversationStore implements ConversationStoreApi {
-  private loading: Promise<Map<string, ConversationSummary>> | null = null;
+  private loading: Promise<Summaries> | null = null;
   private readonly reported = new Set<string>();
   private readonly problemList: string[] = [];
   /** Conversation files found corrupt while listing: skipped (and left on disk) for this session. */
   private readonly unreadable = new Set<string>();
-  /** Mutations run one at a time, so two quick puts never lose each other's message. */
-  private readonly writes = new SerialQueue();
+  /** Head and index writes run one at a time within this process. */
+  private readonly queue = new SerialQueue();
 
   constructor(
     private readonly data: DataDirPort,
@@ -110,39 +184,24 @@ export class ConversationStore implements ConversationStoreApi {
   ) {}
 
   /**
-   * Newest first. The index is checked against the folder first: when the plugin and `krypton chat`
-   * save at the same moment, the later index write can miss the other's conversation (or bring back a
-   * deleted one); the files are the truth, so the list (and the index) follow them.
+   * Newest first. The index is checked against the folder first: the plugin and `krypton` processes
+   * write the same folder, and a later index write can miss another process's conversation or message;
+   * the files are the truth, so the list (and the index) follow them.
    */
   list(): Promise<ConversationSummary[]> {
-    return this.exclusive(async () => {
+    return this.queue.run(async () => {
       const summaries = await this.load();
       if (await this.reconcile(summaries)) await this.writeIndex(summaries);
-      return [...summaries.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+      return [...summaries.list.values()].sort((a, b) => b.updatedAt - a.updatedAt);
     });
   }
 
   async get(id: string): Promise<Conversation | null> {
-    if (!isSafeId(id)) return null;
-    const path = `${CHAT_DIR}/${id}.json`;
-    let text: string | null;
-    try {
-      text = await this.data.readText(path);
-    } catch (err) {
-      this.report(path, reason(err));
-      return null;
-    }
-    if (text === null) return null;
-    try {
-      return parseConversation(text);
-    } catch (err) {
-      this.report(path, reason(err));
-      return null;
-    }
+    return (await this.read(id))?.conversation ?? null;
   }
 
   create(title?: string): Promise<Conversation> {
-    return this.exclusive(async () => {
+    return this.queue.run(async () => {
       const now = this.clock.now();
       const conversation: Conversation = {
         id: newId("c", now),
@@ -151,50 +210,55 @@ export class ConversationStore implements ConversationStoreApi {
         updatedAt: now,
         messages: [],
       };
-      await this.save(conversation);
+      await this.data.writeAtomic(headPath(conversation.id), JSON.stringify(conversation, null, 1));
+      await this.updateIndex(conversation, 0);
       return conversation;
     });
   }
 
   put(conversationId: string, message: StoredMessage): Promise<void> {
-    return this.exclusive(async () => {
-      const conversation = await this.require(conversationId);
-      const at = conversation.messages.findIndex((m) => m.id === message.id);
-      if (at >= 0) conversation.messages[at] = message;
-      else conversation.messages.push(message);
-      if (conversation.title === NEW_CONVERSATION_TITLE && message.role === "user") conversation.title = titleFrom(message.content);
-      conversation.updatedAt = this.clock.now();
-      await this.save(conversation);
+    return this.queue.run(async () => {
+      if (!isSafeId(message.id)) throw new Error(`Message id ${message.id} is not valid.`);
+      const head = await this.requireHead(conversationId);
+      // The record first: once it is on disk the message is kept, whatever happens to the head or index.
+      await this.data.writeAtomic(recordPath(conversationId, message.id), JSON.stringify(message));
+      if (message.partial && !message.error) return; // still streaming: the list learns of it when the answer ends
+      if (head.title === NEW_CONVERSATION_TITLE && message.role === "user") await this.writeHead({ ...head, title: titleFrom(message.content) });
+      const read = await this.read(conversationId);
+      if (read) await this.updateIndex(read.conversation, read.records);
     });
   }
 
   removeMessage(conversationId: string, messageId: string): Promise<void> {
-    return this.exclusive(async () => {
-      const conversation = await this.require(conversationId);
-      const before = conversation.messages.length;
-      conversation.messages = conversation.messages.filter((m) => m.id !== messageId);
-      if (conversation.messages.length === before) return;
-      conversation.updatedAt = this.clock.now();
-      await this.save(conversation);
+    return this.queue.run(async () => {
+      const head = await this.requireHead(conversationId);
+      if (isSafeId(messageId)) await this.data.remove(recordPath(conversationId, messageId));
+      // A message from an old single-file conversation lives in the head.
+      if (head.messages.some((m) => m.id === messageId)) {
+        await this.writeHead({ ...head, messages: head.messages.filter((m) => m.id !== messageId) });
+      }
+      const read = await this.read(conversationId);
+      if (read) await this.updateIndex(read.conversation, read.records);
     });
   }
 
   rename(id: string, title: string): Promise<void> {
-    return this.exclusive(async () => {
-      const conversation = await this.require(id);
+    return this.queue.run(async () => {
+      const head = await this.requireHead(id);
       const clean = title.replace(/\s+/g, " ").trim();
-      conversation.title = clean || NEW_CONVERSATION_TITLE;
-      conversation.updatedAt = this.clock.now();
-      await this.save(conversation);
+      await this.writeHead({ ...head, title: clean || NEW_CONVERSATION_TITLE });
+      const read = await this.read(id);
+      if (read) await this.updateIndex(read.conversation, read.records);
     });
   }
 
   delete(id: string): Promise<void> {
-    return this.exclusive(async () => {
+    return this.queue.run(async () => {
       if (!isSafeId(id)) return;
-      await this.data.remove(`${CHAT_DIR}/${id}.json`);
+      await this.data.remove(headPath(id));
+      for (const name of await this.data.list(recordDir(id))) await this.data.remove(`${recordDir(id)}/${name}`);
       const summaries = await this.load();
-      if (summaries.delete(id)) await this.writeIndex(summaries);
+      if (summaries.list.delete(id)) await this.writeIndex(summaries);
     });
   }
 
@@ -215,8 +279,64 @@ export class ConversationStore implements ConversationStoreApi {
     return found;
   }
 
-  /** Adds conversation files missing from the index and drops entries whose file is gone; true when it changed. */
-  private async reconcile(summaries: Map<string, ConversationSummary>): Promise<boolean> {
+  problems(): string[] {
+    return [...this.problemList];
+  }
+
+  /** The conversation as head + records, and how many record files it has; null when the head is missing or unreadable. */
+  private async read(id: string): Promise<{ conversation: Conversation; records: number } | null> {
+    const head = await this.readHead(id);
+    if (!head) return null;
+    const names = (await this.data.list(recordDir(id)).catch(() => [])).filter(isRecordName);
+    const records: StoredMessage[] = [];
+    for (const name of names) {
+      const path = `${recordDir(id)}/${name}`;
+      try {
+        const text = await this.data.readText(path);
+        if (text !== null) records.push(parseRecord(text));
+      } catch (err) {
+        this.report(path, reason(err));
+      }
+    }
+    const messages = mergeMessages(head.messages, records);
+    const updatedAt = Math.max(head.updatedAt, ...records.map((m) => m.createdAt));
+    return { conversation: { ...head, updatedAt, messages }, records: names.length };
+  }
+
+  private async readHead(id: string): Promise<Conversation | null> {
+    if (!isSafeId(id)) return null;
+    const path = headPath(id);
+    let text: string | null;
+    try {
+      text = await this.data.readText(path);
+    } catch (err) {
+      this.report(path, reason(err));
+      return null;
+    }
+    if (text === null) return null;
+    try {
+      return parseConversation(text);
+    } catch (err) {
+      this.report(path, reason(err));
+      return null;
+    }
+  }
+
+  private async requireHead(id: string): Promise<Conversation> {
+    const head = await this.readHead(id);
+    if (!head) throw new Error(`Conversation ${id} does not exist or cannot be read.`);
+    return head;
+  }
+
+  private async writeHead(head: Conversation): Promise<void> {
+    await this.data.writeAtomic(headPath(head.id), JSON.stringify({ ...head, updatedAt: this.clock.now() }, null, 1));
+  }
+
+  /**
+   * Adds conversations missing from the index, drops entries whose head is gone and re-reads those whose
+   * record count changed (another process added a message); true when anything changed.
+   */
+  private async reconcile(summaries: Summaries): Promise<boolean> {
     let names: string[];
     try {
       names = await this.data.list(CHAT_DIR);
@@ -225,24 +345,25 @@ export class ConversationStore implements ConversationStoreApi {
     }
     const onDisk = new Set(names.filter((n) => n.endsWith(".json") && n !== "index.json").map((n) => n.slice(0, -".json".length)));
     let changed = false;
-    for (const id of [...summaries.keys()]) {
-      if (!onDisk.has(id)) changed = summaries.delete(id) || changed;
+    for (const id of [...summaries.list.keys()]) {
+      if (!onDisk.has(id)) changed = summaries.list.delete(id) || changed;
     }
     for (const id of onDisk) {
-      if (summaries.has(id) || this.unreadable.has(id) || !isSafeId(id)) continue;
-      const conversation = await this.get(id);
-      if (conversation && conversation.id === id) {
-        summaries.set(id, summarize(conversation));
+      if (this.unreadable.has(id) || !isSafeId(id)) continue;
+      if (summaries.list.has(id)) {
+        const count = (await this.data.list(recordDir(id)).catch(() => [])).filter(isRecordName).length;
+        if (count === (summaries.records.get(id) ?? 0)) continue;
+      }
+      const read = await this.read(id);
+      if (read && read.conversation.id === id) {
+        summaries.list.set(id, summarize(read.conversation));
+        summaries.records.set(id, read.records);
         changed = true;
-      } else {
-        this.unreadable.add(id); // reported by get(); not read again on every listing
+      } else if (!summaries.list.has(id)) {
+        this.unreadable.add(id); // reported by readHead(); not read again on every listing
       }
     }
     return changed;
-  }
-
-  problems(): string[] {
-    return [...this.problemList];
   }
 
   private report(path: string, why: string): void {
@@ -253,41 +374,32 @@ export class ConversationStore implements ConversationStoreApi {
     this.logger.warn(message);
   }
 
-  private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    return this.writes.run(task);
-  }
-
-  private async require(id: string): Promise<Conversation> {
-    const conversation = await this.get(id);
-    if (!conversation) throw new Error(`Conversation ${id} does not exist or cannot be read.`);
-    return conversation;
-  }
-
-  private async save(conversation: Conversation): Promise<void> {
-    await this.data.writeAtomic(`${CHAT_DIR}/${conversation.id}.json`, JSON.stringify(conversation, null, 1));
+  private async updateIndex(conversation: Conversation, records: number): Promise<void> {
     const summaries = await this.load();
-    summaries.set(conversation.id, summarize(conversation));
+    summaries.list.set(conversation.id, summarize(conversation));
+    summaries.records.set(conversation.id, records);
     await this.writeIndex(summaries);
   }
 
-  private async writeIndex(summaries: Map<string, ConversationSummary>): Promise<void> {
-    const file: IndexFile = { version: 1, conversations: [...summaries.values()] };
+  private async writeIndex(summaries: Summaries): Promise<void> {
+    const records: Record<string, number> = {};
+    for (const id of summaries.list.keys()) records[id] = summaries.records.get(id) ?? 0;
+    const file: IndexFile = { version: 1, conversations: [...summaries.list.values()], records };
     await this.data.writeAtomic(INDEX_FILE, JSON.stringify(file));
   }
 
   /**
-   * The index as it is on disk now (not a long-lived cache): the plugin and `krypton chat` may both write
-   * to the same vault, and re-reading one small file per operation keeps either from dropping the
-   * other's conversations from the list.
+   * The index as it is on disk now (not a long-lived cache): other processes write to the same vault,
+   * and re-reading one small file per operation keeps this one from dropping their conversations.
    */
-  private load(): Promise<Map<string, ConversationSummary>> {
+  private load(): Promise<Summaries> {
     this.loading ??= this.readOrRebuildIndex().finally(() => {
       this.loading = null;
     });
     return this.loading;
   }
 
-  private async readOrRebuildIndex(): Promise<Map<string, ConversationSummary>> {
+  private async readOrRebuildIndex(): Promise<Summaries> {
     let text: string | null = null;
     try {
       text = await this.data.readText(INDEX_FILE);
@@ -296,22 +408,25 @@ export class ConversationStore implements ConversationStoreApi {
     }
     if (text !== null) {
       try {
-        return new Map(parseIndex(text).map((s) => [s.id, s]));
+        return parseIndex(text);
       } catch (err) {
         const message = `.krypton/${INDEX_FILE} was unreadable (${reason(err)}) and was rebuilt from the conversation files.`;
         this.problemList.push(message);
         this.logger.warn(message);
       }
     }
-    const map = new Map<string, ConversationSummary>();
+    const summaries: Summaries = { list: new Map(), records: new Map() };
     const names = await this.data.list(CHAT_DIR);
     for (const name of names) {
       if (!name.endsWith(".json") || name === "index.json") continue;
       const id = name.slice(0, -".json".length);
-      const conversation = await this.get(id);
-      if (conversation && conversation.id === id) map.set(id, summarize(conversation));
+      const read = await this.read(id);
+      if (read && read.conversation.id === id) {
+        summaries.list.set(id, summarize(read.conversation));
+        summaries.records.set(id, read.records);
+      }
     }
-    if (names.length > 0) await this.writeIndex(map);
-    return map;
+    if (names.length > 0) await this.writeIndex(summaries);
+    return summaries;
   }
 }

@@ -33,6 +33,13 @@ export interface StoredMessage {
   notices?: string[];
   /** The user pressed Stop: content is the partial answer. */
   stopped?: boolean;
+  /**
+   * The answer is incomplete: it was saved while still streaming (a process killed mid-answer leaves it
+   * so), or the stream broke off (then `error` says why). Absent on a finished answer.
+   */
+  partial?: boolean;
+  /** assistant: the id of the question it answers (keeps each answer after its question when processes interleave). */
+  replyTo?: string;
   /** The answer failed with this message. */
   error?: string;
   /** Agent loop steps behind this answer (absent in older conversation files and for plain answers). */
@@ -58,12 +65,15 @@ export interface ConversationSummary {
   messageCount: number;
 }
 
-/** Conversations under ".krypton/chat/": one JSON file each plus an index file. */
+/** Conversations under ".krypton/chat/": a head file and one record file per message each, plus an index file. */
 export interface ConversationStoreApi {
   list(): Promise<ConversationSummary[]>;
   get(id: string): Promise<Conversation | null>;
   create(title?: string): Promise<Conversation>;
-  /** Appends or replaces (same id) a message and saves atomically. */
+  /**
+   * Appends or replaces (same id) a message and saves it atomically as its own record, so writers in
+   * several processes never lose each other's messages. A `partial` message leaves the index alone.
+   */
   put(conversationId: string, message: StoredMessage): Promise<void>;
   /** Removes a message (regenerate drops the old answer). */
   removeMessage(conversationId: string, messageId: string): Promise<void>;

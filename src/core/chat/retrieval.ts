@@ -121,11 +121,9 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     if (status?.keywordOnly && status.embedderError) {
       notices.push({ code: "rag-keyword-only", message: `Semantic search is unavailable (${status.embedderError.replace(/\.$/, "")}): notes were matched by keywords only.` });
     } else if (status && !status.keywordOnly && status.embedded > 0 && hits.length > 0 && hits.every((h) => h.vectorScore === 0)) {
-      // The notes have vectors but this question got none: the embedding model failed or was too slow just now.
-      notices.push({
-        code: "rag-keyword-only",
-        message: "Semantic search did not answer in time (is the embedding model running?): notes were matched by keywords only.",
-      });
+      // The notes have vectors but this question got none: say what happened (timeout, server error, bad data).
+      const why = index.status?.().queryEmbedError;
+      if (why) notices.push({ code: "rag-keyword-only", message: `Semantic search failed for this question (${why}): notes were matched by keywords only.` });
     }
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);

@@ -2,14 +2,20 @@ import { type Clock, untilAborted } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import { ProviderError } from "../providers/provider-error";
 import { AbortedError, isAbortError } from "../util/errors";
-import { withRetry } from "../providers/retry";
+import { timeoutSignal, withRetry } from "../providers/retry";
 import { embeddingInput, type ChunkRecord } from "./index-records";
 import type { IndexStore } from "./index-store";
+import { vectorProblem } from "./vector-check";
 
 /**
  * Gives vectors to the chunks that lack one: batches of embedder.batchSize, a few batches in flight,
  * retries with backoff on 429/5xx/unreachable, stops on the signal. Vectors land in the store as each
  * batch returns, and `checkpoint` is called every so often so a crash or restart loses little work.
+ *
+ * A dead embedder is given up on quickly: the first batch goes alone and must answer within
+ * `firstAnswerTimeoutMs` (an embedder that accepts connections but never answers would otherwise hold
+ * every run for the full request timeout, times every retry); a timeout is never retried; and the first
+ * failure for good cancels the batches still in flight. The caller then goes on keyword-only.
  */
 export interface EmbedQueueOptions {
   concurrency: number;
@@ -23,6 +29,16 @@ export interface EmbedQueueOptions {
   between?: () => Promise<void>;
   clock: Clock;
   signal?: AbortSignal;
+  /** The first batch of a run must answer within this (a loaded model embeds one batch in a second or two). */
+  firstAnswerTimeoutMs?: number;
+}
+
+/** Default for EmbedQueueOptions.firstAnswerTimeoutMs: room for a model to load, short enough not to stall a search. */
+export const FIRST_ANSWER_TIMEOUT_MS = 10_000;
+
+/** Retried: rate limits, server errors, unreachable. Not a timeout: an embedder that said nothing for that long is not answering. */
+export function isRetryableEmbedFailure(err: unknown): boolean {
+  return err instanceof ProviderError && err.retryable && err.kind !== "timeout";
 }
 
 export interface EmbedOutcome {
@@ -36,7 +52,17 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
   const total = pending.length;
   if (total === 0) return { embedded: 0 };
   const batchSize = Math.max(1, Math.floor(embedder.batchSize) || 1);
-  const { clock, signal } = options;
+  const { clock } = options;
+  // Aborted by the caller, or by the first failure for good: batches still in flight stop too.
+  const stopAll = new AbortController();
+  const onCallerAbort = () => stopAll.abort();
+  if (options.signal?.aborted) stopAll.abort();
+  else options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+  const signal = stopAll.signal;
+  // The first batch goes alone: the other workers start once it answered (or failed).
+  let firstTaken = false;
+  let releaseFirst: () => void = () => undefined;
+  const firstAnswered = new Promise<void>((resolve) => (releaseFirst = resolve));
 
   let cursor = 0;
   let done = 0;
@@ -65,12 +91,24 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
       const texts = batch.map((rec) => embeddingInput(rec.chunk));
       let vectors: Float32Array[];
       try {
-        vectors = await withRetry(() => untilAborted(embedder.embed(texts, signal), signal), { ...options.retry, clock, signal });
+        if (!firstTaken) {
+          // The first batch of the run, with a short deadline: is anybody answering?
+          firstTaken = true;
+          try {
+            vectors = await firstBatch(embedder, texts, options.firstAnswerTimeoutMs ?? FIRST_ANSWER_TIMEOUT_MS, clock, signal);
+          } finally {
+            releaseFirst();
+          }
+        } else {
+          vectors = await withRetry(() => untilAborted(embedder.embed(texts, signal), signal), { ...options.retry, clock, signal, shouldRetry: isRetryableEmbedFailure });
+        }
         if (!Array.isArray(vectors) || vectors.length !== batch.length) {
           throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
         }
+        checkBatch(vectors);
       } catch (err) {
         if (failure === null) failure = err;
+        stopAll.abort();
         return;
       }
       for (let i = 0; i < batch.length; i++) {
@@ -97,12 +135,57 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
     }
   };
 
-  const workers = Array.from({ length: Math.max(1, options.concurrency) }, () => worker());
+  const workers = Array.from({ length: Math.max(1, options.concurrency) }, async (_, i) => {
+    if (i === 0) return worker().finally(releaseFirst);
+    await firstAnswered;
+    return worker();
+  });
   // Each worker awaits the checkpoint it started, so none is pending once all have returned.
   await Promise.all(workers);
+  options.signal?.removeEventListener("abort", onCallerAbort);
   if (failure !== null && !isAbortError(failure)) return { embedded, error: failure };
-  if (signal?.aborted || (failure !== null && isAbortError(failure))) {
+  if (options.signal?.aborted || (failure !== null && isAbortError(failure))) {
     return { embedded, error: new AbortedError("Aborted") };
   }
   return { embedded };
+}
+
+/**
+ * A batch is stored whole or not at all: one NaN, out-of-range or all-zero vector makes the whole batch an
+ * embedding failure (retried on a later pass), so a misbehaving server never poisons the index.
+ * The dimension against the index is checked by the store (a change there means another model).
+ */
+function checkBatch(vectors: ArrayLike<number>[]): void {
+  const dim = vectors[0]?.length ?? 0;
+  for (let i = 0; i < vectors.length; i++) {
+    const problem = vectorProblem(vectors[i], dim);
+    if (problem) throw new ProviderError("bad-response", `the embedding server returned an unusable vector (${problem}); nothing from that batch was stored`);
+  }
+}
+
+/**
+ * One batch with a deadline for the first answer; retried (within the same deadline) only on failures
+ * that come back fast, such as a 503 while the model loads.
+ */
+async function firstBatch(embedder: Embedder, texts: string[], timeoutMs: number, clock: Clock, signal: AbortSignal): Promise<Float32Array[]> {
+  const deadline = timeoutSignal(clock, timeoutMs, signal);
+  try {
+    return await withRetry(() => untilAborted(embedder.embed(texts, deadline.signal), deadline.signal), {
+      attempts: 3,
+      baseDelayMs: 500,
+      maxDelayMs: 2_000,
+      clock,
+      signal: deadline.signal,
+      shouldRetry: isRetryableEmbedFailure,
+    });
+  } catch (err) {
+    if (deadline.timedOut() && !signal.aborted) {
+      const seconds = Math.max(1, Math.round(timeoutMs / 1000));
+      throw new ProviderError("timeout", `The embedding model did not answer within ${seconds} s.`);
+    }
+    if (isAbortError(err) && signal.aborted) throw new AbortedError("Aborted");
+    throw err;
+  } finally {
+    deadline.dispose();
+  }
 }

@@ -3,6 +3,7 @@ import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
 import type { ChunkRecord, NoteRecord } from "./index-records";
 import { forEachChunkWord } from "./text-index";
+import { checkManifest, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
 
 /**
  * The index on disk, under .krypton/index/:
@@ -36,6 +37,8 @@ export interface ShardEntry {
 export interface Manifest {
   format: number;
   chunkerVersion: number | string;
+  /** The text analyser the stored words came from (text-analyzer.ts); another version re-analyses on load, keeping vectors. Absent = 1. */
+  analyzerVersion?: number;
   /** The chunk size setting the notes were cut with (a change re-chunks, keeping vectors of unchanged texts). */
   chunkMaxChars?: number;
   /** Whose vectors the shards hold; null when none were ever made. */
@@ -43,6 +46,8 @@ export interface Manifest {
   generation: number;
   savedAt: number;
   shards: ShardEntry[];
+  /** Set by readManifest when it had to repair fields (never written: the next save writes a whole manifest). */
+  repairs?: string[];
 }
 
 export class IndexLoadError extends Error {
@@ -80,6 +85,8 @@ interface StoredNote {
   a: string[];
   g: string[];
   c: StoredChunk[];
+  /** NoteRecord.limited, only when set. */
+  l?: string;
 }
 
 const encoder = new TextEncoder();
@@ -104,6 +111,7 @@ export async function encodeShard(
     a: n.aliases,
     g: n.tags,
     c: n.chunks.map(({ chunk: c }) => [c.id, c.headings, c.startLine, c.endLine, c.text, c.textHash]),
+    ...(n.limited ? { l: n.limited } : {}),
   }));
   const meta = encoder.encode(JSON.stringify(stored));
   let count = 0;
@@ -235,7 +243,8 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   } catch {
     throw new IndexLoadError("shard metadata is unreadable");
   }
-  if (!Array.isArray(stored)) throw new IndexLoadError("shard metadata is malformed");
+  const notesProblem = storedNotesProblem(stored);
+  if (notesProblem) throw new IndexLoadError(`shard has impossible contents: ${notesProblem}`);
 
   const vectorIndex = new Int32Array(count).fill(-1);
   let withVector = 0;
@@ -265,6 +274,8 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (termStart[count] !== termCount) throw new IndexLoadError("shard word index is malformed");
   for (let i = 0; i < termCount; i++) if (termIdx[i] >= dictionary.length) throw new IndexLoadError("shard word index is malformed");
   const text: StoredText = { dictionary: dictionary as string[], termStart, lengths, termIdx, weights };
+  const contentProblem = storedTextProblem(text, count) ?? storedVectorsProblem(vectors, dim);
+  if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
 
   const notes: NoteRecord[] = [];
   let seen = 0;
@@ -280,7 +291,9 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
       return { chunk, slot: -1 };
     });
     seen += chunks.length;
-    notes.push({ path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId });
+    const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId };
+    if (typeof n.l === "string" && n.l) note.limited = n.l;
+    notes.push(note);
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
   return { notes, vectorIndex, vectors, text };
@@ -292,7 +305,12 @@ export async function readShard(data: DataDirPort, entry: ShardEntry, dim: numbe
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
   if (bytes.length !== entry.bytes) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
   if (checksumBytes(bytes) !== entry.checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
-  return decodeShard(bytes, entry.id, dim);
+  try {
+    return decodeShard(bytes, entry.id, dim);
+  } catch (err) {
+    if (err instanceof IndexLoadError && err.message.startsWith("shard ")) throw new IndexLoadError(`shard ${entry.file}${err.message.slice(5)}`);
+    throw err;
+  }
 }
 
 export async function writeShard(data: DataDirPort, id: number, generation: number, bytes: Uint8Array, notes: number, chunks: number): Promise<ShardEntry> {
@@ -324,7 +342,10 @@ export async function readManifest(data: DataDirPort): Promise<Manifest | null> 
   if (m.embedder !== null && (typeof m.embedder !== "object" || typeof m.embedder.id !== "string" || typeof m.embedder.dim !== "number")) {
     throw new IndexLoadError("the index manifest is malformed");
   }
-  return m as Manifest;
+  const manifest = m as Manifest;
+  const repairs = checkManifest(manifest, (message) => new IndexLoadError(message));
+  if (repairs.length > 0) manifest.repairs = repairs;
+  return manifest;
 }
 
 export async function writeManifest(data: DataDirPort, manifest: Manifest): Promise<void> {

@@ -14,6 +14,8 @@ export interface NoteRecord {
   chunks: ChunkRecord[];
   /** Persistence partition the note lives in. */
   shard: number;
+  /** Set when the note is over a per-note limit and only its beginning is indexed: what was left out. */
+  limited?: string;
 }
 
 export interface ChunkRecord {

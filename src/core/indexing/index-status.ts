@@ -19,10 +19,22 @@ export interface IndexStatus {
   progress?: { done: number; total: number; phase: "scanning" | "chunking" | "embedding" | "saving" };
   /** Why the last embedding attempt failed, in plain words, if it did. */
   embedderError?: string;
+  /** Why the last search query could not be embedded (timeout, server error, unusable data), while searches go keyword-only because of it. */
+  queryEmbedError?: string;
   /** Notes that could not be read or chunked in the last run. */
   failures: IndexFailure[];
+  /** Notes indexed only in part because they exceed a per-note limit (chunks or characters), with what was left out. */
+  partial?: IndexFailure[];
   /** Set when a corrupt or incompatible index was discarded and rebuilt. */
   rebuiltReason?: string;
-  /** True when another process (plugin or CLI) holds the index's writer lock: this one searches but saves nothing. */
+  /** True when this process does not write the index (it searches, but saves nothing): see the fields below for why. */
   readOnly?: boolean;
+  /** Opened read-only on purpose (search, status): the writer lock was never asked for. */
+  readOnlyByChoice?: boolean;
+  /** Who holds the writer lock: "krypton mcp, pid 1234, since 10:02". */
+  heldBy?: string;
+  /** Why the index cannot be written at all: "cannot write /vault/.krypton (permission denied)". */
+  writeError?: string;
+  /** What had to be cleared to take the lock (a dead holder's lock, a damaged lock), in words. */
+  lockNotice?: string;
 }

@@ -101,7 +101,7 @@ export class IndexStore {
 
   /** Adds or replaces a note with freshly chunked content, reusing vectors of chunks whose text is unchanged. */
   async putNote(
-    meta: { path: string; hash: string; mtime: number; size: number; title: string; aliases: string[]; tags: string[] },
+    meta: { path: string; hash: string; mtime: number; size: number; title: string; aliases: string[]; tags: string[]; limited?: string },
     chunks: Chunk[],
     slicer: WorkSlicer,
   ): Promise<void> {
@@ -157,11 +157,14 @@ export class IndexStore {
     this.recycled.clear();
   }
 
-  /** Adds one shard read from disk (its full-text entries come pre-analyzed). Vectors only when `withVectors`. */
-  async loadShard(entry: ShardEntry, shard: DecodedShard, withVectors: boolean, slicer: WorkSlicer): Promise<void> {
+  /**
+   * Adds one shard read from disk (its full-text entries come pre-analyzed; with `reanalyze`, saved by
+   * another analyser version, the chunk texts are analysed again). Vectors only when `withVectors`.
+   */
+  async loadShard(entry: ShardEntry, shard: DecodedShard, withVectors: boolean, slicer: WorkSlicer, reanalyze = false): Promise<void> {
     const dim = this.vectors.dim;
     const { text } = shard;
-    const terms = this.text.resolveTerms(text.dictionary);
+    const terms = reanalyze ? [] : this.text.resolveTerms(text.dictionary);
     // All of the shard's vectors in one block copy; vector v lands in slot firstSlot + v.
     const vectorCount = dim > 0 ? shard.vectors.length / dim : 0;
     const firstSlot = withVectors && vectorCount > 0 ? this.vectors.addNormalizedMany(shard.vectors, vectorCount, dim) : -1;
@@ -186,7 +189,8 @@ export class IndexStore {
           this.slotOwner[rec.slot] = rec;
         }
         this.chunks.set(rec.chunk.id, rec);
-        this.text.addAnalyzed(rec.chunk.id, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
+        if (reanalyze) this.text.add([rec.chunk]);
+        else this.text.addAnalyzed(rec.chunk.id, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
         i++;
         if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
       }

@@ -23,6 +23,8 @@ const DEFAULT_CHUNK_CHARS = 1500;
 export interface ChunkOptions {
   /** Upper bound on Chunk.text length (UTF-16 code units); clamped to at least MIN_CHUNK_CHARS. */
   maxChars: number;
+  /** Stop after this many chunks (a hostile note must not cost unbounded time and memory). */
+  maxChunks?: number;
 }
 
 export interface ChunkedNote {
@@ -30,6 +32,8 @@ export interface ChunkedNote {
   aliases: string[];
   tags: string[];
   chunks: Chunk[];
+  /** Set when maxChunks cut the note short: the last line (1-based) that made it into a chunk. */
+  cutAfterLine?: number;
 }
 
 const CALLOUT_HEADER = /^[ \t]*>[ \t]*\[![^\]]*\]/;
@@ -57,18 +61,23 @@ export function chunkNote(path: string, markdown: string, options: ChunkOptions)
   const note = { path, title: title || fileTitle(path), aliases: meta.aliases, tags };
 
   const chunks: Chunk[] = [];
+  const maxChunks = options.maxChunks !== undefined && options.maxChunks > 0 ? Math.floor(options.maxChunks) : Infinity;
   const trail: { level: number; text: string }[] = [];
   let packed: Piece[] = [];
   let packedLength = 0;
+  /** Set once maxChunks is reached and something is left over. */
+  let cut = false;
 
   const flush = () => {
     if (packed.length === 0) return;
-    chunks.push(makeChunk(note, chunks.length, trail.map((h) => h.text), packed));
+    if (chunks.length >= maxChunks) cut = true;
+    else chunks.push(makeChunk(note, chunks.length, trail.map((h) => h.text), packed));
     packed = [];
     packedLength = 0;
   };
 
   for (const block of blocks) {
+    if (cut) break;
     if (block.kind === "heading") {
       flush();
       const level = block.level ?? 1;
@@ -78,6 +87,7 @@ export function chunkNote(path: string, markdown: string, options: ChunkOptions)
       continue;
     }
     for (const piece of piecesOf(block, lines, max)) {
+      if (cut) break;
       const last = packed[packed.length - 1];
       const added = last ? separator(last, piece).length + piece.text.length : piece.text.length;
       if (last && packedLength + added > max) {
@@ -98,11 +108,19 @@ export function chunkNote(path: string, markdown: string, options: ChunkOptions)
     if (headings.length > 0) {
       const from = headings[0].start;
       const source = lines.slice(from, headings[headings.length - 1].end + 1).join("\n");
-      for (const piece of splitProse(source, from, max)) chunks.push(makeChunk(note, chunks.length, [], [piece]));
+      for (const piece of splitProse(source, from, max)) {
+        if (chunks.length >= maxChunks) {
+          cut = true;
+          break;
+        }
+        chunks.push(makeChunk(note, chunks.length, [], [piece]));
+      }
     }
   }
 
-  return { title: note.title, aliases: note.aliases, tags, chunks };
+  const result: ChunkedNote = { title: note.title, aliases: note.aliases, tags, chunks };
+  if (cut && chunks.length > 0) result.cutAfterLine = chunks[chunks.length - 1].endLine;
+  return result;
 }
 
 /**

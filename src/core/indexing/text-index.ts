@@ -1,5 +1,5 @@
 import type { Chunk } from "./chunk";
-import { forEachWord, tokenizeWords } from "./text-tokenizer";
+import { analyzeQuery, detectLanguage, forEachTerm, type Language } from "./text-analyzer";
 
 /**
  * Full-text search over chunks: an inverted index with BM25 scoring and field boosts (BM25F-style: a word
@@ -28,6 +28,11 @@ export interface TextHit {
   score: number;
   /** How many distinct query words the chunk contains. */
   matched: number;
+  /**
+   * Share of the query's information the chunk holds: the IDF of the query words it contains over the IDF
+   * of all query words (a word found nowhere counts as the rarest). 0..1, comparable across queries.
+   */
+  coverage: number;
 }
 
 interface Postings {
@@ -61,11 +66,17 @@ export function forEachChunkWord(chunk: Chunk, visit: (word: string, boost: numb
   let length = 0;
   let boost = 1;
   const each = (word: string) => visit(word, boost);
+  const lang = chunkLanguage(chunk);
   forEachField(chunk, (text, fieldBoost) => {
     boost = fieldBoost;
-    length += forEachWord(text, each) * fieldBoost;
+    length += forEachTerm(text, lang, each) * fieldBoost;
   });
   return length;
+}
+
+/** A chunk's language, guessed from its title and the start of its text (all its fields are analysed in it). */
+function chunkLanguage(chunk: Chunk): Language {
+  return detectLanguage(chunk.text.length > 600 ? `${chunk.title} ${chunk.text.slice(0, 600)}` : `${chunk.title} ${chunk.text}`);
 }
 
 function forEachField(chunk: Chunk, visit: (text: string, boost: number) => void): void {
@@ -90,6 +101,7 @@ export class TextIndex {
   private matchedScratch = new Uint8Array(0);
   private wordMark = new Uint16Array(0);
   private bestScratch = new Float32Array(0);
+  private coverageScratch = new Float32Array(0);
   /** Words longer than PREFIX_KEY letters, by their first PREFIX_KEY letters: prefix search as you type. */
   private byPrefix = new Map<string, string[]>();
 
@@ -110,6 +122,7 @@ export class TextIndex {
     this.matchedScratch = new Uint8Array(0);
     this.wordMark = new Uint16Array(0);
     this.bestScratch = new Float32Array(0);
+    this.coverageScratch = new Float32Array(0);
     this.byPrefix = new Map();
   }
 
@@ -141,9 +154,10 @@ export class TextIndex {
         }
         append(p, slot, boost);
       };
+      const lang = chunkLanguage(chunk);
       forEachField(chunk, (text, fieldBoost) => {
         boost = fieldBoost;
-        length += forEachWord(text, post) * fieldBoost;
+        length += forEachTerm(text, lang, post) * fieldBoost;
       });
       this.lengths[slot] = length;
       this.live[slot] = 1;
@@ -225,67 +239,91 @@ export class TextIndex {
 
   searchNow(query: string, limit: number): TextHit[] {
     if (this.liveCount === 0 || limit <= 0) return [];
-    const words = [...new Set(tokenizeWords(query))].slice(0, 255);
-    if (words.length === 0) return [];
+    const groups = analyzeQuery(query).slice(0, 255);
+    if (groups.length === 0) return [];
     const slots = this.ids.length;
     if (this.scratch.length < slots) {
       this.scratch = new Float32Array(Math.max(slots, this.scratch.length * 2));
       this.matchedScratch = new Uint8Array(this.scratch.length);
       this.wordMark = new Uint16Array(this.scratch.length);
       this.bestScratch = new Float32Array(this.scratch.length);
+      this.coverageScratch = new Float32Array(this.scratch.length);
     }
     const scores = this.scratch;
     const matched = this.matchedScratch;
     const mark = this.wordMark;
+    const covered = this.coverageScratch;
     const touched: number[] = [];
     const avgLength = this.totalLength / this.liveCount || 1;
     const n = this.liveCount;
+    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
 
-    // The last word may be half typed: it also matches its completions (counted a little less), and a chunk
-    // gets the best of those matches, not their sum, so "photo" does not favour "photographs and photons".
+    // A query word counts once per chunk: the best of its forms (stems in several languages, and for a
+    // half-typed last word its completions, counted a little less), so "photo" does not favour
+    // "photographs and photons".
     const best = this.bestScratch;
-    const score = (word: string, p: Postings, wordNo: number, factor: number, keepBest: boolean) => {
+    let groupTouched: number[] = [];
+    const score = (word: string, p: Postings, wordNo: number, factor: number) => {
       this.compactList(word, p);
       if (p.length === 0) return;
-      const df = p.length;
-      const idf = factor * Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const idf = factor * idfOf(p.length);
       const { docs, weights, length } = p;
       for (let i = 0; i < length; i++) {
         const slot = docs[i];
         const tf = weights[i];
         const norm = K1 * (1 - B + (B * this.lengths[slot]) / avgLength);
         const s = (idf * tf * (K1 + 1)) / (tf + norm);
-        if (scores[slot] === 0 && best[slot] === 0) touched.push(slot);
-        if (keepBest) {
-          if (s > best[slot]) best[slot] = s;
-        } else {
-          scores[slot] += s;
-        }
         if (mark[slot] !== wordNo) {
           mark[slot] = wordNo;
+          if (matched[slot] === 0) touched.push(slot);
           matched[slot]++;
+          groupTouched.push(slot);
         }
+        if (s > best[slot]) best[slot] = s;
       }
     };
 
-    words.forEach((word, w) => {
-      const last = w === words.length - 1;
-      const p = this.terms.get(word);
-      if (p) score(word, p, w + 1, 1, last);
-      if (last) {
-        for (const completion of this.completions(word)) score(completion, this.terms.get(completion) as Postings, w + 1, PREFIX_FACTOR, true);
+    let totalIdf = 0;
+    groups.forEach((group, g) => {
+      const wordNo = g + 1;
+      groupTouched = [];
+      let df = 0;
+      for (const variant of group.variants) {
+        const p = this.terms.get(variant);
+        if (p) {
+          score(variant, p, wordNo, 1);
+          df = Math.max(df, p.length);
+        }
+      }
+      if (g === groups.length - 1) {
+        for (const completion of this.completions(group.surface)) {
+          if (group.variants.includes(completion)) continue;
+          const p = this.terms.get(completion) as Postings;
+          score(completion, p, wordNo, PREFIX_FACTOR);
+          df = Math.max(df, p.length);
+        }
+      }
+      // A word found nowhere weighs as the rarest word would.
+      const weight = idfOf(df);
+      totalIdf += weight;
+      for (const slot of groupTouched) {
+        scores[slot] += best[slot];
+        best[slot] = 0;
+        covered[slot] += weight;
       }
     });
-    for (const slot of touched) {
-      scores[slot] += best[slot];
-      best[slot] = 0;
-    }
 
-    const hits = topSlots(touched, scores, limit).map((slot) => ({ id: this.ids[slot] as string, score: scores[slot], matched: matched[slot] }));
+    const hits = topSlots(touched, scores, limit).map((slot) => ({
+      id: this.ids[slot] as string,
+      score: scores[slot],
+      matched: matched[slot],
+      coverage: totalIdf > 0 ? Math.min(1, covered[slot] / totalIdf) : 0,
+    }));
     for (const slot of touched) {
       scores[slot] = 0;
       matched[slot] = 0;
       mark[slot] = 0;
+      covered[slot] = 0;
     }
     return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   }

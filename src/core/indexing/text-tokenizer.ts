@@ -63,3 +63,45 @@ export function forEachWord(text: string, visit: (word: string) => void, keepSto
   }
   return count;
 }
+
+/** Lower case with accents removed ("Teléfono" → "telefono"). */
+export function foldAccents(word: string): string {
+  // eslint-disable-next-line no-control-regex -- the range means "any character outside ASCII"
+  return /[^\u0000-\u007f]/.test(word) ? word.normalize("NFD").replace(/[\u0300-\u036f]/g, "") : word;
+}
+
+/** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
+export function isCjk(c: number): boolean {
+  return (
+    (c >= 0x3040 && c <= 0x30ff) || // Hiragana, Katakana
+    (c >= 0x3400 && c <= 0x4dbf) || // CJK extension A
+    (c >= 0x4e00 && c <= 0x9fff) || // CJK unified ideographs
+    (c >= 0xac00 && c <= 0xd7af) || // Hangul syllables
+    (c >= 0xf900 && c <= 0xfaff) || // CJK compatibility ideographs
+    (c >= 0xff66 && c <= 0xff9f) // half-width Katakana
+  );
+}
+
+const COMBINING_MARK = /\p{M}/u;
+
+/**
+ * Lower-cased words with their accents (stemmers need them), split like forEachWord and also where a
+ * CJK run meets other letters ("東京tower" → "東京", "tower"). `visit` returns false to stop early.
+ */
+export function forEachRawWord(text: string, visit: (word: string) => boolean): void {
+  let s = text.toLowerCase();
+  // eslint-disable-next-line no-control-regex -- the range means "any character outside ASCII"
+  const ascii = !/[^\u0000-\u007f]/.test(s);
+  if (!ascii) s = s.normalize("NFC");
+  const n = s.length;
+  const wordChar = (c: number) => isWordChar(c) || (c >= 0x300 && !ascii && COMBINING_MARK.test(String.fromCharCode(c)));
+  let i = 0;
+  while (i < n) {
+    while (i < n && !wordChar(s.charCodeAt(i))) i++;
+    const start = i;
+    if (i >= n) break;
+    const cjk = !ascii && isCjk(s.charCodeAt(i));
+    while (i < n && wordChar(s.charCodeAt(i)) && (ascii || isCjk(s.charCodeAt(i)) === cjk)) i++;
+    if (i > start && !visit(s.slice(start, i))) return;
+  }
+}

@@ -5,10 +5,18 @@ import type { IndexStatus } from "./index-status";
 
 /** The vault index as the hosts see it. Implemented by core/indexing/vault-index.ts. */
 export interface VaultIndexApi extends SearchApi {
-  /** Loads the persisted index (rebuilding a corrupt one), then brings it up to date with the vault. */
-  open(signal?: AbortSignal): Promise<IndexStatus>;
+  /**
+   * Loads the persisted index (rebuilding a corrupt one), then brings it up to date with the vault.
+   * `readOnly`: never take the writer lock; changes since the last save are applied in memory only.
+   */
+  open(signal?: AbortSignal, options?: { readOnly?: boolean }): Promise<IndexStatus>;
   /** Re-scans the vault and applies only what changed (content hashes); embeds what lacks a vector. */
   sync(signal?: AbortSignal): Promise<IndexStatus>;
+  /**
+   * While another process holds the writer lock: asks it to sync and save (or takes over if it goes away),
+   * then reloads; null when that did not happen within timeoutMs.
+   */
+  syncViaHolder(signal: AbortSignal | undefined, timeoutMs: number): Promise<IndexStatus | null>;
   /** Throws everything away and indexes from scratch. */
   rebuild(signal?: AbortSignal): Promise<IndexStatus>;
   /** Queues one vault event; changes are applied shortly after, in the background. */

@@ -7,11 +7,12 @@ import { QueryVectors } from "../search/query-vectors";
 import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
 import type { Chunk } from "./chunk";
-import { embedPending, type EmbedOutcome } from "./embedding-queue";
+import { waitText } from "../providers/retry";
+import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createExclusionFilter } from "./exclusions";
 import { hashText } from "./hash";
 import type { IndexFailure, IndexStatus } from "./index-status";
-import { IndexLock, type IndexLockOptions } from "./index-lock";
+import { describeHolder, IndexLock, type IndexLockOptions, SYNC_REQUEST_PATH } from "./index-lock";
 import {
   INDEX_DIR,
   INDEX_FORMAT,
@@ -25,6 +26,7 @@ import {
 import { AbortedError, errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { IndexStore } from "./index-store";
+import { ANALYZER_VERSION } from "./text-analyzer";
 import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
 import { DimensionMismatchError } from "./vector-store";
 import type { VaultIndexApi } from "./vault-index-api";
@@ -44,10 +46,20 @@ export interface VaultIndexOptions {
   embedRetryAfterMs?: number;
   /** Longest wait for a search query's vector before answering with keywords only. */
   queryTimeoutMs?: number;
+  /** The first embedding batch of a run must answer within this, or the run goes keyword-only. */
+  embedFirstAnswerMs?: number;
   lock?: IndexLockOptions;
   /** Work per slice before yielding to the host. */
   sliceMs?: number;
+  /** Chunks one note may make; the rest of a longer note is not indexed (and the note is named in the status). */
+  maxChunksPerNote?: number;
+  /** Characters of one note that are read into the index; the rest is not indexed (named in the status). */
+  maxNoteChars?: number;
 }
+
+/** Per-note limits: ~3 MB of ordinary prose fits; a note with 100,000 headings does not make 100,000 chunks. */
+export const DEFAULT_MAX_CHUNKS_PER_NOTE = 2_000;
+export const DEFAULT_MAX_NOTE_CHARS = 5_000_000;
 
 export interface VaultIndexDeps {
   host: Host;
@@ -70,6 +82,11 @@ export class VaultIndex implements VaultIndexApi {
   private readonly options: Required<Omit<VaultIndexOptions, "lock">> & { lock: IndexLockOptions };
   private readonly lock: IndexLock;
   private writable = false;
+  /** Opened with { readOnly: true }: this instance never takes the writer lock (search, status). */
+  private readOnlyByChoice = false;
+  /** Why this instance could not take the writer lock: held by whom, or a write error. */
+  private lockProblem: { heldBy?: string; writeError?: string } = {};
+  private lockNotice: string | undefined;
   private opened = false;
   private closed = false;
   private generation = 0;
@@ -91,6 +108,8 @@ export class VaultIndex implements VaultIndexApi {
   private embedderError: string | undefined;
   private embedFailedAt = -Infinity;
   private failures = new Map<string, string>();
+  /** Notes indexed only in part (over a per-note limit): path → what was left out. */
+  private partial = new Map<string, string>();
   private rebuiltReason: string | undefined;
   private readonly listeners = new Set<(status: IndexStatus) => void>();
   private lastEmit = 0;
@@ -107,17 +126,22 @@ export class VaultIndex implements VaultIndexApi {
       retry: o.retry ?? { attempts: 4, baseDelayMs: 1_000, maxDelayMs: 15_000 },
       embedRetryAfterMs: o.embedRetryAfterMs ?? 60_000,
       queryTimeoutMs: o.queryTimeoutMs ?? 4_000,
+      embedFirstAnswerMs: o.embedFirstAnswerMs ?? FIRST_ANSWER_TIMEOUT_MS,
       lock: o.lock ?? {},
       sliceMs: o.sliceMs ?? 12,
+      maxChunksPerNote: o.maxChunksPerNote ?? DEFAULT_MAX_CHUNKS_PER_NOTE,
+      maxNoteChars: o.maxNoteChars ?? DEFAULT_MAX_NOTE_CHARS,
     };
-    this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock);
-    this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs);
+    this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock, () => this.host.process);
+    this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs, this.options.embedRetryAfterMs);
+    this.lock.onSyncRequest = () => void this.serveSyncRequest();
   }
 
   // ---------------------------------------------------------------- lifecycle
 
-  open(signal?: AbortSignal): Promise<IndexStatus> {
+  open(signal?: AbortSignal, options: { readOnly?: boolean } = {}): Promise<IndexStatus> {
     if (this.opening) return this.opening;
+    this.readOnlyByChoice = options.readOnly === true;
     this.closed = false;
     this.backgroundAbort = new AbortController();
     const run = this.untilClose(signal);
@@ -127,7 +151,8 @@ export class VaultIndex implements VaultIndexApi {
     this.opening = this.exclusive(async () => {
       try {
         this.setState("loading");
-        this.writable = await this.tryLock();
+        this.writable = this.readOnlyByChoice ? false : await this.tryLock();
+        if (this.readOnlyByChoice) await this.noteHolder();
         await this.loadFromDisk(signal);
         this.opened = true;
       } finally {
@@ -149,15 +174,15 @@ export class VaultIndex implements VaultIndexApi {
     const run = this.untilClose(callerSignal);
     const signal = run.signal;
     return this.whileLinked(run, async () => {
-      if (!this.writable) {
+      if (!this.writable && !this.readOnlyByChoice) {
         this.writable = await this.tryLock();
         // We just became the writer: start from what the previous writer saved.
         if (this.writable) await this.loadFromDisk(signal);
-        else {
-          // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
-          const onDisk = await readManifest(this.host.data).catch(() => null);
-          if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
-        }
+      }
+      if (!this.writable) {
+        // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
+        const onDisk = await readManifest(this.host.data).catch(() => null);
+        if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
       }
       await this.syncNow(signal, this.rechunkAll || this.chunkSizeChanged());
       return this.status();
@@ -173,15 +198,55 @@ export class VaultIndex implements VaultIndexApi {
     const run = this.untilClose(callerSignal);
     const signal = run.signal;
     return this.whileLinked(run, async () => {
-      if (!this.writable) this.writable = await this.tryLock();
+      if (!this.writable && !this.readOnlyByChoice) this.writable = await this.tryLock();
       this.store.clear();
       this.generation++;
       this.sweepAfterSave = true;
+      // Until the rebuild completes, checkpoints write new shard files but not the manifest: the old index
+      // stays whole and readable, and a killed rebuild leaves only unreferenced files (removed later).
+      this.rebuilding = this.writable;
       this.rebuiltReason = undefined;
       this.opened = true;
       await this.syncNow(signal, true);
       return this.status();
     });
+  }
+
+  /**
+   * Gets the index updated while another process holds the writer lock: asks the holder (it syncs and
+   * saves at its next heartbeat, then removes the request), or takes the lock itself if the holder goes
+   * away meanwhile. Resolves to the status once done, or null when nothing happened within `timeoutMs`.
+   */
+  async syncViaHolder(signal: AbortSignal | undefined, timeoutMs: number): Promise<IndexStatus | null> {
+    const clock = this.host.clock;
+    const deadline = clock.now() + timeoutMs;
+    await this.host.data.writeAtomic(SYNC_REQUEST_PATH, JSON.stringify({ at: clock.now(), by: this.lock.owner }));
+    while (clock.now() < deadline) {
+      await clock.sleep(Math.min(500, Math.max(1, deadline - clock.now())), signal);
+      if (await this.lock.acquire()) {
+        // The holder is gone: this process is the writer now, and does the work itself.
+        await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
+        return this.sync(signal);
+      }
+      if ((await this.host.data.readText(SYNC_REQUEST_PATH)) === null) return this.sync(signal);
+    }
+    return null;
+  }
+
+  private servingRequest = false;
+
+  /** Another process asked (through the request file) for a sync: do it, save, then remove the request. */
+  private async serveSyncRequest(): Promise<void> {
+    if (this.servingRequest || this.closed || !this.opened) return;
+    this.servingRequest = true;
+    try {
+      await this.sync();
+    } catch (err) {
+      if (!isAbortError(err)) this.host.logger.warn("A sync another process asked for failed", errorText(err));
+    } finally {
+      await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
+      this.servingRequest = false;
+    }
   }
 
   async close(): Promise<void> {
@@ -271,10 +336,21 @@ export class VaultIndex implements VaultIndexApi {
       embedder: this.store.vectorsOf,
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };
+    // Only notes still in the index (a note removed or failed since is no longer "indexed in part").
+    const partial = [...this.partial].filter(([path]) => this.store.notes.has(path));
+    if (partial.length > 0) s.partial = partial.map(([path, error]): IndexFailure => ({ path, error }));
     if (this.progress) s.progress = { ...this.progress };
     if (this.embedderError) s.embedderError = this.embedderError;
+    const queryFailure = this.queryVectors.failure();
+    if (queryFailure) s.queryEmbedError = queryFailure;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
-    if (this.opened && !this.writable) s.readOnly = true;
+    if (this.opened && !this.writable) {
+      s.readOnly = true;
+      if (this.readOnlyByChoice) s.readOnlyByChoice = true;
+      if (this.lockProblem.heldBy) s.heldBy = this.lockProblem.heldBy;
+      if (this.lockProblem.writeError) s.writeError = this.lockProblem.writeError;
+    }
+    if (this.lockNotice) s.lockNotice = this.lockNotice;
     return s;
   }
 
@@ -291,12 +367,17 @@ export class VaultIndex implements VaultIndexApi {
 
   async searchChunks(query: string, options?: SearchOptions): Promise<ChunkHit[]> {
     await this.untilLoaded();
-    return searchChunks(this.searchSource, query, options);
+    return searchChunks(this.searchSource, query, this.withFusion(options));
   }
 
   async searchNotes(query: string, options?: SearchOptions): Promise<NoteHit[]> {
     await this.untilLoaded();
-    return searchNotes(this.searchSource, query, options);
+    return searchNotes(this.searchSource, query, this.withFusion(options));
+  }
+
+  /** The semantic weight setting, unless the caller chose one. */
+  private withFusion(options: SearchOptions = {}): SearchOptions {
+    return options.semanticWeight === undefined ? { ...options, semanticWeight: this.deps.settings().semanticWeight } : options;
   }
 
   private readonly searchSource: SearchSource = {
@@ -313,7 +394,7 @@ export class VaultIndex implements VaultIndexApi {
         const rec = this.store.chunkOfSlot(slot);
         if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
       });
-      return out;
+      return { hits: out, mean: hits.mean, std: hits.std };
     },
     cosineOf: (chunk, query) => {
       const rec = this.store.chunks.get(chunk.id);
@@ -329,6 +410,8 @@ export class VaultIndex implements VaultIndexApi {
   private async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null> {
     const embedder = this.deps.embedder();
     if (!embedder || !this.vectorsUsable(embedder)) return null;
+    // The embedder failed a moment ago (indexing said so): keyword-only without another wait.
+    if (this.embedderError !== undefined && this.host.clock.now() - this.embedFailedAt < this.options.embedRetryAfterMs) return null;
     return this.queryVectors.get(embedder, query, this.store.vectors.dim, signal);
   }
 
@@ -346,7 +429,9 @@ export class VaultIndex implements VaultIndexApi {
   private async loadFromDisk(signal?: AbortSignal): Promise<void> {
     const slicer = this.slicer(signal);
     this.store.clear();
+    this.partial.clear();
     this.rebuiltReason = undefined;
+    this.rebuilding = false;
     // A writer in another process may switch files under us: re-read the manifest and retry a few times.
     for (let attempt = 0; ; attempt++) {
       let manifest: Manifest | null;
@@ -372,7 +457,13 @@ export class VaultIndex implements VaultIndexApi {
       }
       // Another chunk size: keep everything, re-chunk on the sync that follows (unchanged chunk texts keep their vectors).
       this.rechunkAll = manifest.chunkMaxChars !== undefined && manifest.chunkMaxChars !== this.deps.settings().chunkMaxChars;
-      const damaged = await this.loadShards(manifest, slicer);
+      // Words saved by another analyser: re-analyse the chunk texts (vectors stay) and save the shards again.
+      const reanalyze = (manifest.analyzerVersion ?? 1) !== ANALYZER_VERSION;
+      const damaged = [...(manifest.repairs ?? []), ...(await this.strayShards(manifest)), ...(await this.loadShards(manifest, slicer, reanalyze))];
+      if (reanalyze) {
+        this.host.logger.info("The text analyser changed: re-analysing note words (embeddings are kept)");
+        this.store.markAllDirty();
+      }
       if (damaged.length === 0) {
         this.generation = manifest.generation;
         return;
@@ -385,6 +476,7 @@ export class VaultIndex implements VaultIndexApi {
       this.generation = manifest.generation;
       this.rebuiltReason = `${damaged[0]}${damaged.length > 1 ? ` (and ${damaged.length - 1} more)` : ""}; the affected notes were re-indexed`;
       this.store.markAllDirty();
+      this.sweepAfterSave = true;
       this.host.logger.warn(`Index damaged: ${this.rebuiltReason}`);
       return;
     }
@@ -399,8 +491,19 @@ export class VaultIndex implements VaultIndexApi {
     return null;
   }
 
+  /**
+   * A manifest that lists no shards while shard files lie next to it lost its list (a crash cannot cause
+   * that: the manifest is written whole): say so instead of quietly re-indexing everything.
+   */
+  private async strayShards(manifest: Manifest): Promise<string[]> {
+    if (manifest.shards.length > 0) return [];
+    const files = await this.host.data.list(INDEX_DIR).catch(() => [] as string[]);
+    const stray = files.filter((f) => /^shard-\d+-\d+\.bin$/.test(f)).length;
+    return stray > 0 ? [`the index manifest lists no shards although ${stray} shard file${stray === 1 ? " exists" : "s exist"}`] : [];
+  }
+
   /** Returns the problems found (empty when every shard loaded). */
-  private async loadShards(manifest: Manifest, slicer: WorkSlicer): Promise<string[]> {
+  private async loadShards(manifest: Manifest, slicer: WorkSlicer, reanalyze: boolean): Promise<string[]> {
     const embedder = this.deps.embedder();
     const stored = manifest.embedder;
     // Another model's vectors are useless: do not even read them into memory.
@@ -415,7 +518,9 @@ export class VaultIndex implements VaultIndexApi {
       try {
         const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
         await slicer.tick();
-        await this.store.loadShard(entry, shard, keepVectors, slicer);
+        await this.store.loadShard(entry, shard, keepVectors, slicer, reanalyze);
+        // Notes over a per-note limit stay named after a restart, not only in the run that indexed them.
+        for (const note of shard.notes) if (note.limited && this.store.notes.get(note.path) === note) this.partial.set(note.path, note.limited);
       } catch (err) {
         if (isAbortError(err)) throw err;
         if (!(err instanceof IndexLoadError)) this.host.logger.warn("Reading an index shard failed", errorText(err));
@@ -452,6 +557,7 @@ export class VaultIndex implements VaultIndexApi {
     for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
 
     this.failures.clear();
+    for (const path of [...this.partial.keys()]) if (!present.has(path)) this.partial.delete(path);
     for (const path of [...this.store.notes.keys()]) {
       if (!present.has(path)) this.store.removeNote(path);
     }
@@ -477,6 +583,11 @@ export class VaultIndex implements VaultIndexApi {
     if (this.writable && this.store.hasDirty) {
       this.setProgress({ done: 0, total: 1, phase: "saving" });
       await this.persist(this.slicer(undefined));
+    }
+    if (this.rebuilding && !aborted && this.writable) {
+      // The rebuild is complete: switch the manifest to the new files in one atomic write.
+      this.rebuilding = false;
+      await this.persist(this.slicer(undefined), true);
     }
     this.progress = undefined;
     this.setState("ready");
@@ -510,9 +621,20 @@ export class VaultIndex implements VaultIndexApi {
       return;
     }
     try {
-      const chunked = chunkNote(info.path, content, { maxChars: this.deps.settings().chunkMaxChars });
+      const limits = this.limitNote(info.path, content);
+      const chunked = chunkNote(info.path, limits.content, { maxChars: this.deps.settings().chunkMaxChars, maxChunks: this.options.maxChunksPerNote });
+      const lines = limits.content.length < content.length ? lineCount(limits.content) : 0;
+      let limited: string | undefined;
+      if (chunked.cutAfterLine !== undefined || lines > 0) {
+        const after = chunked.cutAfterLine ?? lines;
+        const why = chunked.cutAfterLine !== undefined ? `more than ${this.options.maxChunksPerNote.toLocaleString("en-US")} chunks` : `more than ${this.options.maxNoteChars.toLocaleString("en-US")} characters`;
+        limited = `indexed up to line ${after.toLocaleString("en-US")} only: the note has ${why}`;
+        this.partial.set(info.path, limited);
+      } else {
+        this.partial.delete(info.path);
+      }
       await this.store.putNote(
-        { path: info.path, hash, mtime: info.mtime, size: info.size, title: chunked.title, aliases: chunked.aliases, tags: chunked.tags },
+        { path: info.path, hash, mtime: info.mtime, size: info.size, title: chunked.title, aliases: chunked.aliases, tags: chunked.tags, limited },
         chunked.chunks,
         slicer,
       );
@@ -522,6 +644,15 @@ export class VaultIndex implements VaultIndexApi {
       this.store.removeNote(info.path);
       this.failures.set(info.path, `Could not index the note: ${errorText(err)}`);
     }
+  }
+
+  /** A note's text cut to maxNoteChars at a line end (the chunker never sees more than that). */
+  private limitNote(path: string, content: string): { content: string } {
+    const limit = this.options.maxNoteChars;
+    if (content.length <= limit) return { content };
+    const end = content.lastIndexOf("\n", limit);
+    this.host.logger.info(`Note ${path} is over ${limit} characters: only its beginning is indexed`);
+    return { content: content.slice(0, end > 0 ? end : limit) };
   }
 
   /** Applies queued vault events (deletes first, so renamed notes can take their vectors along). */
@@ -534,6 +665,7 @@ export class VaultIndex implements VaultIndexApi {
       if (intent === "delete") {
         this.store.removeNote(path);
         this.failures.delete(path);
+        this.partial.delete(path);
       }
     }
     const checks = work.filter(([path, intent]) => intent === "check" && path.toLowerCase().endsWith(".md"));
@@ -598,6 +730,7 @@ export class VaultIndex implements VaultIndexApi {
     return embedPending(this.store, embedder, {
       concurrency: this.options.embedConcurrency,
       retry: this.options.retry,
+      firstAnswerTimeoutMs: this.options.embedFirstAnswerMs,
       clock: this.host.clock,
       signal,
       checkpointEveryMs: this.options.checkpointEveryMs,
@@ -615,11 +748,13 @@ export class VaultIndex implements VaultIndexApi {
 
   private persisting: Promise<void> | null = null;
   private sweepAfterSave = false;
+  /** A rebuild is under way: saves write shard files only, the manifest is switched when it completes. */
+  private rebuilding = false;
 
   /** Writes changed shards, then the manifest (the commit point), then removes replaced files. */
-  private async persist(slicer: WorkSlicer): Promise<void> {
+  private async persist(slicer: WorkSlicer, commit = false): Promise<void> {
     while (this.persisting) await this.persisting.catch(() => undefined);
-    if (!this.writable || !this.store.hasDirty) return;
+    if (!this.writable || (!this.store.hasDirty && !commit)) return;
     const run = (async () => {
       if (!(await this.lock.verify())) {
         this.writable = false;
@@ -632,12 +767,18 @@ export class VaultIndex implements VaultIndexApi {
       const manifest: Manifest = {
         format: INDEX_FORMAT,
         chunkerVersion: CHUNKER_VERSION,
+        analyzerVersion: ANALYZER_VERSION,
         chunkMaxChars: this.deps.settings().chunkMaxChars,
         embedder: this.store.vectorsOf && dim > 0 ? { id: this.store.vectorsOf, dim } : null,
         generation,
         savedAt: this.host.clock.now(),
         shards: [...this.store.shardFiles.values()].sort((a, b) => a.id - b.id),
       };
+      if (this.rebuilding) {
+        // Files of earlier checkpoints of this rebuild that nothing will reference.
+        for (const file of obsolete) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
+        return;
+      }
       await writeManifest(this.host.data, manifest);
       for (const file of obsolete) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
       // After a rebuild the old shards are not "replaced" one by one: sweep whatever the manifest dropped.
@@ -662,18 +803,35 @@ export class VaultIndex implements VaultIndexApi {
   /** chunkMaxChars of the chunks in memory (set by each full scan). */
   private chunkedWith: number | null = null;
 
+  /** A read-only opener still says who writes the index, if anyone does (status shows it). */
+  private async noteHolder(): Promise<void> {
+    const holder = await this.lock.peek().catch(() => null);
+    this.lockProblem = holder ? { heldBy: describeHolder(holder, this.host.process?.hostName) } : {};
+  }
+
   private async tryLock(): Promise<boolean> {
+    this.lockProblem = {};
+    this.lockNotice = undefined;
     try {
       const got = await this.lock.acquire();
+      if (this.lock.tookOver) {
+        this.lockNotice = this.lock.tookOver;
+        this.host.logger.info(this.lock.tookOver);
+      }
+      if (this.lock.holder) this.lockProblem = { heldBy: describeHolder(this.lock.holder, this.host.process?.hostName) };
       if (got) {
+        // This writer syncs now anyway: a request left for a previous holder is answered by that.
+        await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
         // Files a crashed writer left behind.
         const manifest = await readManifest(this.host.data).catch(() => null);
-        if (manifest) await removeUnreferenced(this.host.data, manifest, true).catch(() => undefined);
+        // (A manifest without shards but with shard files beside it is damage that loading reports: keep them.)
+        if (manifest && manifest.shards.length > 0) await removeUnreferenced(this.host.data, manifest, true).catch(() => undefined);
       } else {
         this.host.logger.info("Another Krypton process is writing this index: opening it read-only");
       }
       return got;
     } catch (err) {
+      this.lockProblem = { writeError: errorText(err) };
       this.host.logger.warn("Could not take the index lock; opening read-only", errorText(err));
       return false;
     }
@@ -760,13 +918,23 @@ function embedderErrorText(err: unknown, embedder: Embedder): string {
         return `The embedding service is not reachable (${err.message}). Search uses keywords only until it is back.`;
       case "model-missing":
         return err.message;
-      case "timeout":
-        return `The embedding model '${model}' did not answer in time. Search uses keywords only for now.`;
-      case "rate-limited":
-        return `The embedding service is rate-limiting requests. Search uses keywords only for now.`;
+      case "timeout": {
+        const within = /within (\d+ s)/.exec(err.message)?.[1];
+        return `The embedding model '${model}' did not answer ${within ? `within ${within}` : "in time"}. Search uses keywords only for now.`;
+      }
+      case "rate-limited": {
+        const wait = err.retryAfterMs !== undefined ? ` (it asks to wait ${waitText(err.retryAfterMs)})` : "";
+        return `The embedding service is rate-limiting requests${wait}. Search uses keywords only for now.`;
+      }
       default:
         return `Embedding failed: ${err.message}`;
     }
   }
   return `Embedding failed: ${errorText(err)}`;
+}
+
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  return n;
 }

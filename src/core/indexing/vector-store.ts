@@ -1,3 +1,5 @@
+import { vectorProblem } from "./vector-check";
+
 /**
  * The embedding vectors, kept outside Orama: fixed-size blocks of one Float32Array each (no number[]
  * copies, no reallocation of one huge buffer as the vault grows), unit-normalized on the way in, so a
@@ -18,6 +20,9 @@ export interface VectorHits {
   slots: number[];
   /** Cosine similarity, -1..1, best first. */
   scores: number[];
+  /** Mean and standard deviation of the cosine over every stored vector: where "unrelated" lies for this query. */
+  mean: number;
+  std: number;
 }
 
 export class VectorStore {
@@ -49,6 +54,9 @@ export class VectorStore {
 
   /** Stores a vector (copied and normalized) and returns its slot. */
   add(vector: ArrayLike<number>): number {
+    if (this.dimension > 0 && vector.length !== this.dimension) throw new DimensionMismatchError(vector.length, this.dimension);
+    const problem = vectorProblem(vector, 0);
+    if (problem) throw new Error(`Refusing to store an unusable vector (${problem})`);
     const slot = this.allocate(vector.length);
     const target = this.vectorAt(slot);
     let norm = 0;
@@ -133,7 +141,7 @@ export class VectorStore {
    */
   search(query: ArrayLike<number>, k: number, accept?: (slot: number) => boolean): VectorHits {
     const dim = this.dimension;
-    if (dim === 0 || k <= 0 || this.liveCount === 0 || query.length !== dim) return { slots: [], scores: [] };
+    if (dim === 0 || k <= 0 || this.liveCount === 0 || query.length !== dim) return { slots: [], scores: [], mean: 0, std: 0 };
     const q = new Float32Array(dim);
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += query[i] * query[i];
@@ -143,6 +151,9 @@ export class VectorStore {
     const heap = new TopK(k);
     const tail = dim - (dim % 4);
     const live = this.live;
+    // Freed slots are zero vectors: they add nothing to the sums.
+    let sum = 0;
+    let squares = 0;
     for (let b = 0; b < this.blocks.length; b++) {
       const data = this.blocks[b];
       const first = b * BLOCK_SLOTS;
@@ -161,13 +172,16 @@ export class VectorStore {
         }
         for (let i = tail; i < dim; i++) a0 += data[off + i] * q[i];
         const score = a0 + a1 + a2 + a3;
+        sum += score;
+        squares += score * score;
         if (score > heap.min) {
           const slot = first + s;
           if (live[slot] === 1 && (!accept || accept(slot))) heap.push(slot, score);
         }
       }
     }
-    return heap.sorted();
+    const mean = sum / this.liveCount;
+    return { ...heap.sorted(), mean, std: Math.sqrt(Math.max(0, squares / this.liveCount - mean * mean)) };
   }
 
   private ensureCapacity(slot: number): void {
@@ -220,7 +234,7 @@ class TopK {
     this.min = scores[0];
   }
 
-  sorted(): VectorHits {
+  sorted(): { slots: number[]; scores: number[] } {
     const order = this.slots.map((_, i) => i).sort((x, y) => this.scores[y] - this.scores[x]);
     return { slots: order.map((i) => this.slots[i]), scores: order.map((i) => this.scores[i]) };
   }

@@ -61,7 +61,8 @@ export function intentClassifierPrompt(message: string, recent: ChatMessage[]): 
     {
       role: "user",
       content:
-        `What does the user want in their last message?\n\n` +
+        `What does the user want in their last message? Messages can be in any language (Spanish, French, ` +
+        `German, Japanese, …): judge what they mean, not whether they use these English words.\n\n` +
         `Intents:\n` +
         `- create_note: write a new note about a topic. argument: the topic.\n` +
         `- search_notes: find notes about something. argument: what to search for.\n` +
@@ -70,6 +71,7 @@ export function intentClassifierPrompt(message: string, recent: ChatMessage[]): 
         `- chat: anything else, including questions about how to do something. argument: "".\n\n` +
         `Recent conversation:\n${conversation}\n\n` +
         `Last message: ${JSON.stringify(oneLine(message, 1000))}\n\n` +
+        `The argument keeps the user's own words and language (for "crea una nota sobre las mareas": "las mareas").\n` +
         `Answer as JSON: {"intent": "...", "argument": "..."}`,
     },
   ];

@@ -1,5 +1,6 @@
 import { noteMetadata, readFrontmatter } from "../indexing/frontmatter";
 import { baseNameOf } from "./note-paths";
+import { isFunctionWord, LANGUAGES, stemsOf, stemWord } from "../indexing/text-analyzer";
 
 /** Text helpers for the agents: note bodies, titles, previews, parts for map-reduce, topic matching. */
 
@@ -80,10 +81,10 @@ const STOPWORDS = new Set(
   ).split(" "),
 );
 
-/** The words of a topic that carry meaning ("the history of Rome" → ["history", "rome"]). */
+/** The words of a topic that carry meaning ("the history of Rome" → ["history", "rome"], "el sueño" → ["sueño"]). */
 export function significantWords(topic: string): string[] {
   const words = topic.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const significant = words.filter((w) => !STOPWORDS.has(w));
+  const significant = words.filter((w) => !STOPWORDS.has(w) && !isFunctionWord(w));
   return [...new Set(significant.length ? significant : words)];
 }
 
@@ -96,13 +97,16 @@ export function mentionsTopic(text: string, topicWords: string[]): boolean {
   return topicWordsMentioned(text, topicWords) > 0;
 }
 
-/** How many of the topic's words the text mentions (matched as in mentionsTopic). */
+/** How many of the topic's words the text mentions (matched as in mentionsTopic, or by stem in any supported language). */
 export function topicWordsMentioned(text: string, topicWords: string[]): number {
   if (!topicWords.length) return 0;
   const tokens = new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
+  // Stems in every supported language, accents folded: "sueño" finds "sueños", "telefono" finds "teléfono".
+  let stems: Set<string> | null = null;
   let count = 0;
   for (const word of topicWords) {
     if (tokens.has(word)) count++;
+    else if (LANGUAGES.some((lang) => (stems ??= stemsOf(text)).has(stemWord(word, lang)))) count++;
     else if (word.length >= 4) {
       for (const token of tokens) {
         if (token.startsWith(word)) {

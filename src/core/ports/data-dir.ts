@@ -9,10 +9,12 @@ export interface DataDirPort {
   writeAtomic(path: string, data: Uint8Array | string): Promise<void>;
   /** Creates the file only if it does not exist yet; false when it already existed (used for locks). */
   createExclusive(path: string, data: string): Promise<boolean>;
-  /** No error when the file is already gone. */
+  /** No error when the file is already gone. An empty folder is removed too; a non-empty one is an error. */
   remove(path: string): Promise<void>;
   /** File names directly inside a folder; empty when the folder does not exist. */
   list(dir: string): Promise<string[]>;
   /** Modification time in ms, or null when missing. */
   mtime(path: string): Promise<number | null>;
+  /** What is at a path: a file, a folder, or nothing (lets the index lock spot damage such as a folder named like a file). */
+  kind?(path: string): Promise<"file" | "dir" | null>;
 }

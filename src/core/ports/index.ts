@@ -6,3 +6,4 @@ export * from "./logger";
 export * from "./embedder";
 export * from "./chat-model";
 export * from "./host";
+export * from "./process";

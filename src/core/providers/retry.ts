@@ -32,6 +32,21 @@ export const MAX_RETRY_AFTER_MS = 20_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 1000, maxDelayMs: 8000 };
 
+/** "38 s", "2 min": a wait in words, rounded up. */
+export function waitText(ms: number): string {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
+}
+
+/**
+ * A service's own Retry-After / retryDelay in words, for an error message: "Tavily asks to wait 60 s
+ * before the next request". Worded as the service's request, never as a promise: Krypton waits for
+ * such a hint only up to MAX_RETRY_AFTER_MS, and when the hint is longer the call fails at once.
+ */
+export function serviceWaitText(service: string, retryAfterMs: number | undefined): string | null {
+  return retryAfterMs === undefined ? null : `${service} asks to wait ${waitText(retryAfterMs)} before the next request`;
+}
+
 /** Rate limits and server errors: the request reached a server that may answer next time. */
 export function isTransientServerError(err: unknown): boolean {
   return err instanceof ProviderError && (err.kind === "rate-limited" || err.kind === "server");

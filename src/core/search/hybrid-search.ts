@@ -1,31 +1,46 @@
 import type { Chunk } from "../indexing/chunk";
+import { analyzeQuery, stemsOf } from "../indexing/text-analyzer";
 import type { TextHit } from "../indexing/text-index";
-import { tokenizeWords } from "../indexing/text-tokenizer";
-import type { ChunkHit, NoteHit, SearchOptions } from "./search-types";
+import type { ChunkHit, FusionMethod, NoteHit, SearchOptions } from "./search-types";
 import { makeSnippet } from "./snippet";
 
 /**
- * Hybrid ranking, the one place scores are made:
- *   score = (0.7 × vector + 0.3 × keyword + 0.1 × titleMatch) / 1.1            (with vectors)
- *   score = (keyword + 0.1 × titleMatch) / 1.1                                  (keyword-only)
- * keyword = BM25 × (0.5 + 0.5 × share of query words in the chunk), divided by the best such value among
- * the candidates (0..1); vector = cosine clamped to 0..1;
- * titleMatch = share of the query's words found in the note's title or file name (0..1). Candidates are
- * the top keyword hits and the top vector hits; every candidate is scored on both signals.
+ * Hybrid ranking, the one place scores are made. Each candidate (top keyword hits ∪ top vector hits) is
+ * scored on both signals, each first put on a 0..1 scale that means the same for every query:
+ *
+ *   keyword = BM25 / best BM25 among the candidates × the best candidate's coverage (the share of the
+ *             query's IDF it contains: a query whose rare words occur nowhere cannot score high)
+ *   vector  = (cosine − mean) / (1 − mean), 0..1, where mean is the query's mean cosine to every chunk of
+ *             the vault: each model puts unrelated texts at its own level (about 0.1 for USE Lite, higher
+ *             for others), so the raw cosine meant something different per model
+ *   score   = (w × vector + (1 − w) × keyword + TITLE_WEIGHT × titleMatch) / (1 + TITLE_WEIGHT)
+ *
+ * w is the semanticWeight setting (0.7 by default, the first version's 0.7/0.3 split); without vectors
+ * score = (keyword + TITLE_WEIGHT × titleMatch) / (1 + TITLE_WEIGHT). titleMatch = share of the query's
+ * words in the note's title, aliases or file name. `npm run bench -- --only quality` measures this against
+ * reciprocal rank fusion and the first version's raw mix on a real model.
  */
-export const VECTOR_WEIGHT = 0.7;
-export const KEYWORD_WEIGHT = 0.3;
+export const DEFAULT_SEMANTIC_WEIGHT = 0.7;
 export const TITLE_WEIGHT = 0.1;
+/** Reciprocal rank fusion's damping constant (the usual 60). */
+const RRF_K = 60;
 /** Matching chunks listed per note in searchNotes (the best ones). */
 export const CHUNKS_PER_NOTE = 8;
+
+export interface VectorCandidates {
+  hits: { chunk: Chunk; cosine: number }[];
+  /** The query's mean cosine and its standard deviation over every vector in the index. */
+  mean: number;
+  std: number;
+}
 
 export interface SearchSource {
   textSearch(query: string, limit: number): Promise<TextHit[]>;
   chunkById(id: string): Chunk | undefined;
   /** Null when there are no usable vectors or the query could not be embedded (keyword-only then). */
   queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null>;
-  /** Top k chunks by cosine to a normalized query vector. */
-  vectorSearch(query: Float32Array, k: number, accept: (chunk: Chunk) => boolean): { chunk: Chunk; cosine: number }[];
+  /** Top k chunks by cosine to a normalized query vector, with the query's cosine statistics. */
+  vectorSearch(query: Float32Array, k: number, accept: (chunk: Chunk) => boolean): VectorCandidates;
   /** Cosine of one chunk to the query, or null when the chunk has no vector. */
   cosineOf(chunk: Chunk, query: Float32Array): number | null;
 }
@@ -35,7 +50,10 @@ interface Candidate {
   bm25: number;
   /** Distinct query words in the chunk (from the text index). */
   matched: number;
+  coverage: number;
   cosine: number;
+  keywordRank: number;
+  vectorRank: number;
 }
 
 export async function searchChunks(source: SearchSource, query: string, options: SearchOptions = {}): Promise<ChunkHit[]> {
@@ -84,48 +102,79 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   if (!trimmed) return [];
   const prefix = options.pathPrefix ?? "";
   const accept = (chunk: Chunk) => chunk.path.startsWith(prefix);
-  // A path filter throws most keyword hits away: ask Orama for more.
+  // A path filter throws most keyword hits away: ask for more.
   const textLimit = prefix ? candidates * 4 : candidates;
+  const weight = clamp01(options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT);
+  const fusion: FusionMethod = options.fusion ?? "calibrated";
 
-  const [textHits, queryVector] = await Promise.all([
+  const [allTextHits, queryVector] = await Promise.all([
     source.textSearch(trimmed, textLimit),
-    source.queryVector(trimmed, options.signal),
+    weight > 0 ? source.queryVector(trimmed, options.signal) : Promise.resolve(null),
   ]);
   if (options.signal?.aborted) return [];
+  // Meaning only, when there is meaning to rank by; without vectors the keywords still answer.
+  const meaningOnly = weight >= 1 && queryVector !== null;
+  const textHits = meaningOnly ? [] : allTextHits;
 
   const pool = new Map<string, Candidate>();
   for (const hit of textHits) {
     const chunk = source.chunkById(hit.id);
     if (!chunk || !accept(chunk)) continue;
-    pool.set(chunk.id, { chunk, bm25: hit.score, matched: hit.matched, cosine: 0 });
+    pool.set(chunk.id, { chunk, bm25: hit.score, matched: hit.matched, coverage: hit.coverage, cosine: 0, keywordRank: 0, vectorRank: 0 });
   }
+  let mean = 0;
+  let std = 0;
   if (queryVector) {
-    for (const { chunk, cosine } of source.vectorSearch(queryVector, candidates, accept)) {
+    const found = source.vectorSearch(queryVector, candidates, accept);
+    mean = found.mean;
+    std = found.std;
+    for (const { chunk, cosine } of found.hits) {
       const existing = pool.get(chunk.id);
       if (existing) existing.cosine = cosine;
-      else pool.set(chunk.id, { chunk, bm25: 0, matched: 0, cosine });
+      else pool.set(chunk.id, { chunk, bm25: 0, matched: 0, coverage: 0, cosine, keywordRank: 0, vectorRank: 0 });
     }
     for (const c of pool.values()) {
       if (c.cosine === 0) c.cosine = source.cosineOf(c.chunk, queryVector) ?? 0;
     }
   }
 
-  const queryWords = [...new Set(tokenizeWords(trimmed))];
+  const queryTerms = analyzeQuery(trimmed);
+  const wordCount = queryTerms.length;
   // BM25 alone lets a short chunk with one query word beat a chunk holding all of them: weigh by coverage.
-  if (queryWords.length > 1) {
-    for (const c of pool.values()) if (c.bm25 > 0) c.bm25 *= 0.5 + (0.5 * Math.min(c.matched, queryWords.length)) / queryWords.length;
+  if (wordCount > 1) {
+    for (const c of pool.values()) if (c.bm25 > 0) c.bm25 *= 0.5 + (0.5 * Math.min(c.matched, wordCount)) / wordCount;
   }
   let maxBm25 = 0;
-  for (const c of pool.values()) if (c.bm25 > maxBm25) maxBm25 = c.bm25;
-  const titleWordsCache = new Map<string, Set<string>>();
+  let bestCoverage = 0;
+  for (const c of pool.values()) {
+    if (c.bm25 > maxBm25) maxBm25 = c.bm25;
+    if (c.coverage > bestCoverage) bestCoverage = c.coverage;
+  }
+  if (fusion === "rrf") assignRanks([...pool.values()]);
+  let minCos = Infinity;
+  let maxCos = -Infinity;
+  for (const c of pool.values()) {
+    if (c.cosine < minCos) minCos = c.cosine;
+    if (c.cosine > maxCos) maxCos = c.cosine;
+  }
+  const titleCache = new Map<string, Set<string>>();
   const minScore = options.minScore ?? 0;
 
   const hits: ChunkHit[] = [];
   for (const c of pool.values()) {
-    const keywordScore = maxBm25 > 0 ? c.bm25 / maxBm25 : 0;
-    const vectorScore = queryVector ? clamp01(c.cosine) : 0;
-    const title = titleMatch(c.chunk, queryWords, titleWordsCache);
-    const base = queryVector ? VECTOR_WEIGHT * vectorScore + KEYWORD_WEIGHT * keywordScore : keywordScore;
+    const keywordScore = maxBm25 > 0 ? (c.bm25 / maxBm25) * (fusion === "calibrated" ? bestCoverage : 1) : 0;
+    const vectorScore = queryVector
+      ? fusion === "calibrated"
+        ? calibratedCosine(c.cosine, mean, std)
+        : fusion === "minmax"
+          ? (maxCos > minCos ? (c.cosine - minCos) / (maxCos - minCos) : 0)
+          : clamp01(c.cosine)
+      : 0;
+    const title = meaningOnly ? 0 : titleMatch(c.chunk, queryTerms, titleCache);
+    let base: number;
+    if (!queryVector) base = keywordScore;
+    else if (fusion === "rrf") base = (RRF_K + 1) * ((c.vectorRank > 0 ? weight / (RRF_K + c.vectorRank) : 0) + (c.keywordRank > 0 ? (1 - weight) / (RRF_K + c.keywordRank) : 0));
+    else base = weight * vectorScore + (1 - weight) * keywordScore;
     const score = clamp01((base + TITLE_WEIGHT * title) / (1 + TITLE_WEIGHT));
     if (score < minScore || score <= 0) continue;
     hits.push({ chunk: c.chunk, score, keywordScore, vectorScore, snippet: "" });
@@ -134,23 +183,40 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   return hits.slice(0, candidates);
 }
 
+/**
+ * A cosine as the share of the way from this query's typical cosine (its mean over the vault: what
+ * "unrelated" looks like for this model and query) to identical, 0..1. Removes each model's offset (USE
+ * Lite's unrelated texts sit near 0.1, other models' near 0.4) while keeping absolute differences, which
+ * tell a real match from the best of a poor lot better than a z-score does.
+ */
+function calibratedCosine(cosine: number, mean: number, std: number): number {
+  if (!(std > 1e-6) || mean >= 1) return clamp01(cosine);
+  return clamp01((cosine - mean) / (1 - mean));
+}
+
+/** 1-based ranks of each candidate in the keyword list and in the vector list (0 = not in that list). */
+function assignRanks(pool: Candidate[]): void {
+  pool.filter((c) => c.bm25 > 0).sort((a, b) => b.bm25 - a.bm25).forEach((c, i) => (c.keywordRank = i + 1));
+  pool.filter((c) => c.cosine !== 0).sort((a, b) => b.cosine - a.cosine).forEach((c, i) => (c.vectorRank = i + 1));
+}
+
 /** Snippets scan chunk text: made only for the hits that are returned. */
 function withSnippets(hits: ChunkHit[], query: string): ChunkHit[] {
   for (const hit of hits) if (!hit.snippet) hit.snippet = makeSnippet(hit.chunk.text, query);
   return hits;
 }
 
-function titleMatch(chunk: Chunk, queryWords: string[], cache: Map<string, Set<string>>): number {
-  if (queryWords.length === 0) return 0;
-  let words = cache.get(chunk.path);
-  if (!words) {
+function titleMatch(chunk: Chunk, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
+  if (queryTerms.length === 0) return 0;
+  let stems = cache.get(chunk.path);
+  if (!stems) {
     const file = chunk.path.slice(chunk.path.lastIndexOf("/") + 1).replace(/\.md$/i, "");
-    words = new Set([...tokenizeWords(chunk.title), ...tokenizeWords(file), ...chunk.aliases.flatMap((a) => tokenizeWords(a))]);
-    cache.set(chunk.path, words);
+    stems = stemsOf([chunk.title, file, ...chunk.aliases].join(" \n "));
+    cache.set(chunk.path, stems);
   }
   let found = 0;
-  for (const w of queryWords) if (words.has(w)) found++;
-  return found / queryWords.length;
+  for (const term of queryTerms) if (term.variants.some((v) => stems.has(v))) found++;
+  return found / queryTerms.length;
 }
 
 function clampLimit(limit: number | undefined): number {
@@ -158,5 +224,6 @@ function clampLimit(limit: number | undefined): number {
 }
 
 function clamp01(x: number): number {
-  return x < 0 ? 0 : x > 1 ? 1 : x;
+  // NaN (a damaged vector) counts as no similarity, never as a score.
+  return x > 0 ? (x < 1 ? x : 1) : 0;
 }

@@ -1,5 +1,13 @@
 import type { Chunk } from "../indexing/chunk";
 
+/**
+ * calibrated: both signals put on a 0..1 scale that means the same for every query (the default);
+ * minmax: cosines min-max normalised over the candidates (per-query normalisation of both lists);
+ * rrf: reciprocal rank fusion (ranks only); raw: the first version's 0.7 × raw cosine + 0.3 × keywords.
+ * The alternatives are kept for `npm run bench`, which measures them side by side.
+ */
+export type FusionMethod = "calibrated" | "minmax" | "rrf" | "raw";
+
 export interface SearchOptions {
   /** How many results (chunks, or notes when grouping by note). Default 10. */
   limit?: number;
@@ -7,15 +15,19 @@ export interface SearchOptions {
   minScore?: number;
   /** Only notes whose path starts with this prefix. */
   pathPrefix?: string;
+  /** Meaning against keywords, 0..1; the index passes the `semanticWeight` setting when this is not given. */
+  semanticWeight?: number;
+  /** How the two ranked lists are combined (see hybrid-search.ts); the default is "calibrated". */
+  fusion?: FusionMethod;
   signal?: AbortSignal;
 }
 
 export interface ChunkHit {
   chunk: Chunk;
-  /** Combined, normalized to 0..1: 0.7 × vector + 0.3 × keyword (+ title boost), keyword-only without vectors. */
+  /** Combined relevance 0..1, comparable across queries (see hybrid-search.ts); keyword-only without vectors. */
   score: number;
   keywordScore: number;
-  /** Cosine similarity mapped to 0..1, or 0 without vectors. */
+  /** The meaning signal, 0..1 (cosine calibrated against the query's cosine to the whole vault), or 0 without vectors. */
   vectorScore: number;
   /** A short excerpt showing why it matched. */
   snippet: string;

@@ -4,7 +4,7 @@ import type { FetchLike } from "../ports/http";
 import { guardedCall } from "../providers/guarded-stream";
 import { ProviderError } from "../providers/provider-error";
 import { redact, transportError, type RequestGuard } from "../providers/request-guard";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../providers/retry";
+import { DEFAULT_RETRY_POLICY, serviceWaitText, type RetryPolicy } from "../providers/retry";
 import type { KryptonSettings } from "../settings";
 import type { WebSearch, WebSnippet } from "./web-search";
 
@@ -90,7 +90,8 @@ function statusError(status: number, text: string, apiKey: string, retryAfter?: 
   detail = redact(detail, [apiKey]);
   const suffix = detail ? ` (${detail})` : "";
   if (status === 401 || status === 403) return new ProviderError("unauthorized", `${status}: the Tavily API key was rejected${suffix}`, status);
-  if (status === 429) return new ProviderError("rate-limited", `429: Tavily rate limit reached${suffix}`, status, retryAfter);
+  const wait = serviceWaitText("Tavily", retryAfter);
+  if (status === 429) return new ProviderError("rate-limited", `429: Tavily rate limit reached${wait ? `; ${wait}` : ""}${suffix}`, status, retryAfter);
   if (status === 432 || status === 433) return new ProviderError("rate-limited", `${status}: the Tavily plan's usage limit is reached${suffix}`, status);
   if (status >= 500) return new ProviderError("server", `Tavily failed (${status})${suffix}`, status, retryAfter);
   return new ProviderError("bad-response", `Tavily rejected the search (${status})${suffix}`, status);

@@ -85,7 +85,7 @@ function fromStored(m: StoredMessage): MessageModel {
     sources: m.sources ?? [],
     agent: m.agent,
     notices: m.notices ?? [],
-    status: m.error ? "error" : m.stopped ? "stopped" : "done",
+    status: m.error ? "error" : m.stopped || m.partial ? "stopped" : "done",
     error: m.error ? { code: "stored", message: m.error, retryable: true } : undefined,
     ...(m.steps?.length ? { steps: m.steps } : {}),
     ...(m.usage ? { usage: m.usage } : {}),

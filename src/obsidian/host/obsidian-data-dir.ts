@@ -90,6 +90,11 @@ export class ObsidianDataDir implements DataDirPort {
     return stat && stat.type === "file" ? stat.mtime : null;
   }
 
+  async kind(path: string): Promise<"file" | "dir" | null> {
+    const stat = await this.adapter.stat(this.resolve(path));
+    return stat ? (stat.type === "folder" ? "dir" : "file") : null;
+  }
+
   private resolve(path: string): string {
     const parts = path.split("/").filter((p) => p !== "" && p !== ".");
     if (parts.length === 0 || parts.includes("..")) throw new Error(`Invalid data path: ${path}`);
@@ -107,7 +112,10 @@ export class ObsidianDataDir implements DataDirPort {
 
   private async removeQuietly(full: string): Promise<void> {
     try {
-      if (await this.adapter.exists(full)) await this.adapter.remove(full);
+      const stat = await this.adapter.stat(full);
+      // Never recursive: only an empty folder (a damaged lock) goes this way.
+      if (stat?.type === "folder") await this.adapter.rmdir(full, false);
+      else if (stat) await this.adapter.remove(full);
     } catch (err) {
       if (await this.adapter.exists(full)) throw err;
     }

@@ -1,4 +1,4 @@
-import { Notice, Platform, requestUrl, type Plugin } from "obsidian";
+import { FileSystemAdapter, Notice, Platform, requestUrl, type Plugin } from "obsidian";
 import type { Host } from "../../core/ports/host";
 import type { Logger } from "../../core/ports/logger";
 import { createObsidianClock } from "./obsidian-clock";
@@ -25,7 +25,7 @@ export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions)
       else options.logger.debug(`${origin} refused CORS; using requestUrl (no streaming)`);
     },
   });
-  return {
+  const host: Host = {
     vault: new ObsidianVault(app, plugin),
     data: new ObsidianDataDir(app.vault.adapter),
     fetch,
@@ -33,6 +33,17 @@ export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions)
     logger: options.logger,
     platform: { kind: "obsidian", mobile: Platform.isMobile },
   };
+  // On desktop the index lock records Obsidian's pid and checks a holder's, as the CLI does (Node's process
+  // API exists there). Loaded on demand, like the MCP bridge; mobile keeps the heartbeat-only lock.
+  const adapter = app.vault.adapter;
+  if (Platform.isDesktopApp && adapter instanceof FileSystemAdapter) {
+    void import("../../node/node-process")
+      .then(({ createNodeProcess }) => {
+        host.process = createNodeProcess(`${adapter.getBasePath()}/.krypton`, "Obsidian");
+      })
+      .catch((err) => options.logger.debug("Process checks for the index lock are unavailable", err));
+  }
+  return host;
 }
 
 function originOf(url: string): string | null {

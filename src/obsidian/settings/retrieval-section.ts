@@ -29,6 +29,7 @@ export function renderRetrievalSection(ctx: SectionContext): void {
         .onChange((value) => ctx.services.saveSettings({ defaultMode: value as RetrievalMode })),
     );
   numberSetting(ctx, "similarityThreshold", "Similarity threshold", "Excerpts scoring below this (0 to 1) are left out.", { min: 0, max: 1 });
+  numberSetting(ctx, "semanticWeight", "Meaning against keywords", "How much search weighs meaning (embeddings) against keywords, 0 to 1: 0 ranks by keywords only, 1 by meaning only.", { min: 0, max: 1 });
   numberSetting(ctx, "maxK", "Excerpts retrieved", "How many excerpts are retrieved before filtering.", { min: 1, max: 100, integer: true });
   numberSetting(ctx, "displayK", "Excerpts in the prompt", "How many of them the model sees.", { min: 1, max: 50, integer: true });
   toggleSetting(ctx, "queryRewrite", "Rewrite the question", "Extra model calls: turns follow-up questions into standalone searches.");

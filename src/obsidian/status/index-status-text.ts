@@ -50,6 +50,10 @@ export function statusDetails(status: IndexStatus): { label: string; value: stri
   if (status.progress) rows.push({ label: "Progress", value: `${fmt(status.progress.done)} / ${fmt(status.progress.total)} (${status.progress.phase})` });
   if (status.embedderError) rows.push({ label: "Embedding problem", value: status.embedderError });
   if (status.rebuiltReason) rows.push({ label: "Last rebuild", value: status.rebuiltReason });
+  if (status.writeError) rows.push({ label: "Not saved", value: `${status.writeError}: the index is kept in memory only` });
+  else if (status.heldBy) rows.push({ label: "Written by", value: `${status.heldBy} (this window only reads the index)` });
+  if (status.lockNotice) rows.push({ label: "Index lock", value: status.lockNotice });
+  for (const p of (status.partial ?? []).slice(0, 20)) rows.push({ label: "Indexed in part", value: `${p.path}: ${p.error}` });
   return rows;
 }
 
@@ -71,10 +75,19 @@ function stateLabel(status: IndexStatus): string {
 /** One notice for notes that failed, named by file (at most five listed). */
 export function failureNoticeText(status: IndexStatus): string | null {
   const n = status.failures.length;
-  if (n === 0) return null;
-  const shown = status.failures.slice(0, 5).map((f) => `• ${f.path}: ${f.error}`);
-  const more = n > 5 ? [`…and ${n - 5} more (see "Show index status").`] : [];
-  return [`Krypton could not index ${n} ${n === 1 ? "note" : "notes"}:`, ...shown, ...more].join("\n");
+  const partial = status.partial ?? [];
+  if (n === 0 && partial.length === 0) return null;
+  const lines: string[] = [];
+  if (n > 0) {
+    lines.push(`Krypton could not index ${n} ${n === 1 ? "note" : "notes"}:`, ...status.failures.slice(0, 5).map((f) => `• ${f.path}: ${f.error}`));
+    if (n > 5) lines.push(`…and ${n - 5} more (see "Show index status").`);
+  }
+  // Notes over a per-note limit (chunks or size): named, so the user knows what search cannot see.
+  if (partial.length > 0) {
+    lines.push(`Krypton indexed ${partial.length === 1 ? "a note" : `${partial.length} notes`} only in part:`, ...partial.slice(0, 5).map((p) => `• ${p.path}: ${p.error}`));
+    if (partial.length > 5) lines.push(`…and ${partial.length - 5} more (see "Show index status").`);
+  }
+  return lines.join("\n");
 }
 
 export function rebuiltNoticeText(status: IndexStatus): string | null {

@@ -91,6 +91,20 @@ describe("the LLM intent classifier through the router", () => {
     for (const name of ["create_note", "search_notes", "summarize_current_note", "summarize_topic", "chat"]) expect(prompt).toContain(name);
   });
 
+  it("is language-neutral: a message in another language reaches the model verbatim, and its argument stays in that language", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    world.ollama.script([
+      { route: "chat", reply: '{"intent":"create_note","argument":"潮の満ち引き"}' },
+      { route: "chat", reply: "# 潮の満ち引き\n\n月の引力。" },
+    ]);
+    const { agent } = await routeMessage(world, "潮の満ち引きについてメモを書いて");
+    expect(agent).toBe("create-note");
+    const prompt = world.chatPrompts()[0];
+    expect(prompt).toContain('Last message: "潮の満ち引きについてメモを書いて"');
+    expect(prompt).toMatch(/any language/);
+    expect(prompt).toMatch(/own words and language/);
+  });
+
   it("a valid 'chat' answer wins over the patterns", async () => {
     world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
     world.ollama.script({ route: "chat", reply: '{"intent":"chat","argument":""}' });

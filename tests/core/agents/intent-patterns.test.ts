@@ -137,3 +137,77 @@ describe("message and argument clean-up", () => {
     expect(detectIntent("find notes about AWS")?.source).toBe("patterns");
   });
 });
+
+describe("detectIntent in other languages", () => {
+  const cases: Record<string, [string, string, string][]> = {
+    Spanish: [
+      ["crea una nota sobre las mareas", "create-note", "las mareas"],
+      ["¿Puedes escribir una nota corta acerca de Docker?", "create-note", "Docker"],
+      ["por favor, crea una nota sobre la fotosíntesis", "create-note", "la fotosíntesis"],
+      ["busca notas sobre docker", "search-notes", "docker"],
+      ["Búscame mis notas sobre kubernetes, por favor", "search-notes", "kubernetes"],
+      ["¿qué notas hablan de impuestos?", "search-notes", "impuestos"],
+      ["resume esta nota", "summarize-note", ""],
+      ["resume mis notas sobre AWS", "summarize-topic", "AWS"],
+      ["¿Qué dicen mis notas sobre el sueño?", "summarize-topic", "el sueño"],
+    ],
+    French: [
+      ["crée une note sur les marées", "create-note", "les marées"],
+      ["écris-moi une courte note à propos de Docker", "create-note", "Docker"],
+      ["cherche mes notes sur docker", "search-notes", "docker"],
+      ["quelles notes parlent de Kafka ?", "search-notes", "Kafka"],
+      ["résume cette note", "summarize-note", ""],
+      ["Résume cette note, s'il te plaît", "summarize-note", ""],
+      ["résume mes notes sur le sommeil", "summarize-topic", "le sommeil"],
+      ["que disent mes notes sur Rome ?", "summarize-topic", "Rome"],
+    ],
+    German: [
+      ["erstelle eine Notiz über Gezeiten", "create-note", "Gezeiten"],
+      ["Bitte schreib mir eine kurze Notiz zu Docker", "create-note", "Docker"],
+      ["finde Notizen über Kubernetes", "search-notes", "Kubernetes"],
+      ["Durchsuche meine Notizen nach Steuern", "search-notes", "Steuern"],
+      ["fasse diese Notiz zusammen", "summarize-note", ""],
+      ["fasse meine Notizen über AWS zusammen", "summarize-topic", "AWS"],
+      ["Was sagen meine Notizen über Schlaf?", "summarize-topic", "Schlaf"],
+    ],
+    Portuguese: [
+      ["crie uma nota sobre as marés", "create-note", "as marés"],
+      ["procure minhas notas sobre docker", "search-notes", "docker"],
+      ["resuma esta nota", "summarize-note", ""],
+      ["o que dizem minhas notas sobre investimentos?", "summarize-topic", "investimentos"],
+    ],
+    Italian: [
+      ["crea una nota sulle maree", "create-note", "maree"],
+      ["scrivi una breve nota su Docker", "create-note", "Docker"],
+      ["cerca le mie note su kubernetes", "search-notes", "kubernetes"],
+      ["riassumi questa nota", "summarize-note", ""],
+      ["cosa dicono le mie note sul sonno?", "summarize-topic", "sonno"],
+    ],
+    Russian: [
+      ["создай заметку о приливах", "create-note", "приливах"],
+      ["Пожалуйста, напиши короткую заметку про Docker", "create-note", "Docker"],
+      ["найди заметки о кубернетес", "search-notes", "кубернетес"],
+      ["перескажи эту заметку", "summarize-note", ""],
+      ["что говорят мои заметки о сне?", "summarize-topic", "сне"],
+    ],
+  };
+  for (const [language, list] of Object.entries(cases)) {
+    it.each(list)(`${language}: %s → %s %s`, (message, intent, argument) => {
+      expect(intentOf(message)).toEqual({ intent, argument });
+    });
+  }
+
+  it.each([
+    "¿cómo creo una nota en Obsidian?",
+    "comment créer une note dans Obsidian ?",
+    "wie erstelle ich eine Notiz in Obsidian?",
+    "como faço para criar uma nota?",
+    "come si crea una nota su Obsidian?",
+    "как создать заметку в Obsidian?",
+    "resume esta nota en inglés",
+    "crea una nota sobre esto",
+    "busca notas sobre",
+  ])("leaves the question %p to chat", (message) => {
+    expect(detectIntent(message)).toBeNull();
+  });
+});

@@ -54,6 +54,15 @@ describe("topic matching helpers", () => {
     expect(mentioningTopic(["the roman economy", "an empire", "pasta"], id, three)).toEqual(["the roman economy"]);
   });
 
+  it("drops function words and matches inflected or unaccented forms in the supported languages", () => {
+    expect(significantWords("el sueño")).toEqual(["sueño"]);
+    expect(significantWords("über die Gezeiten")).toEqual(["gezeiten"]);
+    expect(mentionsTopic("Los sueños y el descanso", ["sueño"])).toBe(true);
+    expect(mentionsTopic("La verificación de teléfono", significantWords("verificaciones de telefono"))).toBe(true);
+    expect(mentionsTopic("Новые заметки о приливе", ["приливах"])).toBe(true);
+    expect(mentionsTopic("Las facturas del mes", ["sueño"])).toBe(false);
+  });
+
   it("truncates to a number of words", () => {
     expect(truncateWords("a b c d", 2)).toBe("a b …");
     expect(truncateWords(" a b ", 2)).toBe("a b");

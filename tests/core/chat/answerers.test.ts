@@ -59,6 +59,17 @@ describe("ChatService answerers", () => {
     expect(log).toEqual(["asked: Why are there tides? (history 0)", "closed"]);
   });
 
+  it("RAG chat on Ollama sends num_ctx sized to its prompt (the notes and system prompt are never cut)", async () => {
+    h = await makeChatHarness({ "Ocean/Tides.md": `# Tides\n\n${"The moon pulls the sea. ".repeat(400)}` });
+    h.ollama.script({ route: "chat", reply: "The moon [1]." });
+    await h.send("Why are there tides and what does the moon do?", { mode: "rag" });
+    const body = h.ollama.requestsTo("chat")[0].body as { options: { num_ctx: number }; messages: { content: string }[] };
+    const promptChars = body.messages.reduce((n, m) => n + m.content.length, 0);
+    expect(promptChars).toBeGreaterThan(0);
+    expect(body.options.num_ctx).toBeGreaterThanOrEqual(4096);
+    expect(body.options.num_ctx).toBeGreaterThan(promptChars / 3.5);
+  });
+
   it("a declining answerer falls through to plain chat, which stores no steps", async () => {
     const log: string[] = [];
     h = await makeChatHarness({}, { openIndex: false, deps: { answerers: (defaults) => [defaults[0], scriptedAnswerer(log, { decline: () => true }), defaults[1]] } });

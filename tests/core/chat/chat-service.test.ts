@@ -169,6 +169,8 @@ describe("ChatService degradation", () => {
     h.ollama.script({ route: "embed", status: 500, times: Infinity });
     const events = await h.send("tides moon", { mode: "rag" });
     expect(ofType(events, "notice")).toEqual([expect.objectContaining({ code: "rag-keyword-only", message: expect.stringContaining("matched by keywords only") })]);
+    // It says what happened: a server error, not "did not answer in time".
+    expect(ofType(events, "notice")[0].message).toMatch(/^Semantic search failed for this question \(the embedding server failed \(Ollama failed \(500\)/);
     expect(ofType(events, "sources")[0].sources[0]).toMatchObject({ path: "Ocean/Tides.md" });
     // With the embedder back, no notice.
     h.ollama.reset();
@@ -222,6 +224,7 @@ describe("ChatService degradation", () => {
     ["stall (timeout)", { route: "chat", stall: true }, { timeoutMs: 100 }, "timeout", true, /did not answer within/],
     ["silence between tokens", { route: "chat", reply: "a b c", stallAfterTokens: 1 }, { timeoutMs: 100 }, "timeout", true, /stopped sending/],
     ["cut stream", { route: "chat", reply: "a b c d", cutAfterTokens: 2 }, {}, "bad-response", true, /cut off/],
+    ["invalid JSON line mid-stream", { route: "chat", reply: "a b c d", invalidLineAfterTokens: 2 }, {}, "bad-response", true, /not JSON in the middle/],
   ] as const)("LLM fails (%s): an error event in plain words, then done", async (_name, script, modelOptions, code, retryable, message) => {
     h = await makeChatHarness(NOTES);
     h.model = new OllamaChatModel({ baseUrl: h.ollama.url, model: "llama3.1:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY, ...modelOptions });
@@ -236,6 +239,8 @@ describe("ChatService degradation", () => {
     expect(done.stopped).toBe(false);
     const saved = await h.store.get(done.conversationId);
     expect(saved?.messages[1]).toMatchObject({ role: "assistant", error: errors[0].message, content: done.answer });
+    // What arrived before a broken stream is kept, marked incomplete.
+    if (done.answer) expect(saved?.messages[1]).toMatchObject({ partial: true, content: expect.stringMatching(/^a/) });
   });
 
   it("a model that is not pulled says how to pull it", async () => {

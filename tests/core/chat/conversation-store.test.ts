@@ -49,7 +49,8 @@ describe("ConversationStore", () => {
       { id: c.id, title: "How do I set up Ollama?", updatedAt: expect.any(Number), summary: "How do I set up Ollama? Details follow", messageCount: 2 },
     ]);
     const files = await fs.readdir(chatDir());
-    expect(files.sort()).toEqual([`${c.id}.json`, "index.json"].sort());
+    expect(files.sort()).toEqual([c.id, `${c.id}.json`, "index.json"].sort());
+    expect((await fs.readdir(join(chatDir(), c.id))).sort()).toEqual(["m1.json", "m2.json"]);
   });
 
   it("replaces a message with the same id, removes messages, renames, deletes", async () => {
@@ -86,6 +87,71 @@ describe("ConversationStore", () => {
     const c = await store.create();
     await Promise.all(Array.from({ length: 10 }, (_, i) => store.put(c.id, msg(`m${i}`, "user", `q${i}`))));
     expect((await store.get(c.id))?.messages).toHaveLength(10);
+  });
+
+  it("several writers (one store per process) appending to one conversation keep every message, each answer after its question", async () => {
+    const first = open();
+    const c = await first.create();
+    const writers = Array.from({ length: 10 }, () => open());
+    // Every writer reads the conversation, then all save a question and an answer at once.
+    await Promise.all(writers.map((w) => w.get(c.id)));
+    await Promise.all(
+      writers.map(async (w, i) => {
+        await w.put(c.id, msg(`q${i}`, "user", `question ${i}`, { createdAt: 1000 + i }));
+        await w.put(c.id, msg(`a${i}`, "assistant", `answer ${i}`, { createdAt: 1000 + i, replyTo: `q${i}` }));
+      }),
+    );
+    const loaded = await open().get(c.id);
+    expect(loaded?.messages).toHaveLength(20);
+    expect(loaded?.messages.map((m) => m.id)).toEqual(Array.from({ length: 10 }, (_, i) => [`q${i}`, `a${i}`]).flat());
+    expect((await open().list())[0]).toMatchObject({ id: c.id, messageCount: 20 });
+  });
+
+  it("an answer saved while streaming is marked partial, stays out of the index until final, then replaces itself", async () => {
+    const store = open();
+    const c = await store.create();
+    await store.put(c.id, msg("q", "user", "question"));
+    await store.put(c.id, msg("a", "assistant", "Half an", { partial: true, replyTo: "q" }));
+    const index = JSON.parse(await fs.readFile(join(chatDir(), "index.json"), "utf8")) as { conversations: { messageCount: number }[] };
+    expect(index.conversations[0].messageCount).toBe(1);
+    // A process killed now leaves the partial answer: a fresh reader sees it, marked.
+    expect((await open().get(c.id))?.messages[1]).toMatchObject({ content: "Half an", partial: true });
+    expect((await open().list())[0].messageCount).toBe(2); // the list follows the files
+    await store.put(c.id, msg("a", "assistant", "Half an answer, now whole.", { replyTo: "q" }));
+    const final = (await open().get(c.id))?.messages[1];
+    expect(final?.content).toBe("Half an answer, now whole.");
+    expect(final?.partial).toBeUndefined();
+  });
+
+  it("loads conversations saved in the old single-file format and keeps them on update", async () => {
+    await fs.mkdir(chatDir(), { recursive: true });
+    const old = {
+      id: "c-old-1",
+      title: "Old chat",
+      createdAt: 1,
+      updatedAt: 2,
+      messages: [msg("m1", "user", "old question", { createdAt: 1 }), msg("m2", "assistant", "old answer", { createdAt: 2 })],
+    };
+    await fs.writeFile(join(chatDir(), "c-old-1.json"), JSON.stringify(old));
+    const store = open();
+    expect((await store.list()).map((s) => [s.id, s.messageCount])).toEqual([["c-old-1", 2]]);
+    await store.put("c-old-1", msg("m3", "user", "new question"));
+    await store.put("c-old-1", msg("m2", "assistant", "old answer, edited"));
+    expect((await open().get("c-old-1"))?.messages.map((m) => m.content)).toEqual(["old question", "old answer, edited", "new question"]);
+    await store.removeMessage("c-old-1", "m1");
+    expect((await open().get("c-old-1"))?.messages.map((m) => m.id)).toEqual(["m2", "m3"]);
+  });
+
+  it("skips and reports a corrupt message record, keeping the rest", async () => {
+    const store = open();
+    const c = await store.create();
+    await store.put(c.id, msg("m1", "user", "keep me"));
+    await store.put(c.id, msg("m2", "assistant", "will be corrupted"));
+    await fs.writeFile(join(chatDir(), c.id, "m2.json"), "{ torn");
+    const fresh = open();
+    expect((await fresh.get(c.id))?.messages.map((m) => m.id)).toEqual(["m1"]);
+    expect(fresh.problems()).toEqual([expect.stringContaining(`${c.id}/m2.json could not be read (not valid JSON)`)]);
+    expect(await fs.readFile(join(chatDir(), c.id, "m2.json"), "utf8")).toBe("{ torn");
   });
 
   it("two stores on one vault (plugin and CLI) never drop each other's conversations", async () => {

@@ -119,15 +119,39 @@ describe("Gemini native function calling", () => {
     expect(bodyOf(1).contents[2].parts[0]).toEqual({ functionResponse: { name: "search_notes", response: { output: "nothing found" } } });
   });
 
-  it("the server rejects a turn whose function call lost its signature (what Gemini 3 does)", async () => {
-    const stripped: ChatMessage[] = [
-      ...ask,
-      { role: "assistant", content: "", toolCalls: [{ id: "fc-1", name: "search_notes", arguments: { query: "tides" } }] },
-      { role: "tool", content: "r", toolCallId: "fc-1", toolName: "search_notes" },
-    ];
-    const { error } = await collectUntilError(model().turn({ messages: stripped, tools: [SEARCH] }));
+  it("the server rejects, like Gemini 3, a turn whose function call lost its signature; the provider error says why", async () => {
+    server.script({ route: "stream", extra: { functionCalls: [{ id: "fc-1", name: "search_notes", args: { query: "tides" }, thoughtSignature: "sig-A" }] } });
+    const first = await collect(model().turn({ messages: ask, tools: [SEARCH] }));
+    const history = historyAfter(first, "r");
+    // What a client that rebuilt the turn from text and calls would send: the signature is gone.
+    const { providerData: _dropped, ...bare } = history[2];
+    const lost = { ...bare, providerData: { provider: "gemini", parts: [{ functionCall: { id: "fc-1", name: "search_notes", args: { query: "tides" } } }] } };
+    const { error } = await collectUntilError(model().turn({ messages: [...history.slice(0, 2), lost, ...history.slice(3)], tools: [SEARCH] }));
     expect(error).toMatchObject({ kind: "bad-response", status: 400 });
-    expect((error as Error).message).toMatch(/thought_signature/);
+    expect((error as Error).message).toMatch(/missing a thought_signature/);
+  });
+
+  it("a turn made by another provider (model switched mid-conversation) carries Google's stand-in signature", async () => {
+    server.script({ route: "stream", reply: "Tides come from the moon." });
+    const fromOllama: ChatMessage[] = [
+      ...ask,
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "call_1", name: "search_notes", arguments: { query: "tides" } },
+          { id: "call_2", name: "get_current_time", arguments: {} },
+        ],
+      },
+      { role: "tool", content: "r1", toolCallId: "call_1", toolName: "search_notes" },
+      { role: "tool", content: "r2", toolCallId: "call_2", toolName: "get_current_time" },
+    ];
+    await expect(model().complete({ messages: fromOllama, tools: [SEARCH, TIME] })).resolves.toBe("Tides come from the moon.");
+    expect(bodyOf(0).contents[1].parts).toEqual([
+      { functionCall: { name: "search_notes", args: { query: "tides" } }, thoughtSignature: "skip_thought_signature_validator" },
+      { functionCall: { name: "get_current_time", args: {} } },
+    ]);
+    expect(bodyOf(0).contents[2].parts).toHaveLength(2); // both results in one user turn
   });
 
   it("tool errors go back as an error response the model can correct itself from", async () => {
@@ -141,7 +165,10 @@ describe("Gemini native function calling", () => {
       ],
       tools: [SEARCH],
     });
-    expect(bodyOf(0).contents[1]).toEqual({ role: "model", parts: [{ functionCall: { name: "read_note", args: {} } }] });
+    expect(bodyOf(0).contents[1]).toEqual({
+      role: "model",
+      parts: [{ functionCall: { name: "read_note", args: {} }, thoughtSignature: "skip_thought_signature_validator" }],
+    });
     expect(bodyOf(0).contents[2].parts[0]).toEqual({ functionResponse: { name: "read_note", response: { error: "read_note needs a path" } } });
   });
 

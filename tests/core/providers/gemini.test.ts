@@ -114,7 +114,7 @@ describe("GeminiChatModel", () => {
     const { clock, sleeps } = recordingClock();
     const err = await model({ clock }).complete({ messages: ask }).catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: "rate-limited", status: 429, retryAfterMs: 38_000 });
-    expect((err as Error).message).toMatch(/^429: Gemini rate limit or quota reached; try again in 38 s/);
+    expect((err as Error).message).toMatch(/^429: Gemini rate limit or quota reached; Gemini asks to wait 38 s before the next request/);
     expect(server.requestsTo("stream")).toHaveLength(1);
     expect(sleeps).toEqual([]);
     // The cap is part of the retry policy: with a higher one, the same hint is honoured.

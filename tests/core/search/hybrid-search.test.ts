@@ -1,4 +1,5 @@
 import { TITLE_WEIGHT } from "../../../src/core/search/hybrid-search";
+import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { HashEmbedder } from "../../support/hash-embedder";
 import { makeHarness, type Harness } from "../indexing/index-harness";
@@ -53,7 +54,8 @@ describe("hybrid search", () => {
     await index.close();
   });
 
-  it("scores 0.7 × vector + 0.3 × keyword (keyword scores normalized to the best), plus a small title boost", async () => {
+  it("scores w × vector + (1 − w) × keyword (w = the semanticWeight setting), plus a small title boost", async () => {
+    const w = DEFAULT_SETTINGS.semanticWeight;
     const index = h.open();
     await index.open();
     // Words in no title or file name, so the title boost is 0 for every hit.
@@ -61,7 +63,7 @@ describe("hybrid search", () => {
     expect(hits.length).toBeGreaterThan(1);
     expect(Math.max(...hits.map((x) => x.keywordScore))).toBeCloseTo(1, 6);
     expect(hits.some((x) => x.vectorScore > 0 && x.vectorScore < 1)).toBe(true);
-    for (const x of hits) expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(0.7 * x.vectorScore + 0.3 * x.keywordScore, 5);
+    for (const x of hits) expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(w * x.vectorScore + (1 - w) * x.keywordScore, 5);
     // Keyword-only (no embedder): the keyword score alone.
     const keywordOnly = h.open({ embedder: null });
     await keywordOnly.open();
@@ -73,9 +75,36 @@ describe("hybrid search", () => {
     }
     // A title match lifts a hit by TITLE_WEIGHT / (1 + TITLE_WEIGHT) at most.
     const titled = (await index.searchChunks("photosynthesis", { limit: 10 })).find((x) => x.chunk.path === "Biology/Photosynthesis.md")!;
-    expect(titled.score * (1 + TITLE_WEIGHT)).toBeCloseTo(0.7 * titled.vectorScore + 0.3 * titled.keywordScore + TITLE_WEIGHT, 5);
+    expect(titled.score * (1 + TITLE_WEIGHT)).toBeCloseTo(w * titled.vectorScore + (1 - w) * titled.keywordScore + TITLE_WEIGHT, 5);
     await keywordOnly.close();
     await index.close();
+  });
+
+  it("follows the semanticWeight setting: 0 ranks by keywords only, 1 by meaning only", async () => {
+    const keywords = h.open({ settings: { semanticWeight: 0 } });
+    await keywords.open();
+    const kw = await keywords.searchChunks("green pigment absorbs", { limit: 10 });
+    expect(kw.length).toBeGreaterThan(0);
+    for (const x of kw) expect(x.vectorScore).toBe(0);
+    await keywords.close();
+    const meaning = h.open({ settings: { semanticWeight: 1 } });
+    await meaning.open();
+    const vec = await meaning.searchChunks("green pigment absorbs", { limit: 10 });
+    expect(vec.length).toBeGreaterThan(0);
+    for (const x of vec) {
+      expect(x.keywordScore).toBe(0);
+      expect(x.score * (1 + TITLE_WEIGHT)).toBeCloseTo(x.vectorScore, 5);
+    }
+    expect(vec.map((x) => x.vectorScore)).toEqual([...vec.map((x) => x.vectorScore)].sort((a, b) => b - a));
+    // Without vectors (no embedding model) meaning-only still answers, by keywords.
+    const noModel = h.open({ embedder: null, settings: { semanticWeight: 1 } });
+    await noModel.open();
+    expect((await noModel.searchChunks("green pigment absorbs", { limit: 10 })).length).toBeGreaterThan(0);
+    await noModel.close();
+    // A per-call weight wins over the setting.
+    const mixed = await meaning.searchChunks("green pigment absorbs", { limit: 10, semanticWeight: 0 });
+    for (const x of mixed) expect(x.vectorScore).toBe(0);
+    await meaning.close();
   });
 
   it("gives scores in 0..1, best first, and snippets that show the matched words", async () => {

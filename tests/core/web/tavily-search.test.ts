@@ -60,7 +60,10 @@ describe("TavilySearch", () => {
     await expect(search({ clock }).search("q")).resolves.toHaveLength(3);
     expect(sleeps).toEqual([7_000]);
     server.script({ status: 429, headers: { "Retry-After": "120" }, times: Infinity });
-    await expect(search({ clock }).search("q")).rejects.toMatchObject({ kind: "rate-limited", retryAfterMs: 120_000 });
+    const err = await search({ clock }).search("q").catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: "rate-limited", retryAfterMs: 120_000 });
+    // The service's own wait, worded as its request (Krypton did not wait and will not retry by itself).
+    expect((err as Error).message).toMatch(/^429: Tavily rate limit reached; Tavily asks to wait 2 min before the next request \(/);
     expect(sleeps).toEqual([7_000]);
     expect(server.requests).toHaveLength(3);
   });

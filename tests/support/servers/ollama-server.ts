@@ -42,6 +42,11 @@ export interface OllamaExtra {
   doneReason?: string;
   /** prompt_eval_count / eval_count of the final chunk (default 26 / number of chunks). */
   usage?: { prompt?: number; completion?: number };
+  /**
+   * Vectors a broken embedding server sends: "out-of-range" (1e39, beyond float32), "nan" (a literal NaN
+   * in the JSON, as some servers write it) or "zero" (all zeros).
+   */
+  badVectors?: "out-of-range" | "nan" | "zero";
 }
 
 export type OllamaBehaviour = Behaviour<OllamaExtra>;
@@ -204,6 +209,12 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     const inputs = body.input === undefined ? [] : Array.isArray(body.input) ? body.input : [body.input];
     const dim = body.dimensions ?? state.embeddingDim;
     const vector = ex.behaviour.extra?.embed ?? ((text: string) => Array.from(hashEmbedding(text, dim)));
+    const bad = ex.behaviour.extra?.badVectors;
+    if (bad) {
+      const value = bad === "out-of-range" ? "1e39" : bad === "nan" ? "NaN" : "0";
+      const row = `[${Array.from({ length: dim }, (_, i) => (i === 0 || bad === "zero" ? value : "0.01")).join(",")}]`;
+      return ex.json(200, `{"model":${JSON.stringify(body.model)},"embeddings":[${inputs.map(() => row).join(",")}]}`);
+    }
     return ex.json(200, {
       model: body.model,
       embeddings: inputs.map((t) => vector(String(t))),

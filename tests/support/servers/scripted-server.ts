@@ -61,6 +61,8 @@ export interface Behaviour<Extra = object> {
   cutAfterTokens?: number;
   /** Broken JSON: a non-stream answer is not JSON; a stream sends one good chunk, then a garbage line, then ends. */
   malformed?: boolean;
+  /** Stream this many chunks, then one line that is not JSON, then the rest of the answer as if nothing happened. */
+  invalidLineAfterTokens?: number;
   /** How many matching requests this behaviour serves (default 1; Infinity = until reset). */
   times?: number;
   /** Extra response headers. */
@@ -341,6 +343,10 @@ export async function streamChunks<E>(
     }
     if (i > 0 && b.tokenDelayMs) await ex.sleep(b.tokenDelayMs);
     if (ex.gone()) return false;
+    if (b.invalidLineAfterTokens === i) {
+      const line = options.malformedLine.endsWith("\n") ? options.malformedLine : `${options.malformedLine}\n`;
+      await new Promise<void>((resolve) => ex.res.write(line, () => resolve()));
+    }
     await new Promise<void>((resolve) => ex.res.write(chunks[i], () => resolve()));
   }
   if (b.malformed && chunks.length <= 1) {

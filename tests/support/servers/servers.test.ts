@@ -6,6 +6,7 @@ import { GoogleGenAI } from "@google/genai/web";
 import { Ollama } from "ollama/browser";
 import { startGeminiServer, type GeminiTestServer } from "./gemini-server";
 import { startOllamaServer, type OllamaTestServer } from "./ollama-server";
+import { startSilentServer } from "./silent-server";
 import { startTavilyServer, type TavilyTestServer } from "./tavily-server";
 
 describe("Ollama test server with ollama/browser", () => {
@@ -81,6 +82,28 @@ describe("Ollama test server with ollama/browser", () => {
     await new Promise((r) => setTimeout(r, 20));
     await server.close();
     expect(await stalled).toMatchObject({ name: "TypeError" }); // fetch failed: the socket was closed
+  });
+
+  it("invalidLineAfterTokens: a line that is not JSON mid-stream, then the rest of the answer and done", async () => {
+    server.script({ route: "chat", reply: "one two three", invalidLineAfterTokens: 1 });
+    const res = await fetch(`${server.url}/api/chat`, { method: "POST", body: JSON.stringify({ model: "llama3.1:8b", messages: [] }) });
+    const lines = (await res.text()).split("\n").filter(Boolean);
+    expect(() => JSON.parse(lines[1])).toThrow();
+    expect(lines.filter((l) => l.startsWith("{") && l.endsWith("}")).map((l) => (JSON.parse(l) as { message: { content: string } }).message.content).join("")).toBe("one two three");
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ done: true });
+  });
+});
+
+describe("silent server (accepts, never answers)", () => {
+  it("accepts the connection and sends nothing until the client gives up", async () => {
+    const silent = await startSilentServer();
+    try {
+      const err = await fetch(`${silent.url}/api/embed`, { method: "POST", body: "{}", signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ name: "TimeoutError" });
+      expect(silent.connections()).toBe(1);
+    } finally {
+      await silent.close();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { ProviderError } from "../provider-error";
 import { redact, transportError, type RequestGuard } from "../request-guard";
+import { serviceWaitText } from "../retry";
 
 interface GoogleErrorBody {
   error?: { code?: number; message?: string; status?: string; details?: { reason?: string; retryDelay?: unknown }[] };
@@ -25,12 +26,6 @@ export function parseDuration(value: unknown): number | undefined {
   return match ? Math.ceil(Number(match[1]) * 1000) : undefined;
 }
 
-/** "38 s", "2 min": how long the user should wait, rounded up. */
-function waitText(ms: number): string {
-  const seconds = Math.ceil(ms / 1000);
-  return seconds < 120 ? `${seconds} s` : `${Math.ceil(seconds / 60)} min`;
-}
-
 /** Maps anything `@google/genai` or the transport throws to a ProviderError; never includes the key. */
 export function geminiError(err: unknown, guard: RequestGuard, baseUrl: string, apiKey: string, model?: string): ProviderError {
   if (err instanceof ProviderError) return err;
@@ -49,7 +44,7 @@ export function geminiError(err: unknown, guard: RequestGuard, baseUrl: string, 
       return new ProviderError("model-missing", `Gemini model ${name} was not found: check the model name in settings.`.replace("  ", " "), 404);
     }
     if (status === 429) {
-      const wait = parsed.retryAfterMs !== undefined ? `try again in ${waitText(parsed.retryAfterMs)}` : "wait a moment and try again";
+      const wait = serviceWaitText("Gemini", parsed.retryAfterMs) ?? "wait a moment and try again";
       return new ProviderError("rate-limited", `429: Gemini rate limit or quota reached; ${wait} (${detail})`, 429, parsed.retryAfterMs);
     }
     if (status >= 500) return new ProviderError("server", `Gemini failed (${status}): ${detail}`, status);

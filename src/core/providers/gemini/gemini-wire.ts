@@ -9,6 +9,9 @@
 import type { Content, FunctionCallingConfigMode, GenerateContentResponse, Part, Tool, ToolConfig } from "@google/genai/web";
 import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from "../../ports/chat-model";
 
+/** Google's documented stand-in signature for function calls that Gemini did not produce. */
+export const FOREIGN_CALL_SIGNATURE = "skip_thought_signature_validator";
+
 /** What a Gemini turn stores on its assistant message (ChatMessage.providerData), to be sent back as is. */
 export interface GeminiProviderData {
   provider: "gemini";
@@ -53,9 +56,12 @@ function modelParts(m: ChatMessage, geminiCallIds: Set<string>): Part[] {
     for (const p of m.providerData.parts) if (p.functionCall?.id) geminiCallIds.add(p.functionCall.id);
     return m.providerData.parts;
   }
-  // Another provider's turn (or an older message): its text and calls, without signatures.
+  // Another provider's turn (a model switched mid-conversation): its text and calls. Gemini 3 rejects a
+  // step whose first call has no thoughtSignature; for calls it did not make, Google documents this value.
   const parts: Part[] = m.content ? [{ text: m.content }] : [];
-  for (const call of m.toolCalls ?? []) parts.push({ functionCall: { name: call.name, args: call.arguments } });
+  (m.toolCalls ?? []).forEach((call, i) =>
+    parts.push({ functionCall: { name: call.name, args: call.arguments }, ...(i === 0 ? { thoughtSignature: FOREIGN_CALL_SIGNATURE } : {}) }),
+  );
   return parts.length ? parts : [{ text: "" }];
 }
 

@@ -9,6 +9,7 @@ import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, textDeltas } from "../turn-views";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, needsModelLimit, numCtxFor } from "./ollama-context";
+import { checkedNdjsonFetch } from "./ndjson-check";
 import { ollamaError } from "./ollama-errors";
 import { applyToolChoice, finishReasonOf, ToolCallCollector, usageOf, type OllamaWireChunk } from "./ollama-wire";
 
@@ -60,7 +61,7 @@ export class OllamaChatModel implements ChatModel {
       signal: request.signal,
       retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       open: async (guard) => {
-        const client = new Ollama({ host: this.baseUrl, fetch: guard.fetch });
+        const client = new Ollama({ host: this.baseUrl, fetch: checkedNdjsonFetch(guard.fetch) });
         const parts = await client.chat({ ...this.body(request, numCtx), stream: true });
         return eventsOf(parts as AsyncIterable<OllamaWireChunk>);
       },

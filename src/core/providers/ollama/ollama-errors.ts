@@ -1,5 +1,6 @@
 import { ProviderError } from "../provider-error";
 import { transportError, type RequestGuard } from "../request-guard";
+import { INVALID_LINE_MARKER, INVALID_LINE_MESSAGE } from "./ndjson-check";
 
 /** Ollama's own "the stream ended without done:true" message (ollama/browser). */
 const CUT_STREAM = /did not receive done/i;
@@ -37,6 +38,7 @@ export function ollamaError(err: unknown, guard: RequestGuard, baseUrl: string, 
     return new ProviderError("bad-response", `Ollama rejected the request (${status}): ${detail}`, status);
   }
   const message = e?.message ?? String(err);
+  if (message === INVALID_LINE_MARKER) return new ProviderError("bad-response", INVALID_LINE_MESSAGE);
   if (CUT_STREAM.test(message)) return new ProviderError("bad-response", "The answer from Ollama was cut off before it finished.");
   // A network-level failure is a TypeError in every fetch implementation; anything else that is not
   // a ResponseError is an {"error": ...} line Ollama sent in the middle of the stream.

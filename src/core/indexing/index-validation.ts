@@ -1,0 +1,108 @@
+import type { Manifest, ShardEntry, StoredText } from "./index-persistence";
+
+/**
+ * Structure checks for what is read back from .krypton/index. Checksums prove a file is the one that was
+ * written; these prove its contents are possible (a bug, a foreign tool or a hand edit can write a file
+ * with a valid checksum and impossible values). A failed check is reported like corruption: the shard's
+ * notes are re-indexed, the manifest repaired, and the status says so.
+ */
+
+/** Why a shard's stored note list is impossible, or null. `raw` is the parsed JSON of the shard's notes. */
+export function storedNotesProblem(raw: unknown): string | null {
+  if (!Array.isArray(raw)) return "its note list is not a list";
+  for (const n of raw as unknown[]) {
+    if (!n || typeof n !== "object") return "a note entry is not an object";
+    const note = n as Record<string, unknown>;
+    if (typeof note.p !== "string" || note.p === "") return "a note has no path";
+    if (typeof note.h !== "string") return `note ${note.p} has no content hash`;
+    if (!isFiniteNumber(note.m) || !isFiniteNumber(note.s)) return `note ${note.p} has an invalid time or size`;
+    if (!Array.isArray(note.c)) return `note ${note.p} has no chunk list`;
+    let previousStart = 0;
+    for (const c of note.c as unknown[]) {
+      if (!Array.isArray(c) || c.length < 6) return `a chunk of ${note.p} is malformed`;
+      const [id, headings, startLine, endLine, text, textHash] = c as unknown[];
+      if (typeof id !== "string" || id === "") return `a chunk of ${note.p} has no id`;
+      if (!Array.isArray(headings) || !headings.every((x) => typeof x === "string")) return `a chunk of ${note.p} has malformed headings`;
+      if (typeof text !== "string") return `a chunk of ${note.p} has text of the wrong type (${typeof text})`;
+      if (typeof textHash !== "string") return `a chunk of ${note.p} has no text hash`;
+      if (!isLine(startLine) || !isLine(endLine) || endLine < startLine) return `a chunk of ${note.p} has an impossible line range`;
+      if (startLine < previousStart) return `the chunks of ${note.p} are out of order (line ${startLine} after ${previousStart})`;
+      previousStart = startLine;
+    }
+  }
+  return null;
+}
+
+/** Why a shard's stored word index is impossible (offsets that go backwards, zero lengths, NaN weights), or null. */
+export function storedTextProblem(text: StoredText, count: number): string | null {
+  const { termStart, lengths, weights } = text;
+  if (termStart[0] !== 0) return "its word offsets do not start at 0";
+  for (let i = 0; i < count; i++) {
+    if (termStart[i + 1] < termStart[i]) return `its word offsets go backwards at chunk ${i}`;
+    // A chunk with words has a positive boosted length (zero only for a chunk without a single word).
+    const hasWords = termStart[i + 1] > termStart[i];
+    if (!Number.isFinite(lengths[i]) || lengths[i] < 0 || (hasWords && lengths[i] === 0)) return `chunk ${i} has an impossible length (${lengths[i]})`;
+  }
+  for (let i = 0; i < weights.length; i++) {
+    if (!(weights[i] > 0) || !Number.isFinite(weights[i])) return `a word weight is impossible (${weights[i]})`;
+  }
+  return null;
+}
+
+/** Why a shard's stored vectors are impossible, or null. Stored vectors are unit length: anything far off is damage. */
+export function storedVectorsProblem(vectors: Float32Array, dim: number): string | null {
+  if (dim <= 0) return null;
+  const count = vectors.length / dim;
+  for (let v = 0; v < count; v++) {
+    let norm = 0;
+    const from = v * dim;
+    for (let i = from; i < from + dim; i++) norm += vectors[i] * vectors[i];
+    // NaN and Infinity fail this comparison too.
+    if (!(norm > 0.5 && norm < 2)) return `vector ${v} is damaged (${Number.isNaN(norm) ? "NaN" : norm === 0 ? "all zeros" : `length ${Math.sqrt(norm)}`})`;
+  }
+  return null;
+}
+
+/**
+ * Checks the manifest's fields and repairs what can be repaired without losing vectors: a generation that is
+ * not a non-negative integer is recomputed from the shard names, duplicate shard entries are dropped.
+ * Returns the repairs made (empty when none); throws via `fail` for what cannot be repaired.
+ */
+export function checkManifest(m: Manifest, fail: (message: string) => Error): string[] {
+  const repairs: string[] = [];
+  for (const s of m.shards) {
+    if (!isCount(s.id) || !isCount(s.bytes)) throw fail("the index manifest has an invalid shard entry");
+    if ((s.notes !== undefined && !isCount(s.notes)) || (s.chunks !== undefined && !isCount(s.chunks))) throw fail("the index manifest has an invalid shard entry");
+  }
+  const seenIds = new Set<number>();
+  const seenFiles = new Set<string>();
+  const unique: ShardEntry[] = [];
+  for (const s of m.shards) {
+    if (seenIds.has(s.id) || seenFiles.has(s.file)) continue;
+    seenIds.add(s.id);
+    seenFiles.add(s.file);
+    unique.push(s);
+  }
+  if (unique.length !== m.shards.length) {
+    repairs.push(`the index manifest listed ${m.shards.length - unique.length} shard${m.shards.length - unique.length === 1 ? "" : "s"} twice`);
+    m.shards = unique;
+  }
+  if (!isCount(m.generation)) {
+    const bad = JSON.stringify(m.generation) ?? "missing";
+    m.generation = Math.max(0, ...m.shards.map((s) => Number(/^shard-\d+-(\d+)\.bin$/.exec(s.file)?.[1] ?? 0)));
+    repairs.push(`the index manifest had an invalid generation (${bad})`);
+  }
+  return repairs;
+}
+
+function isFiniteNumber(x: unknown): x is number {
+  return typeof x === "number" && Number.isFinite(x);
+}
+
+function isCount(x: unknown): x is number {
+  return typeof x === "number" && Number.isInteger(x) && x >= 0;
+}
+
+function isLine(x: unknown): x is number {
+  return typeof x === "number" && Number.isInteger(x) && x >= 1;
+}

@@ -1,0 +1,198 @@
+import { newStemmer, type SnowballStemmer } from "snowball-stemmers";
+import { STOP_WORDS } from "./stop-words";
+import { foldAccents, forEachRawWord, isCjk } from "./text-tokenizer";
+
+/**
+ * Language-aware analysis for the full-text index: what a chunk's words become in the index, and what a
+ * query's words are looked up as.
+ *
+ * Documents: each chunk's language is guessed from its function words (Cyrillic text is Russian); its
+ * words are stemmed with that language's Snowball stemmer (`snowball-stemmers`), then accents are folded,
+ * so "verificaciones", "verificación" and "Verificacion" meet, as do "Hotkeys" and "hotkey". Function words
+ * of the chunk's language (and English ones) are dropped. CJK runs become overlapping character bigrams
+ * ("東京タワー" → 東京 京タ タワ ワー), so a two-character query finds a Japanese or Chinese note.
+ *
+ * Queries are too short to guess a language reliably, so every query word is looked up under each
+ * supported language's stem (a few variants, one index entry per document: the index does not grow);
+ * a document scores the best of the variants it holds.
+ *
+ * ANALYZER_VERSION goes into the index manifest: changing anything here means bumping it, and an index
+ * analysed with another version is re-analysed on load (vectors are kept).
+ */
+export const ANALYZER_VERSION = 2;
+
+export type Language = "en" | "es" | "fr" | "de" | "pt" | "it" | "ru";
+export const LANGUAGES: readonly Language[] = ["en", "es", "fr", "de", "pt", "it", "ru"];
+
+const SNOWBALL_NAME: Record<Language, string> = {
+  en: "english",
+  es: "spanish",
+  fr: "french",
+  de: "german",
+  pt: "portuguese",
+  it: "italian",
+  ru: "russian",
+};
+
+/** A query word: its index terms (one per language's stem, deduplicated) and, for the last word, the prefix typed so far. */
+export interface QueryTerm {
+  variants: string[];
+  /** The folded surface word, for completion of a half-typed last word. */
+  surface: string;
+}
+
+/** Words of each language's stop list; a word can be in several. */
+const STOP_LANGS = new Map<string, Language[]>();
+for (const lang of LANGUAGES) {
+  for (const w of STOP_WORDS[lang]) {
+    const list = STOP_LANGS.get(w);
+    if (list) list.push(lang);
+    else STOP_LANGS.set(w, [lang]);
+  }
+}
+
+const stemmers = new Map<Language, SnowballStemmer>();
+/** Stems by language and word: the same words come back all the time, and a Snowball run costs microseconds. */
+const stemCache = new Map<Language, Map<string, string>>();
+const STEM_CACHE_LIMIT = 100_000;
+
+/** The folded stem of a lower-cased word in `lang`. */
+export function stemWord(word: string, lang: Language): string {
+  let cache = stemCache.get(lang);
+  if (!cache) {
+    cache = new Map();
+    stemCache.set(lang, cache);
+  }
+  let out = cache.get(word);
+  if (out === undefined) {
+    let stemmer = stemmers.get(lang);
+    if (!stemmer) {
+      stemmer = newStemmer(SNOWBALL_NAME[lang]);
+      stemmers.set(lang, stemmer);
+    }
+    // Digits, codes and mixed tokens ("v2", "snake_case") are kept as they are.
+    out = /^[\p{L}\p{M}]+$/u.test(word) && word.length > 2 ? foldAccents(stemmer.stem(word)) : foldAccents(word);
+    if (cache.size >= STEM_CACHE_LIMIT) cache.clear();
+    cache.set(word, out);
+  }
+  return out;
+}
+
+/** How many words detectLanguage looks at: enough for a clear vote, cheap for long chunks. */
+const DETECT_WORDS = 120;
+
+/** The likely language of a text, from its function words; English when nothing points elsewhere. */
+export function detectLanguage(text: string): Language {
+  const votes = new Map<Language, number>();
+  let seen = 0;
+  let cyrillic = 0;
+  let latin = 0;
+  forEachRawWord(text, (word) => {
+    if (seen++ >= DETECT_WORDS) return false;
+    const c = word.charCodeAt(0);
+    if (c >= 0x400 && c <= 0x4ff) cyrillic++;
+    else if (c < 0x250) latin++;
+    const langs = STOP_LANGS.get(foldAccents(word));
+    if (langs) for (const l of langs) votes.set(l, (votes.get(l) ?? 0) + 1);
+    return true;
+  });
+  if (cyrillic > latin) return "ru";
+  let best: Language = "en";
+  let bestVotes = 0;
+  for (const lang of LANGUAGES) {
+    if (lang === "ru") continue;
+    const v = votes.get(lang) ?? 0;
+    // Ties go to English (listed first): many short words are shared.
+    if (v > bestVotes) {
+      best = lang;
+      bestVotes = v;
+    }
+  }
+  return best;
+}
+
+/** A function word ("the", "sobre", "über", "о") in any supported language; `word` lower-cased. */
+export function isFunctionWord(word: string): boolean {
+  return STOP_LANGS.has(foldAccents(word));
+}
+
+function isStopWord(folded: string, lang: Language): boolean {
+  const langs = STOP_LANGS.get(folded);
+  return langs !== undefined && (langs.includes(lang) || langs.includes("en"));
+}
+
+/** Maximum length of an index term; longer runs are hashes, base64 or junk. */
+const MAX_TERM_LENGTH = 40;
+
+/**
+ * The index terms of a text in `lang`, handed to `visit` one by one (indexing calls this for every field
+ * of every chunk: no arrays). Returns the number of terms.
+ */
+export function forEachTerm(text: string, lang: Language, visit: (term: string) => void): number {
+  let count = 0;
+  forEachRawWord(text, (word) => {
+    if (isCjk(word.charCodeAt(0))) {
+      count += forEachBigram(word, visit);
+      return true;
+    }
+    if (word.length > MAX_TERM_LENGTH) return true;
+    const folded = foldAccents(word);
+    if (isStopWord(folded, lang)) return true;
+    visit(stemWord(word, lang));
+    count++;
+    return true;
+  });
+  return count;
+}
+
+/** The query's words, each with its index-term variants. Stop words are dropped when the query has other words. */
+export function analyzeQuery(query: string): QueryTerm[] {
+  const lang = detectLanguage(query);
+  const all: QueryTerm[] = [];
+  const content: QueryTerm[] = [];
+  const seen = new Set<string>();
+  forEachRawWord(query, (word) => {
+    if (isCjk(word.charCodeAt(0))) {
+      forEachBigram(word, (bigram) => {
+        if (seen.has(bigram)) return;
+        seen.add(bigram);
+        const term = { variants: [bigram], surface: bigram };
+        all.push(term);
+        content.push(term);
+      });
+      return true;
+    }
+    if (word.length > MAX_TERM_LENGTH) return true;
+    const folded = foldAccents(word);
+    if (seen.has(folded)) return true;
+    seen.add(folded);
+    const variants = new Set<string>();
+    for (const l of LANGUAGES) variants.add(stemWord(word, l));
+    const term = { variants: [...variants], surface: folded };
+    all.push(term);
+    if (!isStopWord(folded, lang)) content.push(term);
+    return true;
+  });
+  return content.length > 0 ? content : all;
+}
+
+/** The distinct folded stems of a short text under every language (title matching). */
+export function stemsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  forEachRawWord(text, (word) => {
+    if (isCjk(word.charCodeAt(0))) forEachBigram(word, (b) => out.add(b));
+    else for (const l of LANGUAGES) out.add(stemWord(word, l));
+    return true;
+  });
+  return out;
+}
+
+/** Overlapping character pairs of a CJK run (a single character stays itself). */
+function forEachBigram(run: string, visit: (term: string) => void): number {
+  if (run.length === 1) {
+    visit(run);
+    return 1;
+  }
+  for (let i = 0; i + 1 < run.length; i++) visit(run.slice(i, i + 2));
+  return run.length - 1;
+}

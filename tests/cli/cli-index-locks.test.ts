@@ -1,0 +1,227 @@
+/**
+ * Locks and read-only vaults with real processes: the bundled CLI killed with SIGKILL mid-index and
+ * mid-rebuild, a live `krypton mcp` holding the lock, SIGTERM, `status | head`, and a vault the CLI's user
+ * cannot write (run as the unprivileged user "nobody" when the tests run as root).
+ */
+import { execFile } from "node:child_process";
+import { promises as fs, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { startCli } from "../support/killable-cli";
+import { buildCli, cleanEnv, runCli } from "./cli-harness";
+
+/** Enough small notes for several embedding batches (32 texts each). */
+function manyNotes(count: number): Record<string, string> {
+  const notes: Record<string, string> = { "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n" };
+  for (let i = 0; i < count; i++) notes[`Notes/n${i}.md`] = `# Note ${i}\n\nTopic ${i}: herons, harbours and tides number ${i}.\n`;
+  return notes;
+}
+
+const lockPath = (vault: TempVault) => join(vault.root, ".krypton", "index", "write.lock");
+const exists = (path: string) => fs.stat(path).then(() => true, () => false);
+
+describe("index locks with real processes", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await buildCli();
+    ollama = await startOllamaServer();
+  }, 120_000);
+  afterAll(async () => {
+    await ollama.close();
+  });
+  beforeEach(() => {
+    ollama.reset();
+    env = { KRYPTON_OLLAMA_URL: ollama.url };
+  });
+  afterEach(async () => {
+    await vault?.cleanup();
+  });
+
+  it("kill -9 mid-index: the next index takes the dead holder's lock at once, says so, and completes", async () => {
+    vault = await makeTempVault(manyNotes(80));
+    ollama.script({ route: "embed", delayMs: 400, times: Infinity });
+    const run = await startCli(["index", vault.root], { env });
+    await run.until(async () => ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(vault))));
+    const lock = JSON.parse(await fs.readFile(lockPath(vault), "utf8"));
+    expect(lock).toMatchObject({ pid: run.child.pid, label: "krypton index" });
+    run.child.kill("SIGKILL");
+    expect((await run.exited).signal).toBe("SIGKILL");
+    expect(await exists(lockPath(vault))).toBe(true); // SIGKILL leaves it behind: nothing can run on SIGKILL
+
+    ollama.reset();
+    const next = await runCli(["index", vault.root, "--json"], { env });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toMatch(new RegExp(`the index lock of krypton index, pid ${run.child.pid}, since \\d\\d:\\d\\d was left behind \\(that process is no longer running\\); it was taken over`));
+    expect(next.stderr).not.toMatch(/waiting|another Krypton process/);
+    const status = JSON.parse(next.stdout);
+    expect(status.notes).toBe(81);
+    expect(status.readOnly).toBeUndefined();
+    expect(status.embedded).toBe(status.chunks);
+    expect(await exists(lockPath(vault))).toBe(false);
+  });
+
+  it("kill -9 during --rebuild keeps the old index whole: search finds every note with its vectors", async () => {
+    vault = await makeTempVault(manyNotes(300));
+    const built = await runCli(["index", vault.root, "--json"], { env });
+    expect(built.code).toBe(0);
+    const before = JSON.parse(built.stdout) as { chunks: number; embedded: number };
+    const dir = join(vault.root, ".krypton", "index");
+    const manifestBefore = await fs.readFile(join(dir, "manifest.json"), "utf8");
+    const oldFiles = new Set(await fs.readdir(dir));
+
+    // Slow embeddings: the rebuild's first checkpoint (after 5 s) writes new shard files; kill it right then.
+    ollama.script({ route: "embed", delayMs: 1_500, times: Infinity });
+    const run = await startCli(["index", vault.root, "--rebuild"], { env });
+    await run.until(async () => (await fs.readdir(dir)).some((f) => f.startsWith("shard-") && !oldFiles.has(f)), 45_000);
+    run.child.kill("SIGKILL");
+    await run.exited;
+    expect(await fs.readFile(join(dir, "manifest.json"), "utf8")).toBe(manifestBefore);
+
+    ollama.reset();
+    const status = await runCli(["status", vault.root, "--json"], { env });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout).index).toMatchObject({ chunks: before.chunks, embedded: before.embedded });
+    const search = await runCli(["search", vault.root, "sourdough starter", "--json"], { env });
+    expect(search.code).toBe(0);
+    expect(search.stderr).toBe("");
+    expect(JSON.parse(search.stdout)[0].path).toBe("Cooking/Bread.md");
+    // The next writer cleans up the rebuild's leftovers without re-embedding anything.
+    ollama.reset();
+    const next = await runCli(["index", vault.root, "--json"], { env });
+    expect(next.code).toBe(0);
+    expect(ollama.requestsTo("embed")).toHaveLength(0);
+    const manifest = JSON.parse(await fs.readFile(join(dir, "manifest.json"), "utf8")) as { shards: { file: string }[] };
+    expect((await fs.readdir(dir)).filter((f) => f.startsWith("shard-")).sort()).toEqual(manifest.shards.map((s) => s.file).sort());
+  }, 90_000);
+
+  it("a live `krypton mcp` is named as the holder; index hands it the work; status takes no lock; SIGTERM releases the lock", async () => {
+    vault = await makeTempVault(manyNotes(3));
+    const mcp = await startCli(["mcp", vault.root], { env, keepStdinOpen: true });
+    try {
+      await mcp.until(async () => (await exists(lockPath(vault))) && (await fs.readFile(lockPath(vault), "utf8")).includes("krypton mcp"));
+      await vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
+
+      const status = await runCli(["status", vault.root, "--json"], { env });
+      expect(status.code).toBe(0);
+      expect(status.stderr).not.toMatch(/another Krypton process|being updated/);
+      expect(JSON.parse(status.stdout).index.notes).toBe(5); // the new note, in memory
+      const human = await runCli(["status", vault.root], { env });
+      expect(human.stdout).toMatch(new RegExp(`^Written by: +krypton mcp, pid ${mcp.child.pid}, since \\d\\d:\\d\\d$`, "m"));
+
+      const index = await runCli(["index", vault.root], { env });
+      expect(index.code).toBe(0);
+      expect(index.stderr).toMatch(new RegExp(`the index is being written by krypton mcp, pid ${mcp.child.pid}, since \\d\\d:\\d\\d: asked it to update the index`));
+      expect(index.stdout).toMatch(/^Indexed 5 notes: .*, updated by krypton mcp, pid \d+/);
+      // The holder saved the new note: a fresh reader finds it on disk with its vector.
+      const after = await runCli(["search", vault.root, "pizza dough", "--json"], { env });
+      expect(after.stderr).toBe("");
+      expect(JSON.parse(after.stdout)[0].path).toBe("Cooking/Pizza.md");
+    } finally {
+      mcp.child.kill("SIGTERM");
+    }
+    const ended = await mcp.exited;
+    expect(ended.signal).toBe("SIGTERM");
+    expect(await exists(lockPath(vault))).toBe(false);
+  }, 60_000);
+
+  it("two index runs at once: the loser waits for the winner instead of failing, and never blames the embedder", async () => {
+    vault = await makeTempVault(manyNotes(80));
+    ollama.script({ route: "embed", delayMs: 100, times: Infinity });
+    const [a, b] = await Promise.all([runCli(["index", vault.root], { env }), runCli(["index", vault.root], { env })]);
+    for (const r of [a, b]) {
+      expect(r.code).toBe(0);
+      expect(r.stderr).not.toMatch(/no embedder|keywords only/);
+      expect(r.stdout).toMatch(/^Indexed 81 notes/);
+    }
+    expect(`${a.stderr}${b.stderr}`).toMatch(/the index is being written by krypton index, pid \d+/);
+  });
+
+  it("SIGTERM mid-index releases the lock on the way out", async () => {
+    vault = await makeTempVault(manyNotes(80));
+    ollama.script({ route: "embed", delayMs: 400, times: Infinity });
+    const run = await startCli(["index", vault.root], { env });
+    await run.until(async () => ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(vault))));
+    run.child.kill("SIGTERM");
+    expect((await run.exited).signal).toBe("SIGTERM");
+    expect(await exists(lockPath(vault))).toBe(false);
+  });
+
+  it("`status | head -2` leaves no lock behind and the next index starts at once", async () => {
+    vault = await makeTempVault(manyNotes(3));
+    const bundle = await buildCli();
+    const piped = await promisify(execFile)("sh", ["-c", `"${process.execPath}" "${bundle}" status "${vault.root}" | head -2`], { env: cleanEnv(env) });
+    expect(piped.stdout.split("\n")[0]).toMatch(/^Vault:/);
+    expect(await exists(lockPath(vault))).toBe(false);
+    const next = await runCli(["index", vault.root], { env });
+    expect(next.code).toBe(0);
+    expect(next.stderr).toBe("");
+  });
+});
+
+describe("a vault the CLI cannot write", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  let entry: string;
+  let runAs: { uid?: number; gid?: number } = {};
+  /** How the folder is made read-only for the CLI, for the test names: honest about the mechanism. */
+  const asRoot = process.getuid?.() === 0;
+
+  beforeAll(async () => {
+    ollama = await startOllamaServer();
+    // The private bundle copy lives in a 0700 folder; another user needs a readable copy.
+    const dir = mkdtempSync(join(tmpdir(), "krypton-cli-shared-"));
+    entry = join(dir, "cli.cjs");
+    await fs.copyFile(await buildCli(), entry);
+    await fs.chmod(dir, 0o755);
+    await fs.chmod(entry, 0o644);
+    if (asRoot) runAs = { uid: 65534, gid: 65534 }; // nobody: root ignores permissions, nobody does not
+  }, 120_000);
+  afterAll(async () => {
+    await ollama.close();
+    await fs.rm(join(entry, ".."), { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    vault = await makeTempVault({ "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n", "Home.md": "# Home\n\nWelcome.\n" });
+    // Readable by everyone, writable by nobody but root (and with chmod 555 not even by its owner).
+    await fs.chmod(join(vault.root, ".."), 0o755).catch(() => undefined);
+    for (const d of [vault.root, join(vault.root, "Cooking")]) await fs.chmod(d, 0o555);
+  });
+  afterEach(async () => {
+    for (const d of [vault.root, join(vault.root, "Cooking")]) await fs.chmod(d, 0o755);
+    await vault.cleanup();
+  });
+
+  const run = async (args: string[]) => {
+    const r = await startCli(args, { entry, env: { KRYPTON_OLLAMA_URL: ollama.url, HOME: tmpdir() }, cwd: tmpdir(), ...runAs });
+    return r.exited;
+  };
+
+  it(`index says it cannot write <vault>/.krypton (permission denied)${asRoot ? " (run as user nobody)" : " (chmod 555)"}`, async () => {
+    const r = await run(["index", vault.root]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`krypton: the index was not saved: cannot write ${join(vault.root, ".krypton")} (permission denied)\n`);
+    expect(r.stderr).not.toMatch(/another Krypton process|no embedder/);
+  });
+
+  it("search still finds notes (in memory) and says nothing about other processes", async () => {
+    const r = await run(["search", vault.root, "sourdough", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
+    expect(r.stderr).not.toMatch(/another Krypton process|being updated/);
+  });
+
+  it("ask still answers, warning that the index and the conversation are not saved", async () => {
+    const r = await run(["ask", vault.root, "What goes into sourdough?", "--mode", "none"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("This is the test model's answer.");
+    expect(r.stderr).toContain(`cannot write ${join(vault.root, ".krypton")} (permission denied): the index is kept in memory only and not saved`);
+    expect(r.stderr).toContain(`This conversation is not saved (cannot write ${join(vault.root, ".krypton")} (permission denied))`);
+    expect(r.stderr).not.toMatch(/another Krypton process/);
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * A dead or failing embedder costs one short wait, not minutes: the first batch of an indexing run has a
+ * deadline, timeouts are not retried, a failed query embedding is not tried again for a while, and the
+ * notices say what happened (timeout, server error, unusable data). Real Ollama protocol on loopback.
+ */
+import { createOllamaEmbedder } from "../../../src/core/providers/ollama/ollama-embedder";
+import { nodeClock } from "../../../src/node/node-clock";
+import { retrieve } from "../../../src/core/chat/retrieval";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { makeHarness, type Harness } from "./index-harness";
+
+const NOTES = {
+  "Gradient.md": "# Gradient descent\n\nGradient descent walks downhill on the loss surface.\n",
+  "Bread.md": "# Bread\n\nFlour, water, salt and a lively starter.\n",
+};
+
+describe("a dead or failing embedder", () => {
+  let ollama: OllamaTestServer;
+  let h: Harness;
+  const embedder = (timeoutMs = 60_000) =>
+    createOllamaEmbedder({ baseUrl: ollama.url, model: "nomic-embed-text", fetch: (i, init) => fetch(i, init), clock: nodeClock, timeoutMs, batchSize: 1 });
+
+  beforeAll(async () => {
+    ollama = await startOllamaServer({ embeddingDim: 16 });
+  });
+  afterAll(() => ollama.close());
+  beforeEach(async () => {
+    ollama.reset();
+    h = await makeHarness(NOTES);
+  });
+  afterEach(() => h.cleanup());
+
+  it("indexing: a first batch that gets no answer ends the run at its deadline, with no retry, keyword-only and saying so", async () => {
+    ollama.script({ route: "embed", stall: true, times: Infinity });
+    const index = h.open({ embedder: embedder(), index: { embedFirstAnswerMs: 300, retry: { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 } } });
+    const status = await index.open();
+    expect(status).toMatchObject({ notes: 2, keywordOnly: true, embedded: 0 });
+    expect(status.embedderError).toBe("The embedding model 'nomic-embed-text' did not answer within 1 s. Search uses keywords only for now.");
+    expect(ollama.requestsTo("embed")).toHaveLength(1); // no retry, and no second batch opened meanwhile
+    expect((await index.searchNotes("gradient")).map((hit) => hit.path)).toEqual(["Gradient.md"]);
+  });
+
+  it("indexing: a timeout after the first batch is not retried either, and cancels the batches in flight", async () => {
+    ollama.script([{ route: "embed" }, { route: "embed", stall: true, times: Infinity }]);
+    const index = h.open({ embedder: embedder(200), index: { retry: { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 }, embedConcurrency: 2 } });
+    const status = await index.open();
+    expect(status.embedded).toBe(1);
+    expect(status.embedderError).toMatch(/did not answer within 1 s/);
+    // The first batch, then at most one stalled request per worker: none of them retried.
+    expect(ollama.requestsTo("embed").length).toBeLessThanOrEqual(3);
+  });
+
+  it("indexing: a fast 503 while the model loads is still retried", async () => {
+    ollama.script({ route: "embed", status: 503 });
+    const index = h.open({ embedder: embedder(), index: { retry: { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 } } });
+    const status = await index.open();
+    expect(status).toMatchObject({ keywordOnly: false, embedded: 2 });
+    expect(status.embedderError).toBeUndefined();
+  });
+
+  it.each([
+    ["a stall", { route: "embed", stall: true }, /^the embedding model did not answer within 1 s$/],
+    ["a 500", { route: "embed", status: 500 }, /^the embedding server failed \(Ollama failed \(500\)/],
+    ["bad data", { route: "embed", malformed: true }, /^the embedding model returned unusable data/],
+  ] as const)("a query embedding that fails with %s: keyword-only once, the notice says what happened, no second try", async (_name, script, why) => {
+    const index = h.open({ embedder: embedder(), index: { queryTimeoutMs: 300, embedRetryAfterMs: 60_000 } });
+    await index.open(); // the notes get their vectors while the embedder works
+    ollama.reset();
+    ollama.script({ ...script });
+    const hits = await index.searchChunks("gradient descent");
+    expect(hits[0].chunk.path).toBe("Gradient.md");
+    expect(index.status().queryEmbedError).toMatch(why);
+
+    // The chat's notice names the real problem, not a timeout for everything.
+    const retrieval = await retrieve("what is gradient descent", [], "rag", {
+      index,
+      webSearch: null,
+      chatModel: null,
+      rerankModel: null,
+      settings: h.settings,
+      logger: silentLogger,
+      hostKind: "cli",
+    });
+    const notice = retrieval.notices.find((n) => n.code === "rag-keyword-only");
+    expect(notice?.message).toMatch(/^Semantic search failed for this question \(the embedding/);
+    expect(notice?.message).toContain(index.status().queryEmbedError);
+    // Once per process: neither query above nor any later one asked the embedder again.
+    await index.searchChunks("another question");
+    expect(ollama.requestsTo("embed")).toHaveLength(1);
+  });
+});
