@@ -65,6 +65,8 @@ describe("architecture", () => {
     { folder: "notes", mayNotImport: /(^|\/)(agents|chat|tools|mcp)\// },
     { folder: "model", mayNotImport: /(^|\/)(agents|chat|tools|mcp)\// },
     { folder: "tools", mayNotImport: /(^|\/)(agents|chat)\// },
+    // The MCP client feeds the one registry; the agent loop and the chat use it, never the other way round.
+    { folder: "mcp-client", mayNotImport: /(^|\/)(agents|chat|agent-loop|mcp)\// },
   ];
 
   it.each(innerRules)("keeps src/core/$folder from importing outer layers", ({ folder, mayNotImport }) => {

@@ -116,7 +116,13 @@ export function createKrypton(host: Host, initialSettings: KryptonSettings, opti
     answerers: (defaults) => [...defaults.slice(0, -1), new AgentAnswerer(agent), ...defaults.slice(-1)],
   });
   // Flows may name an MCP server configured in settings (its tools come with it), never start one.
-  const workflows = new WorkflowService({ host, settings: getSettings, tools, mcpToolNames: () => settings.mcpServers.map((s) => s.name) });
+  const workflows = new WorkflowService({
+    host,
+    settings: getSettings,
+    tools,
+    mcpToolNames: () => settings.mcpServers.map((s) => s.name),
+    ensureMcpTools: async () => void (await mcp.ensure(settings.mcpServers)),
+  });
   registerWorkflowTool(tools, workflows);
 
   return {

@@ -69,7 +69,7 @@ describe("krypton ask/chat --agent", () => {
     expect(json.answer).toBe("Friday.");
     expect(json.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok", result: expect.stringContaining("Ship agent mode by Friday.") })]);
     // The stored answer keeps its steps (the optional `steps` field).
-    const stored = (await new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger).get(json.conversationId!))!;
+    const stored = (await new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger).get(json.conversationId as string))!;
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }) })] });
   });
 

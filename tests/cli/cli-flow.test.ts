@@ -113,6 +113,16 @@ describe("krypton flow", () => {
     expect(ollama.requestsTo("chat")).toHaveLength(1);
   });
 
+  it("/run in krypton chat: a flow by id, progress on stderr, the result on stdout", async () => {
+    await vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
+    ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Chat summary.") });
+    const r = await runCli(["chat", vault.root, "--no-embeddings"], { env: { KRYPTON_OLLAMA_URL: ollama.url }, input: "/run sequential-pipeline the meeting text\n/run nope x\n/quit\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Chat summary.\n");
+    expect(r.stderr).toContain("sequential-pipeline: finished (extract_facts → organise → summarise)");
+    expect(r.stderr).toContain('no workflow named "nope"');
+  });
+
   it("usage errors exit 2", async () => {
     expect((await runCli(["flow", "explode", retryLoop])).code).toBe(2);
     expect((await runCli(["flow", "run"])).code).toBe(2);

@@ -33,7 +33,7 @@ it("lists each server's tools, with the HTTP token taken from the environment", 
   const r = await runCli(["mcp-servers", vault.root], { env: { KRYPTON_MCP_REMOTE_AUTHORIZATION: `Bearer ${TOKEN}` } });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain("local: 7 tools");
+  expect(r.stdout).toContain("local: 8 tools");
   expect(r.stdout).toContain("  local:echo - Echoes the text back");
   expect(r.stdout).toContain("remote: 7 tools");
   expect(r.stdout).toMatch(/local:get\.weather\/now \(as local__get_weather_now_[0-9a-f]{8}\)/);

@@ -88,10 +88,10 @@ describe("stdio servers", () => {
     await manager.apply([stdioServer("paged", {}, ["--page-size", "2", "--fillers", "5"])]);
     const names = registry.list().map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["paged:echo", "paged:tool_1", "paged:tool_5", "paged:get.weather/now"]));
-    expect(names.filter((n) => n.startsWith("paged:"))).toHaveLength(12);
+    expect(names.filter((n) => n.startsWith("paged:"))).toHaveLength(13);
     const [group] = manager.listTools();
     expect(group.server).toBe("paged");
-    expect(group.tools).toHaveLength(12);
+    expect(group.tools).toHaveLength(13);
   });
 
   it("reports a server that exits at start-up with its stderr tail, and the other server keeps working", async () => {
@@ -184,6 +184,21 @@ describe("stdio servers", () => {
     const weather = registry.get("My Server:get.weather/now")!;
     expect(registry.getByWireName(weather.remote!.wireName)).toBe(weather);
     expect((await registry.call(weather.name, {})).text).toBe("sunny");
+  });
+
+  it("a server that dies later is reported with its stderr tail; its tools leave, the others stay", async () => {
+    const logLines: string[] = [];
+    const { manager, registry } = makeManager({}, logLines);
+    await manager.apply([stdioServer("fragile"), stdioServer("steady")]);
+    await registry.call("fragile:exit_now", {});
+    await until(() => manager.status().find((s) => s.name === "fragile")?.state === "failed", "the exit to be noticed");
+    expect(manager.status().find((s) => s.name === "fragile")?.error).toContain("panic: lost the upstream connection");
+    expect(registry.get("fragile:echo")).toBeUndefined();
+    expect((await registry.call("steady:echo", { text: "ok" })).text).toBe("echo: ok");
+    expect(logLines.join("\n")).toContain("MCP server fragile disconnected");
+    // Saving the settings again (or "Test") retries a failed server.
+    const [again] = await manager.apply([stdioServer("fragile"), stdioServer("steady")]);
+    expect(again.state).toBe("ready");
   });
 
   it("closes: the tools leave the registry and the process is stopped", async () => {

@@ -7,6 +7,7 @@ import { clearNotices, noticeMessages, type StubFileLeaf, TFile } from "../suppo
 import { MarkdownView } from "../support/obsidian-stub/workspace";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
 
 const WORKFLOWS = join(__dirname, "..", "..", "examples", "demo-vault", "Workflows");
 const pipeline = readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8");
@@ -105,4 +106,39 @@ it("the Run workflow… command lists flow notes", async () => {
   await waitFor(() => document.body.querySelectorAll(".suggestion-item").length > 0 || (openModal()?.textContent?.includes("Pipeline") ?? false));
   expect(openModal().textContent).toContain("Pipeline");
   expect(openModal().textContent).not.toContain("Source");
+});
+
+describe("/run in the chat view", () => {
+  const openChat = async () => {
+    await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });
+    return getChatView(p.app as never)!;
+  };
+
+  it("runs a flow note by name: steps as it goes, then the result with Copy/Insert/Create note; the run is not a conversation", async () => {
+    ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Final summary.") });
+    const view = await openChat();
+    expect(view.controller.send('/run "Pipeline" notes from the meeting')).toBe(true);
+    await view.controller.idle();
+    const [question, answer] = view.controller.messages.slice(-2);
+    expect(question).toMatchObject({ role: "user", content: '/run "Pipeline" notes from the meeting', local: true });
+    expect(answer).toMatchObject({ role: "assistant", status: "done", local: true, workflowResult: true });
+    expect(answer.content).toBe("Final summary.\n\n*sequential-pipeline: finished (extract_facts → organise → summarise)*");
+    expect((ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages[1].content).toContain("notes from the meeting");
+    const el = view.containerEl.querySelectorAll(".krypton-message-assistant");
+    const last = el[el.length - 1];
+    expect(last.querySelector(".krypton-action-copy")).not.toBeNull();
+    expect(last.querySelector(".krypton-action-regenerate")).toBeNull();
+    expect(await p.services.core.conversations.list()).toEqual([]);
+  });
+
+  it("an unknown flow or a missing input is explained", async () => {
+    const view = await openChat();
+    view.controller.send("/run nothing-like-this some input");
+    await view.controller.idle();
+    expect(view.controller.messages.at(-1)!.content).toMatch(/no workflow named "nothing-like-this"/);
+    view.controller.send("/run sequential-pipeline");
+    await view.controller.idle();
+    expect(view.controller.messages.at(-1)!.content).toMatch(/^Give the input after the workflow/);
+    expect(ollama.requestsTo("chat")).toHaveLength(0);
+  });
 });

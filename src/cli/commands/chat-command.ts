@@ -9,10 +9,14 @@ import { consumeAnswer } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
 import { checkPositionals, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
+import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
+import { parseRunCommand } from "../../core/workflows/run-command";
+import type { ConfirmPort } from "../../core/agent-loop/agent-types";
 
 const CHAT_HELP = [
   "Commands: /new (start a new conversation), /mode none|rag|web|hybrid, /agent on|off, /quit.",
   "Agent mode: /steps (tool calls of the last answer), /log (raw exchange with the model), /tools, /config.",
+  'Workflows: /run <note or flow id> <input> (quote names with spaces: /run "Retry loop" tides).',
   "Ctrl+C stops an answer; Ctrl+C at the prompt (or twice quickly) quits.",
 ].join("\n");
 
@@ -118,6 +122,8 @@ async function chatLoop(
         } else if (command === "config") {
           output.line(session.core.agent.describeConfig());
           output.line(`Agent mode: ${agent ? "on" : "off"}; retrieval mode: ${mode}`);
+        } else if (command === "run") {
+          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx);
         } else if (command === "help") {
           output.info(CHAT_HELP);
         } else {
@@ -156,3 +162,35 @@ async function chatLoop(
   return failed && !interactive ? EXIT_FAILURE : EXIT_OK;
 }
 
+
+/** `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. */
+async function runWorkflowInChat(session: VaultSession, line: string, activeNotePath: string | undefined, confirm: ConfirmPort | undefined, ctx: CommandContext): Promise<void> {
+  const { output } = ctx;
+  const run = parseRunCommand(line);
+  const workflows = session.core.workflows;
+  let input = run?.input ?? "";
+  if (!input && activeNotePath) input = ((await session.core.tools.call("read_note", { path: activeNotePath }).catch(() => null))?.structured as { content?: string } | undefined)?.content ?? "";
+  if (!run || !run.ref || !input.trim()) return output.error('usage: /run <workflow note or id> <input>, e.g. /run "Retry loop" tides');
+  const found = await workflows.findFlowNote(run.ref);
+  if ("error" in found) return output.error(found.error);
+  const validation = await workflows.validate(found.json);
+  for (const e of validation.errors) output.error(`${e.pointer}: ${e.message}`);
+  if (!validation.flow || validation.errors.length > 0) return;
+  const flow = validation.flow;
+  const controller = new AbortController();
+  const release = ctx.interrupts.push(() => controller.abort());
+  try {
+    const result = await workflows.run(flow, input, {
+      signal: controller.signal,
+      confirm,
+      onStep: (step, phase) => {
+        if (phase === "end") output.info(`  ${flowStepLine(step, 0).replace(/^1\. /, "")}`);
+      },
+    });
+    const text = resultText(result);
+    if (text) output.out(text.replace(/\n?$/, "\n"));
+    output.info(`${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})${result.status === "finished" ? "" : `: ${result.message}`}`);
+  } finally {
+    release();
+  }
+}

@@ -2,6 +2,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import type { FlowValidation } from "../../core/workflows/flow-validate";
 import { flowToMermaid } from "../../core/workflows/flow-graph";
+import { flowJsonSchema } from "../../core/workflows/flow-schema";
 import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
 import { flag, stringOption, type ParsedArgs } from "../args";
 import type { Command, CommandContext } from "../command";
@@ -9,17 +10,19 @@ import { CONFIG_OPTIONS, configDirFrom } from "../config";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../errors";
 import type { Output } from "../output";
 import { openVaultSession, type VaultSession } from "../vault-session";
+import { cliConfirm } from "./agent-cli";
 import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 
-const ACTIONS = ["validate", "graph", "run"] as const;
+const ACTIONS = ["validate", "graph", "run", "schema"] as const;
 
 export const flowCommand: Command = {
   name: "flow",
   summary: "Validate, draw or run a workflow (a note with a krypton-flow block, or a .json file)",
-  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--json]',
+  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--json] | krypton flow schema',
   details: [
     "validate  checks the flow (structure, models installed, tools known); exit 2 when it has errors",
     "graph     prints the flow as a Mermaid flowchart",
+    "schema    prints the JSON Schema of a flow (editors can validate with it)",
     "run       runs it on --input (or --input-file, or standard input); progress goes to stderr,",
     "          the result to stdout. Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid,",
     "          130 Ctrl+C.",
@@ -37,12 +40,18 @@ export const flowCommand: Command = {
     vault: { type: "string", value: "DIR", description: "The vault whose settings and tools to use" },
     trace: { type: "string", value: "FILE", description: "Also write the trace (path, inputs, outputs, timings) as markdown" },
     json: { type: "boolean", description: "validate/run: print JSON instead of text" },
+    yes: { type: "boolean", description: "run: allow write tools without asking (otherwise asked on a terminal, refused elsewhere)" },
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
     const [action, file] = args.positionals;
     if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
-      throw new UsageError(action === undefined ? "missing action: validate, graph or run" : `unknown action "${action}": use validate, graph or run`);
+      throw new UsageError(action === undefined ? "missing action: validate, graph, run or schema" : `unknown action "${action}": use validate, graph, run or schema`);
+    }
+    if (action === "schema") {
+      checkPositionals(args.positionals, 1);
+      ctx.output.json(flowJsonSchema());
+      return EXIT_OK;
     }
     if (file === undefined) throw new UsageError("missing <file>: a note with a ```krypton-flow block, or a .json file");
     checkPositionals(args.positionals, 2, " (quote the file name if it has spaces)");
@@ -81,6 +90,7 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
   const result = await withAbortOnInterrupt(ctx, (signal) =>
     session.core.workflows.run(flow, input, {
       signal,
+      confirm: cliConfirm(ctx, { yes: flag(args, "yes") }),
       onStep: (step, phase) => {
         if (phase === "start") ctx.output.info(`→ ${step.agent} (${step.type})…`);
         else ctx.output.info(`  ${stepLine(step, 0).replace(/^1\. /, "")}`);

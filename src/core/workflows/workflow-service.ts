@@ -1,10 +1,13 @@
+import { runAgentLoop } from "../agent-loop/agent-loop";
+import { AgentToolbox } from "../agent-loop/agent-toolbox";
+import type { ConfirmPort } from "../agent-loop/agent-types";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import { createChatModelFor, parseModelRef, type ModelRef } from "../providers/model-ref";
 import { listOllamaModels } from "../providers/ollama/ollama-chat-model";
 import type { KryptonSettings } from "../settings";
 import type { ToolRegistry } from "../tools/tool-registry";
-import { errorMessage } from "../util/errors";
+import { AbortedError, errorMessage } from "../util/errors";
 import { flowBlocksIn, parseFlowJson } from "./flow-block";
 import { runFlow, type FlowRunResult, type FlowStep } from "./flow-engine";
 import { createFlowModelRunner, type ToolTaskRunner } from "./flow-model-runner";
@@ -18,10 +21,17 @@ export interface WorkflowServiceDeps {
   tools: ToolRegistry;
   /** Names of the MCP servers configured in settings and their `server:tool` names, once discovered. */
   mcpToolNames?: () => readonly string[];
-  /** The agent loop, for task agents that use tools. */
-  runToolTask?: ToolTaskRunner;
+  /** Connects the MCP servers configured in settings, so their tools are in the registry. */
+  ensureMcpTools?: () => Promise<void>;
   /** Tests: model clients without the settings' URLs. */
   modelFor?: (ref: ModelRef) => ChatModel | null;
+}
+
+export interface WorkflowRunOptions {
+  signal?: AbortSignal;
+  onStep?: (step: FlowStep, phase: "start" | "end") => void;
+  /** Asks the user before a write tool runs (allow once / for the run / deny). */
+  confirm?: ConfirmPort;
 }
 
 export interface ParsedFlowSource {
@@ -49,13 +59,42 @@ export class WorkflowService {
     return parsed.ok ? { json: parsed.value, error: null } : { json: null, error: `${fileName}: ${parsed.message}` };
   }
 
+  /**
+   * A flow note named the way a person would in `/run`: a vault path (with or without ".md"), a note name,
+   * or a flow's id. The note is read through read_note, so exclusions and path rules apply as everywhere.
+   */
+  async findFlowNote(ref: string): Promise<{ path: string; json: unknown } | { error: string }> {
+    const wanted = ref.trim().replace(/\.md$/i, "").toLowerCase();
+    if (!wanted) return { error: "name the workflow: /run <note or flow id> <input>" };
+    const notes = await this.deps.host.vault.listNotes();
+    const base = (p: string) => p.replace(/\.md$/i, "").split("/").pop()!.toLowerCase();
+    const byPath = notes.find((n) => n.path.replace(/\.md$/i, "").toLowerCase() === wanted) ?? notes.find((n) => base(n.path) === wanted);
+    const candidates = byPath ? [byPath] : notes;
+    for (const note of candidates) {
+      if (!byPath && note.size > 1_000_000) continue;
+      let content: string;
+      try {
+        content = ((await this.deps.tools.call("read_note", { path: note.path })).structured as { content: string }).content;
+      } catch (err) {
+        if (byPath) return { error: errorMessage(err) };
+        continue;
+      }
+      if (!byPath && !content.includes("krypton-flow")) continue;
+      const parsed = this.parseSource(content, note.path);
+      if (byPath) return parsed.error ? { error: parsed.error } : { path: note.path, json: parsed.json };
+      const id = (parsed.json as { id?: unknown } | null)?.id;
+      if (!parsed.error && typeof id === "string" && id.toLowerCase() === wanted) return { path: note.path, json: parsed.json };
+    }
+    return { error: `no workflow named "${ref.trim()}": give a note's path or name, or a flow id` };
+  }
+
   /** Structure only (no network): for drawing and for editors that validate as the user types. */
   validateStructure(json: unknown): FlowValidation {
     return validateFlow(json, { knownTools: this.knownTools() });
   }
 
   private knownTools(): Set<string> {
-    return new Set([...this.deps.tools.list().map((t) => t.name), ...(this.deps.mcpToolNames?.() ?? [])]);
+    return new Set([...this.deps.tools.list({ agent: true }).map((t) => t.name), ...(this.deps.mcpToolNames?.() ?? [])]);
   }
 
   /**
@@ -79,11 +118,46 @@ export class WorkflowService {
     return { ...full, warnings: [...full.warnings, ...warnings] };
   }
 
-  /** Runs a validated flow on a text input. */
-  run(flow: Flow, input: string, options: { signal?: AbortSignal; onStep?: (step: FlowStep, phase: "start" | "end") => void } = {}): Promise<FlowRunResult> {
+  /**
+   * Runs a validated flow on a text input. Task agents with `toolNames` run the agent loop over those tools
+   * only; a write tool asks `confirm` (absent: every write is refused and the model is told).
+   */
+  async run(flow: Flow, input: string, options: WorkflowRunOptions = {}): Promise<FlowRunResult> {
     const modelFor = this.deps.modelFor ?? ((ref: ModelRef) => createChatModelFor(this.deps.settings(), this.deps.host, ref));
-    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: this.deps.runToolTask });
+    const usesTools = flow.agents.some((a) => a.type === "task" && (a.params.toolNames?.length ?? 0) > 0);
+    if (usesTools) await this.deps.ensureMcpTools?.();
+    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: usesTools ? (request) => this.runToolTask(request, options) : undefined });
     return runFlow(flow, text(input), runner, { clock: this.deps.host.clock, signal: options.signal, onStep: options.onStep });
+  }
+
+  /** One task through the agent loop, limited to the task's tools (a server name stands for all its tools). */
+  private async runToolTask(request: Parameters<ToolTaskRunner>[0], options: WorkflowRunOptions): Promise<{ text: string; tokens?: number }> {
+    const wanted = new Set(request.toolNames);
+    const allowed = this.deps.tools
+      .list({ agent: true })
+      .filter((t) => wanted.has(t.name) || (t.remote !== undefined && wanted.has(t.remote.server)))
+      .map((t) => t.name);
+    const toolbox = new AgentToolbox({ registry: this.deps.tools, allowed });
+    const persona = request.messages.find((m) => m.role === "system")?.content;
+    const question = request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n\n");
+    const loop = runAgentLoop({
+      model: request.model,
+      toolbox,
+      question,
+      persona,
+      clock: this.deps.host.clock,
+      maxSteps: request.maxIterations,
+      signal: request.signal,
+      confirm: options.confirm ?? (() => Promise.resolve("deny")),
+    });
+    for (;;) {
+      const next = await loop.next();
+      if (next.done) {
+        const { answer, usage, endReason } = next.value;
+        if (endReason === "stopped") throw new AbortedError();
+        return { text: answer, tokens: usage.promptTokens + usage.completionTokens };
+      }
+    }
   }
 }
 

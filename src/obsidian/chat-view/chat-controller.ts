@@ -11,6 +11,9 @@ import type { AgentStep, ConfirmDecision, ConfirmRequest } from "../../core/agen
 import type { TokenUsage } from "../../core/ports/chat-model";
 import { agentCommandOutput, isAgentCommand } from "./agent-commands";
 import { errorMessage } from "../../core/util/errors";
+import { resultText, stepLine } from "../../core/workflows/flow-report";
+import { parseRunCommand } from "../../core/workflows/run-command";
+import type { WorkflowService } from "../../core/workflows/workflow-service";
 
 export type MessageStatus = "streaming" | "done" | "stopped" | "error";
 
@@ -38,8 +41,10 @@ export interface MessageModel {
   usage?: TokenUsage;
   /** Agent mode: a write waits for the user's answer (preview and three buttons). */
   confirm?: PendingConfirm;
-  /** Output of a chat command (/steps, /log, /tools, /config): shown, never saved or sent to a model. */
+  /** Output of a chat command (/steps, /log, /tools, /config, /run): shown, never saved or sent to a model. */
   local?: boolean;
+  /** A /run result: local, but it keeps Copy, Insert and Create note. */
+  workflowResult?: boolean;
 }
 
 export interface PendingConfirm {
@@ -69,7 +74,11 @@ export interface ChatControllerDeps {
   initialMode: RetrievalMode;
   /** Agent mode; absent: no agent toggle or agent commands. */
   agent?: AgentService;
+  /** `/run <flow> <input>`; absent: the command is not offered. */
+  workflows?: WorkflowService;
   initialAgentMode?: boolean;
+  /** The active note's text, the input of `/run` when none is typed. */
+  activeNoteText?: () => Promise<string | undefined>;
 }
 
 let localKeys = 0;
@@ -155,6 +164,11 @@ export class ChatController {
       this.push({ key: nextKey(), role: "assistant", content: output, sources: [], notices: [], status: "done", local: true });
       return true;
     }
+    const run = this.deps.workflows ? parseRunCommand(question) : null;
+    if (run) {
+      this.running = this.runWorkflow(question, run.ref, run.input);
+      return true;
+    }
     const editing = this.editingKey !== null;
     this.editingKey = null;
     if (editing) this.emit({ type: "editing", text: null });
@@ -167,6 +181,64 @@ export class ChatController {
     const user: MessageModel = { key: nextKey(), role: "user", content: question, sources: [], notices: [], status: "done", mode: this.mode };
     this.push(user);
     await this.stream(question, false);
+  }
+
+  /**
+   * `/run <flow> <input>`: each step appears in a local message as it runs (Stop cancels the running step),
+   * then the result, which can be copied, inserted or saved like an answer. Nothing is sent to the chat model.
+   */
+  private async runWorkflow(command: string, ref: string, input: string): Promise<void> {
+    const workflows = this.deps.workflows!;
+    this.push({ key: nextKey(), role: "user", content: command, sources: [], notices: [], status: "done", local: true });
+    const message: MessageModel = { key: nextKey(), role: "assistant", content: "", sources: [], notices: [], status: "streaming", local: true };
+    this.push(message);
+    const fail = (text: string) => {
+      message.status = "done";
+      message.content = text;
+      this.emit({ type: "updated", message });
+    };
+    if (!input) input = (await this.deps.activeNoteText?.()) ?? "";
+    if (!input.trim()) return fail("Give the input after the workflow: `/run \"Retry loop\" the text to start from` (or open a note to run it on).");
+    const found = await workflows.findFlowNote(ref);
+    if ("error" in found) return fail(`Could not run the workflow: ${found.error}`);
+    const validation = await workflows.validate(found.json);
+    if (!validation.flow || validation.errors.length > 0) {
+      return fail(`${found.path} is not a valid workflow:\n${validation.errors.map((e) => `- \`${e.pointer}\`: ${e.message}`).join("\n")}`);
+    }
+    const flow = validation.flow;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.emit({ type: "streaming", streaming: true });
+    const lines: string[] = [];
+    const show = (extra = "") => {
+      message.content = `**Workflow ${flow.id}**\n\n${lines.join("\n")}${extra}`;
+      this.emit({ type: "updated", message });
+    };
+    try {
+      const result = await workflows.run(flow, input, {
+        signal: abort.signal,
+        confirm: (request, signal) => this.askConfirm(message, request, signal),
+        onStep: (step, phase) => {
+          if (phase === "start") show(`\n${lines.length + 1}. ${step.agent} (${step.type})…`);
+          else {
+            lines.push(stepLine(step, lines.length));
+            show();
+          }
+        },
+      });
+      const text = resultText(result);
+      message.content = text ? `${text}\n\n*${flow.id}: ${result.status} (${result.steps.map((st) => st.agent).join(" → ")})*` : `${result.status}: ${result.message}`;
+      if (result.status !== "finished") message.notices.push(`${result.status}: ${result.message}`);
+      message.workflowResult = Boolean(text);
+      message.status = result.status === "stopped" ? "stopped" : "done";
+    } catch (err) {
+      message.status = "error";
+      message.error = { code: "workflow", message: errorMessage(err), retryable: false };
+    } finally {
+      if (this.abort === abort) this.abort = null;
+      this.emit({ type: "streaming", streaming: false });
+    }
+    this.emit({ type: "updated", message });
   }
 
   /** Asks again for the last answer (also how an error is retried). */

@@ -63,6 +63,14 @@ export class KryptonChatView extends ItemView {
       initialMode: core.settings().defaultMode,
       agent: core.agent,
       initialAgentMode: core.settings().agentMode,
+      workflows: core.workflows,
+      activeNoteText: async () => {
+        const path = context.activeNotePath();
+        if (!path) return undefined;
+        // Through read_note: the same exclusions and path rules as every other read.
+        const note = await core.tools.call("read_note", { path }).catch(() => null);
+        return (note?.structured as { content?: string } | undefined)?.content;
+      },
     });
   }
 

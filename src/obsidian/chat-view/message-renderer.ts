@@ -355,7 +355,7 @@ export class MessageRenderer {
   private renderActions(): void {
     this.actionsEl.empty();
     const m = this.message;
-    if (m.role !== "assistant" || m.status === "streaming" || m.local) return;
+    if (m.role !== "assistant" || m.status === "streaming" || (m.local && !m.workflowResult)) return;
     const button = (icon: string, label: string, onClick: () => void, cls?: string) => {
       const b = this.actionsEl.createEl("button", { cls: ["clickable-icon", "krypton-action", cls ?? ""], attr: { "aria-label": label, title: label } });
       setIcon(b, icon);
@@ -367,6 +367,6 @@ export class MessageRenderer {
       button("text-cursor-input", "Insert at cursor", () => this.deps.actions.insert(m), "krypton-action-insert");
       button("file-plus", "Create note from answer", () => this.deps.actions.createNote(m), "krypton-action-note");
     }
-    if (this.isLast && m.status !== "error") button("refresh-cw", "Regenerate", () => this.deps.actions.regenerate(), "krypton-action-regenerate");
+    if (this.isLast && m.status !== "error" && !m.local) button("refresh-cw", "Regenerate", () => this.deps.actions.regenerate(), "krypton-action-regenerate");
   }
 }

@@ -1,5 +1,6 @@
 import { Component, MarkdownRenderer, Modal, Notice, Setting, type App } from "obsidian";
 import { createUniqueNote, normalizeVaultPath, slugify } from "../../core/notes/note-paths";
+import type { ConfirmDecision, ConfirmRequest } from "../../core/agent-loop/agent-types";
 import type { FlowRunResult } from "../../core/workflows/flow-engine";
 import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
 import type { Flow } from "../../core/workflows/flow-schema";
@@ -72,6 +73,7 @@ export class WorkflowRunModal extends Modal {
     let count = 0;
     const result = await this.services.core.workflows.run(this.flow, input, {
       signal: this.controller.signal,
+      confirm: (request, signal) => this.confirm(list, request, signal),
       onStep: (step, phase) => {
         if (phase === "start") {
           const row = list.createEl("li", { text: `${step.agent} (${step.type})…`, cls: "krypton-flow-step is-running" });
@@ -88,6 +90,26 @@ export class WorkflowRunModal extends Modal {
     this.controller = null;
     controls.settingEl.remove();
     this.showResult(input, result);
+  }
+
+  /** A write tool asks first: the change is shown, nothing is written unless allowed. Stop or closing denies. */
+  private confirm(container: HTMLElement, request: ConfirmRequest, signal?: AbortSignal): Promise<ConfirmDecision> {
+    return new Promise((resolve) => {
+      const box = container.createDiv({ cls: "krypton-flow-confirm" });
+      box.createEl("p", { text: `The workflow wants to: ${request.title}` });
+      box.createEl("pre", { text: request.preview, cls: "krypton-flow-confirm-preview" });
+      const done = (decision: ConfirmDecision) => {
+        signal?.removeEventListener("abort", onAbort);
+        box.remove();
+        resolve(decision);
+      };
+      const onAbort = () => done("deny");
+      signal?.addEventListener("abort", onAbort, { once: true });
+      new Setting(box)
+        .addButton((b) => b.setButtonText("Allow once").setCta().onClick(() => done("once")))
+        .addButton((b) => b.setButtonText("Allow for this step").onClick(() => done("conversation")))
+        .addButton((b) => b.setButtonText("Deny").onClick(() => done("deny")));
+    });
   }
 
   private showResult(input: string, result: FlowRunResult): void {

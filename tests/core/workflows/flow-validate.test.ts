@@ -1,5 +1,5 @@
 /** Each validation message, with its JSON pointer; the shipped examples and Koog's files validate clean. */
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { flowJsonSchema } from "../../../src/core/workflows/flow-schema";
 import { defaultMaxSteps, outputChoices, outputType, validateFlow, type FlowIssue } from "../../../src/core/workflows/flow-validate";
@@ -172,5 +172,14 @@ describe("validateFlow", () => {
   it("ships a JSON Schema generated from the zod schema", () => {
     const schema = flowJsonSchema();
     expect(schema).toMatchObject({ type: "object", required: expect.arrayContaining(["id", "agents"]) });
+  });
+});
+
+describe("schemas/krypton-flow.schema.json", () => {
+  const file = join(__dirname, "..", "..", "..", "schemas", "krypton-flow.schema.json");
+  it("is the schema the validator uses (regenerate with UPDATE_FLOW_SCHEMA=1)", () => {
+    const generated = JSON.stringify(flowJsonSchema(), null, 2) + "\n";
+    if (process.env.UPDATE_FLOW_SCHEMA === "1") writeFileSync(file, generated);
+    expect(readFileSync(file, "utf8")).toBe(generated);
   });
 });

@@ -20,6 +20,8 @@ export interface DemoServerOptions {
   events?: string[];
   /** Called when a "slow" call was cancelled by the client (notifications/cancelled). */
   onCancelled?: () => void;
+  /** Adds "exit_now", which ends the process (stdio fixture only: never in the test runner's process). */
+  allowExit?: boolean;
 }
 
 /** A tiny 1x1 PNG. */
@@ -40,6 +42,7 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
     { name: "add_tool", description: "Adds the tool late_tool and announces it", inputSchema: { type: "object", properties: {} } },
     { name: "show_env", description: "Returns one environment variable of the server process", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
     { name: "get.weather/now", description: "A name providers would refuse", inputSchema: { type: "object", properties: {} } },
+    ...(options.allowExit ? [{ name: "exit_now", description: "Writes to stderr and ends the process", inputSchema: { type: "object" as const, properties: {} } }] : []),
     ...Array.from({ length: options.fillerTools ?? 0 }, (_, i) => ({ name: `tool_${i + 1}`, description: `Filler ${i + 1}`, inputSchema: { type: "object" as const, properties: {} } })),
   ];
   const server = new Server(
@@ -86,6 +89,11 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
         return { content: [{ type: "text", text: "added" }] };
       case "show_env":
         return { content: [{ type: "text", text: process.env[String(args.name)] ?? "(unset)" }] };
+      case "exit_now":
+        if (!options.allowExit) return { content: [{ type: "text", text: "not allowed" }], isError: true };
+        process.stderr.write("panic: lost the upstream connection\n");
+        setTimeout(() => process.exit(3), 10);
+        return { content: [{ type: "text", text: "exiting" }] };
       case "get.weather/now":
         return { content: [{ type: "text", text: "sunny" }] };
       default:

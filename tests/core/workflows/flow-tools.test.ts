@@ -1,0 +1,72 @@
+/**
+ * Task agents with toolNames run the agent loop (real core, real registry, loopback Ollama speaking the
+ * JSON action protocol): only the listed tools are offered, results feed back, writes need a yes.
+ */
+import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { DEFAULT_SETTINGS } from "../../../src/core/settings";
+import { validateFlow } from "../../../src/core/workflows/flow-validate";
+import { createNodeHost } from "../../../src/node/node-host";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../../support/temp-vault";
+
+let ollama: OllamaTestServer;
+let vault: TempVault;
+let core: KryptonCore;
+
+beforeEach(async () => {
+  ollama = await startOllamaServer();
+  vault = await makeTempVault({ "Notes/Tides.md": "# Tides\n\nTides follow the moon, twice a day.\n" });
+  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, embeddingProvider: "none", requestTimeoutMs: 5_000 });
+});
+afterEach(async () => {
+  await core.close();
+  await vault.cleanup();
+  await ollama.close();
+});
+
+const flowWith = (toolNames: string[]) =>
+  validateFlow(
+    {
+      id: "tools",
+      defaultModel: "ollama/llama3.1:8b",
+      tools: toolNames,
+      agents: [{ name: "researcher", type: "task", config: { maxIterations: 4 }, params: { task: "Answer from my notes: {{input}}", toolNames } }],
+      transitions: [{ from: "researcher", to: "__finish__" }],
+    },
+    { knownTools: new Set(core.tools.list({ agent: true }).map((t) => t.name)) },
+  );
+
+it("validates against the agent tools, then runs the loop (native tool calls) over the listed tools only", async () => {
+  const { flow, errors } = flowWith(["read_note"]);
+  expect(errors).toEqual([]);
+  ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Tides.md" } }] } });
+  ollama.script({ route: "chat", reply: "Twice a day, following the moon." });
+  const result = await core.workflows.run(flow!, "how often are tides?");
+  expect(result).toMatchObject({ status: "finished", output: { type: "string", data: "Twice a day, following the moon." } });
+  const first = JSON.stringify(ollama.requestsTo("chat")[0].body);
+  expect(first).toContain("read_note");
+  expect(first).not.toContain("write_note");
+  expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain("Tides follow the moon");
+});
+
+it("a write tool without a confirmation is refused: the vault stays byte-identical and the model is told", async () => {
+  const { flow } = flowWith(["write_note"]);
+  ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "write_note", arguments: { title: "New", folder: "Notes", content: "hi" } }] } });
+  ollama.script({ route: "chat", reply: "I could not write it." });
+  const result = await core.workflows.run(flow!, "save a note");
+  expect(result.status).toBe("finished");
+  expect(await vault.exists("Notes/new.md")).toBe(false);
+  expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toMatch(/declined write_note .*Nothing was changed/);
+});
+
+it("with a yes, the write happens", async () => {
+  const { flow } = flowWith(["write_note"]);
+  ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "write_note", arguments: { title: "New", folder: "Notes", content: "hi" } }] } });
+  ollama.script({ route: "chat", reply: "Saved." });
+  const asked: string[] = [];
+  const result = await core.workflows.run(flow!, "save a note", { confirm: (request) => (asked.push(request.title), Promise.resolve("once")) });
+  expect(result.status).toBe("finished");
+  expect(asked).toHaveLength(1);
+  expect(await vault.read("Notes/new.md")).toContain("hi");
+});
