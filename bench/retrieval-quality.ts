@@ -83,6 +83,9 @@ export const quality: Measurement = {
       figures.questionsNotEnglish = other.length;
       figures.mrr10_keyword_notEnglish = round(meanReciprocalRank(other.map((i) => ranksOf.keyword[i])), 3);
       figures.mrr10_hybrid_notEnglish = round(meanReciprocalRank(other.map((i) => ranksOf.hybrid[i])), 3);
+      // The ceiling for any fusion that picks one of the two rankings per question.
+      const oracle = meanReciprocalRank(questions.map((_, i) => bestRank(ranksOf.keyword[i], ranksOf.vector[i])));
+      figures.mrr10_bestOfKeywordAndVector = round(oracle, 3);
       // Questions hybrid ranks better / worse than keyword-only.
       figures.hybridBetterThanKeyword = questions.filter((_, i) => better(ranksOf.hybrid[i], ranksOf.keyword[i])).length;
       figures.hybridWorseThanKeyword = questions.filter((_, i) => better(ranksOf.keyword[i], ranksOf.hybrid[i])).length;
@@ -124,6 +127,10 @@ export const quality: Measurement = {
 
 function meanReciprocalRank(ranks: number[]): number {
   return ranks.reduce((sum, r) => sum + (r > 0 ? 1 / r : 0), 0) / Math.max(1, ranks.length);
+}
+
+function bestRank(a: number, b: number): number {
+  return better(a, b) ? a : b;
 }
 
 /** Rank a is better than rank b (0 = not in the top 10). */

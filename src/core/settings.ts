@@ -119,7 +119,7 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   chunkMaxChars: 1500,
 
   defaultMode: "rag",
-  similarityThreshold: 0.15,
+  similarityThreshold: 0.1,
   semanticWeight: 0.7,
   maxK: 10,
   displayK: 5,

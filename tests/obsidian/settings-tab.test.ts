@@ -155,7 +155,7 @@ test("agent mode: limits, presets added, edited (provider/model checked), chosen
   const add = rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Add preset"))!;
   control(add, ButtonComponent).buttonEl.click();
   await waitFor(() => p.services.settings().agentPresets.length === 1);
-  await settle();
+  await waitFor(() => rows().some((r) => r.nameEl.textContent === "Preset: Preset 1"));
   expect(p.services.settings().agentPresets[0]).toEqual({ name: "Preset 1", persona: "", model: "", tools: [] });
 
   const modelRow = row("Model");
@@ -178,8 +178,8 @@ test("agent mode: limits, presets added, edited (provider/model checked), chosen
   const choose = control(row("Preset in use"), DropdownComponent);
   choose.selectEl.value = "Preset 1";
   choose.selectEl.dispatchEvent(new Event("change"));
-  await waitFor(() => p.services.settings().agentPreset === "Preset 1");
-  await settle();
+  // Settings reach the core after they are written: wait for that, not a fixed time.
+  await waitFor(() => p.services.core.settings().agentPreset === "Preset 1");
   expect(p.services.core.agent.describeConfig()).toMatch(/Preset: Preset 1\nModel: ollama:hf.co\/user\/model:Q4/);
 
   control(row("Preset: Preset 1"), ExtraButtonComponent).extraSettingsEl.click();

@@ -2,7 +2,7 @@ import { flag, stringOption } from "../args";
 import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
-import { openVaultSession } from "../vault-session";
+import { connectMcpServers, openVaultSession } from "../vault-session";
 import { answerJson, consumeAnswer } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
@@ -46,6 +46,8 @@ export const askCommand: Command = {
         const agent = flag(args, "agent");
         // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
         await prepareIndex(session, agent ? "rag" : mode, ctx.output, controller.signal);
+        // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).
+        if (agent) await connectMcpServers(session, ctx.output);
         const events = session.core.chat.send(question, {
           mode,
           conversationId: stringOption(args, "conversation"),

@@ -4,7 +4,7 @@ import { flag, stringOption } from "../args";
 import type { Command, CommandContext } from "../command";
 import { checkMode, CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
-import { openVaultSession, type VaultSession } from "../vault-session";
+import { connectMcpServers, openVaultSession, type VaultSession } from "../vault-session";
 import { consumeAnswer } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
@@ -73,6 +73,7 @@ async function chatLoop(
 
   try {
     await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, agent ? "rag" : mode, output, signal));
+    if (agent) await connectMcpServers(session, output);
     const confirm = cliConfirm(ctx, { yes: agentOptions.yes, rl: interactive ? rl : undefined });
 
     if (interactive) {
@@ -108,7 +109,10 @@ async function chatLoop(
           const arg = rest.join(" ").toLowerCase();
           agent = arg === "" ? !agent : arg === "on";
           output.info(`Agent mode: ${agent ? "on" : "off"}`);
-          if (agent) await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, "rag", output, signal));
+          if (agent) {
+            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, "rag", output, signal));
+            await connectMcpServers(session, output);
+          }
         } else if (command === "steps") {
           printSteps(output, session.core.agent.lastTurn(conversationId)?.steps ?? []);
         } else if (command === "log") {

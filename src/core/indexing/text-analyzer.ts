@@ -41,15 +41,13 @@ export interface QueryTerm {
   surface: string;
 }
 
-/** Words of each language's stop list; a word can be in several. */
-const STOP_LANGS = new Map<string, Language[]>();
-for (const lang of LANGUAGES) {
-  for (const w of STOP_WORDS[lang]) {
-    const list = STOP_LANGS.get(w);
-    if (list) list.push(lang);
-    else STOP_LANGS.set(w, [lang]);
-  }
-}
+/** Words of each language's stop list, with a bit per language (LANGUAGES order); a word can be in several. */
+const STOP_MASK = new Map<string, number>();
+LANGUAGES.forEach((lang, i) => {
+  for (const w of STOP_WORDS[lang]) STOP_MASK.set(w, (STOP_MASK.get(w) ?? 0) | (1 << i));
+});
+const LANG_BIT = new Map<Language, number>(LANGUAGES.map((lang, i) => [lang, 1 << i]));
+const ENGLISH_BIT = 1;
 
 const stemmers = new Map<Language, SnowballStemmer>();
 /** Stems by language and word: the same words come back all the time, and a Snowball run costs microseconds. */
@@ -79,47 +77,45 @@ export function stemWord(word: string, lang: Language): string {
 }
 
 /** How many words detectLanguage looks at: enough for a clear vote, cheap for long chunks. */
-const DETECT_WORDS = 120;
+const DETECT_WORDS = 50;
 
 /** The likely language of a text, from its function words; English when nothing points elsewhere. */
 export function detectLanguage(text: string): Language {
-  const votes = new Map<Language, number>();
+  const votes = new Int32Array(LANGUAGES.length);
   let seen = 0;
   let cyrillic = 0;
   let latin = 0;
-  forEachRawWord(text, (word) => {
+  forEachRawWord(text, (word, ascii) => {
     if (seen++ >= DETECT_WORDS) return false;
-    const c = word.charCodeAt(0);
-    if (c >= 0x400 && c <= 0x4ff) cyrillic++;
-    else if (c < 0x250) latin++;
-    const langs = STOP_LANGS.get(foldAccents(word));
-    if (langs) for (const l of langs) votes.set(l, (votes.get(l) ?? 0) + 1);
+    if (ascii) latin++;
+    else {
+      const c = word.charCodeAt(0);
+      if (c >= 0x400 && c <= 0x4ff) cyrillic++;
+      else if (c < 0x250) latin++;
+    }
+    const mask = STOP_MASK.get(ascii ? word : foldAccents(word));
+    if (mask !== undefined) for (let i = 0; i < votes.length; i++) if (mask & (1 << i)) votes[i]++;
     return true;
   });
   if (cyrillic > latin) return "ru";
-  let best: Language = "en";
-  let bestVotes = 0;
-  for (const lang of LANGUAGES) {
-    if (lang === "ru") continue;
-    const v = votes.get(lang) ?? 0;
-    // Ties go to English (listed first): many short words are shared.
-    if (v > bestVotes) {
-      best = lang;
-      bestVotes = v;
-    }
-  }
-  return best;
+  let best = 0;
+  // Ties go to English (index 0): many short words are shared. Russian is decided by script above.
+  for (let i = 1; i < LANGUAGES.length; i++) if (LANGUAGES[i] !== "ru" && votes[i] > votes[best]) best = i;
+  return LANGUAGES[best];
 }
 
 /** A function word ("the", "sobre", "über", "о") in any supported language; `word` lower-cased. */
 export function isFunctionWord(word: string): boolean {
-  return STOP_LANGS.has(foldAccents(word));
+  return STOP_MASK.has(foldAccents(word));
 }
 
 function isStopWord(folded: string, lang: Language): boolean {
-  const langs = STOP_LANGS.get(folded);
-  return langs !== undefined && (langs.includes(lang) || langs.includes("en"));
+  const mask = STOP_MASK.get(folded);
+  return mask !== undefined && (mask & ((LANG_BIT.get(lang) ?? 0) | ENGLISH_BIT)) !== 0;
 }
+
+/** Per language: a document word → its index term, or "" for a function word (one lookup per word when indexing). */
+const termCache = new Map<Language, Map<string, string>>();
 
 /** Maximum length of an index term; longer runs are hashes, base64 or junk. */
 const MAX_TERM_LENGTH = 40;
@@ -129,16 +125,27 @@ const MAX_TERM_LENGTH = 40;
  * of every chunk: no arrays). Returns the number of terms.
  */
 export function forEachTerm(text: string, lang: Language, visit: (term: string) => void): number {
+  let cache = termCache.get(lang);
+  if (!cache) {
+    cache = new Map();
+    termCache.set(lang, cache);
+  }
+  const terms = cache;
   let count = 0;
-  forEachRawWord(text, (word) => {
-    if (isCjk(word.charCodeAt(0))) {
+  forEachRawWord(text, (word, ascii) => {
+    if (!ascii && isCjk(word.charCodeAt(0))) {
       count += forEachBigram(word, visit);
       return true;
     }
     if (word.length > MAX_TERM_LENGTH) return true;
-    const folded = foldAccents(word);
-    if (isStopWord(folded, lang)) return true;
-    visit(stemWord(word, lang));
+    let term = terms.get(word);
+    if (term === undefined) {
+      term = isStopWord(ascii ? word : foldAccents(word), lang) ? "" : stemWord(word, lang);
+      if (terms.size >= STEM_CACHE_LIMIT) terms.clear();
+      terms.set(word, term);
+    }
+    if (term === "") return true;
+    visit(term);
     count++;
     return true;
   });

@@ -76,7 +76,7 @@ export function forEachChunkWord(chunk: Chunk, visit: (word: string, boost: numb
 
 /** A chunk's language, guessed from its title and the start of its text (all its fields are analysed in it). */
 function chunkLanguage(chunk: Chunk): Language {
-  return detectLanguage(chunk.text.length > 600 ? `${chunk.title} ${chunk.text.slice(0, 600)}` : `${chunk.title} ${chunk.text}`);
+  return detectLanguage(chunk.text.length > 400 ? `${chunk.title} ${chunk.text.slice(0, 400)}` : `${chunk.title} ${chunk.text}`);
 }
 
 function forEachField(chunk: Chunk, visit: (text: string, boost: number) => void): void {

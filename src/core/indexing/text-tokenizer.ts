@@ -86,9 +86,10 @@ const COMBINING_MARK = /\p{M}/u;
 
 /**
  * Lower-cased words with their accents (stemmers need them), split like forEachWord and also where a
- * CJK run meets other letters ("東京tower" → "東京", "tower"). `visit` returns false to stop early.
+ * CJK run meets other letters ("東京tower" → "東京", "tower"). `visit` learns whether the whole text is
+ * ASCII (then no word needs accent folding) and returns false to stop early.
  */
-export function forEachRawWord(text: string, visit: (word: string) => boolean): void {
+export function forEachRawWord(text: string, visit: (word: string, ascii: boolean) => boolean): void {
   let s = text.toLowerCase();
   // eslint-disable-next-line no-control-regex -- the range means "any character outside ASCII"
   const ascii = !/[^\u0000-\u007f]/.test(s);
@@ -102,6 +103,6 @@ export function forEachRawWord(text: string, visit: (word: string) => boolean): 
     if (i >= n) break;
     const cjk = !ascii && isCjk(s.charCodeAt(i));
     while (i < n && wordChar(s.charCodeAt(i)) && (ascii || isCjk(s.charCodeAt(i)) === cjk)) i++;
-    if (i > start && !visit(s.slice(start, i))) return;
+    if (i > start && !visit(s.slice(start, i), ascii)) return;
   }
 }

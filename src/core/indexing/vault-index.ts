@@ -394,7 +394,7 @@ export class VaultIndex implements VaultIndexApi {
         const rec = this.store.chunkOfSlot(slot);
         if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
       });
-      return { hits: out, mean: hits.mean, std: hits.std };
+      return { hits: out, mean: hits.mean, std: hits.std, count: hits.count };
     },
     cosineOf: (chunk, query) => {
       const rec = this.store.chunks.get(chunk.id);

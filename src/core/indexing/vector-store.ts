@@ -20,9 +20,10 @@ export interface VectorHits {
   slots: number[];
   /** Cosine similarity, -1..1, best first. */
   scores: number[];
-  /** Mean and standard deviation of the cosine over every stored vector: where "unrelated" lies for this query. */
+  /** Mean and standard deviation of the cosine over every stored vector (`count` of them): where "unrelated" lies for this query. */
   mean: number;
   std: number;
+  count: number;
 }
 
 export class VectorStore {
@@ -141,7 +142,7 @@ export class VectorStore {
    */
   search(query: ArrayLike<number>, k: number, accept?: (slot: number) => boolean): VectorHits {
     const dim = this.dimension;
-    if (dim === 0 || k <= 0 || this.liveCount === 0 || query.length !== dim) return { slots: [], scores: [], mean: 0, std: 0 };
+    if (dim === 0 || k <= 0 || this.liveCount === 0 || query.length !== dim) return { slots: [], scores: [], mean: 0, std: 0, count: 0 };
     const q = new Float32Array(dim);
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += query[i] * query[i];
@@ -181,7 +182,7 @@ export class VectorStore {
       }
     }
     const mean = sum / this.liveCount;
-    return { ...heap.sorted(), mean, std: Math.sqrt(Math.max(0, squares / this.liveCount - mean * mean)) };
+    return { ...heap.sorted(), mean, std: Math.sqrt(Math.max(0, squares / this.liveCount - mean * mean)), count: this.liveCount };
   }
 
   private ensureCapacity(slot: number): void {

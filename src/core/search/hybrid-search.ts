@@ -10,9 +10,9 @@ import { makeSnippet } from "./snippet";
  *
  *   keyword = BM25 / best BM25 among the candidates × the best candidate's coverage (the share of the
  *             query's IDF it contains: a query whose rare words occur nowhere cannot score high)
- *   vector  = (cosine − mean) / (1 − mean), 0..1, where mean is the query's mean cosine to every chunk of
- *             the vault: each model puts unrelated texts at its own level (about 0.1 for USE Lite, higher
- *             for others), so the raw cosine meant something different per model
+ *   vector  = (cosine − mean) / (1 − mean), 0..1, where mean is the query's mean cosine to the vault's
+ *             chunks outside the candidates: each model puts unrelated texts at its own level (about 0.1
+ *             for USE Lite, higher for others), so the raw cosine meant something different per model
  *   score   = (w × vector + (1 − w) × keyword + TITLE_WEIGHT × titleMatch) / (1 + TITLE_WEIGHT)
  *
  * w is the semanticWeight setting (0.7 by default, the first version's 0.7/0.3 split); without vectors
@@ -29,9 +29,10 @@ export const CHUNKS_PER_NOTE = 8;
 
 export interface VectorCandidates {
   hits: { chunk: Chunk; cosine: number }[];
-  /** The query's mean cosine and its standard deviation over every vector in the index. */
+  /** The query's mean cosine and its standard deviation over every vector in the index (`count` of them). */
   mean: number;
   std: number;
+  count: number;
 }
 
 export interface SearchSource {
@@ -126,7 +127,12 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   let std = 0;
   if (queryVector) {
     const found = source.vectorSearch(queryVector, candidates, accept);
-    mean = found.mean;
+    // "Unrelated" is the mean over the chunks that are not candidates: in a small vault the relevant
+    // chunks themselves would otherwise raise the baseline (with no such chunks, the baseline is 0).
+    const rest = found.count - found.hits.length;
+    let candidateSum = 0;
+    for (const hit of found.hits) candidateSum += hit.cosine;
+    mean = rest > 0 ? Math.max(0, (found.mean * found.count - candidateSum) / rest) : 0;
     std = found.std;
     for (const { chunk, cosine } of found.hits) {
       const existing = pool.get(chunk.id);

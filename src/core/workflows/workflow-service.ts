@@ -104,6 +104,10 @@ export class WorkflowService {
   async validate(json: unknown, signal?: AbortSignal): Promise<FlowValidation> {
     const structural = validateFlow(json);
     if (!structural.flow) return structural;
+    // Tools named in the flow are checked after the configured MCP servers have listed theirs.
+    if ((structural.flow.tools?.length ?? 0) > 0 || structural.flow.agents.some((a) => a.type === "task" && (a.params.toolNames?.length ?? 0) > 0)) {
+      await this.deps.ensureMcpTools?.();
+    }
     const env: { knownTools: ReadonlySet<string>; ollamaModels?: string[] } = { knownTools: this.knownTools() };
     const warnings: FlowValidation["warnings"] = [];
     if (usesOllama(structural.flow) && !this.deps.modelFor) {

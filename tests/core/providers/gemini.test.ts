@@ -53,6 +53,18 @@ describe("GeminiChatModel", () => {
     expect(toGeminiContents(ask).system).toBe("Answer briefly.");
   });
 
+  it("keeps a late system message in place (after tool results), as the last text the model reads", () => {
+    const { system, contents } = toGeminiContents([
+      { role: "system", content: "You are Krypton." },
+      { role: "user", content: "Was steht in Plan.md?" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read_note", arguments: { path: "Plan.md" } }] },
+      { role: "tool", toolCallId: "c1", toolName: "read_note", content: "Ship the bridge." },
+      { role: "system", content: "Answer in German." },
+    ]);
+    expect(system).toBe("You are Krypton.");
+    expect(contents.at(-1)).toEqual({ role: "user", parts: [{ functionResponse: { name: "read_note", response: { output: "Ship the bridge." } } }, { text: "Answer in German." }] });
+  });
+
   it("uses the host fetch for every request (so Obsidian's fetch carries it)", async () => {
     const seen: string[] = [];
     const spy: FetchLike = (input, init) => {

@@ -164,6 +164,19 @@ describe("runFlow with the example flows", () => {
     expect(result.output).toMatchObject({ type: "critique", success: true, input: { data: "Autumn moon rising" } });
   });
 
+  it("an agent's config reaches the model: temperature, topP and maxTokens", async () => {
+    const flow = validateFlow({
+      id: "config",
+      defaultModel: "ollama/llama3.1:8b",
+      agents: [{ name: "write", type: "task", config: { temperature: 0.3, topP: 0.8, maxTokens: 64 }, prompt: { system: "You write haiku." }, params: { task: "A haiku about {{input}}" } }],
+    }).flow!;
+    ollama.setDefault({ reply: "ok" });
+    await run(flow, "rain");
+    const body = ollama.requestsTo("chat")[0].body as { options: Record<string, number>; messages: { role: string; content: string }[] };
+    expect(body.options).toMatchObject({ temperature: 0.3, top_p: 0.8, num_predict: 64 });
+    expect(body.messages[0]).toEqual({ role: "system", content: "You write haiku." });
+  });
+
   it("a node whose transitions all fail ends with an error naming the node and its output", async () => {
     const flow = validateFlow({
       id: "nomatch",

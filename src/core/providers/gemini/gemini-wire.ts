@@ -24,16 +24,25 @@ export function isGeminiProviderData(value: unknown): value is GeminiProviderDat
 }
 
 /**
- * System messages become the systemInstruction; assistant turns are "model" turns (their own parts when
+ * Leading system messages become the systemInstruction; a system message later in the history (the agent
+ * loop's "answer in the user's language", sent after the tool results) stays where it is, as text in the
+ * user turn, so it is still the last thing the model reads. Assistant turns are "model" turns (their own parts when
  * this provider made them); consecutive tool results form one user turn of functionResponse parts.
  */
 export function toGeminiContents(messages: ChatMessage[]): { system: string | undefined; contents: Content[] } {
-  const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n");
+  const firstOther = messages.findIndex((m) => m.role !== "system");
+  const leading = firstOther < 0 ? messages : messages.slice(0, firstOther);
+  const system = leading.map((m) => m.content).join("\n\n");
   const contents: Content[] = [];
   // A functionResponse names the call's id only when Gemini gave the call one (ids Krypton made up mean nothing to it).
   const geminiCallIds = new Set<string>();
-  for (const m of messages) {
-    if (m.role === "system") continue;
+  for (const m of messages.slice(leading.length)) {
+    if (m.role === "system") {
+      const previous = contents[contents.length - 1];
+      if (previous?.role === "user") (previous.parts ??= []).push({ text: m.content });
+      else contents.push({ role: "user", parts: [{ text: m.content }] });
+      continue;
+    }
     if (m.role === "assistant") {
       contents.push({ role: "model", parts: modelParts(m, geminiCallIds) });
     } else if (m.role === "tool") {
