@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
+import { decodeNoteBytes, NoteRefusedError } from "../core/notes/read-policy";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
@@ -53,11 +54,23 @@ export class FsVault implements VaultPort {
   async readNote(path: string): Promise<string> {
     const full = this.resolveInside(path);
     try {
-      return await fs.readFile(full, "utf8");
+      // The real path decides, not the name: a link inside the vault may point anywhere.
+      const real = await fs.realpath(full);
+      const realRoot = await this.realRoot();
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        throw new NoteRefusedError(path, "it is a symbolic link leading outside the vault");
+      }
+      return decodeNoteBytes(path, await fs.readFile(real));
     } catch (err) {
       if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
       throw err;
     }
+  }
+
+  private realRootPromise: Promise<string> | undefined;
+  private realRoot(): Promise<string> {
+    this.realRootPromise ??= fs.realpath(this.root).catch(() => this.root);
+    return this.realRootPromise;
   }
 
   async exists(path: string): Promise<boolean> {

@@ -1,11 +1,12 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
+import { decodeNoteBytes } from "../../core/notes/read-policy";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
 /** Krypton's own data folder; never a note, never indexed. */
 export const KRYPTON_DIR = ".krypton";
 
 /**
- * VaultPort over Obsidian's Vault API. Reads go through cachedRead (Obsidian's cache), creation through
+ * VaultPort over Obsidian's Vault API. Reads go through readBinary and decodeNoteBytes, creation through
  * vault.create so the new note appears at once in the file explorer. Nothing here modifies or deletes a note.
  */
 export class ObsidianVault implements VaultPort {
@@ -35,7 +36,9 @@ export class ObsidianVault implements VaultPort {
   async readNote(path: string): Promise<string> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
-    return this.app.vault.cachedRead(file);
+    // Bytes, not cachedRead: cachedRead decodes as UTF-8 and turns a Latin-1 note or a binary file into
+    // replacement characters; decodeNoteBytes is the same decoding the CLI uses.
+    return decodeNoteBytes(file.path, new Uint8Array(await this.app.vault.readBinary(file)));
   }
 
   async exists(path: string): Promise<boolean> {

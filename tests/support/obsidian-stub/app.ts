@@ -284,6 +284,10 @@ export class Vault extends Events {
     this.reads.set(file.path, (this.reads.get(file.path) ?? 0) + 1);
     return this.adapter.read(file.path);
   }
+  async readBinary(file: TFile): Promise<ArrayBuffer> {
+    this.reads.set(file.path, (this.reads.get(file.path) ?? 0) + 1);
+    return this.adapter.readBinary(file.path);
+  }
   cachedRead(file: TFile): Promise<string> {
     return this.read(file);
   }
