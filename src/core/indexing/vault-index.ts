@@ -9,7 +9,7 @@ import type { KryptonSettings } from "../settings";
 import type { Chunk } from "./chunk";
 import { waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
-import { createReadPolicy, type ReadPolicy } from "../notes/read-policy";
+import { createReadPolicy, isNoteRefusedError, type ReadPolicy } from "../notes/read-policy";
 import { hashText } from "./hash";
 import type { IndexFailure, IndexStatus } from "./index-status";
 import { describeHolder, IndexLock, type IndexLockOptions, SYNC_REQUEST_PATH } from "./index-lock";
@@ -615,7 +615,8 @@ export class VaultIndex implements VaultIndexApi {
       content = await this.host.vault.readNote(info.path);
     } catch (err) {
       this.store.removeNote(info.path);
-      this.failures.set(info.path, `Could not read the note: ${errorText(err)}`);
+      // A note the read policy refuses (binary, symlink leading out, too large) is skipped, and says why.
+      this.failures.set(info.path, isNoteRefusedError(err) ? err.reason : `Could not read the note: ${errorText(err)}`);
       return;
     }
     const hash = hashText(content);
