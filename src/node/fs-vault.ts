@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { decodeNoteBytes, NoteRefusedError } from "../core/notes/read-policy";
+import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
@@ -109,6 +109,10 @@ export class FsVault implements VaultPort {
   async appendToNote(path: string, text: string, expected?: string): Promise<void> {
     const full = this.resolveInside(path);
     const current = await this.readNote(path);
+    // A Latin-1 note is read through the fallback; appending UTF-8 to it would re-encode the whole note.
+    if (!isUtf8(await fs.readFile(full))) {
+      throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
+    }
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.

@@ -110,11 +110,18 @@ export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
   }
   const binary = binaryKind(bytes);
   if (binary) throw new NoteRefusedError(path, `it is a binary file (${binary}), not a text note`);
+  if (!isUtf8(bytes)) return new TextDecoder("windows-1252").decode(bytes);
+  const text = new TextDecoder("utf-8").decode(bytes);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */
+export function isUtf8(bytes: Uint8Array): boolean {
   try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
   } catch {
-    return new TextDecoder("windows-1252").decode(bytes);
+    return false;
   }
 }
 
