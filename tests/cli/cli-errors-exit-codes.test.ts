@@ -36,7 +36,13 @@ describe("CLI errors and exit codes", () => {
       res.end("<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>");
     });
     webUrl = await listen(web);
-    plain404 = createServer((_req, res) => {
+    plain404 = createServer((req, res) => {
+      // Plain-text 404s, and a JSON API's 404 that is not Ollama's {"error": "..."} for /api/chat.
+      if (req.url?.startsWith("/api/chat")) {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ detail: "Not Found" }));
+        return;
+      }
       res.writeHead(404, { "content-type": "text/plain" });
       res.end("Cannot GET /api/tags");
     });
@@ -56,7 +62,7 @@ describe("CLI errors and exit codes", () => {
 
   it.each([
     ["an HTML page", () => webUrl],
-    ["a plain 404", () => plain404Url],
+    ["a plain or foreign-JSON 404", () => plain404Url],
   ])("a URL that answers with %s is 'not an Ollama server', stdout stays clean", async (_what, url) => {
     const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--json"], { env: { KRYPTON_OLLAMA_URL: url() } });
     expect(r.code).toBe(1);

@@ -58,11 +58,23 @@ export function ollamaFetch(fetch: FetchLike, baseUrl: string): FetchLike {
     const response = await fetch(input, init);
     const type = response.headers.get("content-type") ?? "";
     const json = /json/i.test(type);
-    if (/html/i.test(type) || (!response.ok && !json)) {
+    // Ollama's errors are JSON with an "error" string; another server's JSON 404 ({"detail": "Not Found"})
+    // would otherwise read as "model not installed".
+    const foreignJson = !response.ok && json && !(await hasErrorField(response.clone()));
+    if (/html/i.test(type) || (!response.ok && !json) || foreignJson) {
       await response.body?.cancel().catch(() => undefined);
       const what = /html/i.test(type) ? "it answered with a web page" : `it answered HTTP ${response.status}${type ? ` (${type.split(";")[0]})` : ""}`;
       return Promise.reject(new ProviderError("bad-response", `not an Ollama server at ${baseUrl}: ${what}. Check the Ollama URL (default http://127.0.0.1:11434).`, response.status));
     }
     return response;
   };
+}
+
+async function hasErrorField(response: Response): Promise<boolean> {
+  try {
+    const body = (await response.json()) as { error?: unknown } | null;
+    return typeof body?.error === "string";
+  } catch {
+    return false;
+  }
 }
