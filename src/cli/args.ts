@@ -97,6 +97,9 @@ export function flag(args: ParsedArgs, name: string): boolean {
 /** A whole number within bounds, or a UsageError that names the option. */
 export function parseIntStrict(raw: string, what: string, min: number, max: number): number {
   const trimmed = raw.trim();
+  if (/^-\d+$/.test(trimmed) && min >= 0) {
+    throw new UsageError(`${what} must be ${min >= 1 ? "positive" : "zero or more"} (between ${min} and ${max}), got ${trimmed}`);
+  }
   if (!/^\d+$/.test(trimmed)) throw new UsageError(`${what} must be a whole number, got "${raw}"`);
   const n = Number(trimmed);
   if (n < min || n > max) throw new UsageError(`${what} must be between ${min} and ${max}, got ${n}`);

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { serverSecrets } from "../core/mcp-client/server-config";
-import { normalizeSettings, type KryptonSettings, type ProviderId, type RetrievalMode } from "../core/settings";
+import { normalizeSettings, settingsProblems, type KryptonSettings, type ProviderId, type RetrievalMode } from "../core/settings";
 import { listOption, parseIntStrict, stringOption, flag, type OptionSpecs, type ParsedArgs } from "./args";
 import { DEFAULT_CONFIG_DIR } from "../node/fs-vault";
 import { UsageError } from "./errors";
@@ -69,6 +69,7 @@ export async function loadCliConfig(vaultRoot: string, env: Env, args: ParsedArg
     dataJsonPath = file;
     try {
       pluginData = JSON.parse(text) as unknown;
+      for (const problem of settingsProblems(pluginData)) warnings.push(`in ${file}: ${problem}`);
     } catch {
       warnings.push(`ignoring ${file}: it is not valid JSON (using defaults)`);
     }

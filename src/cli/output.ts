@@ -101,14 +101,22 @@ export function createOutput(stdout: Stream, stderr: Stream, env: Record<string,
   };
 }
 
-/** "Indexing [██████░░░░░░] 1,234 / 10,000 notes (embedding)" */
+/** "Indexing [██████░░░░░░] 1,234 / 10,000 notes (chunking)", "… 5,000 / 12,000 chunks (embedding)" */
 export function progressLine(status: IndexStatus, barWidth = 24): string {
   const p = status.progress;
   if (!p) return status.state === "loading" ? "Loading the index…" : status.state === "indexing" ? "Indexing…" : `Index: ${status.state}`;
+  if (p.phase === "saving") return "Saving the index…";
   const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
   const filled = Math.round(fraction * barWidth);
   const bar = "█".repeat(filled) + "░".repeat(barWidth - filled);
-  return `Indexing [${bar}] ${formatCount(p.done)} / ${formatCount(p.total)} notes (${p.phase})`;
+  // What is counted depends on the phase: notes while reading, chunks while embedding.
+  const unit = p.phase === "embedding" ? "chunks" : "notes";
+  return `Indexing [${bar}] ${formatCount(p.done)} / ${formatCount(p.total)} ${unit} (${p.phase})`;
+}
+
+/** "1 note", "2 notes", "1,234 chunks". */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
 }
 
 export function formatCount(n: number): string {

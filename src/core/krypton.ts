@@ -11,6 +11,7 @@ import { VaultIndex } from "./indexing/vault-index";
 import type { ChatModel } from "./ports/chat-model";
 import type { Embedder } from "./ports/embedder";
 import type { Host } from "./ports/host";
+import { policedVault } from "./notes/read-policy";
 import { McpClientManager } from "./mcp-client/mcp-client-manager";
 import type { StdioTransportFactory } from "./mcp-client/transports";
 import { chatModelUnavailableReason, createChatModel, createEmbedder } from "./providers/provider-factory";
@@ -70,8 +71,10 @@ export interface KryptonOptions {
   mcpStdio?: StdioTransportFactory;
 }
 
-export function createKrypton(host: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
+export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
   let settings = initialSettings;
+  // Every reader below (index, chat, agents, tools, workflows) sees the vault through the one read policy.
+  const host: Host = { ...hostIn, vault: policedVault(hostIn.vault, () => settings) };
   let chatModel = createChatModel(settings, host);
   let embedder = createEmbedder(settings, host);
   const getSettings = () => settings;

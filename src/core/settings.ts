@@ -157,6 +157,30 @@ export const DEFAULT_SETTINGS: KryptonSettings = {
   mcpToolTimeoutMs: 60_000,
 };
 
+/** Settings that take one of a few words; anything else in data.json is refused (and named by settingsProblems). */
+const ALLOWED_VALUES: Partial<Record<keyof KryptonSettings, readonly string[]>> = {
+  chatProvider: ["ollama", "gemini"],
+  embeddingProvider: ["ollama", "gemini", "none"],
+  defaultMode: ["none", "rag", "web", "hybrid"],
+  rerank: ["off", "chat-model", "reranker-model"],
+};
+
+/**
+ * What normalizeSettings had to replace in a hand-edited data.json, in words a user can act on:
+ * `chatProvider is "olama"; allowed: ollama, gemini (using "ollama")`. Empty when everything was usable.
+ */
+export function settingsProblems(raw: unknown): string[] {
+  if (!raw || typeof raw !== "object") return [];
+  const src = raw as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const [key, allowed] of Object.entries(ALLOWED_VALUES) as [keyof KryptonSettings, readonly string[]][]) {
+    const val = src[key];
+    if (val === undefined || (typeof val === "string" && allowed.includes(val))) continue;
+    problems.push(`${key} is ${JSON.stringify(val)}; allowed: ${allowed.join(", ")} (using ${JSON.stringify(DEFAULT_SETTINGS[key])})`);
+  }
+  return problems;
+}
+
 /** Fills missing or mistyped fields with defaults, so an old or hand-edited data.json never breaks start-up. */
 export function normalizeSettings(raw: unknown): KryptonSettings {
   const out: KryptonSettings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [], mcpServers: [], agentPresets: [] };
@@ -172,6 +196,8 @@ export function normalizeSettings(raw: unknown): KryptonSettings {
       out.agentPresets = normalizePresets(val);
     } else if (Array.isArray(def)) {
       if (Array.isArray(val) && val.every((v) => typeof v === "string")) (out as unknown as Record<string, unknown>)[key] = [...val];
+    } else if (ALLOWED_VALUES[key] && !ALLOWED_VALUES[key].includes(val as string)) {
+      continue; // an unknown provider or mode: the default (settingsProblems says so)
     } else if (typeof val === typeof def) {
       (out as unknown as Record<string, unknown>)[key] = val;
     }

@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
+import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
@@ -55,11 +56,23 @@ export class FsVault implements VaultPort {
   async readNote(path: string): Promise<string> {
     const full = this.resolveInside(path);
     try {
-      return await fs.readFile(full, "utf8");
+      // The real path decides, not the name: a link inside the vault may point anywhere.
+      const real = await fs.realpath(full);
+      const realRoot = await this.realRoot();
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) {
+        throw new NoteRefusedError(path, "it is a symbolic link leading outside the vault");
+      }
+      return decodeNoteBytes(path, await fs.readFile(real));
     } catch (err) {
       if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
       throw err;
     }
+  }
+
+  private realRootPromise: Promise<string> | undefined;
+  private realRoot(): Promise<string> {
+    this.realRootPromise ??= fs.realpath(this.root).catch(() => this.root);
+    return this.realRootPromise;
   }
 
   async exists(path: string): Promise<boolean> {
@@ -114,6 +127,10 @@ export class FsVault implements VaultPort {
 
   private async appendNow(path: string, full: string, text: string, expected: string | undefined): Promise<void> {
     const current = await this.readNote(path);
+    // A Latin-1 note is read through the fallback; appending UTF-8 to it would re-encode the whole note.
+    if (!isUtf8(await fs.readFile(full))) {
+      throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
+    }
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.

@@ -38,7 +38,10 @@ export async function serveMcpStdio(registry: ToolRegistry, options: McpStdioOpt
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   transport.onerror = (err) => logger.warn(`MCP stdio: ${err.message.split("\n")[0]}`);
-  const onEnd = () => void close();
+  // `printf '<calls>' | krypton mcp` closes stdin right after the last request: answer what is pending
+  // before closing, or the caller gets nothing back.
+  const pending = trackPendingRequests(transport);
+  const onEnd = () => void pending.settled().then(close);
   const close = async () => {
     stdin.off("end", onEnd);
     await server.close().catch(() => {});
@@ -47,6 +50,43 @@ export async function serveMcpStdio(registry: ToolRegistry, options: McpStdioOpt
   // The client closing our stdin is the end of the session.
   stdin.once("end", onEnd);
   await server.connect(transport);
+  pending.attach();
   logger.info("MCP server ready on stdio");
   return { closed, close };
+}
+
+type JsonRpcMessage = { id?: string | number; method?: string; result?: unknown; error?: unknown };
+
+/** Counts requests the server has received and not yet answered; settled() resolves when there are none. */
+function trackPendingRequests(transport: StdioServerTransport): { attach(): void; settled(): Promise<void> } {
+  const open = new Set<string | number>();
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    if (open.size > 0) return;
+    for (const w of waiters) w();
+    waiters = [];
+  };
+  return {
+    // After server.connect, which installs the server's onmessage: wrap it and send.
+    attach() {
+      const receive = transport.onmessage;
+      transport.onmessage = (message) => {
+        const m = message as JsonRpcMessage;
+        if (m.method !== undefined && m.id !== undefined) open.add(m.id);
+        receive?.(message);
+      };
+      const send = transport.send.bind(transport);
+      transport.send = async (message) => {
+        try {
+          await send(message);
+        } finally {
+          const m = message as JsonRpcMessage;
+          if (m.method === undefined && m.id !== undefined && open.delete(m.id)) wake();
+        }
+      };
+    },
+    settled() {
+      return open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
 }

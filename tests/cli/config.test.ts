@@ -116,7 +116,7 @@ describe("CLI settings: data.json < environment < flags", () => {
     [{}, ["--mode", "everything"], /--mode must be one of/],
     [{}, ["--ollama-url", "ftp://x"], /--ollama-url must be an http\(s\) URL/],
     [{}, ["--embedding-provider", "openai"], /--embedding-provider must be one of ollama, gemini, none/],
-    [{}, ["--timeout", "-5"], /--timeout must be a whole number/],
+    [{}, ["--timeout", "-5"], /--timeout must be positive \(between 1 and/],
   ])("rejects a bad value with a message naming its source (%j %j)", (env, argv, message) => {
     expect(() => resolveSettings(undefined, env, args(...argv))).toThrow(UsageError);
     expect(() => resolveSettings(undefined, env, args(...argv))).toThrow(message);

@@ -24,7 +24,7 @@ describe("CLI output", () => {
     const o = createOutput(out, err);
     o.progress(progressLine(indexing));
     expect(err.text()).toContain("Indexing [");
-    expect(err.text()).toContain("1,234 / 10,000 notes (embedding)");
+    expect(err.text()).toContain("1,234 / 10,000 chunks (embedding)");
     o.line("result");
     expect(out.text()).toBe("result\n");
     expect(err.chunks[err.chunks.length - 1]).toBe("\r\x1b[2K");

@@ -59,7 +59,7 @@ it("follows the MCP path rules: outside the vault, excluded folders, the config 
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ note_path: "../outside.md" }, /outside|\.\./i],
     [{ note_path: "/etc/passwd" }, /outside|vault|absolute/i],
-    [{ note_path: "Private/Secret.md" }, /excluded/],
+    [{ note_path: "Private/Secret.md" }, /exclude patterns/],
     [{ note_path: ".obsidian/app.json" }, /config|\.obsidian|note/i],
     [{ note_path: "Bio/Cell.md", max_cards: 31 }, /max_cards/],
     [{}, /note_path or topic/],

@@ -120,8 +120,8 @@ it("read_note follows the user's exclude patterns, also after they change (creat
   core.applySettings({ ...core.settings(), excludePatterns: ["Recipes/"] });
   const refused = await client.callTool({ name: "read_note", arguments: { path: "Recipes/Bread.md" } });
   expect(refused.isError).toBe(true);
-  expect(textOf(refused)).toBe("Note is excluded from Krypton by your exclude patterns (Settings → Index): Recipes/Bread.md");
+  expect(textOf(refused)).toBe("Krypton does not read Recipes/Bread.md: it matches your exclude patterns (Settings → Index)");
   const summary = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: "Recipes/Bread.md" } });
-  expect(textOf(summary)).toContain("excluded from Krypton");
+  expect(textOf(summary)).toContain("matches your exclude patterns");
   expect(ollama.requestsTo("chat")).toHaveLength(0); // refused before any model call
 });

@@ -59,7 +59,7 @@ it("explains an invalid flow with pointers and runs nothing", async () => {
 it("follows read_note's rules: excluded folders and paths outside the vault are refused", async () => {
   const excluded = await client.callTool({ name: "run_workflow", arguments: { flow_path: "Private/Flow.md", input: "x" } });
   expect(excluded.isError).toBe(true);
-  expect(textOf(excluded)).toMatch(/excluded/);
+  expect(textOf(excluded)).toMatch(/exclude patterns/);
   const outside = await client.callTool({ name: "run_workflow", arguments: { flow_path: "../outside.md", input: "x" } });
   expect(outside.isError).toBe(true);
   expect(ollama.requestsTo("chat")).toHaveLength(0);

@@ -153,11 +153,11 @@ describe.each(transports)("over %s: server info, exclusions and long notes", (_n
     async (path) => {
       const read = await client.callTool({ name: "read_note", arguments: { path } });
       expect(read.isError).toBe(true);
-      expect(textOf(read)).toMatch(/^Note is excluded from Krypton by your exclude patterns \(Settings → Index\): /);
+      expect(textOf(read)).toMatch(/^Krypton does not read .*: it matches your exclude patterns \(Settings → Index\)/);
       expect(textOf(read)).not.toContain("Private matters.");
       const summary = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: path } });
       expect(summary.isError).toBe(true);
-      expect(textOf(summary)).toContain("excluded from Krypton");
+      expect(textOf(summary)).toContain("matches your exclude patterns");
     },
   );
 

@@ -105,3 +105,27 @@ describe("FsVault.appendToNote (agent mode, after the user approved the diff)", 
     expect((await fs.stat(join(vault.root, "Plan.md"))).mode & 0o777).toBe(0o600);
   });
 });
+
+describe("FsVault reads through the read policy's decoding (read-policy.ts)", () => {
+  let vault: TempVault;
+  beforeEach(async () => {
+    vault = await makeTempVault({ "Plain.md": "\uFEFF# Plain\n\nCafé.\n" });
+  });
+  afterEach(() => vault.cleanup());
+
+  it("decodes Latin-1, drops a BOM, refuses binary and out-of-vault links, and never re-encodes a Latin-1 note to append", async () => {
+    const latin = Buffer.from("# Señal\n\nCafé.\n", "latin1");
+    await fs.writeFile(join(vault.root, "Latin.md"), latin);
+    await fs.writeFile(join(vault.root, "Bin.md"), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]));
+    await fs.symlink("/etc/hostname", join(vault.root, "Out.md"));
+    await fs.symlink(join(vault.root, "Plain.md"), join(vault.root, "In.md"));
+    const host = createNodeHost(vault.root);
+    expect(await host.vault.readNote("Latin.md")).toBe("# Señal\n\nCafé.\n");
+    expect(await host.vault.readNote("Plain.md")).toBe("# Plain\n\nCafé.\n");
+    expect(await host.vault.readNote("In.md")).toBe("# Plain\n\nCafé.\n");
+    await expect(host.vault.readNote("Bin.md")).rejects.toThrow("Bin.md is not read: it is a binary file (ZIP archive), not a text note");
+    await expect(host.vault.readNote("Out.md")).rejects.toThrow("Out.md is not read: it is a symbolic link leading outside the vault");
+    await expect(host.vault.appendToNote("Latin.md", "\nmore\n")).rejects.toThrow(/not UTF-8 text/);
+    expect(await fs.readFile(join(vault.root, "Latin.md"))).toEqual(latin);
+  });
+});

@@ -31,12 +31,15 @@ export interface LoadOptions {
   secrets?: Record<string, string>;
   /** Files written (under the vault) before Obsidian opens it. */
   extraFiles?: Record<string, string>;
+  /** Runs on the vault folder before Obsidian opens (scans) it: symlinks, binary files. */
+  beforeOpen?: (root: string) => Promise<void>;
 }
 
 export async function loadPlugin(notes: Record<string, string>, options: LoadOptions = {}): Promise<LoadedPlugin> {
   const temp = await makeTempVault({ ...notes, ...(options.extraFiles ?? {}) });
   const settings: Partial<KryptonSettings> = { embeddingProvider: "none", ...options.data };
   await temp.write(".obsidian/plugins/krypton/data.json", JSON.stringify(settings));
+  await options.beforeOpen?.(temp.root);
   const app = new App(temp.root, { secretStorage: options.secretStorage });
   for (const [id, value] of Object.entries(options.secrets ?? {})) app.secretStorage?.setSecret(id, value);
   const plugin = new KryptonPlugin(app as never, MANIFEST as never) as PluginUnderTest;

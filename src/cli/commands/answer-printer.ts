@@ -2,6 +2,7 @@ import type { AgentResult } from "../../core/agents/agent";
 import type { AgentStep } from "../../core/agent-loop/agent-types";
 import type { TokenUsage } from "../../core/ports/chat-model";
 import { stepLine } from "./agent-cli";
+import { AGENT_NAMES } from "../../core/notes/note-operations-impl";
 import type { ChatEvent, Source } from "../../core/chat/chat-types";
 import type { RetrievalMode } from "../../core/settings";
 import { oneLine, printHits, type Output } from "../output";
@@ -81,7 +82,8 @@ function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: str
   if (answer.stopped) output.info("(stopped)");
   if (answer.usage) output.info(output.dim(`tokens: ${answer.usage.promptTokens ?? 0} in, ${answer.usage.completionTokens ?? 0} out`));
   if (answer.agent) printAgentResult(output, answer.agent, streamed);
-  if (answer.sources.length > 0) {
+  // Sources belong to an answer: after an error there is none to cite.
+  if (answer.sources.length > 0 && !answer.error) {
     output.line();
     output.line("Sources:");
     for (const source of answer.sources) output.line(`  ${formatSource(source)}`);
@@ -110,6 +112,7 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string)
       }
       break;
     case "message":
+      if (agentFailure(result)) break; // said on stderr by the command, not printed as an answer
       // Agents that wrote their answer as tokens already showed it.
       if (!streamed.includes(result.text.trim())) output.line(result.text.trimEnd());
       break;
@@ -137,4 +140,13 @@ export function answerJson(answer: CollectedAnswer): Record<string, unknown> {
     ...(answer.usage ? { usage: answer.usage } : {}),
     conversationId: answer.conversationId ?? null,
   };
+}
+
+/** An agent that could not do its job, in the CLI's words (for stderr and exit 1); undefined when it did. */
+export function agentFailure(result: AgentResult | undefined): string | undefined {
+  if (result?.kind !== "message" || !result.failed) return undefined;
+  // A search that finds nothing did its job: "No notes match" is the answer (exit 0, like `krypton search`).
+  if (result.agent === AGENT_NAMES.search && result.failed === "not-found") return undefined;
+  if (result.failed === "no-active-note") return "no note to summarize: pass --note PATH (vault-relative, or absolute inside the vault)";
+  return result.text;
 }

@@ -3,10 +3,10 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
 import { connectMcpServers, openVaultSession } from "../vault-session";
-import { answerJson, consumeAnswer } from "./answer-printer";
+import { agentFailure, answerJson, consumeAnswer } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
-import { prepareIndex } from "./command-helpers";
+import { notePathOption, prepareIndex } from "./command-helpers";
 
 export const askCommand: Command = {
   name: "ask",
@@ -51,7 +51,7 @@ export const askCommand: Command = {
         const events = session.core.chat.send(question, {
           mode,
           conversationId: stringOption(args, "conversation"),
-          activeNotePath: stringOption(args, "note"),
+          activeNotePath: notePathOption(args, session),
           signal: controller.signal,
           ...(agent ? { agent: true, confirm: cliConfirm(ctx, { yes: flag(args, "yes") }) } : {}),
         });
@@ -59,6 +59,11 @@ export const askCommand: Command = {
         if (json) ctx.output.json(answerJson(answer));
         if (answer.error) {
           ctx.output.error(answer.error.message);
+          return EXIT_FAILURE;
+        }
+        const failed = agentFailure(answer.agent);
+        if (failed) {
+          ctx.output.error(failed);
           return EXIT_FAILURE;
         }
         return answer.stopped || controller.signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;

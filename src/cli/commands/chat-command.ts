@@ -5,10 +5,10 @@ import type { Command, CommandContext } from "../command";
 import { checkMode, CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
 import { connectMcpServers, openVaultSession, type VaultSession } from "../vault-session";
-import { consumeAnswer } from "./answer-printer";
+import { agentFailure, consumeAnswer } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
-import { checkPositionals, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
+import { checkPositionals, notePathOption, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
 import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
 import { parseRunCommand } from "../../core/workflows/run-command";
 import type { ConfirmPort } from "../../core/agent-loop/agent-types";
@@ -35,7 +35,7 @@ export const chatCommand: Command = {
     checkPositionals(args.positionals, 1);
     const session = await openVaultSession(args.positionals[0], args, ctx);
     try {
-      return await chatLoop(session, ctx, stringOption(args, "conversation"), stringOption(args, "note"), {
+      return await chatLoop(session, ctx, stringOption(args, "conversation"), notePathOption(args, session), {
         agent: flag(args, "agent"),
         yes: flag(args, "yes"),
       });
@@ -142,9 +142,10 @@ async function chatLoop(
           });
           const answer = await consumeAnswer(events, mode, output, true);
           conversationId = answer.conversationId ?? conversationId;
-          if (answer.error) {
+          const failure = answer.error?.message ?? agentFailure(answer.agent);
+          if (failure) {
             failed = true;
-            output.error(answer.error.message);
+            output.error(failure);
           }
         } finally {
           releaseStop();
@@ -157,7 +158,8 @@ async function chatLoop(
     releaseQuit();
     rl.close();
   }
-  if (conversationId && !interactive) output.info(`Saved conversation ${conversationId} in .krypton/chat/`);
+  // Also after Ctrl+C at the prompt: the user learns where the conversation went and how to go on with it.
+  if (conversationId) output.info(`Saved conversation ${conversationId} in .krypton/chat/ (continue with --conversation ${conversationId})`);
   // Scripts piping messages in learn from the exit code whether every answer worked.
   return failed && !interactive ? EXIT_FAILURE : EXIT_OK;
 }

@@ -1,5 +1,7 @@
 import { isAbortError } from "../../core/providers/provider-error";
 import type { RetrievalMode } from "../../core/settings";
+import { toNotePath, VaultPathError } from "../../core/notes/vault-path-policy";
+import { stringOption, type ParsedArgs } from "../args";
 import type { CommandContext } from "../command";
 import { CliError, describeError, EXIT_INTERRUPTED, UsageError } from "../errors";
 import type { Output } from "../output";
@@ -40,3 +42,16 @@ export async function prepareIndex(session: VaultSession, mode: RetrievalMode, o
     output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
   }
 }
+
+/** --note as a vault-relative path; an absolute path inside the vault is accepted, as MCP does. */
+export function notePathOption(args: ParsedArgs, session: VaultSession): string | undefined {
+  const raw = stringOption(args, "note");
+  if (raw === undefined) return undefined;
+  try {
+    return toNotePath(raw, { configDir: session.config.configDir, vaultRoot: session.root }, "--note path");
+  } catch (err) {
+    if (err instanceof VaultPathError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+

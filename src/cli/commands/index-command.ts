@@ -3,7 +3,7 @@ import { flag, parseIntStrict, stringOption } from "../args";
 import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
-import { formatCount, type Output } from "../output";
+import { countOf, formatCount, type Output } from "../output";
 import { openIndex, openVaultSession } from "../vault-session";
 import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 
@@ -75,11 +75,12 @@ export const indexCommand: Command = {
 const DEFAULT_WAIT_SECONDS = 120;
 
 function printSummary(output: Output, status: IndexStatus, elapsedMs: number, byHolder: string | null = null): void {
+  // The totals in the index, said as such: "with vectors" counts every chunk that has one, not this run's work.
   const vectors = status.keywordOnly
     ? "keyword-only (no embeddings)"
-    : `${formatCount(status.embedded)} embedded with ${status.embedder ?? "?"}`;
+    : `${formatCount(status.embedded)} of them with vectors from ${status.embedder ?? "?"}`;
   output.line(
-    `Indexed ${formatCount(status.notes)} notes: ${formatCount(status.chunks)} chunks, ${vectors} (${(elapsedMs / 1000).toFixed(1)} s)${byHolder ? `, updated by ${byHolder}` : ""}.`,
+    `Indexed ${countOf(status.notes, "note")}: ${countOf(status.chunks, "chunk")}, ${vectors} (${(elapsedMs / 1000).toFixed(1)} s)${byHolder ? `, updated by ${byHolder}` : ""}.`,
   );
-  if (status.failures.length > 0) output.line(`${formatCount(status.failures.length)} notes could not be indexed (see warnings).`);
+  if (status.failures.length > 0) output.line(`${countOf(status.failures.length, "note")} could not be indexed (see warnings).`);
 }

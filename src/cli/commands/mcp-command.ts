@@ -139,10 +139,8 @@ async function serveStdio(session: VaultSession, tools: ToolRegistry, ctx: Comma
 async function serveHttp(session: VaultSession, tools: ToolRegistry, extraOrigins: string[], ctx: CommandContext): Promise<void> {
   const settings = session.config.settings;
   let token = settings.mcpToken;
-  if (!token) {
-    token = generateMcpToken();
-    ctx.output.revealOnce(`krypton: MCP token (shown once; set KRYPTON_MCP_TOKEN to keep it): ${token}`);
-  }
+  const generated = !token;
+  if (!token) token = generateMcpToken();
   ctx.output.addSecrets([token]);
   let handle;
   try {
@@ -156,9 +154,14 @@ async function serveHttp(session: VaultSession, tools: ToolRegistry, extraOrigin
       logger: session.core.host.logger,
     });
   } catch (err) {
+    if (err instanceof McpBridgeStartError && err.code === "port-in-use") {
+      throw new CliError(`${err.message}: another program (or a running Obsidian bridge) listens there; choose another with --port P or MCP_PORT`);
+    }
     if (err instanceof McpBridgeStartError) throw new CliError(err.message);
     throw err;
   }
+  // Only now: a token printed before a failed start would be a token for nothing.
+  if (generated) ctx.output.revealOnce(`krypton: MCP token (shown once; set KRYPTON_MCP_TOKEN to keep it): ${token}`);
   ctx.output.info(`krypton: MCP bridge on ${handle.url} (Ctrl+C to stop)`);
   await new Promise<void>((resolve) => {
     const release = ctx.interrupts.push(() => {

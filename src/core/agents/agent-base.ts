@@ -27,7 +27,7 @@ export function intentAgent(
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         deps.logger.info(`agents: ${name} could not act`, { code: err.code });
-        return { kind: "message", agent: name, text: err.message };
+        return { kind: "message", agent: name, text: err.message, failed: err.code };
       }
     },
   };

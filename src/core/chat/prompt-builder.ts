@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "../ports/chat-model";
 import type { ChunkHit } from "../search/search-types";
+import { makeSnippet } from "../search/snippet";
 import type { RetrievalMode } from "../settings";
 import type { WebSnippet } from "../web/web-search";
 import type { Source } from "./chat-types";
@@ -72,7 +73,7 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
   if (input.activeNote) {
     const note = input.activeNote;
     const n = sources.length + 1;
-    sources.push({ n, kind: "note", path: note.path, title: note.title, headings: [], startLine: 1, endLine: note.endLine, snippet: snippetOf(note.text) });
+    sources.push({ n, kind: "note", path: note.path, title: note.title, headings: [], startLine: 1, endLine: note.endLine, snippet: makeSnippet(note.text, "", SNIPPET_CHARS) });
     const cut = note.truncated ? " (beginning only)" : "";
     sections.push(`## ${SECTION_CURRENT_NOTE}\n[${n}] ${note.path}${cut}\n${note.text.trim()}`);
   }
@@ -89,7 +90,7 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
         headings: [...c.headings],
         startLine: c.startLine,
         endLine: c.endLine,
-        snippet: hit.snippet || snippetOf(c.text),
+        snippet: hit.snippet || makeSnippet(c.text, "", SNIPPET_CHARS),
       });
       const trail = c.headings.length ? ` › ${c.headings.join(" › ")}` : "";
       return `[${n}] ${c.path}${trail} (${lineRange(c.startLine, c.endLine)})\n${c.text.trim()}`;

@@ -2,6 +2,9 @@
  * Which notes the index skips: the user's exclude patterns plus, always, Obsidian's config folder and
  * Krypton's own ".krypton" folder. Patterns are folder prefixes ("Templates/", "Archive") or globs where
  * `*` stays inside one path segment and `**` spans folders ("**\/*.excalidraw.md", "Daily/2023-*").
+ *
+ * The pattern compiler only: callers decide through core/notes/read-policy.ts, which folds case for paths and
+ * patterns alike (one rule for the index and the tools).
  */
 export type PathFilter = (path: string) => boolean;
 

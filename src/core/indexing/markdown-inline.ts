@@ -21,10 +21,26 @@ export function collectInlineTags(line: string, tags: Set<string>): void {
 /** "About [[Deep learning|DL]] `code`" → "About DL code": what a heading reads as, for display and boosts. */
 export function plainHeading(raw: string): string {
   return raw
-    .replace(/!?\[\[([^\]|\n]*)\|([^\]\n]*)\]\]/g, "$2")
-    .replace(/!?\[\[([^\]\n]*)\]\]/g, "$1")
+    .replace(/!?\[\[([^\]\n]*)\]\]/g, (_m, inner: string) => wikilinkDisplay(inner))
     .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, "$1")
     .replace(/`([^`\n]*)`/g, "$1")
     .replace(/\s+/g, " ")
     .trim();
+}
+
+/**
+ * How Obsidian shows a wikilink in reading view: the alias, else "Note > Heading", "Heading" for a link
+ * inside the same note ([[#Heading]]), else the note name. Block ids (#^abc) are not shown.
+ */
+export function wikilinkDisplay(inner: string): string {
+  const bar = inner.indexOf("|");
+  if (bar >= 0) {
+    const alias = inner.slice(bar + 1).trim();
+    if (alias) return alias;
+  }
+  const target = (bar >= 0 ? inner.slice(0, bar) : inner).trim();
+  const hash = target.indexOf("#");
+  const note = (hash >= 0 ? target.slice(0, hash) : target).trim();
+  const subpath = hash >= 0 ? target.slice(hash + 1).split("#").map((s) => s.trim()).filter((s) => s && !s.startsWith("^")) : [];
+  return [note, ...subpath].filter((s) => s.length > 0).join(" > ");
 }

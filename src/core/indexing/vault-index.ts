@@ -9,7 +9,7 @@ import type { KryptonSettings } from "../settings";
 import type { Chunk } from "./chunk";
 import { waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
-import { createExclusionFilter } from "./exclusions";
+import { createReadPolicy, isNoteRefusedError, type ReadPolicy } from "../notes/read-policy";
 import { hashText } from "./hash";
 import type { IndexFailure, IndexStatus } from "./index-status";
 import { describeHolder, IndexLock, type IndexLockOptions, SYNC_REQUEST_PATH } from "./index-lock";
@@ -382,12 +382,16 @@ export class VaultIndex implements VaultIndexApi {
 
   private readonly searchSource: SearchSource = {
     textSearch: (query, limit) => this.store.text.search(query, limit),
-    chunkById: (id) => this.store.chunks.get(id)?.chunk,
+    // Search answers only with notes the read policy allows today (exclusions edited since the last sync).
+    chunkById: (id) => {
+      const chunk = this.store.chunks.get(id)?.chunk;
+      return chunk && this.readPolicy().mayRead(chunk.path) ? chunk : undefined;
+    },
     queryVector: (query, signal) => this.queryVector(query, signal),
     vectorSearch: (query, k, accept) => {
       const hits = this.store.vectors.search(query, k, (slot) => {
         const rec = this.store.chunkOfSlot(slot);
-        return rec !== undefined && accept(rec.chunk);
+        return rec !== undefined && this.readPolicy().mayRead(rec.chunk.path) && accept(rec.chunk);
       });
       const out: { chunk: Chunk; cosine: number }[] = [];
       hits.slots.forEach((slot, i) => {
@@ -611,7 +615,8 @@ export class VaultIndex implements VaultIndexApi {
       content = await this.host.vault.readNote(info.path);
     } catch (err) {
       this.store.removeNote(info.path);
-      this.failures.set(info.path, `Could not read the note: ${errorText(err)}`);
+      // A note the read policy refuses (binary, symlink leading out, too large) is skipped, and says why.
+      this.failures.set(info.path, isNoteRefusedError(err) ? err.reason : `Could not read the note: ${errorText(err)}`);
       return;
     }
     const hash = hashText(content);
@@ -875,7 +880,19 @@ export class VaultIndex implements VaultIndexApi {
   }
 
   private exclusionFilter() {
-    return createExclusionFilter(this.deps.settings().excludePatterns, this.host.vault.configDir);
+    const policy = this.readPolicy();
+    return (path: string) => !policy.mayRead(path);
+  }
+
+  private policyCache?: { patterns: readonly string[]; configDir: string; policy: ReadPolicy };
+  /** The one read policy (core/notes/read-policy.ts) for the current exclude patterns. */
+  private readPolicy(): ReadPolicy {
+    const patterns = this.deps.settings().excludePatterns;
+    const configDir = this.host.vault.configDir;
+    if (this.policyCache?.patterns !== patterns || this.policyCache.configDir !== configDir) {
+      this.policyCache = { patterns, configDir, policy: createReadPolicy({ excludePatterns: patterns }, configDir) };
+    }
+    return this.policyCache.policy;
   }
 
   private setState(state: IndexStatus["state"]): void {

@@ -1,3 +1,4 @@
+import { isNoteRefusedError } from "./read-policy";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
@@ -228,6 +229,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         if (err instanceof NoteNotFoundError || (err as Error | null)?.name === "NoteNotFoundError") {
           throw new AgentError(`Note not found: ${notePath}`, "not-found");
         }
+        if (isNoteRefusedError(err)) throw new AgentError(err.message, "invalid-input");
         throw new AgentError(`Could not read ${notePath}: ${errorMessage(err)}`, "failed");
       }
       const { title, body } = readableNote(notePath, content);

@@ -1,3 +1,5 @@
+import type { AgentErrorCode } from "./agent-error";
+
 /** What an agent did, for the chat view to render as a purpose-built block. `text` is the markdown fallback. */
 export type AgentResult =
   | { kind: "note-created"; agent: string; text: string; path: string; title: string; preview: string }
@@ -10,7 +12,8 @@ export type AgentResult =
     }
   | { kind: "summary"; agent: string; text: string; title: string; summary: string; sourceFiles: string[] }
   /** The agent recognised the request but a prerequisite is missing ("Open a note first"). */
-  | { kind: "message"; agent: string; text: string };
+  /** `failed`: the agent could not do its job (an AgentError's code), so hosts can say so (CLI exit 1). */
+  | { kind: "message"; agent: string; text: string; failed?: AgentErrorCode };
 
 export type NoteCreated = Extract<AgentResult, { kind: "note-created" }>;
 export type SearchResults = Extract<AgentResult, { kind: "search-results" }>;

@@ -1,3 +1,4 @@
+import { wikilinkDisplay } from "../indexing/markdown-inline";
 import { tokenizeWords } from "../indexing/text-tokenizer";
 
 /**
@@ -6,7 +7,7 @@ import { tokenizeWords } from "../indexing/text-tokenizer";
  * word (a purely semantic match), the chunk's opening.
  */
 export function makeSnippet(text: string, query: string, maxChars = 220): string {
-  const flat = flatten(text);
+  const flat = flattenMarkdown(text);
   if (flat.length <= maxChars) return flat;
   const terms = new Set(tokenizeWords(query, true).filter((t) => t.length > 1));
   const positions: number[] = [];
@@ -45,17 +46,44 @@ function prefixMatch(word: string, terms: Set<string>): boolean {
   return false;
 }
 
-/** Drops markdown syntax a reader does not need in a one-line excerpt. */
-function flatten(text: string): string {
-  return text
-    .replace(/^---\n[\s\S]*?\n---\n?/, "")
-    .replace(/!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]/g, (_m, target: string, alias?: string) => alias ?? target)
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|[-*+][ \t]+(?:\[.\][ \t]+)?)/gm, "")
-    .replace(/[*_`~]{1,3}|==/g, "")
-    .replace(/\s+/g, " ")
-    .trim();
+/**
+ * The chunk as a reader sees it rendered, on one line: front matter, heading marks, list bullets and
+ * quote marks go; links show their display text; emphasis markers go only where they really are emphasis
+ * (a pair around text, at word edges). Code, URLs, link text and `_`/`*`/`~` inside words, paths and
+ * identifiers (`ctwa_clid`, `*.sql`, `~24/día`) are kept exactly as written.
+ */
+export function flattenMarkdown(text: string): string {
+  const kept: string[] = [];
+  const keep = (literal: string) => `${KEEP_OPEN}${kept.push(literal) - 1}${KEEP_CLOSE}`;
+  let out = text
+    .replace(/\r\n?/g, "\n")
+    .replace(/^---\n[\s\S]*?\n---(?:\n|$)/, "")
+    // Fenced code: the fence lines go, the code stays verbatim.
+    .replace(/^[ \t]*(```|~~~)[^\n]*\n([\s\S]*?)(?:^[ \t]*\1[ \t]*$|(?![\s\S]))/gm, (_m, _f: string, code: string) => keep(code))
+    .replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_m, _t: string, code: string) => keep(code))
+    .replace(/!?\[\[([^\]\n]*)\]\]/g, (_m, inner: string) => keep(wikilinkDisplay(inner)))
+    .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, "$1")
+    .replace(/<?\b[a-z][a-z0-9+.-]*:\/\/[^\s<>]+>?/gi, (url) => keep(url))
+    .replace(/^[ \t]*(?:#{1,6}[ \t]+|(?:>[ \t]?)+|(?:[-*+]|\d+[.)])[ \t]+(?:\[.\][ \t]+)?)/gm, "");
+  // Nested emphasis (***a***, **a _b_**) comes off one layer per pass.
+  for (let pass = 0; pass < 3; pass++) {
+    const next = out.replace(EMPHASIS, "$1$3");
+    if (next === out) break;
+    out = next;
+  }
+  out = out.replace(/\\([\\`*_{}[\]()#+\-.!~=|<>])/g, "$1");
+  out = out.replace(/\uE000(\d+)\uE001/g, (_m, i: string) => kept[Number(i)] ?? "");
+  return out.replace(/\s+/g, " ").trim();
 }
+
+const KEEP_OPEN = "\uE000";
+const KEEP_CLOSE = "\uE001";
+/**
+ * A pair of emphasis markers around text, CommonMark-style: the opener follows a line start, a space or an
+ * opening bracket/quote and precedes a non-space; the closer precedes the end, a space or punctuation.
+ * `_` inside a word never opens or closes (ctwa_clid), a lone `~` is not a marker (~24/día).
+ */
+const EMPHASIS = /(^|[\s([{"'«¿¡])(\*\*\*|___|\*\*|__|~~|==|\*|_)(?=[^\s*_~=])([^\n]*?[^\s\\*_~=])\2(?=$|[\s.,;:!?)\]}"'»…-])/gmu;
 
 function cut(text: string, start: number, maxChars: number): string {
   let from = start;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Clock } from "../ports/clock";
 import type { VaultPort } from "../ports/vault";
-import { createExclusionFilter } from "../indexing/exclusions";
+import { createReadPolicy } from "../notes/read-policy";
 import { normalizeTag, noteMetadata, readFrontmatter } from "../indexing/frontmatter";
 import { createUniqueNote, slugify } from "../notes/note-paths";
 import { toFolderPath, toNotePath } from "../notes/vault-path-policy";
@@ -44,16 +44,11 @@ const WRITE_MAX_CHARS = 100_000;
 export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps): void {
   const { vault } = deps;
   const rules = () => ({ configDir: vault.configDir });
-  const excluded = (path: string) => {
-    const patterns = deps.settings().excludePatterns;
-    if (patterns.length === 0) return false;
-    return createExclusionFilter(
-      patterns.map((p) => p.toLowerCase()),
-      vault.configDir.toLowerCase(),
-    )(path.toLowerCase());
-  };
+  // The one read policy (core/notes/read-policy.ts), the same the index, search, chat and MCP tools use.
+  const excluded = (path: string) => !createReadPolicy(deps.settings(), vault.configDir).mayRead(path);
   const assertNotExcluded = (path: string) => {
-    if (excluded(path)) throw new ToolError(`Note is excluded from Krypton by your exclude patterns (Settings → Index): ${path}`, "refused");
+    const why = createReadPolicy(deps.settings(), vault.configDir).refusal(path);
+    if (why) throw new ToolError(`Krypton does not read ${path}: ${why}`, "refused");
   };
 
   registry.register(

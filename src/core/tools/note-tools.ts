@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { NoteOperations } from "../notes/note-operations";
-import { createExclusionFilter } from "../indexing/exclusions";
+import { createReadPolicy, isNoteRefusedError } from "../notes/read-policy";
 import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
@@ -46,17 +46,10 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
   const assertInside = async (path: string, context: ToolContext) => {
     await locationOf(context)?.assertInside?.(path);
   };
-  /** Same rules as the index (exclusions.ts); compared case-insensitively so "private/x.md" cannot slip past "Private/". */
+  /** The one read policy (core/notes/read-policy.ts), the same the index, search and chat use. */
   const assertNotExcluded = (path: string) => {
-    const patterns = deps.settings?.().excludePatterns ?? [];
-    if (patterns.length === 0) return;
-    const excluded = createExclusionFilter(
-      patterns.map((p) => p.toLowerCase()),
-      vault.configDir.toLowerCase(),
-    );
-    if (excluded(path.toLowerCase())) {
-      throw new ToolError(`Note is excluded from Krypton by your exclude patterns (Settings → Index): ${path}`, "refused");
-    }
+    const why = createReadPolicy({ excludePatterns: deps.settings?.().excludePatterns ?? [] }, vault.configDir).refusal(path);
+    if (why) throw new ToolError(`Krypton does not read ${path}: ${why}`, "refused");
   };
 
   const createNote = defineTool({
@@ -165,7 +158,9 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
       const path = toNotePath(input.path, rulesOf(context));
       assertNotExcluded(path);
       await assertInside(path, context);
-      const full = await vault.readNote(path);
+      const full = await vault.readNote(path).catch((err: unknown) => {
+        throw isNoteRefusedError(err) ? new ToolError(err.message, "refused") : err;
+      });
       const truncated = full.length > READ_NOTE_MAX_CHARS;
       // Never cut between the two halves of a surrogate pair (an emoji would turn into garbage).
       const cut = /[\uD800-\uDBFF]/.test(full.charAt(READ_NOTE_MAX_CHARS - 1)) ? READ_NOTE_MAX_CHARS - 1 : READ_NOTE_MAX_CHARS;

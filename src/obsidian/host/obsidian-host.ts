@@ -1,6 +1,7 @@
-import { FileSystemAdapter, Notice, Platform, requestUrl, type Plugin } from "obsidian";
+import { FileSystemAdapter, Notice, Platform, requestUrl, type App, type Plugin } from "obsidian";
 import type { Host } from "../../core/ports/host";
 import type { Logger } from "../../core/ports/logger";
+import type { VaultLocation } from "../../core/tools/tool";
 import { createObsidianClock } from "./obsidian-clock";
 import { ObsidianDataDir } from "./obsidian-data-dir";
 import { createObsidianFetch, ollamaCorsNotice } from "./obsidian-fetch";
@@ -26,7 +27,7 @@ export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions)
     },
   });
   const host: Host = {
-    vault: new ObsidianVault(app, plugin),
+    vault: new ObsidianVault(app, plugin, { assertInside: desktopSymlinkGuard(app) }),
     data: new ObsidianDataDir(app.vault.adapter),
     fetch,
     clock: createObsidianClock(),
@@ -52,4 +53,18 @@ function originOf(url: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * On desktop the vault is a folder and may hold symbolic links leading out of it: the same Node check the
+ * CLI and the tools use (loaded lazily, so mobile never touches Node). Undefined where there is no folder.
+ */
+function desktopSymlinkGuard(app: App): ((path: string) => Promise<void>) | undefined {
+  const adapter = app.vault.adapter;
+  if (!Platform.isDesktopApp || !(adapter instanceof FileSystemAdapter)) return undefined;
+  let location: Promise<VaultLocation> | undefined;
+  return async (path) => {
+    location ??= import("../../node/path-symlink-guard").then((m) => m.nodeVaultLocation(adapter.getBasePath()));
+    await (await location).assertInside?.(path);
+  };
 }

@@ -1,17 +1,27 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
+import { decodeNoteBytes, NoteRefusedError } from "../../core/notes/read-policy";
+import { errorMessage } from "../../core/util/errors";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
 /** Krypton's own data folder; never a note, never indexed. */
 export const KRYPTON_DIR = ".krypton";
 
 /**
- * VaultPort over Obsidian's Vault API. Reads go through cachedRead (Obsidian's cache), creation through
+ * VaultPort over Obsidian's Vault API. Reads go through readBinary and decodeNoteBytes, creation through
  * vault.create so the new note appears at once in the file explorer. Nothing here modifies or deletes a note.
  */
 export class ObsidianVault implements VaultPort {
   constructor(
     private readonly app: App,
     private readonly plugin: Plugin,
+    private readonly options: {
+      /**
+       * Throws when a vault-relative path really lives outside the vault. Obsidian desktop follows symbolic
+       * links when it scans, so a linked file anywhere on disk shows up as a note; only the file system can
+       * tell (desktop: the Node guard, src/node/path-symlink-guard.ts). Absent on mobile, which has no links.
+       */
+      assertInside?: (path: string) => Promise<void>;
+    } = {},
   ) {}
 
   get configDir(): string {
@@ -35,7 +45,14 @@ export class ObsidianVault implements VaultPort {
   async readNote(path: string): Promise<string> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
-    return this.app.vault.cachedRead(file);
+    if (this.options.assertInside) {
+      await this.options.assertInside(file.path).catch((err: unknown) => {
+        throw new NoteRefusedError(file.path, err instanceof Error && /symbolic link/.test(err.message) ? "it is a symbolic link leading outside the vault" : errorMessage(err));
+      });
+    }
+    // Bytes, not cachedRead: cachedRead decodes as UTF-8 and turns a Latin-1 note or a binary file into
+    // replacement characters; decodeNoteBytes is the same decoding the CLI uses.
+    return decodeNoteBytes(file.path, new Uint8Array(await this.app.vault.readBinary(file)));
   }
 
   async exists(path: string): Promise<boolean> {

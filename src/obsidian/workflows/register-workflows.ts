@@ -25,7 +25,9 @@ async function inputSources(services: KryptonServices, flowNotePath: string | nu
   const view = services.lastMarkdownView();
   const selection = view?.editor?.getSelection() ?? "";
   const file = view?.file;
-  const activeNote = file instanceof TFile && file.path !== flowNotePath ? { name: file.basename, text: await services.app.vault.cachedRead(file) } : undefined;
+  // Through the core's vault, so the read policy applies: an excluded or binary note is not offered.
+  const text = file instanceof TFile && file.path !== flowNotePath ? await services.core.host.vault.readNote(file.path).catch(() => undefined) : undefined;
+  const activeNote = file instanceof TFile && text !== undefined ? { name: file.basename, text } : undefined;
   return { selection: selection.trim() ? selection : undefined, activeNote };
 }
 
@@ -81,7 +83,7 @@ async function flowNotes(app: App, services: KryptonServices): Promise<FlowNote[
   for (const file of app.vault.getMarkdownFiles()) {
     const sections = app.metadataCache.getFileCache(file)?.sections;
     if (sections && !sections.some((s) => s.type === "code")) continue;
-    const text = await app.vault.cachedRead(file);
+    const text = await services.core.host.vault.readNote(file.path).catch(() => "");
     if (!text.includes(FLOW_BLOCK_LANGUAGE)) continue;
     const parsed = services.core.workflows.parseSource(text, file.name);
     if (parsed.error) continue;

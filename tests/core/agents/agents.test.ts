@@ -54,7 +54,7 @@ describe("agents: routing and fall-through", () => {
       world.model = null;
       const { result, agent } = await routeMessage(world, "write a note about tides");
       expect(agent).toBe("create-note");
-      expect(result).toEqual({ kind: "message", agent: "create-note", text: expect.stringMatching(/No chat model is configured/) });
+      expect(result).toEqual({ kind: "message", agent: "create-note", text: expect.stringMatching(/No chat model is configured/), failed: "no-model" });
     });
 
     it("explains a model failure", async () => {
@@ -101,7 +101,7 @@ describe("agents: routing and fall-through", () => {
     it("says when no note matches", async () => {
       world = await makeAgentsWorld({ files: NOTES });
       const { result } = await routeMessage(world, "which notes talk about xylophone?");
-      expect(result).toEqual({ kind: "message", agent: "search-notes", text: "No notes match 'xylophone'" });
+      expect(result).toEqual({ kind: "message", agent: "search-notes", text: "No notes match 'xylophone'", failed: "not-found" });
     });
   });
 
@@ -118,7 +118,7 @@ describe("agents: routing and fall-through", () => {
     it("asks to open a note when none is active", async () => {
       world = await makeAgentsWorld({ openIndex: false });
       const { result } = await routeMessage(world, "summarize this note");
-      expect(result).toEqual({ kind: "message", agent: "summarize", text: "Open a note first: there is no active note to summarize." });
+      expect(result).toEqual({ kind: "message", agent: "summarize", text: "Open a note first: there is no active note to summarize.", failed: "no-active-note" });
       expect(world.ollama.requestsTo("chat")).toHaveLength(0);
     });
 
@@ -140,7 +140,7 @@ describe("agents: routing and fall-through", () => {
     it("says when no note mentions the topic", async () => {
       world = await makeAgentsWorld({ files: NOTES });
       const { result } = await routeMessage(world, "summarize my notes on quantum chromodynamics");
-      expect(result).toEqual({ kind: "message", agent: "summarize", text: "No notes match 'quantum chromodynamics'" });
+      expect(result).toEqual({ kind: "message", agent: "summarize", text: "No notes match 'quantum chromodynamics'", failed: "not-found" });
       expect(world.ollama.requestsTo("chat")).toHaveLength(0);
     });
 

@@ -211,7 +211,7 @@ describe("VaultIndex: build and incremental sync", () => {
     expect(index.status().notes).toBe(1);
   });
 
-  it("survives empty, huge and binary-looking notes", async () => {
+  it("survives empty and huge notes, and skips binary ones by name (read-policy.ts)", async () => {
     const junk = Array.from({ length: 20_000 }, (_, i) => String.fromCharCode((i * 7919) % 0xd7ff)).join("");
     h = await makeHarness({
       "Empty.md": "",
@@ -224,7 +224,9 @@ describe("VaultIndex: build and incremental sync", () => {
     const index = h.open();
     const status = await index.open();
     expect(status.state).toBe("ready");
-    expect(status.failures).toEqual([]);
+    expect(status.failures.map((f) => f.path).sort()).toEqual(["Junk.md", "Nul.md"]);
+    for (const f of status.failures) expect(f.error).toMatch(/binary file/);
+    expect(index.chunksOf("Nul.md")).toEqual([]);
     expect(index.chunksOf("Huge.md").length).toBeGreaterThan(1000);
     expect((await index.searchNotes("normal"))[0].path).toBe("Fine.md");
     expect((await index.searchNotes("consectetur"))[0].path).toBe("Huge.md");

@@ -204,6 +204,9 @@ export class Vault extends Events {
       const path = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) this.scan(this.addFolder(path), path);
       else if (entry.isFile()) this.addFile(path);
+      // Obsidian desktop follows a symbolic link to a file wherever it points (even out of the vault):
+      // the file appears in the vault like any other. (Symlinked folders are left out of this stand-in.)
+      else if (entry.isSymbolicLink() && statSync(join(this.basePath, ...path.split("/")), { throwIfNoEntry: false })?.isFile()) this.addFile(path);
     }
   }
 
@@ -283,6 +286,10 @@ export class Vault extends Events {
   async read(file: TFile): Promise<string> {
     this.reads.set(file.path, (this.reads.get(file.path) ?? 0) + 1);
     return this.adapter.read(file.path);
+  }
+  async readBinary(file: TFile): Promise<ArrayBuffer> {
+    this.reads.set(file.path, (this.reads.get(file.path) ?? 0) + 1);
+    return this.adapter.readBinary(file.path);
   }
   cachedRead(file: TFile): Promise<string> {
     return this.read(file);

@@ -10,7 +10,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, textDeltas } from "../turn-views";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, needsModelLimit, numCtxFor } from "./ollama-context";
 import { checkedNdjsonFetch } from "./ndjson-check";
-import { ollamaError } from "./ollama-errors";
+import { ollamaError, ollamaFetch } from "./ollama-errors";
 import { applyToolChoice, finishReasonOf, ToolCallCollector, usageOf, type OllamaWireChunk } from "./ollama-wire";
 
 export interface OllamaChatModelOptions {
@@ -61,7 +61,7 @@ export class OllamaChatModel implements ChatModel {
       signal: request.signal,
       retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       open: async (guard) => {
-        const client = new Ollama({ host: this.baseUrl, fetch: checkedNdjsonFetch(guard.fetch) });
+        const client = new Ollama({ host: this.baseUrl, fetch: checkedNdjsonFetch(ollamaFetch(guard.fetch, this.baseUrl)) });
         const parts = await client.chat({ ...this.body(request, numCtx), stream: true });
         return eventsOf(parts as AsyncIterable<OllamaWireChunk>);
       },
@@ -97,7 +97,7 @@ export class OllamaChatModel implements ChatModel {
       timeoutMs,
       signal,
       retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
-      call: (guard) => new Ollama({ host: this.baseUrl, fetch: guard.fetch }).show({ model }),
+      call: (guard) => new Ollama({ host: this.baseUrl, fetch: ollamaFetch(guard.fetch, this.baseUrl) }).show({ model }),
       mapError: (err, guard) => ollamaError(err, guard, this.baseUrl, model),
     });
     remember(this.cacheKey, { show: capabilitiesFromShow(show) });
@@ -180,7 +180,7 @@ export function listOllamaModels(options: Omit<OllamaChatModelOptions, "model">,
     signal,
     retry: options.retry ?? DEFAULT_RETRY_POLICY,
     call: async (guard) => {
-      const client = new Ollama({ host: baseUrl, fetch: guard.fetch });
+      const client = new Ollama({ host: baseUrl, fetch: ollamaFetch(guard.fetch, baseUrl) });
       const tags = await client.list();
       return tags.models.map((m) => m.name);
     },
@@ -197,7 +197,7 @@ export function ollamaVersion(options: Omit<OllamaChatModelOptions, "model">, si
     timeoutMs: options.timeoutMs,
     signal,
     retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
-    call: async (guard) => (await new Ollama({ host: baseUrl, fetch: guard.fetch }).version()).version,
+    call: async (guard) => (await new Ollama({ host: baseUrl, fetch: ollamaFetch(guard.fetch, baseUrl) }).version()).version,
     mapError: (err, guard) => ollamaError(err, guard, baseUrl),
   });
 }

@@ -7,7 +7,7 @@ import type { KryptonSettings } from "../../settings";
 import { ProviderError } from "../provider-error";
 import { createRequestGuard } from "../request-guard";
 import { normalizeBaseUrl } from "./ollama-chat-model";
-import { ollamaError, pullCommand } from "./ollama-errors";
+import { ollamaError, ollamaFetch, pullCommand } from "./ollama-errors";
 
 export interface OllamaEmbedderOptions {
   /** "http://localhost:11434" */
@@ -75,7 +75,7 @@ class OllamaEmbedder implements Embedder {
     const { model, clock, fetch, timeoutMs } = this.options;
     const guard = createRequestGuard({ clock, fetch, timeoutMs, signal });
     try {
-      const client = new Ollama({ host: this.baseUrl, fetch: guard.fetch });
+      const client = new Ollama({ host: this.baseUrl, fetch: ollamaFetch(guard.fetch, this.baseUrl) });
       const response = await client.embed({ model, input: texts, truncate: true });
       const embeddings = (response as { embeddings?: unknown }).embeddings;
       if (!Array.isArray(embeddings) || embeddings.length !== texts.length) {

@@ -1,3 +1,4 @@
+import type { FetchLike } from "../../ports/http";
 import { ProviderError } from "../provider-error";
 import { transportError, type RequestGuard } from "../request-guard";
 import { INVALID_LINE_MARKER, INVALID_LINE_MESSAGE } from "./ndjson-check";
@@ -44,4 +45,36 @@ export function ollamaError(err: unknown, guard: RequestGuard, baseUrl: string, 
   // a ResponseError is an {"error": ...} line Ollama sent in the middle of the stream.
   if (e?.name === "TypeError" || e?.name === "AbortError" || !guard.responded()) return transportError(err, guard, site);
   return new ProviderError("server", `Ollama failed while answering: ${message}`);
+}
+
+/**
+ * The fetch handed to `ollama/browser`: an answer that cannot come from Ollama (an HTML page, or an error
+ * that is not Ollama's JSON, like a web server's 404 for /api/tags) becomes "not an Ollama server at <url>"
+ * here, before the library sees it. That also keeps the library's error path, which prints "Getting text
+ * from response" to stdout with console.log, from ever running: stdout carries only results.
+ */
+export function ollamaFetch(fetch: FetchLike, baseUrl: string): FetchLike {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const type = response.headers.get("content-type") ?? "";
+    const json = /json/i.test(type);
+    // Ollama's errors are JSON with an "error" string; another server's JSON 404 ({"detail": "Not Found"})
+    // would otherwise read as "model not installed".
+    const foreignJson = !response.ok && json && !(await hasErrorField(response.clone()));
+    if (/html/i.test(type) || (!response.ok && !json) || foreignJson) {
+      await response.body?.cancel().catch(() => undefined);
+      const what = /html/i.test(type) ? "it answered with a web page" : `it answered HTTP ${response.status}${type ? ` (${type.split(";")[0]})` : ""}`;
+      return Promise.reject(new ProviderError("bad-response", `not an Ollama server at ${baseUrl}: ${what}. Check the Ollama URL (default http://127.0.0.1:11434).`, response.status));
+    }
+    return response;
+  };
+}
+
+async function hasErrorField(response: Response): Promise<boolean> {
+  try {
+    const body = (await response.json()) as { error?: unknown } | null;
+    return typeof body?.error === "string";
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,151 @@
+import type { NoteInfo, Unsubscribe, VaultEvent, VaultPort } from "../ports/vault";
+import { createExclusionFilter } from "../indexing/exclusions";
+
+/**
+ * THE rule for what Krypton may read, used by every host and every path (index, search results, RAG
+ * context, agents, summaries, MCP/CLI tools, commands): a note is off limits when
+ *  - it lies in Obsidian's config folder or in `.krypton`,
+ *  - it matches one of the user's exclude patterns. Matching ignores case, for the index and the tools
+ *    alike: on macOS and Windows "private/x.md" and "Private/x.md" are the same file, and a pattern the user
+ *    wrote to keep a folder out must not be bypassed by spelling its name differently;
+ *  - it is a symbolic link that leads outside the vault (the vault adapter knows the real path and refuses
+ *    it with NoteRefusedError: FsVault on Node);
+ *  - its content is not text (binary bytes in a ".md" file) or larger than MAX_NOTE_BYTES (decodeNoteBytes,
+ *    called by both vault adapters when they read).
+ * Hosts get this by reading through `policedVault`, which createKrypton installs for the whole core.
+ */
+
+/** Notes larger than this are not read (a 20 MB ".md" is an export or a dump, not a note). */
+export const MAX_NOTE_BYTES = 8 * 1024 * 1024;
+
+/** A note Krypton must not read; the message names the note and the reason and is safe to show. */
+export class NoteRefusedError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path} is not read: ${reason}`);
+    this.name = "NoteRefusedError";
+  }
+}
+
+export function isNoteRefusedError(err: unknown): err is NoteRefusedError {
+  return err instanceof NoteRefusedError || (err as Error | null)?.name === "NoteRefusedError";
+}
+
+export interface ReadPolicySettings {
+  excludePatterns: readonly string[];
+}
+
+export interface ReadPolicy {
+  /** Why the path is off limits, or undefined when Krypton may read it. */
+  refusal(path: string): string | undefined;
+  mayRead(path: string): boolean;
+  /** Throws NoteRefusedError when the path is off limits. */
+  assertMayRead(path: string): void;
+}
+
+export function createReadPolicy(settings: ReadPolicySettings, configDir: string): ReadPolicy {
+  const fixed = createExclusionFilter([], configDir.toLowerCase());
+  const user = createExclusionFilter(
+    settings.excludePatterns.map((p) => p.toLowerCase()),
+    configDir.toLowerCase(),
+  );
+  const refusal = (path: string): string | undefined => {
+    const folded = path.toLowerCase();
+    if (fixed(folded)) return folded.startsWith(".krypton") ? "it is in .krypton (Krypton's index)" : `it is in the config folder (${configDir})`;
+    if (user(folded)) return "it matches your exclude patterns (Settings → Index)";
+    return undefined;
+  };
+  return {
+    refusal,
+    mayRead: (path) => refusal(path) === undefined,
+    assertMayRead(path) {
+      const why = refusal(path);
+      if (why) throw new NoteRefusedError(path, why);
+    },
+  };
+}
+
+/**
+ * The vault as the core sees it: listNotes leaves out what the policy refuses, readNote refuses it with
+ * NoteRefusedError. Settings are read at each call, so a changed exclude list applies at once.
+ */
+export function policedVault(vault: VaultPort, settings: () => ReadPolicySettings): VaultPort {
+  const policy = () => createReadPolicy(settings(), vault.configDir);
+  return {
+    get configDir() {
+      return vault.configDir;
+    },
+    async listNotes(): Promise<NoteInfo[]> {
+      const p = policy();
+      return (await vault.listNotes()).filter((n) => p.mayRead(n.path));
+    },
+    async readNote(path: string): Promise<string> {
+      policy().assertMayRead(path);
+      return vault.readNote(path);
+    },
+    // Appending reads the note first (the diff the user approves): the same rule applies.
+    async appendToNote(path: string, text: string, expected?: string): Promise<void> {
+      policy().assertMayRead(path);
+      return vault.appendToNote(path, text, expected);
+    },
+    exists: (path) => vault.exists(path),
+    createNote: (path, content) => vault.createNote(path, content),
+    // Settings of other plugins (the Spaced Repetition plugin's separators), never a note.
+    readConfigFile: (path) => vault.readConfigFile(path),
+    onChange: (listener: (event: VaultEvent) => void): Unsubscribe => vault.onChange(listener),
+  };
+}
+
+// ------------------------------------------------------------------------------------------ content
+
+/**
+ * A note's bytes as text, for both vault adapters: UTF-8 (a BOM dropped) when the bytes are valid UTF-8,
+ * else windows-1252 (Latin-1 plus the curly quotes and € of old Windows editors), so notes written by older
+ * tools stay readable and searchable. Binary content (NUL bytes, an image's magic number, mostly control
+ * characters) and notes over MAX_NOTE_BYTES are refused with NoteRefusedError.
+ */
+export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
+  if (bytes.length > MAX_NOTE_BYTES) {
+    throw new NoteRefusedError(path, `it is larger than ${Math.round(MAX_NOTE_BYTES / 1024 / 1024)} MB`);
+  }
+  const binary = binaryKind(bytes);
+  if (binary) throw new NoteRefusedError(path, `it is a binary file (${binary}), not a text note`);
+  if (!isUtf8(bytes)) return new TextDecoder("windows-1252").decode(bytes);
+  const text = new TextDecoder("utf-8").decode(bytes);
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */
+export function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const MAGIC: [string, number[]][] = [
+  ["PNG image", [0x89, 0x50, 0x4e, 0x47]],
+  ["JPEG image", [0xff, 0xd8, 0xff]],
+  ["GIF image", [0x47, 0x49, 0x46, 0x38]],
+  ["PDF document", [0x25, 0x50, 0x44, 0x46, 0x2d]],
+  ["ZIP archive", [0x50, 0x4b, 0x03, 0x04]],
+  ["gzip archive", [0x1f, 0x8b]],
+];
+
+/** What kind of binary the bytes are, or undefined for text. Looks at the first 8 KB, like git and grep. */
+export function binaryKind(bytes: Uint8Array): string | undefined {
+  for (const [name, magic] of MAGIC) if (magic.every((b, i) => bytes[i] === b)) return name;
+  const head = bytes.subarray(0, 8192);
+  if (head.length === 0) return undefined;
+  // UTF-16 text carries NULs too, but Obsidian does not read it either.
+  let control = 0;
+  for (const b of head) {
+    if (b === 0) return "NUL bytes";
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) control++;
+  }
+  return control / head.length > 0.1 ? "control characters" : undefined;
+}
