@@ -42,7 +42,11 @@ if (mode === "watch") {
   await Promise.all([ctx.watch(), cli.watch()]);
 } else if (mode === "bench") {
   // The real embedding model (dev dependency) loads its weights from node_modules at run time.
-  await esbuild.build({ ...node("bench/run-bench.ts", "dist/bench.cjs"), external: ["@energetic-ai/*"] });
+  // The coldstart measurement runs the real CLI (dist/cli.cjs) in fresh processes.
+  await Promise.all([
+    esbuild.build({ ...node("bench/run-bench.ts", "dist/bench.cjs"), external: ["@energetic-ai/*"] }),
+    esbuild.build(node("src/cli/main.ts", "dist/cli.cjs")),
+  ]);
 } else if (mode === "cli") {
   await esbuild.build(node("src/cli/main.ts", "dist/cli.cjs"));
 } else {

@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { silentLogger } from "../src/core/ports/logger";
 import { VaultIndex } from "../src/core/indexing/vault-index";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
@@ -121,12 +122,21 @@ export function prepareIndex(ctx: BenchContext, v: VaultOnDisk): void {
 /** Child-process entry of prepareIndex. */
 export async function buildIndexHere(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
+  const t0 = performance.now();
   const index = openIndex(dir, zeroLatencyEmbedder());
   const status = await index.open();
   await index.idle();
   await index.close();
   if (status.state === "error") throw new Error("index build ended in state error");
-  writeFileSync(join(dir, INDEX_MARKER), JSON.stringify({ chunks: status.chunks, notes: status.notes }));
+  // maxRSS (KiB): the peak of this whole process, i.e. of building the index.
+  const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+  writeFileSync(join(dir, INDEX_MARKER), JSON.stringify({ chunks: status.chunks, notes: status.notes, embedded: status.embedded, seconds: Math.round(performance.now() - t0) / 1000, peakRssMb }));
+}
+
+/** What the index-building child process recorded (prepareIndex), or null when the index was built otherwise. */
+export function preparedIndexInfo(v: VaultOnDisk): { chunks: number; notes?: number; embedded?: number; seconds?: number; peakRssMb?: number } | null {
+  const file = join(v.dir, INDEX_MARKER);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { chunks: number }) : null;
 }
 
 export function markIndexReady(v: VaultOnDisk, chunks: number): void {

@@ -45,6 +45,7 @@ import { buildCorpus, corpusChunks } from "./corpus";
 import { TextIndex } from "../src/core/indexing/text-index";
 import { workflowMeasurement } from "./workflow-bench";
 import { hostile } from "./measure-hostile";
+import { coldStart } from "./measure-cold-start";
 import { quality } from "./retrieval-quality";
 import { flashcardsMeasurement } from "./flashcards-bench";
 
@@ -517,7 +518,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, workflowMeasurement, mcpStdio, agentLoop, flashcardsMeasurement];
+export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, coldStart, workflowMeasurement, mcpStdio, agentLoop, flashcardsMeasurement];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);

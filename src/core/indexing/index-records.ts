@@ -16,6 +16,8 @@ export interface NoteRecord {
   shard: number;
   /** Set when the note is over a per-note limit and only its beginning is indexed: what was left out. */
   limited?: string;
+  /** Vectors of this note's chunks saved on disk but not loaded (a reader without an embedder never uses them). */
+  vectorsOnDisk?: number;
 }
 
 export interface ChunkRecord {

@@ -27,6 +27,8 @@ export class IndexStore {
   private readonly slotOwner: (ChunkRecord | undefined)[] = [];
   /** Embedder id the vectors belong to. */
   vectorsOf: string | null = null;
+  /** Saved vectors of the notes in memory that were left on disk (loadShard without vectors). */
+  vectorsOnDisk = 0;
 
   private readonly shards = new Map<number, ShardInfo>();
   private readonly dirty = new Set<number>();
@@ -45,6 +47,7 @@ export class IndexStore {
     this.vectors.reset();
     this.slotOwner.length = 0;
     this.vectorsOf = null;
+    this.vectorsOnDisk = 0;
     this.shards.clear();
     this.dirty.clear();
     this.shardFiles.clear();
@@ -159,9 +162,10 @@ export class IndexStore {
 
   /**
    * Adds one shard read from disk (its full-text entries come pre-analyzed; with `reanalyze`, saved by
-   * another analyser version, the chunk texts are analysed again). Vectors only when `withVectors`.
+   * another analyser version, the chunk texts are analysed again). Vectors only when `withVectors`; with
+   * `countOnDisk` the ones left out are counted as saved (a reader without an embedder).
    */
-  async loadShard(entry: ShardEntry, shard: DecodedShard, withVectors: boolean, slicer: WorkSlicer, reanalyze = false): Promise<void> {
+  async loadShard(entry: ShardEntry, shard: DecodedShard, withVectors: boolean, slicer: WorkSlicer, reanalyze = false, countOnDisk = false): Promise<void> {
     const dim = this.vectors.dim;
     const { text } = shard;
     const terms = reanalyze ? [] : this.text.resolveTerms(text.dictionary);
@@ -181,18 +185,25 @@ export class IndexStore {
       this.notes.set(note.path, note);
       info.paths.add(note.path);
       info.chunks += note.chunks.length;
+      let onDisk = 0;
       for (const rec of note.chunks) {
         const v = shard.vectorIndex[i];
         if (firstSlot >= 0 && v >= 0) {
           rec.slot = firstSlot + v;
           claimed[v] = 1;
           this.slotOwner[rec.slot] = rec;
+        } else if (countOnDisk && v >= 0) {
+          onDisk++;
         }
         this.chunks.set(rec.chunk.id, rec);
         if (reanalyze) this.text.add([rec.chunk]);
         else this.text.addAnalyzed(rec.chunk.id, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
         i++;
         if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
+      }
+      if (onDisk > 0) {
+        note.vectorsOnDisk = onDisk;
+        this.vectorsOnDisk += onDisk;
       }
     }
     // Vectors of notes skipped as duplicates belong to nobody.
@@ -247,6 +258,7 @@ export class IndexStore {
 
   private detach(note: NoteRecord): void {
     this.notes.delete(note.path);
+    this.vectorsOnDisk -= note.vectorsOnDisk ?? 0;
     const ids: string[] = [];
     for (const rec of note.chunks) {
       if (this.chunks.get(rec.chunk.id) === rec) this.chunks.delete(rec.chunk.id);

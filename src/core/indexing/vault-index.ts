@@ -331,9 +331,9 @@ export class VaultIndex implements VaultIndexApi {
       state: this.state,
       notes: this.store.notes.size,
       chunks: this.store.chunks.size,
-      embedded: this.store.vectors.size,
+      embedded: this.store.vectors.size + this.store.vectorsOnDisk,
       keywordOnly: !this.vectorsUsable(embedder) || this.embedderError !== undefined,
-      embedder: this.store.vectorsOf,
+      embedder: this.store.vectorsOf ?? (this.store.vectorsOnDisk > 0 ? this.vectorsOnDiskOf : null),
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };
     // Only notes still in the index (a note removed or failed since is no longer "indexed in part").
@@ -420,6 +420,7 @@ export class VaultIndex implements VaultIndexApi {
   }
 
   private vectorsUsable(embedder: Embedder | null): boolean {
+    // vectorsOnDisk > 0 only without an embedder (loadShards): never usable then.
     return embedder !== null && this.store.vectorsOf === embedder.id && this.store.vectors.size > 0;
   }
 
@@ -506,12 +507,17 @@ export class VaultIndex implements VaultIndexApi {
     return stray > 0 ? [`the index manifest lists no shards although ${stray} shard file${stray === 1 ? " exists" : "s exist"}`] : [];
   }
 
+  /** The embedder of the vectors a reader without an embedder left on disk (status only). */
+  private vectorsOnDiskOf: string | null = null;
+
   /** Returns the problems found (empty when every shard loaded). */
   private async loadShards(manifest: Manifest, slicer: WorkSlicer, reanalyze: boolean): Promise<string[]> {
     const embedder = this.deps.embedder();
     const stored = manifest.embedder;
-    // Another model's vectors are useless: do not even read them into memory.
-    const keepVectors = stored !== null && stored.dim > 0 && (embedder === null || embedder.id === stored.id);
+    // Another model's vectors are useless: do not even read them into memory. Without an embedder a writer
+    // keeps them (to save them again); a reader never uses them: they stay on disk and are only counted.
+    const keepVectors = stored !== null && stored.dim > 0 && (embedder === null ? this.writable : embedder.id === stored.id);
+    this.vectorsOnDiskOf = stored !== null && !keepVectors && embedder === null ? stored.id : null;
     if (keepVectors) {
       this.store.vectors.reset(stored.dim);
       this.store.vectorsOf = stored.id;
@@ -522,7 +528,7 @@ export class VaultIndex implements VaultIndexApi {
       try {
         const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
         await slicer.tick();
-        await this.store.loadShard(entry, shard, keepVectors, slicer, reanalyze);
+        await this.store.loadShard(entry, shard, keepVectors, slicer, reanalyze, this.vectorsOnDiskOf !== null);
         // Notes over a per-note limit stay named after a restart, not only in the run that indexed them.
         for (const note of shard.notes) if (note.limited && this.store.notes.get(note.path) === note) this.partial.set(note.path, note.limited);
       } catch (err) {
