@@ -17,8 +17,8 @@ const STAT_BATCH = 64;
 export class FsVault implements VaultPort {
   readonly root: string;
   readonly configDir: string;
-  /** The last pending append per absolute path (see appendToNote). */
-  private readonly appending = new Map<string, Promise<void>>();
+  /** The last pending write per absolute path (see processNote). */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(root: string, options: { configDir?: string } = {}) {
     this.root = resolve(root);
@@ -118,35 +118,40 @@ export class FsVault implements VaultPort {
   }
 
   async appendToNote(path: string, text: string, expected?: string): Promise<void> {
+    return this.processNote(path, (current) => current + text, expected);
+  }
+
+  async processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void> {
     const full = this.resolveInside(path);
-    // Appends to one note from this process run one after another: between the re-check and the rename
-    // below, a second append would otherwise be lost (renamed over). Other processes are still re-checked.
-    const previous = this.appending.get(full) ?? Promise.resolve();
-    const run = previous.then(() => this.appendNow(path, full, text, expected));
+    // Writes to one note from this process run one after another: between the re-check and the rename
+    // below, a second write would otherwise be lost (renamed over). Other processes are still re-checked.
+    const previous = this.writing.get(full) ?? Promise.resolve();
+    const run = previous.then(() => this.processNow(path, full, fn, expected));
     const settled = run.then(
       () => undefined,
       () => undefined,
     );
-    this.appending.set(full, settled);
+    this.writing.set(full, settled);
     void settled.then(() => {
-      if (this.appending.get(full) === settled) this.appending.delete(full);
+      if (this.writing.get(full) === settled) this.writing.delete(full);
     });
     return run;
   }
 
-  private async appendNow(path: string, full: string, text: string, expected: string | undefined): Promise<void> {
+  private async processNow(path: string, full: string, fn: (current: string) => string, expected: string | undefined): Promise<void> {
     const current = await this.readNote(path);
     // A Latin-1 note is read through the fallback; appending UTF-8 to it would re-encode the whole note.
     if (!isUtf8(await fs.readFile(full))) {
       throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
     }
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
+    const next = fn(current);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.
-    const temp = join(dirname(full), `.krypton-append-${randomBytes(6).toString("hex")}.tmp`);
+    const temp = join(dirname(full), `.krypton-write-${randomBytes(6).toString("hex")}.tmp`);
     const { mode } = await fs.stat(full);
     try {
-      await fs.writeFile(temp, current + text, { encoding: "utf8", flag: "wx", mode });
+      await fs.writeFile(temp, next, { encoding: "utf8", flag: "wx", mode });
       // Checked again just before the swap: an editor that saved meanwhile wins, not us.
       if ((await fs.readFile(full, "utf8")) !== current) throw new NoteChangedError(path);
       await fs.rename(temp, full);

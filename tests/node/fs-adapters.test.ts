@@ -104,6 +104,23 @@ describe("FsVault.appendToNote (agent mode, after the user approved the diff)", 
     await createNodeHost(vault.root).vault.appendToNote("Plan.md", "- one\n");
     expect((await fs.stat(join(vault.root, "Plan.md"))).mode & 0o777).toBe(0o600);
   });
+
+  it("processNote: atomic read-modify-write, one at a time per note; a throwing fn or a changed note writes nothing", async () => {
+    const host = createNodeHost(vault.root);
+    await fs.chmod(join(vault.root, "Plan.md"), 0o600);
+    await Promise.all([host.vault.processNote("Plan.md", (t) => t.replace("Plan", "Plan A")), host.vault.processNote("Plan.md", (t) => `${t}- b\n`)]);
+    expect(await vault.read("Plan.md")).toBe("# Plan A\n- b\n");
+    expect((await fs.stat(join(vault.root, "Plan.md"))).mode & 0o777).toBe(0o600);
+    await expect(
+      host.vault.processNote("Plan.md", () => {
+        throw new Error("not mine");
+      }),
+    ).rejects.toThrow("not mine");
+    await expect(host.vault.processNote("Plan.md", () => "x", "# Old\n")).rejects.toBeInstanceOf(NoteChangedError);
+    expect(await vault.read("Plan.md")).toBe("# Plan A\n- b\n");
+    await expect(host.vault.processNote("Missing.md", (t) => t)).rejects.toBeInstanceOf(NoteNotFoundError);
+    expect((await fs.readdir(vault.root)).sort()).toEqual(["NoNewline.md", "Plan.md"]);
+  });
 });
 
 describe("FsVault reads through the read policy's decoding (read-policy.ts)", () => {

@@ -113,3 +113,16 @@ test("appendToNote goes through Vault.process, refuses a changed note, never wri
   await expect(vault.appendToNote(".obsidian/app.json", "x")).rejects.toBeInstanceOf(NoteNotFoundError);
   expect(await temp.read(".obsidian/app.json")).toBe("{}");
 });
+
+test("processNote goes through Vault.process: fn's result is written, a throwing fn or a changed note writes nothing", async () => {
+  await vault.processNote("Projects/Plan.md", (t) => t.replace("Steps.", "Steps: 2."));
+  expect(await temp.read("Projects/Plan.md")).toBe("# Plan\nSteps: 2.");
+  await expect(
+    vault.processNote("Projects/Plan.md", () => {
+      throw new Error("not mine");
+    }),
+  ).rejects.toThrow("not mine");
+  await expect(vault.processNote("Projects/Plan.md", () => "x", "# Old")).rejects.toBeInstanceOf(NoteChangedError);
+  expect(await temp.read("Projects/Plan.md")).toBe("# Plan\nSteps: 2.");
+  await expect(vault.processNote(".obsidian/app.json", () => "x")).rejects.toBeInstanceOf(NoteNotFoundError);
+});

@@ -1,6 +1,10 @@
+import { AgentError } from "../notes/agent-error";
 import { formatMinutes, parseDate, parseMinutes } from "./goal-parse";
 
-/** A study goal as read from its note. Minutes always come from the sessions; a `minutes` key in the frontmatter is ignored. */
+/**
+ * A study goal as read from its note. Minutes always come from the sessions; the frontmatter's `minutes` key is
+ * only a copy Krypton rewrites when it logs a session (withSessionLogged), never read back.
+ */
 export interface Goal {
   path: string;
   goal: string;
@@ -66,6 +70,7 @@ export function newGoalNote(goal: string, target: string | null, created: string
     `goal: ${JSON.stringify(goal)}`,
     `target date: ${target ?? ""}`,
     "status: active",
+    "minutes: 0",
     `created: ${created}`,
     "---",
     "",
@@ -88,4 +93,37 @@ export function sessionAppendText(text: string, session: { date: string; minutes
   const lastIsSessions = headings.length > 0 && /^sessions?$/i.test(headings[headings.length - 1][1].trim());
   const lead = text === "" || text.endsWith("\n") ? "" : "\n";
   return lastIsSessions ? `${lead}${line}` : `${lead}\n## Sessions\n\n${line}`;
+}
+
+/** True when the note's frontmatter marks it as a Krypton goal note (`krypton-goal: true`). */
+export function isGoalNote(text: string): boolean {
+  const fm = frontmatterRange(text);
+  return fm !== null && new RegExp(`^\\s*${GOAL_MARKER}\\s*:\\s*true\\s*$`, "im").test(text.slice(fm.start, fm.end));
+}
+
+/**
+ * The goal note after logging one session: the session line appended (sessionAppendText) and the frontmatter's
+ * `minutes` value set to the recomputed total (a `minutes` line added before the closing `---` when missing).
+ * Every other byte stays as the user left it: key order, comments, other text. Refuses any note that is not
+ * a goal note, so it can never rewrite a user's note.
+ */
+export function withSessionLogged(text: string, session: { date: string; minutes: number; note?: string }, today: string): string {
+  const fm = frontmatterRange(text);
+  if (!fm || !isGoalNote(text)) throw new AgentError(`Not a Krypton goal note (no "${GOAL_MARKER}: true" in its frontmatter): Krypton only appends to it, never rewrites it.`, "invalid-input");
+  const appended = text + sessionAppendText(text, session);
+  const total = parseGoalNote("", appended, today).minutes;
+  const head = appended.slice(fm.start, fm.end);
+  const eol = /\r\n/.test(head) ? "\r\n" : "\n";
+  const minutesLine = /^([ \t]*minutes[ \t]*:[ \t]*)([^\r\n#]*?)([ \t]+#[^\r\n]*)?$/im;
+  const newHead = minutesLine.test(head) ? head.replace(minutesLine, (_m, key: string, _v: string, comment?: string) => `${key}${total}${comment ?? ""}`) : `${head}minutes: ${total}${eol}`;
+  return appended.slice(0, fm.start) + newHead + appended.slice(fm.end);
+}
+
+/** The frontmatter's inner lines as [start, end) offsets: after the opening `---` line, up to the closing `---` line. */
+function frontmatterRange(text: string): { start: number; end: number } | null {
+  const open = /^\uFEFF?---[ \t]*\r?\n/.exec(text);
+  if (!open) return null;
+  const close = /^---[ \t]*$/m.exec(text.slice(open[0].length));
+  if (!close) return null;
+  return { start: open[0].length, end: open[0].length + close.index };
 }

@@ -4,11 +4,11 @@ import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
 import { normalizeVaultPath } from "../notes/note-paths";
 import type { Host } from "../ports/host";
-import { NoteChangedError, NoteExistsError } from "../ports/vault";
+import { NoteExistsError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
 import { errorMessage } from "../util/errors";
 import { localDate } from "../util/local-date";
-import { GOAL_MARKER, newGoalNote, parseGoalNote, sessionAppendText, type Goal } from "./goal-note";
+import { isGoalNote, newGoalNote, parseGoalNote, withSessionLogged, type Goal } from "./goal-note";
 import { daysBetween, formatMinutes, parseDate } from "./goal-parse";
 
 export interface GoalsDeps {
@@ -67,7 +67,7 @@ export class GoalService {
       } catch {
         continue;
       }
-      if (!new RegExp(`^${GOAL_MARKER}\\s*:\\s*true\\s*$`, "m").test(text.slice(0, 2000))) continue;
+      if (!isGoalNote(text)) continue;
       goals.push(parseGoalNote(note.path, text, today));
     }
     return goals;
@@ -95,15 +95,13 @@ export class GoalService {
     const goal = await this.find(name);
     const today = this.today();
     const session = { date: today, minutes: Math.round(minutes), note: note?.replace(/\s+/g, " ").trim() };
-    // Append-only, against the text just read: an edit landing in between makes appendToNote refuse; retry once.
-    for (let attempt = 0; ; attempt++) {
-      const current = await this.deps.host.vault.readNote(goal.path);
-      try {
-        await this.deps.host.vault.appendToNote(goal.path, sessionAppendText(current, session), current);
-        break;
-      } catch (err) {
-        if (!(err instanceof NoteChangedError) || attempt >= 1) throw new AgentError(`Could not log on ${goal.path}: ${errorMessage(err)}`, "failed");
-      }
+    // One atomic read-modify-write: the session line appended and only the frontmatter's minutes value
+    // updated; withSessionLogged refuses a note that is no longer a goal note (nothing written then).
+    try {
+      await this.deps.host.vault.processNote(goal.path, (current) => withSessionLogged(current, session, today));
+    } catch (err) {
+      if (err instanceof AgentError) throw err;
+      throw new AgentError(`Could not log on ${goal.path}: ${errorMessage(err)}`, "failed");
     }
     return parseGoalNote(goal.path, await this.deps.host.vault.readNote(goal.path), today);
   }

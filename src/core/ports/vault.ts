@@ -36,7 +36,8 @@ export class NoteChangedError extends Error {
 
 /**
  * Notes as the user sees them. Krypton reads notes, creates new ones and, only after the user approved
- * the diff, appends to one: there is deliberately no overwrite, rename or delete here.
+ * the diff, appends to one; notes Krypton itself manages (goal notes) it may also rewrite in one atomic step.
+ * There is deliberately no overwrite, rename or delete here.
  */
 export interface VaultPort {
   /** Markdown notes (".md"), excluding the config folder and ".krypton". */
@@ -53,6 +54,13 @@ export interface VaultPort {
    * with NoteChangedError and writes nothing. NoteNotFoundError when there is no such note.
    */
   appendToNote(path: string, text: string, expected?: string): Promise<void>;
+  /**
+   * Atomic read-modify-write of a note Krypton manages (today: study-goal notes, to keep their `minutes` line
+   * in step with their sessions). `fn` gets the current text and returns the new one; when it throws, nothing
+   * is written and the error reaches the caller. Same atomicity, `expected` and NoteNotFoundError rules as
+   * appendToNote. Callers must check inside `fn` that the note is theirs (a marker), never touch a user's note.
+   */
+  processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void>;
   /** A file in the config folder ("plugins/x/data.json", relative to configDir), or null when missing. Read-only. */
   readConfigFile(path: string): Promise<string | null>;
   /** Vault change events; the CLI host may never emit any. */

@@ -78,11 +78,19 @@ export class ObsidianVault implements VaultPort {
 
   /** Vault.process: Obsidian's atomic read-modify-write, so an edit in an open editor is never lost. */
   async appendToNote(path: string, text: string, expected?: string): Promise<void> {
+    return this.processNote(path, (current) => current + text, expected);
+  }
+
+  /**
+   * Vault.process rather than FileManager.processFrontMatter: the goal-note change also appends a session
+   * line to the body, and processFrontMatter would re-serialise the whole frontmatter (losing comments/order).
+   */
+  async processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
     await this.app.vault.process(file, (current) => {
       if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
-      return current + text;
+      return fn(current);
     });
   }
 

@@ -35,6 +35,11 @@ export class MemoryVault implements VaultPort {
     if (!file) throw new NoteNotFoundError(path);
     this.files.set(path, { content: file.content + text, mtime: Date.now() });
   }
+  async processNote(path: string, fn: (current: string) => string): Promise<void> {
+    const file = this.files.get(path);
+    if (!file) throw new NoteNotFoundError(path);
+    this.files.set(path, { content: fn(file.content), mtime: Date.now() });
+  }
   async readConfigFile(): Promise<string | null> {
     return null;
   }

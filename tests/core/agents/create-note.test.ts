@@ -98,6 +98,7 @@ describe("NoteOperations.createNote", () => {
       listNotes: () => inner.listNotes(),
       readNote: (p) => inner.readNote(p),
       appendToNote: (p, t, e) => inner.appendToNote(p, t, e),
+      processNote: (p, f, e) => inner.processNote(p, f, e),
       exists: async () => false,
       createNote: async (p, c) => {
         attempts.push(p);

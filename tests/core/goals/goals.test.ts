@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 import { detectGoalIntent, createGoalAgent } from "../../../src/core/goals/goal-agent";
-import { parseGoalNote, sessionAppendText } from "../../../src/core/goals/goal-note";
+import { parseGoalNote, sessionAppendText, withSessionLogged } from "../../../src/core/goals/goal-note";
 import { parseDate, parseMinutes } from "../../../src/core/goals/goal-parse";
 import { GoalService } from "../../../src/core/goals/goal-service";
 import { localDate } from "../../../src/core/util/local-date";
@@ -116,6 +118,67 @@ describe("GoalService over a real vault", () => {
     await expect(la.create("Pass AWS SAA")).rejects.toThrow(/already exists/);
     await expect(la.create("Other", "someday")).rejects.toThrow(/Could not read the date/);
     await expect(la.log("kubernetes", 10)).rejects.toThrow(/No study goal matches/);
+  });
+
+  it("logging keeps frontmatter minutes in step: a hand-edited goal note differs only in the minutes value and the new session line", async () => {
+    const handEdited = [
+      "---",
+      "Status: Active # still on it",
+      "Target Date: Jan 15, 2027",
+      "Minutes:   9999   # Krypton keeps this",
+      "goal: Pass AWS SAA",
+      "krypton-goal: true",
+      "tags: [aws, cert]",
+      "---",
+      "# Pass AWS SAA",
+      "",
+      "My own words, *kept*.",
+      "",
+      "## Sessions",
+      "- Nov 20, 2026: 1h 15m networking",
+      "",
+    ].join("\n");
+    await fs.mkdir(join(world.vault.root, "Study goals"), { recursive: true });
+    await fs.writeFile(join(world.vault.root, "Study goals/Pass AWS SAA.md"), handEdited);
+    const goal = await service("UTC").log("aws", 30, "IAM");
+    expect(goal.minutes).toBe(105);
+    const after = await world.vault.read("Study goals/Pass AWS SAA.md");
+    expect(after).toBe(handEdited.replace("Minutes:   9999   # Krypton", "Minutes:   105   # Krypton") + "- 2026-11-24: 30 min IAM\n");
+    // A new goal note carries minutes: 0, and logging keeps it in step.
+    await service("UTC").create("Learn Rust");
+    await service("UTC").log("rust", 90);
+    expect(await world.vault.read("Study goals/Learn Rust.md")).toMatch(/^---\nkrypton-goal: true\n[^]*\nminutes: 90\n[^]*## Sessions\n\n- 2026-11-24: 1h 30m\n$/);
+  });
+
+  it("a goal note without a minutes line gets one before the closing ---; the added line follows the frontmatter's CRLF", () => {
+    const text = "---\r\nkrypton-goal: true\r\ngoal: X\r\n---\r\n# X\r\n\r\n## Sessions\r\n- 2026-11-20: 30 min\r\n";
+    expect(withSessionLogged(text, { date: "2026-11-24", minutes: 15 }, "2026-11-24")).toBe(
+      "---\r\nkrypton-goal: true\r\ngoal: X\r\nminutes: 45\r\n---\r\n# X\r\n\r\n## Sessions\r\n- 2026-11-20: 30 min\r\n- 2026-11-24: 15 min\n",
+    );
+  });
+
+  it("never rewrites a user's note that is not a goal note: refused, nothing written", async () => {
+    for (const userNote of ["# Diary\n\nminutes: 5\n", "---\nminutes: 5\ngoal: X\n---\n## Sessions\n", "---\nkrypton-goal: false\n---\n"]) {
+      expect(() => withSessionLogged(userNote, { date: "2026-11-24", minutes: 15 }, "2026-11-24")).toThrow(/Not a Krypton goal note/);
+    }
+    // The note stops being a goal note between find and write (the user removed the marker): the real FsVault
+    // write is refused inside processNote and the user's text stays byte for byte.
+    await service("UTC").create("Pass AWS SAA");
+    const path = "Study goals/Pass AWS SAA.md";
+    const userText = "---\ngoal: Pass AWS SAA\nminutes: 7\n---\nNow my own note.\n";
+    const inner = world.host.vault;
+    const racing = {
+      ...inner,
+      listNotes: () => inner.listNotes(),
+      readNote: (p: string) => inner.readNote(p),
+      processNote: async (p: string, fn: (t: string) => string, e?: string) => {
+        await fs.writeFile(join(world.vault.root, p), userText);
+        return inner.processNote(p, fn, e);
+      },
+    };
+    const goals = new GoalService({ host: { ...world.host, vault: racing }, settings: () => world.settings, index: world.index, timeZone: "UTC" });
+    await expect(goals.log("aws", 30)).rejects.toThrow(/Not a Krypton goal note/);
+    expect(await world.vault.read(path)).toBe(userText);
   });
 
   it("plan: cards due in the goal's decks (SM-2 and FSRS forms, new cards) and related notes from search", async () => {

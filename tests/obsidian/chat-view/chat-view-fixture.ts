@@ -220,6 +220,11 @@ export class MemoryVault implements VaultPort {
     if (content === undefined) throw new NoteNotFoundError(path);
     this.files.set(path, content + text);
   }
+  async processNote(path: string, fn: (current: string) => string): Promise<void> {
+    const content = this.files.get(path);
+    if (content === undefined) throw new NoteNotFoundError(path);
+    this.files.set(path, fn(content));
+  }
   async readConfigFile(): Promise<string | null> {
     return null;
   }
