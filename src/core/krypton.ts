@@ -85,7 +85,7 @@ export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, op
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
-  const quiz = new QuizService({ host, settings: getSettings, chatModel: getChatModel });
+  const quiz = new QuizService({ host, settings: getSettings, chatModel: getChatModel, flashcards });
   const goals = new GoalService({ host, settings: getSettings, index });
   // The quiz first: while one runs, every message of its conversation is an answer. Then flashcards, whose
   // requests ("make flashcards about X") would otherwise read as "make a note about X".

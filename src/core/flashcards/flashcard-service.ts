@@ -10,7 +10,7 @@ import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { localDate } from "../util/local-date";
 import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
-import { DECK_MARKER, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
+import { DECK_MARKER, cardKey, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
 import { loadSrFormat } from "./sr-format";
 
@@ -88,6 +88,41 @@ export class FlashcardService {
     }
     host.logger.info("flashcards: run", { deckPath, added: added.length, ...generated.counts });
     const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped };
+    return { ...run, text: flashcardRunText(run) };
+  }
+
+  /**
+   * Cards about a topic, generated like generate() (same passages, grounded generator, askJson) but kept in
+   * memory: nothing is written. The quiz uses this when no deck matches ("quiz me on <topic>").
+   */
+  async draftFromTopic(topic: string, max: number, signal?: AbortSignal): Promise<{ title: string; cards: NewCard[]; sources: string[] }> {
+    const model = this.deps.chatModel();
+    if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
+    const format = await loadSrFormat(this.deps.host.vault);
+    const { title, passages, sources } = await this.passagesFor({ topic, signal });
+    const generated = await generateCards({ model, title, passages, max: clampMax(max), format, existing: new Set(), signal });
+    throwIfAborted(signal);
+    return { title, cards: generated.cards, sources };
+  }
+
+  /** Writes cards made earlier (draftFromTopic) into a deck: created, or appended de-duplicated like generate(). */
+  async addCards(deckNameWanted: string, cards: NewCard[]): Promise<FlashcardRun> {
+    const format = await loadSrFormat(this.deps.host.vault);
+    const deckName = cleanDeckName(deckNameWanted);
+    const deckPath = this.deckPathFor(deckName);
+    const existingText = await this.readDeck(deckPath);
+    const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
+    const fresh = cards.filter((c) => !snapshot?.keys.has(cardKey(c.front)));
+    const counts: GenerationCounts = { ungrounded: 0, duplicates: cards.length - fresh.length, unusable: 0 };
+    let createdDeck = false;
+    let added: NewCard[] = [];
+    if (fresh.length) {
+      const result = await this.write(deckPath, deckName, deckTag(deckName, format), fresh.map((c) => formatCard(c, format)), fresh, snapshot);
+      createdDeck = result.created;
+      added = result.added;
+      counts.duplicates += fresh.length - added.length;
+    }
+    const run = { deckPath, deckName, createdDeck, added, counts, sources: [...new Set(cards.map((c) => c.source.replace(/#.*$/, "") + ".md"))], partsSkipped: 0 };
     return { ...run, text: flashcardRunText(run) };
   }
 

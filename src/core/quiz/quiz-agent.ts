@@ -8,6 +8,8 @@ export const QUIZ_AGENT = "quiz";
 
 const START = /^(?:(?:please|ok|okay)[,]?\s+|(?:can|could|will)\s+you\s+)*(?:quiz|test)\s+me\s+(?:on|about)\s+(.+)$|^(?:start|begin)\s+(?:a\s+)?quiz\s+(?:on|about)\s+(.+)$/i;
 
+const YES = /^(?:yes|yeah|yep|sure|ok(?:ay)?|please|do it|go ahead|make them)\b[^?]*$/i;
+
 /**
  * "Quiz me on <deck>" starts a quiz; while one runs in this conversation every message is its answer
  * (or hint / skip / stop). First in the agent order, so answers never reach the other agents.
@@ -21,7 +23,13 @@ export function createQuizAgent(deps: { quiz: QuizService; logger: Logger }): Ag
         if (start) {
           const name = cleanArgument(start[1] ?? start[2] ?? "");
           if (!name) return null;
-          return { kind: "message", agent: QUIZ_AGENT, text: await deps.quiz.start(context.conversationId, name) };
+          return { kind: "message", agent: QUIZ_AGENT, text: await deps.quiz.start(context.conversationId, name, context.signal) };
+        }
+        const offered = await deps.quiz.openOffer(context.conversationId);
+        if (offered) {
+          // "yes" writes the missed cards; anything else closes the offer and goes on as normal chat.
+          const text = await deps.quiz.answerOffer(context.conversationId, offered, YES.test(normalizeMessage(message)));
+          return text === null ? null : { kind: "message", agent: QUIZ_AGENT, text };
         }
         const state = await deps.quiz.active(context.conversationId);
         if (!state) return null;

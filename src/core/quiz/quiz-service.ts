@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseCards } from "../flashcards/card-parser";
+import type { FlashcardService } from "../flashcards/flashcard-service";
 import { loadSrFormat } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
 import { AgentError } from "../notes/agent-error";
@@ -12,8 +13,10 @@ import {
   currentCard,
   gradeLocally,
   hintFor,
+  missedNewCards,
   questionText,
   quizCardsFromDeck,
+  quizCardsFromNew,
   readCommand,
   record,
   startQuiz,
@@ -37,16 +40,63 @@ const PENDING = "_pending";
  * otherwise (askJson `{verdict, score, feedback}`). State lives in .krypton/quiz/<conversation>.json.
  */
 export class QuizService {
-  constructor(private readonly deps: { host: Host; settings: () => KryptonSettings; chatModel: () => ChatModel | null }) {}
+  constructor(
+    private readonly deps: {
+      host: Host;
+      settings: () => KryptonSettings;
+      chatModel: () => ChatModel | null;
+      /** When set, a topic without a deck is quizzed from the vault's notes (cards made in memory). */
+      flashcards?: FlashcardService;
+    },
+  ) {}
 
-  /** Starts a quiz on a deck (a note with Spaced Repetition cards, by name) and returns the first question. */
-  async start(conversationId: string | undefined, name: string): Promise<string> {
-    const { path, text } = await this.findDeck(name);
+  /**
+   * Starts a quiz on a deck (a note with Spaced Repetition cards, by name) and returns the first question.
+   * No deck by that name: cards about the topic are made from the vault's notes, in memory (no deck written).
+   */
+  async start(conversationId: string | undefined, name: string, signal?: AbortSignal): Promise<string> {
+    const deck = await this.findDeck(name);
+    if (!deck) return this.startFromNotes(conversationId, name, signal);
+    const { path, text } = deck;
     const cards = quizCardsFromDeck(parseCards(text, await loadSrFormat(this.deps.host.vault)).cards, path);
-    if (!cards.length) throw new AgentError(`${path} has no flashcards to quiz you on.`, "not-found");
+    if (!cards.length) {
+      // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
+      if (this.deps.flashcards && !this.inDeckFolder(path)) return this.startFromNotes(conversationId, name, signal);
+      throw new AgentError(`${path} has no flashcards to quiz you on.`, "not-found");
+    }
     const state = startQuiz(baseNameOf(path), shuffle(cards, this.deps.host.clock.now()));
     await this.save(conversationId ?? PENDING, state);
     return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.\n\n${questionText(state)}`;
+  }
+
+  private async startFromNotes(conversationId: string | undefined, topic: string, signal?: AbortSignal): Promise<string> {
+    if (!this.deps.flashcards) throw new AgentError(`No deck named "${topic}". Make one first: "make flashcards about ${topic}".`, "not-found");
+    const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal);
+    if (!draft.cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
+    const order = shuffle(
+      draft.cards.map((_, i) => i),
+      this.deps.host.clock.now(),
+    );
+    const made = order.map((i) => draft.cards[i]);
+    const state: QuizState = { ...startQuiz(draft.title, quizCardsFromNew(made)), fromNotes: { topic: draft.title, cards: made, offer: "none" } };
+    await this.save(conversationId ?? PENDING, state);
+    const from = draft.sources.map((p) => `[[${p.replace(/\.md$/i, "")}]]`).join(", ");
+    return `No deck named "${topic}": quiz from your notes (${from}), ${made.length} card${made.length === 1 ? "" : "s"}, not saved to a deck.\n\n${questionText(state)}`;
+  }
+
+  /** A finished quiz from notes whose "add the missed cards?" offer is still open in this conversation. */
+  async openOffer(conversationId: string | undefined): Promise<QuizState | null> {
+    const state = await this.load(conversationId ?? PENDING);
+    return state?.status === "finished" && state.fromNotes?.offer === "open" ? state : null;
+  }
+
+  /** The user's answer to the offer: yes writes the missed cards to the topic's deck (append-only, de-duplicated). */
+  async answerOffer(conversationId: string | undefined, state: QuizState, accept: boolean): Promise<string | null> {
+    const key = conversationId ?? PENDING;
+    await this.save(key, { ...state, fromNotes: { ...state.fromNotes!, offer: "done" } });
+    if (!accept || !this.deps.flashcards) return null;
+    const run = await this.deps.flashcards.addCards(state.fromNotes!.topic, missedNewCards(state));
+    return run.text;
   }
 
   /** The running quiz of this conversation, if any (adopting one started before the conversation had an id). */
@@ -75,7 +125,7 @@ export class QuizService {
       return `Hint: ${hintFor(card, state.hints)}`;
     }
     if (command.type === "stop") {
-      const done = stop(state);
+      const done = withOffer(stop(state));
       await this.save(key, done);
       return summaryText(done);
     }
@@ -88,7 +138,7 @@ export class QuizService {
     }
     // A hint costs half a point.
     if (grade.verdict === "correct" && state.hints > 0) grade = { ...grade, score: Math.min(grade.score, 0.5) };
-    const next = record(state, answer, grade);
+    const next = withOffer(record(state, answer, grade));
     await this.save(key, next);
     const feedback = grade.verdict === "skipped" ? `Skipped. ${grade.feedback}` : `${label(grade)} ${grade.feedback}`.trim();
     return next.status === "finished" ? `${feedback}\n\n${summaryText(next)}` : `${feedback}\n\n${questionText(next)}`;
@@ -114,15 +164,18 @@ export class QuizService {
     return { verdict: out.verdict, score: out.verdict === "correct" ? Math.max(out.score, 0.5) : out.verdict === "wrong" ? 0 : out.score, feedback: out.feedback, by: "model" };
   }
 
-  private async findDeck(name: string): Promise<{ path: string; text: string }> {
+  private inDeckFolder(path: string): boolean {
+    const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
+    return folder !== "" && path.startsWith(`${folder}/`);
+  }
+
+  private async findDeck(name: string): Promise<{ path: string; text: string } | null> {
     const wanted = name.trim().toLowerCase().replace(/\.md$/, "");
     const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
     const notes = await this.deps.host.vault.listNotes();
     const named = notes.filter((n) => baseNameOf(n.path).toLowerCase() === wanted);
     const pick = named.find((n) => folder && n.path.startsWith(`${folder}/`)) ?? named[0];
-    if (!pick) {
-      throw new AgentError(`No deck named "${name}". Make one first: "make flashcards about ${name}".`, "not-found");
-    }
+    if (!pick) return null;
     try {
       return { path: pick.path, text: await this.deps.host.vault.readNote(pick.path) };
     } catch (err) {
@@ -144,6 +197,15 @@ export class QuizService {
   private save(key: string, state: QuizState): Promise<void> {
     return this.deps.host.data.writeAtomic(fileOf(key), JSON.stringify(state));
   }
+}
+
+/** Cards made from notes when no deck matches ("quiz me on <topic>"). */
+const QUIZ_FROM_NOTES_CARDS = 8;
+
+/** A quiz from notes that ends with missed cards opens the offer to write them to a deck. */
+function withOffer(state: QuizState): QuizState {
+  if (state.status !== "finished" || !state.fromNotes || state.fromNotes.offer !== "none") return state;
+  return missedNewCards(state).length ? { ...state, fromNotes: { ...state.fromNotes, offer: "open" } } : state;
 }
 
 function fileOf(key: string): string {

@@ -1,4 +1,4 @@
-import { cardKey } from "../flashcards/card-writer";
+import { cardKey, type NewCard } from "../flashcards/card-writer";
 import type { ParsedCard } from "../flashcards/card-parser";
 
 /**
@@ -34,9 +34,31 @@ export interface QuizState {
   hints: number;
   results: { card: number; answer: string; grade: Grade }[];
   status: "active" | "finished";
+  /**
+   * Set when no deck matched and the cards were made from the vault's notes in memory: the generated cards
+   * (same order as `cards`), so the missed ones can be written to a deck when the user says yes. `offer` is
+   * open from the end of the quiz until the user answers it.
+   */
+  fromNotes?: { topic: string; cards: NewCard[]; offer: "none" | "open" | "done" };
 }
 
 export const QUIZ_MAX_CARDS = 20;
+
+/** Cards generated from notes (not yet in any deck) as quiz questions; a cloze asks its first deletion. */
+export function quizCardsFromNew(cards: readonly NewCard[]): QuizCard[] {
+  return cards.map((c) => {
+    const source = c.source.replace(/#.*$/, "") + ".md";
+    if (c.kind !== "cloze") return { kind: c.kind, prompt: c.front, answer: c.back, source };
+    const deletion = /==([^=\n]+?)==/.exec(c.front)?.[1] ?? "";
+    return { kind: "cloze", prompt: c.front.replace(`==${deletion}==`, "[...]").replace(/==([^=\n]+?)==/g, "$1"), answer: deletion, source };
+  });
+}
+
+/** The generated cards the user missed (for "make cards from the missed ones"). */
+export function missedNewCards(state: QuizState): NewCard[] {
+  if (!state.fromNotes) return [];
+  return state.results.filter((r) => r.grade.verdict !== "correct").map((r) => state.fromNotes!.cards[r.card]).filter((c): c is NewCard => c !== undefined);
+}
 
 /** Cards from a deck in quiz form: a reversed card asks one way, a cloze one deletion at a time (at most QUIZ_MAX_CARDS). */
 export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string): QuizCard[] {
@@ -129,7 +151,12 @@ export function summaryText(state: QuizState): string {
       const card = state.cards[r.card];
       lines.push(`- ${card.prompt} → **${card.answer}** (${r.grade.verdict === "skipped" ? "skipped" : `you said: ${r.answer}`})`);
     }
-    lines.push("", `Want to practise these? Say "make flashcards about ${state.title}" to add cards for them to a deck.`);
+    lines.push(
+      "",
+      state.fromNotes
+        ? `Want to practise these? Say "yes" to add the ${missed.length} missed card${missed.length === 1 ? "" : "s"} to the deck "${state.fromNotes.topic}".`
+        : `Want to practise these? Say "make flashcards about ${state.title}" to add cards for them to a deck.`,
+    );
   }
   return lines.join("\n");
 }

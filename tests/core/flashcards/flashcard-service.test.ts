@@ -227,3 +227,21 @@ describe("FlashcardService", () => {
     expect(fromTopic?.text).toMatch(/Added 1 flashcard/);
   });
 });
+
+describe("FlashcardService.addCards (cards made earlier, e.g. a quiz's missed ones)", () => {
+  it("creates the deck, then appends only cards not already there; a non-deck note of that name is refused", async () => {
+    const card = { kind: "basic" as const, front: "Where does photosynthesis happen?", back: "In the chloroplasts", source: "Bio/Photosynthesis" };
+    const other = { kind: "basic" as const, front: "What do light reactions release?", back: "Oxygen", source: "Bio/Photosynthesis#Light reactions" };
+    expect((await service.addCards("Plants", [card])).createdDeck).toBe(true);
+    const run = await service.addCards("Plants", [card, other]);
+    expect(run).toMatchObject({ createdDeck: false, counts: { duplicates: 1 } });
+    expect(run.added).toEqual([other]);
+    const deck = await world.vault.read("Flashcards/Plants.md");
+    expect(deck.match(/Where does photosynthesis happen\?/g)).toHaveLength(1);
+    expect(deck).toContain("What do light reactions release?::Oxygen [[Bio/Photosynthesis#Light reactions]]");
+    await world.vault.write("Flashcards/Mine.md", "# My own note\n");
+    await expect(service.addCards("Mine", [card])).rejects.toThrow(/not a Krypton deck|not a deck/i);
+    expect(await world.vault.read("Flashcards/Mine.md")).toBe("# My own note\n");
+  });
+});
+

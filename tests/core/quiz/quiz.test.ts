@@ -1,3 +1,4 @@
+import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
 import { createQuizAgent } from "../../../src/core/quiz/quiz-agent";
 import { QuizService } from "../../../src/core/quiz/quiz-service";
 import { gradeLocally, hintFor, quizCardsFromDeck, readCommand, record, startQuiz, summaryText, type QuizCard } from "../../../src/core/quiz/quiz-state";
@@ -140,5 +141,100 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
     const reply = (await agent.tryHandle("something vague", [], { conversationId: "c" }))!.text;
     expect(reply).toMatch(/Could not grade the answer/);
     expect(await world.host.data.readText("quiz/c.json")).toBe(before);
+  });
+});
+
+describe("quiz on a topic without a deck: cards from the vault's notes, in memory", () => {
+  let world: AgentsWorld;
+  const MARS = "# Mars\n\nMars has two moons, Phobos and Deimos.\n\nThe largest volcano on Mars is Olympus Mons.\n";
+  beforeEach(async () => {
+    world = await makeAgentsWorld({ files: { "Space/Mars.md": MARS, "Flashcards/AWS.md": DECK } });
+  });
+  afterEach(() => world.close());
+  const agentWith = () => {
+    const flashcards = new FlashcardService({ host: world.host, settings: () => world.settings, index: world.index, chatModel: () => world.model });
+    return createQuizAgent({ quiz: new QuizService({ host: world.host, settings: () => world.settings, chatModel: () => world.model, flashcards }), logger: world.host.logger });
+  };
+  const scriptCards = () =>
+    world.ollama.script({
+      route: "chat",
+      reply: (req) => {
+        const n = Number(/\[(\d+)\][^[]*Phobos/.exec(req.userText)![1]);
+        return JSON.stringify({
+          cards: [
+            { type: "basic", front: "How many moons does Mars have?", back: "two", passage: n },
+            { type: "cloze", front: "The largest volcano on Mars is ==Olympus Mons==", back: "", passage: n },
+            { type: "basic", front: "Invented?", back: "x", passage: 99 },
+          ],
+        });
+      },
+    });
+  const answer = (reply: string, right: boolean) => {
+    const q = /\*\*(?:Question|Fill in the blank) \d of 2:\*\* (.+)/.exec(reply)![1];
+    if (q.includes("moons")) return right ? "two" : "skip";
+    return right ? "Olympus Mons" : "skip";
+  };
+
+  it("quizzes from the topic's notes without writing a deck; 'yes' writes only the missed cards to a new deck, then that deck is quizzed", async () => {
+    scriptCards();
+    const agent = agentWith();
+    const before = await world.vault.read("Space/Mars.md");
+    let reply = (await agent.tryHandle("quiz me on Mars", [], { conversationId: "m" }))!.text;
+    expect(reply).toMatch(/No deck named "Mars": quiz from your notes \(\[\[Space\/Mars\]\]\), 2 cards, not saved to a deck/);
+    expect(await world.vault.exists("Flashcards/Mars.md")).toBe(false);
+    // The generator's prompt held the note's passages (grounded, askJson structured output).
+    const gen = world.ollama.requestsTo("chat")[0];
+    expect(gen.userText).toContain("Phobos and Deimos");
+    expect((gen.body as { format?: { type?: string } }).format?.type).toBe("object");
+    // One right (graded locally), one skipped.
+    const firstIsMoons = reply.includes("moons");
+    reply = (await agent.tryHandle(answer(reply, true), [], { conversationId: "m" }))!.text;
+    reply = (await agent.tryHandle(answer(reply, false), [], { conversationId: "m" }))!.text;
+    expect(reply).toMatch(/Quiz finished: Mars/);
+    expect(reply).toContain('Say "yes" to add the 1 missed card to the deck "Mars"');
+    expect(await world.vault.exists("Flashcards/Mars.md")).toBe(false);
+    reply = (await agent.tryHandle("yes please", [], { conversationId: "m" }))!.text;
+    expect(reply).toMatch(/Added 1 flashcard to \[\[Flashcards\/Mars\]\] \(new deck\)/);
+    const deck = await world.vault.read("Flashcards/Mars.md");
+    const missed = firstIsMoons ? "The largest volcano on Mars is ==Olympus Mons==" : "How many moons does Mars have?::two";
+    const kept = firstIsMoons ? "How many moons" : "Olympus";
+    expect(deck).toContain(`${missed} [[Space/Mars#Mars]]`);
+    expect(deck).not.toContain(kept);
+    expect(deck).toMatch(/^---\nkrypton-deck: true\n/);
+    expect(await world.vault.read("Space/Mars.md")).toBe(before);
+    // The offer is answered: "yes" again is normal chat.
+    expect(await agent.tryHandle("yes", [], { conversationId: "m" })).toBeNull();
+
+    // A second quiz from notes, all missed: "yes" appends to the deck, the card already there is not repeated.
+    scriptCards();
+    reply = (await agent.tryHandle("quiz me on Mars", [], { conversationId: "m2" }))!.text;
+    // The deck "Mars" exists now: that is a quiz on the deck, not from notes.
+    expect(reply).toMatch(/Quiz on \*\*Mars\*\*: 1 card/);
+  });
+
+  it("declining the offer writes nothing and goes back to normal chat; a quiz with nothing missed makes no offer", async () => {
+    scriptCards();
+    const agent = agentWith();
+    let reply = (await agent.tryHandle("quiz me on Mars", [], { conversationId: "d" }))!.text;
+    reply = (await agent.tryHandle("skip", [], { conversationId: "d" }))!.text;
+    reply = (await agent.tryHandle("stop", [], { conversationId: "d" }))!.text;
+    expect(reply).toMatch(/stopped after 1 of 2/);
+    expect(reply).toContain('Say "yes" to add the 1 missed card');
+    expect(await agent.tryHandle("no thanks, what is Phobos?", [], { conversationId: "d" })).toBeNull();
+    expect(await agent.tryHandle("yes", [], { conversationId: "d" })).toBeNull();
+    expect(await world.vault.exists("Flashcards/Mars.md")).toBe(false);
+
+    scriptCards();
+    await agent.tryHandle("quiz me on Mars", [], { conversationId: "e" });
+    reply = (await agent.tryHandle("stop", [], { conversationId: "e" }))!.text;
+    expect(reply).not.toContain("missed");
+    expect(await agent.tryHandle("yes", [], { conversationId: "e" })).toBeNull();
+    expect(await world.vault.exists("Flashcards/Mars.md")).toBe(false);
+  });
+
+  it("no notes on the topic: a clear message, nothing written", async () => {
+    const agent = agentWith();
+    expect((await agent.tryHandle("quiz me on Kubernetes", [], { conversationId: "k" }))!.text).toMatch(/No notes match 'Kubernetes'/);
+    expect(await world.host.data.readText("quiz/k.json")).toBeNull();
   });
 });
