@@ -42,6 +42,18 @@ describe("krypton flashcards", () => {
     expect(r.stderr).toMatch(/Could not generate flashcards: the model did not return valid JSON/);
     expect(await vault.exists("Flashcards")).toBe(false);
   });
+  it("--export-anki writes the deck in Obsidian_to_Anki's format to a new note (no model), usage errors exit 2", async () => {
+    await vault.write("Flashcards/Cell.md", "---\nkrypton-deck: true\ndeck: \"Cell\"\n---\n\n#flashcards/cell\n\nWhat makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n");
+    const r = await runCli(["flashcards", vault.root, "--export-anki", "Cell", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ path: "Anki exports/Cell.md", exported: 1, skipped: [] });
+    expect(await vault.read("Anki exports/Cell.md")).toContain("TARGET DECK\nCell\n\nSTART\nBasic\nFront: What makes ATP?\nBack: Mitochondria [[Bio/Cell#Cell]]\nEND\n");
+    expect(ollama.requestsTo("chat")).toHaveLength(0);
+    expect((await runCli(["flashcards", vault.root, "--export-anki", "Cell", "--note", "Bio/Cell.md"])).code).toBe(2);
+    const missing = await runCli(["flashcards", vault.root, "--export-anki", "Nope"]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("No deck at Flashcards/Nope.md");
+  });
 });
 
 describe("krypton goals", () => {

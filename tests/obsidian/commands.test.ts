@@ -5,7 +5,7 @@ import { startOllamaServer, type OllamaTestServer } from "../support/servers/oll
 import { CreateNoteModal } from "../../src/obsidian/commands/create-note-modal";
 import { addEditorMenuItems } from "../../src/obsidian/commands/register-commands";
 import { summarizeNote } from "../../src/obsidian/commands/summarize";
-import { generateFlashcards } from "../../src/obsidian/commands/flashcards";
+import { exportDeckForAnki, generateFlashcards } from "../../src/obsidian/commands/flashcards";
 import { StudyGoalsModal } from "../../src/obsidian/commands/study-goals-modal";
 import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
@@ -199,6 +199,20 @@ test("Generate flashcards (editor menu, selection) writes a deck through Vault.p
   expect(after.startsWith(reviewed)).toBe(true);
   expect(await p.temp.read("Garden/Tomatoes.md")).toBe(NOTES["Garden/Tomatoes.md"]);
   expect(p.app.commands.commands["krypton:generate-flashcards-selection"].editorCheckCallback!(true, { getSelection: () => " " }, {})).toBe(false);
+});
+
+test("Export deck for Obsidian_to_Anki: the open deck's cards to a new note; the deck is untouched", async () => {
+  const deck = '---\nkrypton-deck: true\ndeck: "Garden"\n---\n\n#flashcards/garden\n\nWhen to water tomatoes?::Twice a week [[Garden/Tomatoes]]\n';
+  if (!p.app.vault.getAbstractFileByPath("Flashcards")) await p.app.vault.createFolder("Flashcards");
+  await p.app.vault.create("Flashcards/Garden.md", deck);
+  const command = p.app.commands.commands["krypton:export-deck-obsidian-to-anki"];
+  expect(command.name).toBe("Export deck for Obsidian_to_Anki");
+  await exportDeckForAnki(p.services, "Flashcards/Garden.md");
+  await waitFor(() => noticeMessages().some((m) => m.startsWith("Exported 1 card")));
+  expect(await p.temp.read("Anki exports/Garden.md")).toContain("TARGET DECK\nGarden\n\nSTART\nBasic\nFront: When to water tomatoes?\nBack: Twice a week [[Garden/Tomatoes]]\nEND\n");
+  expect(await p.temp.read("Flashcards/Garden.md")).toBe(deck);
+  await exportDeckForAnki(p.services, "Garden/Tomatoes.md");
+  await waitFor(() => noticeMessages().some((m) => /not a Krypton deck|not a deck/i.test(m)));
 });
 
 test("Study goals dashboard lists every goal with its minutes from the sessions (hand edits included)", async () => {

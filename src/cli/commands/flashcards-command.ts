@@ -15,21 +15,25 @@ import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 export const flashcardsCommand: Command = {
   name: "flashcards",
   summary: "Make Spaced Repetition flashcards from a note or a topic into a deck note",
-  usage: 'krypton flashcards <vault> (--note NOTE | --topic "...") [--deck NAME] [--max N] [--json]',
+  usage: 'krypton flashcards <vault> (--note NOTE | --topic "...") [--deck NAME] [--max N] [--json] | --export-anki DECK',
   details: [
     "Cards are written in the Spaced Repetition plugin's format (its separators when it is installed) to",
     "<flashcards folder>/<deck>.md, a note Krypton creates and only ever appends to. A repeated run adds",
     "only cards the deck does not have yet. The source note is never changed.",
+    "--export-anki DECK writes the deck's cards in the Obsidian_to_Anki plugin's format (START/END blocks,",
+    'TARGET DECK) to a new note "Anki exports/<deck>.md"; the deck is not changed and no model is called.',
     "",
     "Examples:",
     '  krypton flashcards ~/Notes --note "Biology/Photosynthesis.md"',
     '  krypton flashcards ~/Notes --topic "AWS networking" --deck "AWS SAA" --max 20 --json',
+    '  krypton flashcards ~/Notes --export-anki "AWS SAA"',
   ].join("\n"),
   options: {
     note: { type: "string", value: "NOTE", description: "The source note (vault-relative, or a path to it)" },
     topic: { type: "string", value: "TEXT", description: "A topic: passages come from the vault's index" },
     deck: { type: "string", value: "NAME", description: "Deck name (default: the note's title or the topic)" },
     max: { type: "string", value: "N", description: "Cards at most, 1 to 30 (default 10)" },
+    "export-anki": { type: "string", value: "DECK", description: "Export a deck for the Obsidian_to_Anki plugin (a new note)" },
     json: { type: "boolean", description: "Print the result as JSON" },
     ...CONFIG_OPTIONS,
   },
@@ -37,6 +41,19 @@ export const flashcardsCommand: Command = {
     const [vault] = args.positionals;
     if (vault === undefined) throw new UsageError("missing <vault>");
     checkPositionals(args.positionals, 1);
+    const exportDeck = stringOption(args, "export-anki");
+    if (exportDeck !== undefined) {
+      if (["note", "topic", "deck", "max"].some((o) => stringOption(args, o) !== undefined)) throw new UsageError("--export-anki takes no --note, --topic, --deck or --max");
+      const session = await openVaultSession(vault, args, ctx, { probeEmbedder: false });
+      try {
+        const result = await session.core.flashcards.exportAnki(exportDeck);
+        if (flag(args, "json")) ctx.output.json({ path: result.path, deckPath: result.deckPath, exported: result.exported, skipped: result.skipped });
+        else ctx.output.out(`${result.text}\n`);
+        return EXIT_OK;
+      } finally {
+        await session.close();
+      }
+    }
     const note = stringOption(args, "note");
     const topic = stringOption(args, "topic");
     if ((note === undefined) === (topic === undefined)) throw new UsageError("give exactly one of --note or --topic");

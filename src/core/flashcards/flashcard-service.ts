@@ -8,6 +8,7 @@ import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
 import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { localDate } from "../util/local-date";
+import { ANKI_EXPORT_FOLDER, ankiExportText, type AnkiExport } from "./anki-export";
 import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
 import { DECK_MARKER, cardKey, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
@@ -124,6 +125,38 @@ export class FlashcardService {
     }
     const run = { deckPath, deckName, createdDeck, added, counts, sources: [...new Set(cards.map((c) => c.source.replace(/#.*$/, "") + ".md"))], partsSkipped: 0 };
     return { ...run, text: flashcardRunText(run) };
+  }
+
+  /**
+   * Writes a deck's cards in Obsidian_to_Anki's note format to a new note in "Anki exports/" (never the deck
+   * itself; a taken name gets " 2", " 3"…). The deck must be a Krypton deck (frontmatter krypton-deck: true).
+   */
+  async exportAnki(deck: string): Promise<{ path: string; deckPath: string; exported: number; skipped: AnkiExport["skipped"]; text: string }> {
+    const { vault } = this.deps.host;
+    const wanted = deck.trim().replace(/\.md$/i, "");
+    if (!wanted) throw new AgentError("Missing required parameter: deck", "invalid-input");
+    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.deckPathFor(wanted);
+    const text = await this.readDeck(deckPath);
+    if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
+    const cards = parseCards(text, await loadSrFormat(vault)).cards;
+    if (!cards.length) throw new AgentError(`${deckPath} has no cards to export.`, "not-found");
+    const name = parseCards(text.slice(0, 2000)).frontmatter.deck?.replace(/^"|"$/g, "") || deckPath.replace(/^.*\//, "").replace(/\.md$/i, "");
+    const out = ankiExportText(name, deckPath.replace(/\.md$/i, ""), cards, localDate(this.deps.host.clock.now()));
+    if (!out.exported) throw new AgentError(`None of the ${cards.length} cards in ${deckPath} can be exported (${out.skipped[0]?.reason}).`, "invalid-input");
+    const base = `${ANKI_EXPORT_FOLDER}/${deckPath.replace(/^.*\//, "").replace(/\.md$/i, "")}`;
+    for (let n = 1; n <= 100; n++) {
+      const path = n === 1 ? `${base}.md` : `${base} ${n}.md`;
+      if (await vault.exists(path)) continue;
+      try {
+        await vault.createNote(path, out.text);
+      } catch (err) {
+        if (err instanceof NoteExistsError) continue;
+        throw new AgentError(`Could not create ${path}: ${errorMessage(err)}`, "failed");
+      }
+      const skippedText = out.skipped.length ? ` Skipped ${out.skipped.length}: ${out.skipped.map((s) => `"${s.front}" (${s.reason})`).join("; ")}.` : "";
+      return { path, deckPath, exported: out.exported, skipped: out.skipped, text: `Exported ${out.exported} card${out.exported === 1 ? "" : "s"} of [[${deckPath.replace(/\.md$/i, "")}]] to [[${path.replace(/\.md$/i, "")}]] for Obsidian_to_Anki.${skippedText}` };
+    }
+    throw new AgentError(`Too many exports of ${deckPath} in ${ANKI_EXPORT_FOLDER}/: remove old ones first.`, "failed");
   }
 
   /** Creates the deck, or appends to it when it exists (or appeared meanwhile); de-duplicates against what is there at write time. */

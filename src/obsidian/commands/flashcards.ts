@@ -23,3 +23,17 @@ export async function generateFlashcards(services: KryptonServices, path: string
     return null;
   }
 }
+
+/** "Export deck for Obsidian_to_Anki": the open deck note's cards to a new note in that plugin's format. */
+export async function exportDeckForAnki(services: KryptonServices, path: string | undefined): Promise<void> {
+  if (!path) {
+    new Notice("Open a deck note first.");
+    return;
+  }
+  try {
+    const result = await services.core.flashcards.exportAnki(path);
+    new Notice(result.text, 8000);
+  } catch (err) {
+    new Notice(err instanceof AgentError ? err.message : `Could not export the deck: ${errorMessage(err)}`);
+  }
+}

@@ -4,7 +4,7 @@ import type { KryptonServices } from "../plugin-services";
 import { IndexStatusModal } from "../status/index-status-modal";
 import { CreateNoteModal } from "./create-note-modal";
 import { summarizeNote, summarizeSelection } from "./summarize";
-import { generateFlashcards } from "./flashcards";
+import { exportDeckForAnki, generateFlashcards } from "./flashcards";
 import { StudyGoalsModal } from "./study-goals-modal";
 
 /**
@@ -76,6 +76,17 @@ export function registerCommands(plugin: Plugin, services: KryptonServices): voi
       const text = editor.getSelection();
       if (!text.trim() || !ctx.file) return false;
       if (!checking) void generateFlashcards(services, ctx.file.path, text);
+      return true;
+    },
+  });
+
+  plugin.addCommand({
+    id: "export-deck-obsidian-to-anki",
+    name: "Export deck for Obsidian_to_Anki",
+    checkCallback: (checking) => {
+      const path = services.activeNotePath();
+      if (!path) return false;
+      if (!checking) void exportDeckForAnki(services, path);
       return true;
     },
   });

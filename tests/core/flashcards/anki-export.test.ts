@@ -1,0 +1,86 @@
+/**
+ * Export to the Obsidian_to_Anki plugin's note format, checked against its wiki's documented examples
+ * ("Field formatting": START / Basic / Front: / Back: / END; "Deck formatting": TARGET DECK + name on the next
+ * line; "Cloze formatting": Anki's {{c1::…}}; "Updating existing notes": the <!--ID: …--> line is the plugin's).
+ */
+import { parseCards } from "../../../src/core/flashcards/card-parser";
+import { ankiExportText } from "../../../src/core/flashcards/anki-export";
+import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
+import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
+
+const DECK = [
+  "---",
+  "krypton-deck: true",
+  'deck: "Testing"',
+  "---",
+  "",
+  "#flashcards/testing",
+  "",
+  "This is a test.::Test successful!",
+  "<!--SR:!2024-08-16,51,230-->",
+  "",
+  "This is a ==cloze note== with ==two clozes== [[Notes/Cloze]]",
+  "",
+  "Mitochondria:::the powerhouse of the cell [[Bio/Cell#Parts]]",
+  "",
+  "A multi-line",
+  "question",
+  "?",
+  "Its answer",
+  "on two lines",
+  "",
+].join("\n");
+
+describe("ankiExportText", () => {
+  it("writes the documented block format: TARGET DECK, START/type/fields/END, Anki clozes, no ID lines", () => {
+    const out = ankiExportText("Mathematics", "Flashcards/Testing", parseCards(DECK).cards, "2026-11-24");
+    const body = out.text.slice(out.text.indexOf("TARGET DECK"));
+    expect(body).toBe(
+      [
+        "TARGET DECK",
+        "Mathematics",
+        "",
+        // The wiki's "Field formatting" example, byte for byte.
+        "START\nBasic\nFront: This is a test.\nBack: Test successful!\nEND\n",
+        "START\nCloze\nText: This is a {{c1::cloze note}} with {{c2::two clozes}}\nBack Extra: [[Notes/Cloze]]\nEND\n",
+        "START\nBasic (and reversed card)\nFront: Mitochondria\nBack: the powerhouse of the cell [[Bio/Cell#Parts]]\nEND\n",
+        // A field continues on the next lines (documented).
+        "START\nBasic\nFront: A multi-line\nquestion\nBack: Its answer\non two lines\nEND\n",
+      ].join("\n"),
+    );
+    expect(out).toMatchObject({ exported: 4, skipped: [] });
+    expect(out.text).not.toMatch(/<!--(ID|SR):/);
+    expect(out.text.startsWith("---\nkrypton-anki-export: true\nsource deck: \"[[Flashcards/Testing]]\"\nexported: 2026-11-24\n---\n")).toBe(true);
+  });
+
+  it("skips a card a line of which would read as the plugin's syntax (END alone), and says why", () => {
+    const out = ankiExportText("D", "Flashcards/D", parseCards("#flashcards\n\nQ\n?\nEND\n\nQ2::A2\n").cards, "2026-11-24");
+    expect(out.exported).toBe(1);
+    expect(out.skipped).toEqual([{ front: "Q", reason: "a line of it would read as Obsidian_to_Anki syntax" }]);
+  });
+});
+
+describe("FlashcardService.exportAnki (real vault)", () => {
+  let world: AgentsWorld;
+  beforeEach(async () => {
+    world = await makeAgentsWorld({ files: { "Flashcards/Testing.md": DECK, "Flashcards/Mine.md": "Q::A\n", "Notes/Plain.md": "# Plain" }, openIndex: false });
+  });
+  afterEach(() => world.close());
+  const service = () => new FlashcardService({ host: world.host, settings: () => world.settings, index: world.index, chatModel: () => null });
+
+  it("writes a new note per export, never touches the deck; refuses non-decks and missing decks", async () => {
+    const first = await service().exportAnki("Testing");
+    expect(first).toMatchObject({ path: "Anki exports/Testing.md", deckPath: "Flashcards/Testing.md", exported: 4 });
+    expect(first.text).toBe("Exported 4 cards of [[Flashcards/Testing]] to [[Anki exports/Testing]] for Obsidian_to_Anki.");
+    const written = await world.vault.read("Anki exports/Testing.md");
+    expect(written).toContain("TARGET DECK\nTesting\n\nSTART\nBasic\nFront: This is a test.\nBack: Test successful!\nEND\n");
+    // Again, by path: a second note; the first and the deck stay as they were.
+    expect((await service().exportAnki("Flashcards/Testing.md")).path).toBe("Anki exports/Testing 2.md");
+    expect(await world.vault.read("Anki exports/Testing.md")).toBe(written);
+    expect(await world.vault.read("Flashcards/Testing.md")).toBe(DECK);
+    await expect(service().exportAnki("Mine")).rejects.toThrow(/not a Krypton deck|not a deck/i);
+    await expect(service().exportAnki("Nope")).rejects.toThrow(/No deck at Flashcards\/Nope\.md/);
+    await expect(service().exportAnki("Notes/Plain")).rejects.toThrow(/not a Krypton deck|not a deck/i);
+    expect(await world.vault.read("Flashcards/Mine.md")).toBe("Q::A\n");
+  });
+});
