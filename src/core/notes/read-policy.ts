@@ -90,6 +90,10 @@ export function policedVault(vault: VaultPort, settings: () => ReadPolicySetting
       policy().assertMayRead(path);
       return vault.appendToNote(path, text, expected);
     },
+    async processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void> {
+      policy().assertMayRead(path);
+      return vault.processNote(path, fn, expected);
+    },
     exists: (path) => vault.exists(path),
     createNote: (path, content) => vault.createNote(path, content),
     // Settings of other plugins (the Spaced Repetition plugin's separators), never a note.
