@@ -135,8 +135,8 @@ test("commands have sentence-case names and no default hotkeys", async () => {
   for (const c of commands) {
     expect(c.hotkeys ?? []).toEqual([]);
     expect(c.id.startsWith("krypton:")).toBe(true);
-    // Sentence case: only the first word capitalised, except acronyms (AI, MCP).
-    const rest = c.name.split(" ").slice(1).filter((w) => !/^(AI…?|MCP)$/.test(w));
+    // Sentence case: only the first word capitalised, except acronyms (AI, MCP) and another plugin's own name.
+    const rest = c.name.split(" ").slice(1).filter((w) => !/^(AI…?|MCP|Obsidian_to_Anki)$/.test(w));
     for (const word of rest) expect(word).toBe(word.toLowerCase());
   }
 });
