@@ -1,4 +1,4 @@
-import { Notice, Platform, Setting } from "obsidian";
+import { Notice, Platform, Setting, type ButtonComponent } from "obsidian";
 import type { McpServerStatus, McpTestResult } from "../../core/mcp-client/mcp-client-manager";
 import { EMPTY_SERVER, McpConfigError, parseMcpServersJson, serverConfigProblem, type McpServerConfig } from "../../core/mcp-client/server-config";
 import type { KryptonServices } from "../plugin-services";
@@ -66,18 +66,7 @@ function renderServerRow(ctx: SectionContext, server: McpServerConfig, status: M
           ctx.refresh();
         }),
     )
-    .addButton((b) =>
-      b.setButtonText("Test").onClick(async () => {
-        b.setDisabled(true);
-        resultEl.show();
-        resultEl.setText("Connecting…");
-        try {
-          showTestResult(resultEl, await services.core.mcp.test(server));
-        } finally {
-          b.setDisabled(false);
-        }
-      }),
-    )
+    .addButton((b) => testButton(b, resultEl, services, server))
     .addButton((b) =>
       b.setButtonText("Edit").onClick(() => {
         drafts.set(services, { original: server.name, server: structuredClone(server) });
@@ -219,18 +208,7 @@ function renderForm(ctx: SectionContext, draft: Draft): void {
   const resultEl = actions.descEl.createEl("pre", { cls: "krypton-mcp-test-result" });
   resultEl.hide();
   actions
-    .addButton((b) =>
-      b.setButtonText("Test").onClick(async () => {
-        b.setDisabled(true);
-        resultEl.show();
-        resultEl.setText("Connecting…");
-        try {
-          showTestResult(resultEl, await services.core.mcp.test(s));
-        } finally {
-          b.setDisabled(false);
-        }
-      }),
-    )
+    .addButton((b) => testButton(b, resultEl, services, s))
     .addButton((b) => b.setButtonText("Cancel").onClick(() => (drafts.delete(services), ctx.refresh())))
     .addButton((b) =>
       b
@@ -306,4 +284,18 @@ export function parsePairs(text: string, separator: "=" | ":"): Record<string, s
     out[line.slice(0, at).trim()] = line.slice(at + 1).trim();
   }
   return out;
+}
+
+/** "Test": connects to the server and shows its tools, or the error with the stderr tail. */
+function testButton(b: ButtonComponent, resultEl: HTMLElement, services: KryptonServices, server: McpServerConfig): ButtonComponent {
+  return b.setButtonText("Test").onClick(async () => {
+    b.setDisabled(true);
+    resultEl.show();
+    resultEl.setText("Connecting…");
+    try {
+      showTestResult(resultEl, await services.core.mcp.test(server));
+    } finally {
+      b.setDisabled(false);
+    }
+  });
 }
