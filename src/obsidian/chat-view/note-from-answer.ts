@@ -21,11 +21,15 @@ export function answerNoteContent(question: string, message: MessageModel): stri
 }
 
 /** Returns the path of the new note. */
-export async function saveAnswerAsNote(core: KryptonCore, question: string, message: MessageModel): Promise<string> {
+export function saveAnswerAsNote(core: KryptonCore, question: string, message: MessageModel): Promise<string> {
+  return saveAsNewNote(core, question.trim() || message.content.slice(0, 60) || "answer", answerNoteContent(question, message));
+}
+
+/** A new note named after `name` in the new-note folder (next free suffix; never replaces a file). Returns its path. */
+export async function saveAsNewNote(core: KryptonCore, name: string, content: string): Promise<string> {
   const vault = core.host.vault;
   const folder = normalizeVaultPath(core.settings().newNoteFolder, vault.configDir, "folder");
-  const slug = slugify(question.trim() || message.content.slice(0, 60) || "answer");
-  const content = answerNoteContent(question, message);
+  const slug = slugify(name);
   const path = await createUniqueNote(vault, folder, slug, content, NAME_ATTEMPTS);
   if (path === null) throw new Error(`No free file name for ${slug}.md in ${folder || "the vault root"}`);
   return path;

@@ -1,9 +1,9 @@
 import { Component, MarkdownRenderer, Modal, Notice, Setting, type App } from "obsidian";
-import { createUniqueNote, normalizeVaultPath, slugify } from "../../core/notes/note-paths";
 import type { ConfirmDecision, ConfirmRequest } from "../../core/agent-loop/agent-types";
 import type { FlowRunResult } from "../../core/workflows/flow-engine";
 import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
 import type { Flow } from "../../core/workflows/flow-schema";
+import { saveAsNewNote } from "../chat-view/note-from-answer";
 import type { KryptonServices } from "../plugin-services";
 
 /** Where a run's input can come from; the modal offers each one that exists, plus a typed prompt. */
@@ -147,11 +147,9 @@ export class WorkflowRunModal extends Modal {
 
   /** A new note in the configured folder; an existing note is never replaced. */
   private async save(name: string, content: string): Promise<void> {
-    const vault = this.services.core.host.vault;
     try {
-      const folder = normalizeVaultPath(this.services.core.settings().newNoteFolder, vault.configDir, "folder");
-      const path = await createUniqueNote(vault, folder, slugify(name), content.endsWith("\n") ? content : `${content}\n`, 100);
-      new Notice(path ? `Saved ${path}` : "No free file name for the note.");
+      const path = await saveAsNewNote(this.services.core, name, content.endsWith("\n") ? content : `${content}\n`);
+      new Notice(`Saved ${path}`);
     } catch (err) {
       new Notice(`Could not save: ${err instanceof Error ? err.message : String(err)}`);
     }
