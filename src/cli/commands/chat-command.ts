@@ -173,12 +173,13 @@ async function runWorkflowInChat(session: VaultSession, line: string, activeNote
   let input = run?.input ?? "";
   if (!input && activeNotePath) input = ((await session.core.tools.call("read_note", { path: activeNotePath }).catch(() => null))?.structured as { content?: string } | undefined)?.content ?? "";
   if (!run || !run.ref || !input.trim()) return output.error('usage: /run <workflow note or id> <input>, e.g. /run "Retry loop" tides');
-  const found = await workflows.findFlowNote(run.ref);
-  if ("error" in found) return output.error(found.error);
-  const validation = await workflows.validate(found.json);
-  for (const e of validation.errors) output.error(`${e.pointer}: ${e.message}`);
-  if (!validation.flow || validation.errors.length > 0) return;
-  const flow = validation.flow;
+  const found = await workflows.flowNamed(run.ref);
+  if ("error" in found) {
+    output.error(found.error);
+    for (const e of found.issues) output.error(`${e.pointer}: ${e.message}`);
+    return;
+  }
+  const flow = found.flow;
   const controller = new AbortController();
   const release = ctx.interrupts.push(() => controller.abort());
   try {

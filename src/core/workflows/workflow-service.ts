@@ -12,7 +12,7 @@ import { flowBlocksIn, parseFlowJson } from "./flow-block";
 import { runFlow, type FlowRunResult, type FlowStep } from "./flow-engine";
 import { createFlowModelRunner, type ToolTaskRunner } from "./flow-model-runner";
 import type { Flow } from "./flow-schema";
-import { validateFlow, type FlowValidation } from "./flow-validate";
+import { validateFlow, type FlowIssue, type FlowValidation } from "./flow-validate";
 import { text } from "./flow-values";
 
 export interface WorkflowServiceDeps {
@@ -86,6 +86,15 @@ export class WorkflowService {
       if (!parsed.error && typeof id === "string" && id.toLowerCase() === wanted) return { path: note.path, json: parsed.json };
     }
     return { error: `no workflow named "${ref.trim()}": give a note's path or name, or a flow id` };
+  }
+
+  /** `/run`'s lookup: the flow note named by `ref`, fully validated; or why it cannot run (with the problems). */
+  async flowNamed(ref: string, signal?: AbortSignal): Promise<{ flow: Flow; path: string } | { error: string; issues: FlowIssue[] }> {
+    const found = await this.findFlowNote(ref);
+    if ("error" in found) return { error: found.error, issues: [] };
+    const validation = await this.validate(found.json, signal);
+    if (!validation.flow || validation.errors.length > 0) return { error: `${found.path} is not a valid workflow`, issues: validation.errors };
+    return { flow: validation.flow, path: found.path };
   }
 
   /** Structure only (no network): for drawing and for editors that validate as the user types. */

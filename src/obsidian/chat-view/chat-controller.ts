@@ -199,13 +199,12 @@ export class ChatController {
     };
     if (!input) input = (await this.deps.activeNoteText?.()) ?? "";
     if (!input.trim()) return fail("Give the input after the workflow: `/run \"Retry loop\" the text to start from` (or open a note to run it on).");
-    const found = await workflows.findFlowNote(ref);
-    if ("error" in found) return fail(`Could not run the workflow: ${found.error}`);
-    const validation = await workflows.validate(found.json);
-    if (!validation.flow || validation.errors.length > 0) {
-      return fail(`${found.path} is not a valid workflow:\n${validation.errors.map((e) => `- \`${e.pointer}\`: ${e.message}`).join("\n")}`);
+    const found = await workflows.flowNamed(ref);
+    if ("error" in found) {
+      if (found.issues.length === 0) return fail(`Could not run the workflow: ${found.error}`);
+      return fail(`${found.error}:\n${found.issues.map((e) => `- \`${e.pointer}\`: ${e.message}`).join("\n")}`);
     }
-    const flow = validation.flow;
+    const flow = found.flow;
     const abort = new AbortController();
     this.abort = abort;
     this.emit({ type: "streaming", streaming: true });

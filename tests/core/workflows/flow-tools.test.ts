@@ -70,3 +70,13 @@ it("with a yes, the write happens", async () => {
   expect(asked).toHaveLength(1);
   expect(await vault.read("Notes/new.md")).toContain("hi");
 });
+
+it("flowNamed (the /run lookup) finds a flow by id, and names an invalid one's problems", async () => {
+  await vault.write("Flows/Good.md", '```krypton-flow\n{"id":"good","agents":[{"name":"t","type":"transform","params":{"lowercase":true}}]}\n```\n');
+  await vault.write("Flows/Bad.md", '```krypton-flow\n{"id":"bad","agents":[{"name":"t","type":"transform","params":{}}],"transitions":[{"from":"t","to":"zz"}]}\n```\n');
+  const good = await core.workflows.flowNamed("good");
+  expect(good).toMatchObject({ path: "Flows/Good.md", flow: { id: "good" } });
+  const bad = await core.workflows.flowNamed("Flows/Bad");
+  expect(bad).toEqual({ error: "Flows/Bad.md is not a valid workflow", issues: [{ pointer: "/transitions/0/to", message: 'unknown agent "zz"' }] });
+  expect(await core.workflows.flowNamed("missing")).toEqual({ error: 'no workflow named "missing": give a note\'s path or name, or a flow id', issues: [] });
+});
