@@ -1,4 +1,5 @@
 import type { IndexStatus } from "../core/indexing/index-status";
+import { oneLine } from "../core/util/text";
 
 /**
  * Where the CLI writes. stdout carries results only (so `--json` output pipes cleanly); progress,
@@ -123,11 +124,7 @@ export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }
 
-/** A few words from a multi-line snippet, on one line. */
-export function oneLine(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
-}
+export { oneLine };
 
 /** Search results as the CLI prints them (`search`, and the search agent in `ask`/`chat`). */
 export function printHits(

@@ -3,6 +3,7 @@ import type { AgentStep, ConfirmDecision, ConfirmPort, ExchangeEntry } from "../
 import type { AgentService } from "../../core/agent-loop/agent-service";
 import type { CommandContext } from "../command";
 import type { Output } from "../output";
+import { oneLine } from "../../core/util/text";
 
 /**
  * How the CLI answers the agent's "may I write?": `--yes` allows every write; on a terminal it shows the
@@ -93,7 +94,3 @@ export function printTools(output: Output, agent: AgentService): void {
   }
 }
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}

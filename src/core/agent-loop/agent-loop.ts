@@ -9,7 +9,8 @@ import type { Clock } from "../ports/clock";
 import { redact } from "../providers/request-guard";
 import { ProviderError } from "../providers/provider-error";
 import { AbortedError, isAbortError } from "../util/errors";
-import { AgentToolbox, clip } from "./agent-toolbox";
+import { AgentToolbox } from "./agent-toolbox";
+import { clip } from "../util/text";
 import {
   jsonSystemPrompt,
   languageInstruction,

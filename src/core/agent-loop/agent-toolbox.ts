@@ -7,6 +7,7 @@ import { AGENT_BUILTIN_TOOLS } from "../tools/agent-tools";
 import { untilAborted } from "../ports/clock";
 import { errorMessage, isAbortError } from "../util/errors";
 import type { ConfirmPort } from "./agent-types";
+import { clip } from "../util/text";
 
 /** A tool result goes back to the model cut at this length: small local models have small windows. */
 export const TOOL_RESULT_MAX_CHARS = 12_000;
@@ -140,6 +141,3 @@ export function parametersOf(tool: ToolDefinition): Record<string, unknown> {
   return schema;
 }
 
-export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

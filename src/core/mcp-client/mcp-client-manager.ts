@@ -10,6 +10,7 @@ import { serverConfigProblem, serverSecrets, type McpServerConfig } from "./serv
 import { assignWireNames, qualifiedToolName } from "./tool-names";
 import { resultText } from "./tool-result";
 import type { StdioTransportFactory } from "./transports";
+import { clip } from "../util/text";
 
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
 export const MCP_CALL_TIMEOUT_MS = 60_000;
@@ -325,6 +326,3 @@ export class McpClientManager {
   }
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

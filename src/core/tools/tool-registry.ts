@@ -4,6 +4,7 @@ import { isAbortError, ProviderError } from "../providers/provider-error";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../ports/vault";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";
 import { errorMessage } from "../util/errors";
+import { clip } from "../util/text";
 
 /**
  * The one list of tools Krypton exposes (MCP over HTTP and stdio, the plain JSON endpoints, the CLI).
@@ -118,9 +119,6 @@ export function toToolError(err: unknown, toolName: string): ToolError {
   return new ToolError(firstLine ? `${toolName} failed: ${clip(firstLine, 300)}` : `${toolName} failed`, "failed");
 }
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
 
 /** Declares a tool with its input type inferred from the schema, typed for the registry's plain list. */
 export function defineTool<S extends z.ZodRawShape, O extends Record<string, unknown>>(tool: ToolDefinition<S, O>): ToolDefinition {

@@ -4,6 +4,7 @@ import { FINISH, type Flow, type FlowAgent } from "./flow-schema";
 import { applyTransform } from "./flow-transform";
 import { defaultMaxSteps, startAgent } from "./flow-validate";
 import { evaluateCondition, valueText, type FlowValue } from "./flow-values";
+import { oneLine } from "../util/text";
 
 /** Runs the model-backed agents (task, verify); transforms run here. */
 export interface FlowAgentRunner {
@@ -111,14 +112,10 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     if (transitions.length === 0) return done();
     const next = transitions.find((t) => !t.condition || evaluateCondition(t.condition, value));
     if (!next) {
-      return { status: "failed", output: last, message: `No transition from "${current}" matches its output: ${clip(valueText(value))}`, steps };
+      return { status: "failed", output: last, message: `No transition from "${current}" matches its output: ${oneLine(valueText(value), 200)}`, steps };
     }
     if (next.to === FINISH) return done();
     current = next.to;
   }
 }
 
-function clip(s: string): string {
-  const one = s.replace(/\s+/g, " ").trim();
-  return one.length > 200 ? `${one.slice(0, 197)}…` : one;
-}

@@ -1,4 +1,5 @@
 import type { Condition, DeclaredValueType } from "./flow-schema";
+import { clip } from "../util/text";
 
 /** A value passed between agents. A verify agent's output keeps the value it checked as `input`. */
 export type FlowValue =
@@ -182,19 +183,19 @@ export function parseAs(raw: string, type: DeclaredValueType | "number" | "json"
     case "double":
     case "number": {
       const n = numberIn(textValue);
-      if (n === null) return { ok: false, problem: `"${clip(textValue)}" is not a number` };
+      if (n === null) return { ok: false, problem: `"${clip(textValue, 58)}" is not a number` };
       if (type === "int") return { ok: true, value: { type: "int", data: Math.round(n) } };
       return { ok: true, value: { type: Number.isInteger(n) && type === "number" ? "int" : "double", data: n } };
     }
     case "boolean": {
       const b = booleanIn(textValue);
-      return b === null ? { ok: false, problem: `"${clip(textValue)}" is not true or false` } : { ok: true, value: { type: "boolean", data: b } };
+      return b === null ? { ok: false, problem: `"${clip(textValue, 58)}" is not true or false` } : { ok: true, value: { type: "boolean", data: b } };
     }
     case "json":
       try {
         return fromJson(JSON.parse(textValue));
       } catch {
-        return { ok: false, problem: `"${clip(textValue)}" is not JSON` };
+        return { ok: false, problem: `"${clip(textValue, 58)}" is not JSON` };
       }
     default: {
       const element = type.slice(0, -2) as "string" | "int" | "double" | "boolean";
@@ -204,7 +205,7 @@ export function parseAs(raw: string, type: DeclaredValueType | "number" | "json"
       } catch {
         items = textValue.split(/\r?\n|,/).map((s) => s.trim()).filter(Boolean);
       }
-      if (!Array.isArray(items)) return { ok: false, problem: `expected a list, got "${clip(textValue)}"` };
+      if (!Array.isArray(items)) return { ok: false, problem: `expected a list, got "${clip(textValue, 58)}"` };
       const parsed = items.map((item) => parseAs(String(item), element));
       const bad = parsed.find((p) => !p.ok);
       if (bad && !bad.ok) return bad;
@@ -227,6 +228,3 @@ export function fromJson(json: unknown): { ok: true; value: FlowValue } | { ok: 
   return { ok: true, value: text(JSON.stringify(json)) };
 }
 
-function clip(s: string): string {
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
-}
