@@ -171,7 +171,7 @@ async function runWorkflowInChat(session: VaultSession, line: string, activeNote
   const run = parseRunCommand(line);
   const workflows = session.core.workflows;
   let input = run?.input ?? "";
-  if (!input && activeNotePath) input = ((await session.core.tools.call("read_note", { path: activeNotePath }).catch(() => null))?.structured as { content?: string } | undefined)?.content ?? "";
+  if (!input && activeNotePath) input = (await session.core.host.vault.readNote(activeNotePath).catch(() => undefined)) ?? "";
   if (!run || !run.ref || !input.trim()) return output.error('usage: /run <workflow note or id> <input>, e.g. /run "Retry loop" tides');
   const found = await workflows.flowNamed(run.ref);
   if ("error" in found) {

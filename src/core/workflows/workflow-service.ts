@@ -61,7 +61,7 @@ export class WorkflowService {
 
   /**
    * A flow note named the way a person would in `/run`: a vault path (with or without ".md"), a note name,
-   * or a flow's id. The note is read through read_note, so exclusions and path rules apply as everywhere.
+   * or a flow's id. Notes are read through the core's vault, which applies the one read policy.
    */
   async findFlowNote(ref: string): Promise<{ path: string; json: unknown } | { error: string }> {
     const wanted = ref.trim().replace(/\.md$/i, "").toLowerCase();
@@ -74,7 +74,7 @@ export class WorkflowService {
       if (!byPath && note.size > 1_000_000) continue;
       let content: string;
       try {
-        content = ((await this.deps.tools.call("read_note", { path: note.path })).structured as { content: string }).content;
+        content = await this.deps.host.vault.readNote(note.path);
       } catch (err) {
         if (byPath) return { error: errorMessage(err) };
         continue;

@@ -67,9 +67,8 @@ export class KryptonChatView extends ItemView {
       activeNoteText: async () => {
         const path = context.activeNotePath();
         if (!path) return undefined;
-        // Through read_note: the same exclusions and path rules as every other read.
-        const note = await core.tools.call("read_note", { path }).catch(() => null);
-        return (note?.structured as { content?: string } | undefined)?.content;
+        // The core's vault applies the one read policy (exclusions, symlinks, binary files).
+        return core.host.vault.readNote(path).catch(() => undefined);
       },
     });
   }

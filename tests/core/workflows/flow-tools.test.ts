@@ -79,4 +79,8 @@ it("flowNamed (the /run lookup) finds a flow by id, and names an invalid one's p
   const bad = await core.workflows.flowNamed("Flows/Bad");
   expect(bad).toEqual({ error: "Flows/Bad.md is not a valid workflow", issues: [{ pointer: "/transitions/0/to", message: 'unknown agent "zz"' }] });
   expect(await core.workflows.flowNamed("missing")).toEqual({ error: 'no workflow named "missing": give a note\'s path or name, or a flow id', issues: [] });
+  // The read policy applies: an excluded folder's flows cannot be run.
+  core.applySettings({ ...core.settings(), excludePatterns: ["flows/"] });
+  expect(await core.workflows.flowNamed("good")).toMatchObject({ error: expect.stringMatching(/no workflow named "good"/) });
+  expect(await core.workflows.flowNamed("Flows/Good")).toMatchObject({ error: expect.stringMatching(/no workflow named|exclude patterns/) });
 });
