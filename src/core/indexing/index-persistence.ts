@@ -3,14 +3,17 @@ import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
 import type { ChunkRecord, NoteRecord } from "./index-records";
 import { forEachChunkWord } from "./text-index";
-import { checkManifest, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
+import { checkManifest, storedCodesProblem, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
+import { quantizeInto } from "./int8-vectors";
+import type { StoredCodes } from "./vector-store";
 
 /**
  * The index on disk, under .krypton/index/:
  *   manifest.json            format, chunker version, embedder id and dimension, and for every shard its
  *                            file name, size and checksum. Written last, atomically: it is the commit point.
  *   shard-<n>-<gen>.bin      one partition of notes (≤ SHARD_MAX_CHUNKS chunks): a small header, the notes
- *                            and chunks as UTF-8 JSON, a has-vector flag per chunk, raw Float32 vectors, then
+ *                            and chunks as UTF-8 JSON, a has-vector flag per chunk, the vectors as int8 codes
+ *                            with one float32 scale each (int8-vectors.ts; format 2 kept float32), then
  *                            the chunks' analyzed words (a word list plus per-chunk word ids and weights), so
  *                            loading rebuilds the full-text index without tokenizing a single note.
  * Shard files are never rewritten in place: a changed shard gets a new generation name, the manifest is
@@ -19,7 +22,9 @@ import { checkManifest, storedNotesProblem, storedTextProblem, storedVectorsProb
  */
 export const INDEX_DIR = "index";
 export const MANIFEST_PATH = `${INDEX_DIR}/manifest.json`;
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
+/** Formats still read (their shards are rewritten in the current format at the next save, vectors kept). */
+export const READABLE_FORMATS: readonly number[] = [2, 3];
 export const SHARD_MAX_CHUNKS = 1024;
 
 const MAGIC = 0x5358524b; // "KRXS" little-endian
@@ -60,9 +65,13 @@ export class IndexLoadError extends Error {
 /** One shard as read back: notes with chunks, and the vectors of the chunks that have one. */
 export interface DecodedShard {
   notes: NoteRecord[];
-  /** Per chunk in note order: index into vectors (times dim), or -1. */
+  /** Per chunk in note order: index into the vectors (codes times dim, scales), or -1. */
   vectorIndex: Int32Array;
-  vectors: Float32Array;
+  /** Int8 codes, `dim` per vector, back to back. */
+  codes: Int8Array;
+  scales: Float32Array;
+  /** The file's format version (2: float32 vectors, quantized while decoding). */
+  format: number;
   text: StoredText;
 }
 
@@ -99,7 +108,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 export async function encodeShard(
   notes: readonly NoteRecord[],
   dim: number,
-  vectorOf: (record: ChunkRecord) => Float32Array | null,
+  vectorOf: (record: ChunkRecord) => StoredCodes | null,
   tick: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Uint8Array> {
   const stored: StoredNote[] = notes.map((n) => ({
@@ -120,24 +129,27 @@ export async function encodeShard(
   // Vectors are copied before the first tick: embedding goes on meanwhile, and the shard must be one snapshot.
   const flags = new Uint8Array(count);
   let withVector = 0;
-  const found: (Float32Array | null)[] = new Array<Float32Array | null>(count);
+  const found: (StoredCodes | null)[] = new Array<StoredCodes | null>(count);
   let r = 0;
   for (const n of notes) {
     for (const rec of n.chunks) {
       records[r] = rec.chunk;
       const vec = dim > 0 ? vectorOf(rec) : null;
       if (vec) {
-        if (vec.length !== dim) throw new Error(`Vector of ${vec.length} dimensions in a ${dim}-dimension index`);
+        if (vec.codes.length !== dim) throw new Error(`Vector of ${vec.codes.length} dimensions in a ${dim}-dimension index`);
         flags[r] = 1;
         withVector++;
       }
       found[r++] = vec;
     }
   }
-  const floats = new Float32Array(withVector * dim);
+  const codes = new Int8Array(withVector * dim);
+  const scales = new Float32Array(withVector);
   for (let i = 0, v = 0; i < count; i++) {
     const vec = found[i];
-    if (vec) floats.set(vec, v++ * dim);
+    if (!vec) continue;
+    codes.set(vec.codes, v * dim);
+    scales[v++] = vec.scale;
   }
   found.length = 0;
 
@@ -195,7 +207,8 @@ export async function encodeShard(
 
   const metaEnd = align4(HEADER_BYTES + meta.length);
   const flagsEnd = align4(metaEnd + count);
-  const vectorsEnd = flagsEnd + withVector * dim * 4;
+  const scalesEnd = flagsEnd + withVector * 4;
+  const vectorsEnd = align4(scalesEnd + withVector * dim);
   const dictEnd = align4(vectorsEnd + dictionary.length);
   const total = dictEnd + (count + 1) * 4 + count * 4 + used * 8;
   const bytes = new Uint8Array(total);
@@ -209,7 +222,8 @@ export async function encodeShard(
   view.setUint32(24, used, true);
   bytes.set(meta, HEADER_BYTES);
   bytes.set(flags, metaEnd);
-  new Float32Array(bytes.buffer, flagsEnd, withVector * dim).set(floats);
+  new Float32Array(bytes.buffer, flagsEnd, withVector).set(scales);
+  new Int8Array(bytes.buffer, scalesEnd, withVector * dim).set(codes);
   bytes.set(dictionary, vectorsEnd);
   let at = dictEnd;
   new Uint32Array(bytes.buffer, at, count + 1).set(termStart);
@@ -226,7 +240,8 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (bytes.length < HEADER_BYTES) throw new IndexLoadError("shard file is truncated");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
-  if (view.getUint32(4, true) !== INDEX_FORMAT) throw new IndexLoadError("shard file has another format version");
+  const format = view.getUint32(4, true);
+  if (!READABLE_FORMATS.includes(format)) throw new IndexLoadError("shard file has another format version");
   const metaLength = view.getUint32(8, true);
   const count = view.getUint32(12, true);
   const dim = view.getUint32(16, true);
@@ -249,13 +264,28 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   const vectorIndex = new Int32Array(count).fill(-1);
   let withVector = 0;
   for (let i = 0; i < count; i++) if (bytes[metaEnd + i] === 1) vectorIndex[i] = withVector++;
-  const vectorsEnd = flagsEnd + withVector * dim * 4;
+  // Format 2: float32 vectors. Format 3: a float32 scale per vector, then int8 codes (padded to 4 bytes).
+  const scalesEnd = flagsEnd + withVector * 4;
+  const vectorsEnd = format === 2 ? flagsEnd + withVector * dim * 4 : align4(scalesEnd + withVector * dim);
   const dictEnd = align4(vectorsEnd + dictLength);
   if (dictEnd + (count + 1) * 4 + count * 4 + termCount * 8 !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
   // Typed-array views need 4-byte alignment: copy the file buffer once if it is misaligned.
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const base = aligned.byteOffset;
-  const vectors = new Float32Array(aligned.buffer, base + flagsEnd, withVector * dim);
+  let codes: Int8Array;
+  let scales: Float32Array;
+  let vectorsProblem: string | null;
+  if (format === 2) {
+    const floats = new Float32Array(aligned.buffer, base + flagsEnd, withVector * dim);
+    vectorsProblem = storedVectorsProblem(floats, dim);
+    codes = new Int8Array(withVector * dim);
+    scales = new Float32Array(withVector);
+    if (!vectorsProblem) for (let v = 0; v < withVector; v++) scales[v] = quantizeInto(floats, v * dim, dim, codes, v * dim);
+  } else {
+    scales = new Float32Array(aligned.buffer, base + flagsEnd, withVector);
+    codes = new Int8Array(aligned.buffer, base + scalesEnd, withVector * dim);
+    vectorsProblem = storedCodesProblem(codes, scales, dim);
+  }
   let dictionary: unknown;
   try {
     dictionary = JSON.parse(decoder.decode(aligned.subarray(vectorsEnd, vectorsEnd + dictLength)));
@@ -274,7 +304,7 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (termStart[count] !== termCount) throw new IndexLoadError("shard word index is malformed");
   for (let i = 0; i < termCount; i++) if (termIdx[i] >= dictionary.length) throw new IndexLoadError("shard word index is malformed");
   const text: StoredText = { dictionary: dictionary as string[], termStart, lengths, termIdx, weights };
-  const contentProblem = storedTextProblem(text, count) ?? storedVectorsProblem(vectors, dim);
+  const contentProblem = storedTextProblem(text, count) ?? vectorsProblem;
   if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
 
   const notes: NoteRecord[] = [];
@@ -296,7 +326,7 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
     notes.push(note);
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
-  return { notes, vectorIndex, vectors, text };
+  return { notes, vectorIndex, codes, scales, format, text };
 }
 
 /** Reads and checks one shard file against its manifest entry. */

@@ -170,8 +170,8 @@ export class IndexStore {
     const { text } = shard;
     const terms = reanalyze ? [] : this.text.resolveTerms(text.dictionary);
     // All of the shard's vectors in one block copy; vector v lands in slot firstSlot + v.
-    const vectorCount = dim > 0 ? shard.vectors.length / dim : 0;
-    const firstSlot = withVectors && vectorCount > 0 ? this.vectors.addNormalizedMany(shard.vectors, vectorCount, dim) : -1;
+    const vectorCount = dim > 0 ? shard.scales.length : 0;
+    const firstSlot = withVectors && vectorCount > 0 ? this.vectors.addCodesMany(shard.codes, shard.scales, vectorCount, dim) : -1;
     const claimed = new Uint8Array(firstSlot >= 0 ? vectorCount : 0);
     let i = 0;
     const info: ShardInfo = { paths: new Set(), chunks: 0 };
@@ -235,7 +235,7 @@ export class IndexStore {
       const bytes = await encodeShard(
         notes,
         this.vectors.dim,
-        (rec) => (rec.slot >= 0 ? this.vectors.vectorAt(rec.slot) : null),
+        (rec) => (rec.slot >= 0 ? this.vectors.codesAt(rec.slot) : null),
         () => slicer.tick(),
       );
       try {

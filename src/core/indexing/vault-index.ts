@@ -16,6 +16,7 @@ import { describeHolder, IndexLock, type IndexLockOptions, SYNC_REQUEST_PATH } f
 import {
   INDEX_DIR,
   INDEX_FORMAT,
+  READABLE_FORMATS,
   IndexLoadError,
   type Manifest,
   readManifest,
@@ -403,10 +404,7 @@ export class VaultIndex implements VaultIndexApi {
     cosineOf: (chunk, query) => {
       const rec = this.store.chunks.get(chunk.id);
       if (!rec || rec.slot < 0) return null;
-      const v = this.store.vectors.vectorAt(rec.slot);
-      let dot = 0;
-      for (let i = 0; i < v.length; i++) dot += v[i] * query[i];
-      return dot;
+      return this.store.vectors.cosine(rec.slot, query);
     },
   };
 
@@ -468,6 +466,9 @@ export class VaultIndex implements VaultIndexApi {
       if (reanalyze) {
         this.host.logger.info("The text analyser changed: re-analysing note words (embeddings are kept)");
         this.store.markAllDirty();
+      } else if (manifest.format !== INDEX_FORMAT) {
+        // An older file format (float32 vectors): rewritten in the current one at the next save, vectors kept.
+        this.store.markAllDirty();
       }
       if (damaged.length === 0) {
         this.generation = manifest.generation;
@@ -491,7 +492,7 @@ export class VaultIndex implements VaultIndexApi {
   private rechunkAll = false;
 
   private incompatibility(manifest: Manifest): string | null {
-    if (manifest.format !== INDEX_FORMAT) return `the index format changed (${manifest.format} → ${INDEX_FORMAT})`;
+    if (!READABLE_FORMATS.includes(manifest.format)) return `the index format changed (${manifest.format} → ${INDEX_FORMAT})`;
     if (manifest.chunkerVersion !== CHUNKER_VERSION) return "the note chunker changed";
     return null;
   }

@@ -43,34 +43,40 @@ describe("exclusions", () => {
 });
 
 describe("VectorStore", () => {
-  it("finds the same top k as a brute-force reference, skipping freed slots", () => {
+  it("finds the same top k as a brute-force reference over its int8 codes, skipping freed slots", () => {
     const store = new VectorStore();
     let seed = 7;
     const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
     const vectors: number[][] = [];
+    // 5000 vectors span two memory blocks; 13 dimensions are not a multiple of the SIMD width.
     for (let i = 0; i < 5000; i++) {
       const v = Array.from({ length: 13 }, rnd);
       vectors.push(v);
       expect(store.add(v)).toBe(i);
     }
+    expect(store.simd).toBe(true);
     for (let i = 0; i < 5000; i += 3) store.remove(i);
     expect(store.size).toBe(5000 - 1667);
     const q = Array.from({ length: 13 }, rnd);
-    const cos = (v: number[]) => {
-      const dot = v.reduce((s, x, i) => s + x * q[i], 0);
-      return dot / Math.hypot(...v) / Math.hypot(...q);
-    };
+    const qNorm = Math.hypot(...q);
+    const unit = q.map((x) => x / qNorm);
+    const cos = (v: number[]) => v.reduce((s, x, i) => s + x * q[i], 0) / Math.hypot(...v) / qNorm;
+    // The reference scores the stored (quantized) vectors exactly, in floats.
+    const stored = (i: number) => Array.from(store.vectorAt(i)).reduce((s, x, d) => s + x * unit[d], 0);
     const expected = vectors
-      .map((v, i) => ({ i, s: cos(v) }))
+      .map((_, i) => ({ i, s: stored(i) }))
       .filter(({ i }) => i % 3 !== 0)
       .sort((a, b) => b.s - a.s)
       .slice(0, 10);
     const got = store.search(q, 10);
     expect(got.slots).toEqual(expected.map((e) => e.i));
     got.scores.forEach((s, k) => expect(s).toBeCloseTo(expected[k].s, 5));
+    // Quantization moves a cosine by far less than what separates real hits.
+    got.slots.forEach((slot, k) => expect(Math.abs(got.scores[k] - cos(vectors[slot]))).toBeLessThan(0.01));
     // Freed slots are reused.
     expect(store.add(q)).toBe(4998);
     expect(store.search(q, 1).slots).toEqual([4998]);
+    expect(store.search(q, 1).scores[0]).toBeCloseTo(1, 2);
   });
 
   it("rejects a vector of another dimension and refuses zero vectors", () => {
@@ -146,7 +152,7 @@ describe("index shards", () => {
 
   it("round-trips notes, chunks and only the vectors that exist", async () => {
     const notes = [note("a.md", ["one", "two"]), note("b.md", ["three"])];
-    const vectors = [new Float32Array([1, 0]), null, new Float32Array([0, 1])];
+    const vectors = [{ codes: new Int8Array([127, 0]), scale: 1 / 127 }, null, { codes: new Int8Array([0, -127]), scale: 1 / 127 }];
     let k = 0;
     const bytes = await encodeShard(notes, 2, () => vectors[k++]);
     const decoded = decodeShard(bytes, 3, 2);
@@ -154,11 +160,13 @@ describe("index shards", () => {
     expect(decoded.notes[0].chunks[1].chunk.text).toBe("two");
     expect(decoded.notes[1].shard).toBe(3);
     expect(Array.from(decoded.vectorIndex)).toEqual([0, -1, 1]);
-    expect(Array.from(decoded.vectors)).toEqual([1, 0, 0, 1]);
+    expect(Array.from(decoded.codes)).toEqual([127, 0, 0, -127]);
+    expect(Array.from(decoded.scales)).toEqual([Math.fround(1 / 127), Math.fround(1 / 127)]);
+    expect(decoded.format).toBe(3);
   });
 
   it("refuses truncated or foreign bytes with IndexLoadError", async () => {
-    const bytes = await encodeShard([note("a.md", ["one"])], 2, () => new Float32Array([1, 0]));
+    const bytes = await encodeShard([note("a.md", ["one"])], 2, () => ({ codes: new Int8Array([127, 0]), scale: 1 / 127 }));
     expect(() => decodeShard(bytes.subarray(0, bytes.length - 3), 0, 2)).toThrow(IndexLoadError);
     expect(() => decodeShard(new Uint8Array(10), 0, 2)).toThrow(IndexLoadError);
     expect(() => decodeShard(bytes, 0, 3)).toThrow(/dimension/);

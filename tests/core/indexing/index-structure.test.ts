@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { checksumBytes } from "../../../src/core/indexing/checksum";
 import { makeHarness, longNote, type Harness } from "./index-harness";
+import { shardLayout as layout, type ShardLayout } from "../../support/shard-layout";
 
 /**
  * Index files whose checksums are valid but whose contents are impossible: the damage is written into a
@@ -14,48 +15,6 @@ const notes = {
 };
 
 const indexDir = (h: Harness) => join(h.vault.root, ".krypton", "index");
-const align4 = (n: number) => (n + 3) & ~3;
-
-interface ShardLayout {
-  bytes: Buffer;
-  view: DataView;
-  count: number;
-  metaStart: number;
-  metaLength: number;
-  vectorsAt: number;
-  termStartAt: number;
-  lengthsAt: number;
-  weightsAt: number;
-  termCount: number;
-}
-
-function layout(bytes: Buffer): ShardLayout {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const metaLength = view.getUint32(8, true);
-  const count = view.getUint32(12, true);
-  const dim = view.getUint32(16, true);
-  const dictLength = view.getUint32(20, true);
-  const termCount = view.getUint32(24, true);
-  const metaEnd = align4(28 + metaLength);
-  const flagsEnd = align4(metaEnd + count);
-  let withVector = 0;
-  for (let i = 0; i < count; i++) if (bytes[metaEnd + i] === 1) withVector++;
-  const dictEnd = align4(flagsEnd + withVector * dim * 4 + dictLength);
-  const lengthsAt = dictEnd + (count + 1) * 4;
-  return {
-    bytes,
-    view,
-    count,
-    metaStart: 28,
-    metaLength,
-    vectorsAt: flagsEnd,
-    termStartAt: dictEnd,
-    lengthsAt,
-    weightsAt: lengthsAt + count * 4 + termCount * 4,
-    termCount,
-  };
-}
-
 /** Changes the first shard in place and makes the manifest's size and checksum match again. */
 async function tamper(h: Harness, change: (s: ShardLayout) => void): Promise<void> {
   const manifestPath = join(indexDir(h), "manifest.json");
@@ -99,8 +58,9 @@ describe("VaultIndex: structure checks on load (valid checksums, impossible cont
       (s) => s.view.setUint32(s.termStartAt + 4, s.view.getUint32(s.termStartAt + 8, true) + 1, true),
       /offsets go backwards/,
     ],
-    ["a NaN vector", (s) => s.view.setFloat32(s.vectorsAt, NaN, true), /vector 0 is damaged \(NaN\)/],
-    ["an all-zero vector", (s) => new Float32Array(s.bytes.buffer.slice(0)).fill(0) && s.bytes.fill(0, s.vectorsAt, s.vectorsAt + 32 * 4), /all zeros/],
+    ["a NaN vector scale", (s) => s.view.setFloat32(s.scalesAt, NaN, true), /vector 0 is damaged \(scale NaN\)/],
+    ["an all-zero vector", (s) => s.bytes.fill(0, s.codesAt, s.codesAt + s.dim), /vector 0 is damaged \(all zeros\)/],
+    ["a vector of impossible length", (s) => s.view.setFloat32(s.scalesAt, 1, true), /vector 0 is damaged \(length \d/],
     [
       "chunk text of the wrong type",
       (s) => {

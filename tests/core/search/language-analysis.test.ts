@@ -1,3 +1,4 @@
+import { shardLayout } from "../../support/shard-layout";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checksumBytes } from "../../../src/core/indexing/checksum";
@@ -174,16 +175,7 @@ async function scrambleStoredWords(indexDir: string): Promise<void> {
   for (const shard of manifest.shards) {
     const file = join(indexDir, shard.file);
     const bytes = new Uint8Array(await readFile(file));
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const metaLength = view.getUint32(8, true);
-    const count = view.getUint32(12, true);
-    const dim = view.getUint32(16, true);
-    const dictLength = view.getUint32(20, true);
-    const align4 = (n: number) => (n + 3) & ~3;
-    const metaEnd = align4(28 + metaLength);
-    let withVector = 0;
-    for (let i = 0; i < count; i++) if (bytes[metaEnd + i] === 1) withVector++;
-    const dictStart = align4(metaEnd + count) + withVector * dim * 4;
+    const { dictAt: dictStart, dictLength } = shardLayout(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     for (let i = dictStart; i < dictStart + dictLength; i++) if (bytes[i] >= 97 && bytes[i] <= 122) bytes[i] -= 32;
     await writeFile(file, bytes);
     shard.checksum = checksumBytes(bytes);
