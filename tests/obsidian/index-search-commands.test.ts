@@ -157,9 +157,9 @@ test("Obsidian and the CLI build identical indexes from the same vault (chunk id
       expect(status.rebuiltReason).toBeUndefined();
       let compared = 0;
       for (const path of notePaths) {
-        const a = inObsidian.chunksOf(path);
+        const a = await inObsidian.chunksOf(path);
         compared += a.length;
-        expect({ path, chunks: fromCli.chunksOf(path) }).toEqual({ path, chunks: a });
+        expect({ path, chunks: await fromCli.chunksOf(path) }).toEqual({ path, chunks: a });
       }
       expect(compared).toBe(status.chunks);
     } finally {

@@ -10,7 +10,7 @@ export interface ShardLayout {
   count: number;
   metaStart: number;
   metaLength: number;
-  /** Format 3: a float32 scale per vector, then int8 codes. */
+  /** A float32 scale per vector, then int8 codes. */
   scalesAt: number;
   codesAt: number;
   dim: number;
@@ -30,7 +30,7 @@ export function shardLayout(bytes: Buffer): ShardLayout {
   const dim = view.getUint32(16, true);
   const dictLength = view.getUint32(20, true);
   const termCount = view.getUint32(24, true);
-  const metaEnd = align4(28 + metaLength);
+  const metaEnd = align4(32 + metaLength);
   const flagsEnd = align4(metaEnd + count);
   let withVector = 0;
   for (let i = 0; i < count; i++) if (bytes[metaEnd + i] === 1) withVector++;
@@ -42,7 +42,7 @@ export function shardLayout(bytes: Buffer): ShardLayout {
     bytes,
     view,
     count,
-    metaStart: 28,
+    metaStart: 32,
     metaLength,
     scalesAt: flagsEnd,
     codesAt,

@@ -18,3 +18,6 @@ export interface Chunk {
   /** Hash of what gets embedded; an unchanged hash means the stored vector is reused. */
   textHash: string;
 }
+
+/** A chunk without its text: what ranking needs (the index keeps texts on disk once saved). */
+export type ChunkMeta = Omit<Chunk, "text">;

@@ -25,6 +25,8 @@ export interface EmbedQueueOptions {
   checkpointEveryMs: number;
   checkpointEveryChunks: number;
   onProgress: (done: number, total: number) => void;
+  /** The chunks' texts (saved chunks keep theirs on disk); null for one that cannot be read: it stays pending. */
+  textsOf: (records: readonly ChunkRecord[]) => Promise<(string | null)[]>;
   /** Called between batches: applies queued vault events so a long embedding run never hides edits. */
   between?: () => Promise<void>;
   clock: Clock;
@@ -86,9 +88,20 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
   const worker = async (): Promise<void> => {
     while (failure === null && !signal?.aborted) {
       if (options.between) await options.between();
-      const batch = nextBatch();
-      if (batch.length === 0) return;
-      const texts = batch.map((rec) => embeddingInput(rec.chunk));
+      const taken = nextBatch();
+      if (taken.length === 0) return;
+      const found = await options.textsOf(taken);
+      const batch: ChunkRecord[] = [];
+      const texts: string[] = [];
+      taken.forEach((rec, i) => {
+        const text = found[i];
+        if (text === null) return;
+        batch.push(rec);
+        texts.push(embeddingInput({ ...rec.chunk, text }));
+      });
+      // Unreadable texts stay pending (the next scan reads their notes again).
+      done += taken.length - batch.length;
+      if (batch.length === 0) continue;
       let vectors: Float32Array[];
       try {
         if (!firstTaken) {

@@ -1,7 +1,7 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
-import type { ChunkRecord, NoteRecord } from "./index-records";
+import type { ChunkRecord, IndexedChunk, NoteRecord } from "./index-records";
 import { forEachChunkWord } from "./text-index";
 import { checkManifest, storedCodesProblem, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
 import { quantizeInto } from "./int8-vectors";
@@ -12,23 +12,30 @@ import type { StoredCodes } from "./vector-store";
  *   manifest.json            format, chunker version, embedder id and dimension, and for every shard its
  *                            file name, size and checksum. Written last, atomically: it is the commit point.
  *   shard-<n>-<gen>.bin      one partition of notes (≤ SHARD_MAX_CHUNKS chunks): a small header, the notes
- *                            and chunks as UTF-8 JSON, a has-vector flag per chunk, the vectors as int8 codes
- *                            with one float32 scale each (int8-vectors.ts; format 2 kept float32), then
+ *                            and chunks (without their texts) as UTF-8 JSON, a has-vector flag per chunk, the
+ *                            vectors as int8 codes with one float32 scale each (int8-vectors.ts), then
  *                            the chunks' analyzed words (a word list plus per-chunk word ids and weights), so
- *                            loading rebuilds the full-text index without tokenizing a single note.
+ *                            loading rebuilds the full-text index without tokenizing a single note, and last
+ *                            the chunk texts (UTF-8, with end offsets), which loading skips: a search reads
+ *                            back only the texts of its hits (readShardTexts).
+ *                            Format 2 (still read): float32 vectors, chunk texts inside the JSON.
  * Shard files are never rewritten in place: a changed shard gets a new generation name, the manifest is
  * switched to it, then the old file is removed. So no write grows with the vault, a crash leaves the old
  * manifest intact, and a reader in another process sees either the old or the new set of files.
  */
 export const INDEX_DIR = "index";
 export const MANIFEST_PATH = `${INDEX_DIR}/manifest.json`;
-export const INDEX_FORMAT = 3;
-/** Formats still read (their shards are rewritten in the current format at the next save, vectors kept). */
-export const READABLE_FORMATS: readonly number[] = [2, 3];
+export const INDEX_FORMAT = 4;
+/**
+ * Formats still read (their shards are rewritten in the current format at the next save, vectors kept).
+ * Format 3 (int8 vectors, texts inside the JSON) only ever existed between two development commits.
+ */
+export const READABLE_FORMATS: readonly number[] = [2, 4];
 export const SHARD_MAX_CHUNKS = 1024;
 
 const MAGIC = 0x5358524b; // "KRXS" little-endian
-const HEADER_BYTES = 28;
+const HEADER_BYTES = 32;
+const HEADER_BYTES_V2 = 28;
 
 export interface ShardEntry {
   id: number;
@@ -73,6 +80,14 @@ export interface DecodedShard {
   /** The file's format version (2: float32 vectors, quantized while decoding). */
   format: number;
   text: StoredText;
+  /** The chunks' texts, decoded one by one on demand. */
+  texts: ShardTexts;
+}
+
+/** The texts of a shard's chunks, by position in the file. */
+export interface ShardTexts {
+  count: number;
+  textAt(i: number): string;
 }
 
 /** The analyzed words of a shard's chunks (see TextIndex.addAnalyzed). Chunk i owns entries termStart[i]..termStart[i+1]. */
@@ -84,7 +99,8 @@ export interface StoredText {
   weights: Float32Array;
 }
 
-type StoredChunk = [id: string, headings: string[], startLine: number, endLine: number, text: string, textHash: string];
+type StoredChunk = [id: string, headings: string[], startLine: number, endLine: number, textHash: string];
+type StoredChunkV2 = [id: string, headings: string[], startLine: number, endLine: number, text: string, textHash: string];
 interface StoredNote {
   p: string;
   h: string;
@@ -93,7 +109,7 @@ interface StoredNote {
   t: string;
   a: string[];
   g: string[];
-  c: StoredChunk[];
+  c: StoredChunk[] | StoredChunkV2[];
   /** NoteRecord.limited, only when set. */
   l?: string;
 }
@@ -104,11 +120,13 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /**
  * Serializes one shard. Everything that can change under us (vectors) is copied before the first await;
  * the slow part, analyzing chunk words, yields through `tick` so no step holds the UI thread for long.
+ * `textOf` gives every chunk's text (the index keeps texts of saved chunks on disk only).
  */
 export async function encodeShard(
   notes: readonly NoteRecord[],
   dim: number,
   vectorOf: (record: ChunkRecord) => StoredCodes | null,
+  textOf: (record: ChunkRecord) => string,
   tick: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Uint8Array> {
   const stored: StoredNote[] = notes.map((n) => ({
@@ -119,13 +137,15 @@ export async function encodeShard(
     t: n.title,
     a: n.aliases,
     g: n.tags,
-    c: n.chunks.map(({ chunk: c }) => [c.id, c.headings, c.startLine, c.endLine, c.text, c.textHash]),
+    c: n.chunks.map(({ chunk: c }): StoredChunk => [c.id, c.headings, c.startLine, c.endLine, c.textHash]),
     ...(n.limited ? { l: n.limited } : {}),
   }));
   const meta = encoder.encode(JSON.stringify(stored));
   let count = 0;
   for (const n of notes) count += n.chunks.length;
   const records: Chunk[] = new Array<Chunk>(count);
+  const texts: Uint8Array[] = new Array<Uint8Array>(count);
+  let textBytes = 0;
   // Vectors are copied before the first tick: embedding goes on meanwhile, and the shard must be one snapshot.
   const flags = new Uint8Array(count);
   let withVector = 0;
@@ -133,7 +153,10 @@ export async function encodeShard(
   let r = 0;
   for (const n of notes) {
     for (const rec of n.chunks) {
-      records[r] = rec.chunk;
+      const text = textOf(rec);
+      records[r] = { ...rec.chunk, text };
+      texts[r] = encoder.encode(text);
+      textBytes += texts[r].length;
       const vec = dim > 0 ? vectorOf(rec) : null;
       if (vec) {
         if (vec.codes.length !== dim) throw new Error(`Vector of ${vec.codes.length} dimensions in a ${dim}-dimension index`);
@@ -210,7 +233,8 @@ export async function encodeShard(
   const scalesEnd = flagsEnd + withVector * 4;
   const vectorsEnd = align4(scalesEnd + withVector * dim);
   const dictEnd = align4(vectorsEnd + dictionary.length);
-  const total = dictEnd + (count + 1) * 4 + count * 4 + used * 8;
+  const textsAt = dictEnd + (count + 1) * 4 + count * 4 + used * 8;
+  const total = textsAt + count * 4 + textBytes;
   const bytes = new Uint8Array(total);
   const view = new DataView(bytes.buffer);
   view.setUint32(0, MAGIC, true);
@@ -220,6 +244,7 @@ export async function encodeShard(
   view.setUint32(16, dim, true);
   view.setUint32(20, dictionary.length, true);
   view.setUint32(24, used, true);
+  view.setUint32(28, textBytes, true);
   bytes.set(meta, HEADER_BYTES);
   bytes.set(flags, metaEnd);
   new Float32Array(bytes.buffer, flagsEnd, withVector).set(scales);
@@ -233,6 +258,14 @@ export async function encodeShard(
   new Uint32Array(bytes.buffer, at, used).set(ids.subarray(0, used));
   at += used * 4;
   new Float32Array(bytes.buffer, at, used).set(weights.subarray(0, used));
+  at += used * 4;
+  const ends = new Uint32Array(bytes.buffer, at, count);
+  let end = at + count * 4;
+  for (let i = 0; i < count; i++) {
+    bytes.set(texts[i], end);
+    end += texts[i].length;
+    ends[i] = end - textsAt - count * 4;
+  }
   return bytes;
 }
 
@@ -242,33 +275,37 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
   const format = view.getUint32(4, true);
   if (!READABLE_FORMATS.includes(format)) throw new IndexLoadError("shard file has another format version");
+  const headerBytes = format === 2 ? HEADER_BYTES_V2 : HEADER_BYTES;
+  if (bytes.length < headerBytes) throw new IndexLoadError("shard file is truncated");
   const metaLength = view.getUint32(8, true);
   const count = view.getUint32(12, true);
   const dim = view.getUint32(16, true);
   const dictLength = view.getUint32(20, true);
   const termCount = view.getUint32(24, true);
-  const metaEnd = align4(HEADER_BYTES + metaLength);
+  const textBytes = format === 2 ? 0 : view.getUint32(28, true);
+  const metaEnd = align4(headerBytes + metaLength);
   const flagsEnd = align4(metaEnd + count);
   if (flagsEnd > bytes.length) throw new IndexLoadError("shard file is truncated");
   if (dim !== 0 && expectedDim !== 0 && dim !== expectedDim) throw new IndexLoadError("shard vectors have another dimension");
 
   let stored: StoredNote[];
   try {
-    stored = JSON.parse(decoder.decode(bytes.subarray(HEADER_BYTES, HEADER_BYTES + metaLength))) as StoredNote[];
+    stored = JSON.parse(decoder.decode(bytes.subarray(headerBytes, headerBytes + metaLength))) as StoredNote[];
   } catch {
     throw new IndexLoadError("shard metadata is unreadable");
   }
-  const notesProblem = storedNotesProblem(stored);
+  const notesProblem = storedNotesProblem(stored, format);
   if (notesProblem) throw new IndexLoadError(`shard has impossible contents: ${notesProblem}`);
 
   const vectorIndex = new Int32Array(count).fill(-1);
   let withVector = 0;
   for (let i = 0; i < count; i++) if (bytes[metaEnd + i] === 1) vectorIndex[i] = withVector++;
-  // Format 2: float32 vectors. Format 3: a float32 scale per vector, then int8 codes (padded to 4 bytes).
+  // Format 2: float32 vectors. Format 4: a float32 scale per vector, then int8 codes (padded to 4 bytes).
   const scalesEnd = flagsEnd + withVector * 4;
   const vectorsEnd = format === 2 ? flagsEnd + withVector * dim * 4 : align4(scalesEnd + withVector * dim);
   const dictEnd = align4(vectorsEnd + dictLength);
-  if (dictEnd + (count + 1) * 4 + count * 4 + termCount * 8 !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
+  const textsAt = dictEnd + (count + 1) * 4 + count * 4 + termCount * 8;
+  if (textsAt + (format === 2 ? 0 : count * 4 + textBytes) !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
   // Typed-array views need 4-byte alignment: copy the file buffer once if it is misaligned.
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const base = aligned.byteOffset;
@@ -308,6 +345,7 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
 
   const notes: NoteRecord[] = [];
+  const textsV2: string[] = [];
   let seen = 0;
   for (const n of stored) {
     if (!n || typeof n.p !== "string" || typeof n.h !== "string" || !Array.isArray(n.c)) {
@@ -316,9 +354,17 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
     const aliases = Array.isArray(n.a) ? n.a : [];
     const tags = Array.isArray(n.g) ? n.g : [];
     const title = typeof n.t === "string" ? n.t : n.p;
-    const chunks: ChunkRecord[] = n.c.map(([id, headings, startLine, endLine, text, textHash]) => {
-      const chunk: Chunk = { id, path: n.p, title, aliases, tags, headings, startLine, endLine, text, textHash };
-      return { chunk, slot: -1 };
+    const chunks: ChunkRecord[] = n.c.map((c, k) => {
+      let textHash: string;
+      if (format === 2) {
+        const v2 = c as StoredChunkV2;
+        textsV2.push(v2[4]);
+        textHash = v2[5];
+      } else {
+        textHash = (c as StoredChunk)[4];
+      }
+      const chunk: IndexedChunk = { id: c[0], path: n.p, title, aliases, tags, headings: c[1], startLine: c[2], endLine: c[3], textHash };
+      return { chunk, slot: -1, at: seen + k };
     });
     seen += chunks.length;
     const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId };
@@ -326,15 +372,67 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
     notes.push(note);
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
-  return { notes, vectorIndex, codes, scales, format, text };
+  const texts = format === 2 ? arrayTexts(textsV2) : textSection(aligned, textsAt, count, textBytes);
+  return { notes, vectorIndex, codes, scales, format, text, texts };
 }
 
-/** Reads and checks one shard file against its manifest entry. */
-export async function readShard(data: DataDirPort, entry: ShardEntry, dim: number): Promise<DecodedShard> {
+function arrayTexts(texts: string[]): ShardTexts {
+  return { count: texts.length, textAt: (i) => texts[i] };
+}
+
+/** The text section of a format-4 shard (`at` = offset of its end offsets within `bytes`), checked, decoded lazily. */
+function textSection(bytes: Uint8Array, at: number, count: number, textBytes: number): ShardTexts {
+  const ends = new Uint32Array(bytes.buffer, bytes.byteOffset + at, count);
+  const start = at + count * 4;
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    if (ends[i] < previous || ends[i] > textBytes) throw new IndexLoadError("shard text offsets are malformed");
+    previous = ends[i];
+  }
+  return {
+    count,
+    textAt(i) {
+      const from = i === 0 ? 0 : ends[i - 1];
+      try {
+        return decoder.decode(bytes.subarray(start + from, start + ends[i]));
+      } catch {
+        throw new IndexLoadError("shard chunk text is not text");
+      }
+    },
+  };
+}
+
+/**
+ * The chunk texts of one shard file (checked against its manifest entry) without decoding the rest:
+ * what a search reads to show its hits.
+ */
+export async function readShardTexts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
+  const bytes = await readChecked(data, entry);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const fail = (what: string) => new IndexLoadError(`shard ${entry.file} ${what}`);
+  if (bytes.length < HEADER_BYTES_V2 || view.getUint32(0, true) !== MAGIC) throw fail("has a wrong signature");
+  const format = view.getUint32(4, true);
+  if (format === 2) return decodeShard(bytes, entry.id, 0).texts;
+  if (format !== INDEX_FORMAT || bytes.length < HEADER_BYTES) throw fail("has another format version");
+  const count = view.getUint32(12, true);
+  const textBytes = view.getUint32(28, true);
+  const at = bytes.length - textBytes - count * 4;
+  if (at < HEADER_BYTES || at % 4 !== 0) throw fail("has a wrong length");
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return textSection(aligned, at, count, textBytes);
+}
+
+async function readChecked(data: DataDirPort, entry: ShardEntry): Promise<Uint8Array> {
   const bytes = await data.read(`${INDEX_DIR}/${entry.file}`);
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
   if (bytes.length !== entry.bytes) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
   if (checksumBytes(bytes) !== entry.checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
+  return bytes;
+}
+
+/** Reads and checks one shard file against its manifest entry. */
+export async function readShard(data: DataDirPort, entry: ShardEntry, dim: number): Promise<DecodedShard> {
+  const bytes = await readChecked(data, entry);
   try {
     return decodeShard(bytes, entry.id, dim);
   } catch (err) {

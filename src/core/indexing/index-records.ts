@@ -1,4 +1,4 @@
-import type { Chunk } from "./chunk";
+import type { Chunk, ChunkMeta } from "./chunk";
 import { embeddingText } from "./markdown-chunker";
 
 /** What the index knows about one note: enough to tell whether it changed, and its chunks. */
@@ -20,10 +20,18 @@ export interface NoteRecord {
   vectorsOnDisk?: number;
 }
 
+/**
+ * A chunk as the index keeps it in memory: its text only until the chunk is saved in its shard file, then
+ * read back on demand (IndexStore.textsOf), so a 100k-note vault does not hold half a gigabyte of text.
+ */
+export type IndexedChunk = ChunkMeta & { text?: string };
+
 export interface ChunkRecord {
-  chunk: Chunk;
+  chunk: IndexedChunk;
   /** VectorStore slot, or -1 while the chunk has no vector yet. */
   slot: number;
+  /** Position of the chunk in its saved shard file, or -1 while it is not saved. */
+  at: number;
 }
 
 /** The text sent to the embedder for a chunk (Chunk.textHash covers it: same hash, same vector). */

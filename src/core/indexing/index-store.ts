@@ -1,13 +1,15 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import type { ChunkRecord, NoteRecord } from "./index-records";
-import { encodeShard, type ShardEntry, SHARD_MAX_CHUNKS, writeShard, type DecodedShard } from "./index-persistence";
+import { encodeShard, readShardTexts, type ShardEntry, type ShardTexts, SHARD_MAX_CHUNKS, writeShard, type DecodedShard } from "./index-persistence";
 import { TextIndex } from "./text-index";
 import { VectorStore } from "./vector-store";
 import type { WorkSlicer } from "./work-slicer";
 
-/** Orama inserts per slice: small enough that one insert never holds the thread for long. */
+/** Text-index inserts per slice: small enough that one insert never holds the thread for long. */
 const TEXT_INSERT_SLICE = 64;
+/** Shards whose chunk texts stay cached after a search read them (a shard's texts are ~1 MB). */
+const TEXT_CACHE_SHARDS = 8;
 
 interface ShardInfo {
   paths: Set<string>;
@@ -39,6 +41,10 @@ export class IndexStore {
 
   /** Vectors of removed or changed chunks, by textHash, claimable by new chunks until flushRecycled(). */
   private recycled = new Map<string, number[]>();
+  /** Chunk texts of recently read shard files, by file name (a name is never reused for other contents). */
+  private readonly textCache = new Map<string, ShardTexts>();
+  /** Characters of chunk text held in memory (chunks not saved yet). */
+  unsavedTextChars = 0;
 
   clear(): void {
     this.notes.clear();
@@ -54,6 +60,8 @@ export class IndexStore {
     this.openShard = -1;
     this.nextShardId = 0;
     this.recycled.clear();
+    this.textCache.clear();
+    this.unsavedTextChars = 0;
   }
 
   get hasDirty(): boolean {
@@ -102,7 +110,10 @@ export class IndexStore {
     return true;
   }
 
-  /** Adds or replaces a note with freshly chunked content, reusing vectors of chunks whose text is unchanged. */
+  /**
+   * Adds or replaces a note with freshly chunked content, reusing vectors of chunks whose text is unchanged.
+   * The store takes the chunk objects over: their texts are dropped once saved (textsOf reads them back).
+   */
   async putNote(
     meta: { path: string; hash: string; mtime: number; size: number; title: string; aliases: string[]; tags: string[]; limited?: string },
     chunks: Chunk[],
@@ -113,7 +124,8 @@ export class IndexStore {
     const records: ChunkRecord[] = chunks.map((chunk) => {
       const slots = this.recycled.get(chunk.textHash);
       const slot = slots && slots.length > 0 ? (slots.pop() as number) : -1;
-      const rec: ChunkRecord = { chunk, slot };
+      const rec: ChunkRecord = { chunk, slot, at: -1 };
+      this.unsavedTextChars += chunk.text.length;
       if (slot >= 0) this.slotOwner[slot] = rec;
       return rec;
     });
@@ -196,7 +208,7 @@ export class IndexStore {
           onDisk++;
         }
         this.chunks.set(rec.chunk.id, rec);
-        if (reanalyze) this.text.add([rec.chunk]);
+        if (reanalyze) this.text.add([{ ...rec.chunk, text: shard.texts.textAt(i) }]);
         else this.text.addAnalyzed(rec.chunk.id, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
         i++;
         if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
@@ -231,24 +243,120 @@ export class IndexStore {
         if (previous) obsolete.push(previous.file);
         continue;
       }
-      const notes = [...info.paths].map((p) => this.notes.get(p)).filter((n): n is NoteRecord => n !== undefined);
+      const notes = await this.notesWithTexts(data, [...info.paths], previous);
+      if (notes.length === 0) {
+        this.dirty.add(id);
+        continue;
+      }
+      const previousTexts = previous && notes.some((n) => n.chunks.some((r) => r.chunk.text === undefined)) ? await this.shardTexts(data, previous) : null;
       const bytes = await encodeShard(
         notes,
         this.vectors.dim,
         (rec) => (rec.slot >= 0 ? this.vectors.codesAt(rec.slot) : null),
+        (rec) => rec.chunk.text ?? (previousTexts as ShardTexts).textAt(rec.at),
         () => slicer.tick(),
       );
+      let entry: ShardEntry;
       try {
-        const entry = await writeShard(data, id, generation, bytes, notes.length, info.chunks);
-        this.shardFiles.set(id, entry);
-        if (previous && previous.file !== entry.file) obsolete.push(previous.file);
+        entry = await writeShard(data, id, generation, bytes, notes.length, notes.reduce((n, note) => n + note.chunks.length, 0));
       } catch (err) {
         this.dirty.add(id);
         throw err;
       }
+      this.shardFiles.set(id, entry);
+      if (previous && previous.file !== entry.file) obsolete.push(previous.file);
+      // Saved: from now on the texts are read back from this file, by position.
+      let at = 0;
+      for (const note of notes) {
+        // A note replaced while the shard was being written keeps its new records (and their texts).
+        if (this.notes.get(note.path) !== note) {
+          at += note.chunks.length;
+          this.dirty.add(id);
+          continue;
+        }
+        for (const rec of note.chunks) {
+          rec.at = at++;
+          if (rec.chunk.text !== undefined) {
+            this.unsavedTextChars -= rec.chunk.text.length;
+            rec.chunk.text = undefined;
+          }
+        }
+      }
       await slicer.tick();
     }
     return obsolete;
+  }
+
+  /**
+   * The notes of a shard about to be saved, each with every chunk text at hand (in memory or in the
+   * shard's previous file). Notes whose saved texts cannot be read any more are dropped from the index,
+   * so the next scan reads them again from the vault (their vectors stay claimable by text hash).
+   */
+  private async notesWithTexts(data: DataDirPort, paths: string[], previous: ShardEntry | undefined): Promise<NoteRecord[]> {
+    const notes = paths.map((p) => this.notes.get(p)).filter((n): n is NoteRecord => n !== undefined);
+    const needsFile = notes.some((n) => n.chunks.some((r) => r.chunk.text === undefined));
+    if (!needsFile) return notes;
+    let texts: ShardTexts | null = null;
+    if (previous) texts = await this.shardTexts(data, previous).catch(() => null);
+    const kept: NoteRecord[] = [];
+    for (const note of notes) {
+      const readable = note.chunks.every((r) => r.chunk.text !== undefined || (texts !== null && r.at >= 0 && r.at < texts.count));
+      if (readable) kept.push(note);
+      else this.detach(note);
+    }
+    return kept;
+  }
+
+  /**
+   * The texts of chunks, in order: from memory for chunks not saved yet, else from their shard files
+   * (each file read once, recent ones cached). Null for a text that cannot be read (its file replaced by
+   * another process, or damaged): the caller falls back to the note itself.
+   */
+  async textsOf(data: DataDirPort, records: readonly ChunkRecord[]): Promise<(string | null)[]> {
+    const out: (string | null)[] = new Array<string | null>(records.length).fill(null);
+    // Two rounds: a save in this process may switch a shard's file between grouping and reading.
+    for (let round = 0; round < 2; round++) {
+      const byFile = new Map<string, { entry: ShardEntry; wanted: number[] }>();
+      records.forEach((rec, i) => {
+        if (out[i] !== null) return;
+        if (rec.chunk.text !== undefined) {
+          out[i] = rec.chunk.text;
+          return;
+        }
+        const note = this.notes.get(rec.chunk.path);
+        const entry = note ? this.shardFiles.get(note.shard) : undefined;
+        if (!entry || rec.at < 0) return;
+        const group = byFile.get(entry.file);
+        if (group) group.wanted.push(i);
+        else byFile.set(entry.file, { entry, wanted: [i] });
+      });
+      if (byFile.size === 0) break;
+      for (const { entry, wanted } of byFile.values()) {
+        const texts = await this.shardTexts(data, entry).catch(() => null);
+        if (!texts) continue;
+        for (const i of wanted) {
+          const rec = records[i];
+          // Only if the file is still the chunk's (positions belong to one file).
+          const current = this.shardFiles.get(this.notes.get(rec.chunk.path)?.shard ?? -1);
+          if (rec.chunk.text !== undefined) out[i] = rec.chunk.text;
+          else if (current?.file === entry.file && rec.at < texts.count) out[i] = safeText(texts, rec.at);
+        }
+      }
+    }
+    return out;
+  }
+
+  private async shardTexts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
+    const cached = this.textCache.get(entry.file);
+    if (cached) {
+      this.textCache.delete(entry.file);
+      this.textCache.set(entry.file, cached);
+      return cached;
+    }
+    const texts = await readShardTexts(data, entry);
+    this.textCache.set(entry.file, texts);
+    if (this.textCache.size > TEXT_CACHE_SHARDS) this.textCache.delete(this.textCache.keys().next().value as string);
+    return texts;
   }
 
   /** Marks every shard for rewriting (after a load that found damage, so the manifest is made whole). */
@@ -262,6 +370,7 @@ export class IndexStore {
     const ids: string[] = [];
     for (const rec of note.chunks) {
       if (this.chunks.get(rec.chunk.id) === rec) this.chunks.delete(rec.chunk.id);
+      if (rec.chunk.text !== undefined) this.unsavedTextChars -= rec.chunk.text.length;
       ids.push(rec.chunk.id);
       if (rec.slot >= 0) {
         const list = this.recycled.get(rec.chunk.textHash);
@@ -296,5 +405,14 @@ export class IndexStore {
 
   private markDirty(shard: number | undefined): void {
     if (shard !== undefined && shard >= 0) this.dirty.add(shard);
+  }
+}
+
+/** A text that does not decode counts as unreadable (null), like a missing file. */
+function safeText(texts: ShardTexts, at: number): string | null {
+  try {
+    return texts.textAt(at);
+  } catch {
+    return null;
   }
 }

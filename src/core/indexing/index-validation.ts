@@ -8,7 +8,9 @@ import type { Manifest, ShardEntry, StoredText } from "./index-persistence";
  */
 
 /** Why a shard's stored note list is impossible, or null. `raw` is the parsed JSON of the shard's notes. */
-export function storedNotesProblem(raw: unknown): string | null {
+export function storedNotesProblem(raw: unknown, format: number): string | null {
+  // Format 2 kept each chunk's text inside its entry; format 4 keeps texts in a section of their own.
+  const fields = format === 2 ? 6 : 5;
   if (!Array.isArray(raw)) return "its note list is not a list";
   for (const n of raw as unknown[]) {
     if (!n || typeof n !== "object") return "a note entry is not an object";
@@ -19,8 +21,10 @@ export function storedNotesProblem(raw: unknown): string | null {
     if (!Array.isArray(note.c)) return `note ${note.p} has no chunk list`;
     let previousStart = 0;
     for (const c of note.c as unknown[]) {
-      if (!Array.isArray(c) || c.length < 6) return `a chunk of ${note.p} is malformed`;
-      const [id, headings, startLine, endLine, text, textHash] = c as unknown[];
+      if (!Array.isArray(c) || c.length < fields) return `a chunk of ${note.p} is malformed`;
+      const [id, headings, startLine, endLine] = c as unknown[];
+      const text = format === 2 ? (c as unknown[])[4] : "";
+      const textHash = (c as unknown[])[fields - 1];
       if (typeof id !== "string" || id === "") return `a chunk of ${note.p} has no id`;
       if (!Array.isArray(headings) || !headings.every((x) => typeof x === "string")) return `a chunk of ${note.p} has malformed headings`;
       if (typeof text !== "string") return `a chunk of ${note.p} has text of the wrong type (${typeof text})`;

@@ -26,7 +26,7 @@ export interface VaultIndexApi extends SearchApi {
   status(): IndexStatus;
   onStatus(listener: (status: IndexStatus) => void): Unsubscribe;
   /** Chunks of one note, in order (summaries, "use current note"). */
-  chunksOf(path: string): Chunk[];
+  chunksOf(path: string): Promise<Chunk[]>;
   /** Saves pending changes and releases the lock. */
   close(): Promise<void>;
 }

@@ -6,7 +6,8 @@ import { searchChunks, searchNotes, type SearchSource } from "../search/hybrid-s
 import { QueryVectors } from "../search/query-vectors";
 import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
-import type { Chunk } from "./chunk";
+import type { Chunk, ChunkMeta } from "./chunk";
+import type { ChunkRecord } from "./index-records";
 import { waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createReadPolicy, isNoteRefusedError, type ReadPolicy } from "../notes/read-policy";
@@ -56,6 +57,11 @@ export interface VaultIndexOptions {
   maxChunksPerNote?: number;
   /** Characters of one note that are read into the index; the rest is not indexed (named in the status). */
   maxNoteChars?: number;
+  /**
+   * Chunk text (characters) a scan may hold in memory before it saves what it has: saved chunks keep their
+   * text on disk only, so indexing a large vault never holds every note's text at once.
+   */
+  unsavedTextBudget?: number;
 }
 
 /** Per-note limits: ~3 MB of ordinary prose fits; a note with 100,000 headings does not make 100,000 chunks. */
@@ -132,6 +138,7 @@ export class VaultIndex implements VaultIndexApi {
       sliceMs: o.sliceMs ?? 12,
       maxChunksPerNote: o.maxChunksPerNote ?? DEFAULT_MAX_CHUNKS_PER_NOTE,
       maxNoteChars: o.maxNoteChars ?? DEFAULT_MAX_NOTE_CHARS,
+      unsavedTextBudget: o.unsavedTextBudget ?? 32_000_000,
     };
     this.lock = new IndexLock(this.host.data, this.host.clock, this.options.lock, () => this.host.process);
     this.queryVectors = new QueryVectors(this.host.clock, this.host.logger, this.options.queryTimeoutMs, this.options.embedRetryAfterMs);
@@ -360,8 +367,33 @@ export class VaultIndex implements VaultIndexApi {
     return () => this.listeners.delete(listener);
   }
 
-  chunksOf(path: string): Chunk[] {
-    return this.store.notes.get(path)?.chunks.map((r) => r.chunk) ?? [];
+  async chunksOf(path: string): Promise<Chunk[]> {
+    await this.untilLoaded();
+    const records = this.store.notes.get(path)?.chunks ?? [];
+    return this.withTexts(records);
+  }
+
+  /** Chunks with their texts (read back from the shard files, or from the note when a file is gone). */
+  private async withTexts(records: readonly ChunkRecord[]): Promise<Chunk[]> {
+    const texts = await this.textsOf(records);
+    return records.map((rec, i) => ({ ...rec.chunk, text: texts[i] ?? "" }));
+  }
+
+  /**
+   * The texts of chunks: in memory until saved, then from their shard file. When a file was replaced by
+   * another process since this one loaded it, the chunk's lines are read from the note itself.
+   */
+  private async textsOf(records: readonly ChunkRecord[]): Promise<(string | null)[]> {
+    const texts = await this.store.textsOf(this.host.data, records);
+    const notes = new Map<string, string[] | null>();
+    for (let i = 0; i < records.length; i++) {
+      if (texts[i] !== null) continue;
+      const { path, startLine, endLine } = records[i].chunk;
+      if (!notes.has(path)) notes.set(path, await this.host.vault.readNote(path).then((t) => t.split(/\r?\n/), () => null));
+      const lines = notes.get(path);
+      if (lines) texts[i] = lines.slice(startLine - 1, endLine).join("\n");
+    }
+    return texts;
   }
 
   // ---------------------------------------------------------------- search
@@ -388,13 +420,17 @@ export class VaultIndex implements VaultIndexApi {
       const chunk = this.store.chunks.get(id)?.chunk;
       return chunk && this.readPolicy().mayRead(chunk.path) ? chunk : undefined;
     },
+    withTexts: async (chunks) => {
+      const records = chunks.map((c) => this.store.chunks.get(c.id) ?? { chunk: c, slot: -1, at: -1 });
+      return this.withTexts(records);
+    },
     queryVector: (query, signal) => this.queryVector(query, signal),
     vectorSearch: (query, k, accept) => {
       const hits = this.store.vectors.search(query, k, (slot) => {
         const rec = this.store.chunkOfSlot(slot);
         return rec !== undefined && this.readPolicy().mayRead(rec.chunk.path) && accept(rec.chunk);
       });
-      const out: { chunk: Chunk; cosine: number }[] = [];
+      const out: { chunk: ChunkMeta; cosine: number }[] = [];
       hits.slots.forEach((slot, i) => {
         const rec = this.store.chunkOfSlot(slot);
         if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
@@ -611,6 +647,8 @@ export class VaultIndex implements VaultIndexApi {
       if (i % 16 === 0) this.setProgress({ done: i, total, phase: "chunking" });
       await this.indexNote(notes[i], slicer, force);
       await slicer.tick();
+      // Save what was read so far: saved chunks keep their text on disk, not in memory.
+      if (this.writable && this.store.unsavedTextChars > this.options.unsavedTextBudget) await this.persist(slicer);
     }
     if (total > 0) this.setProgress({ done: total, total, phase: "chunking" });
   }
@@ -748,6 +786,7 @@ export class VaultIndex implements VaultIndexApi {
       checkpointEveryMs: this.options.checkpointEveryMs,
       checkpointEveryChunks: this.options.checkpointEveryChunks,
       checkpoint: () => this.persist(this.slicer(undefined)),
+      textsOf: (records) => this.textsOf(records),
       onProgress: (done, total) => this.setProgress({ done, total, phase: "embedding" }),
       between: async () => {
         await slicer.tick();

@@ -1,4 +1,4 @@
-import type { Chunk } from "../indexing/chunk";
+import type { Chunk, ChunkMeta } from "../indexing/chunk";
 import { analyzeQuery, stemsOf } from "../indexing/text-analyzer";
 import type { TextHit } from "../indexing/text-index";
 import type { ChunkHit, FusionMethod, NoteHit, SearchOptions } from "./search-types";
@@ -28,7 +28,7 @@ const RRF_K = 60;
 export const CHUNKS_PER_NOTE = 8;
 
 export interface VectorCandidates {
-  hits: { chunk: Chunk; cosine: number }[];
+  hits: { chunk: ChunkMeta; cosine: number }[];
   /** The query's mean cosine and its standard deviation over every vector in the index (`count` of them). */
   mean: number;
   std: number;
@@ -37,17 +37,22 @@ export interface VectorCandidates {
 
 export interface SearchSource {
   textSearch(query: string, limit: number): Promise<TextHit[]>;
-  chunkById(id: string): Chunk | undefined;
+  chunkById(id: string): ChunkMeta | undefined;
+  /** The chunks with their texts (read only for the hits a search returns). */
+  withTexts(chunks: readonly ChunkMeta[]): Promise<Chunk[]>;
   /** Null when there are no usable vectors or the query could not be embedded (keyword-only then). */
   queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null>;
   /** Top k chunks by cosine to a normalized query vector, with the query's cosine statistics. */
-  vectorSearch(query: Float32Array, k: number, accept: (chunk: Chunk) => boolean): VectorCandidates;
+  vectorSearch(query: Float32Array, k: number, accept: (chunk: ChunkMeta) => boolean): VectorCandidates;
   /** Cosine of one chunk to the query, or null when the chunk has no vector. */
-  cosineOf(chunk: Chunk, query: Float32Array): number | null;
+  cosineOf(chunk: ChunkMeta, query: Float32Array): number | null;
 }
 
+/** A ranked hit before its text is read. */
+type RankedHit = Omit<ChunkHit, "chunk"> & { chunk: ChunkMeta };
+
 interface Candidate {
-  chunk: Chunk;
+  chunk: ChunkMeta;
   bm25: number;
   /** Distinct query words in the chunk (from the text index). */
   matched: number;
@@ -59,22 +64,31 @@ interface Candidate {
 
 export async function searchChunks(source: SearchSource, query: string, options: SearchOptions = {}): Promise<ChunkHit[]> {
   const limit = clampLimit(options.limit);
-  return withSnippets((await rankChunks(source, query, options, Math.max(limit * 5, 50))).slice(0, limit), query.trim());
+  const hits = await withTexts(source, (await rankChunks(source, query, options, Math.max(limit * 5, 50))).slice(0, limit));
+  return withSnippets(hits, query.trim());
 }
 
 export async function searchNotes(source: SearchSource, query: string, options: SearchOptions = {}): Promise<NoteHit[]> {
   const limit = clampLimit(options.limit);
   // Several chunks of one note compete for the same slot: fetch generously, then group.
   const hits = await rankChunks(source, query, options, Math.max(limit * 10, 100));
-  const byNote = new Map<string, ChunkHit[]>();
+  const byNote = new Map<string, RankedHit[]>();
   for (const hit of hits) {
     const list = byNote.get(hit.chunk.path);
     if (list) list.push(hit);
     else byNote.set(hit.chunk.path, [hit]);
   }
+  const ranked: { path: string; chunks: RankedHit[] }[] = [];
+  for (const [path, all] of byNote) ranked.push({ path, chunks: all.slice(0, CHUNKS_PER_NOTE) });
+  // Texts are read only for the notes returned (the index keeps saved texts on disk).
+  ranked.sort((a, b) => b.chunks[0].score - a.chunks[0].score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const kept = ranked.slice(0, limit);
+  const texts = await withTexts(source, kept.flatMap((n) => n.chunks));
   const notes: NoteHit[] = [];
-  for (const [path, all] of byNote) {
-    const chunks = all.slice(0, CHUNKS_PER_NOTE);
+  let at = 0;
+  for (const { path, chunks: rankedChunks } of kept) {
+    const chunks = texts.slice(at, at + rankedChunks.length);
+    at += rankedChunks.length;
     const best = chunks[0];
     const slash = path.lastIndexOf("/");
     notes.push({
@@ -98,11 +112,11 @@ export async function searchNotes(source: SearchSource, query: string, options: 
   return top;
 }
 
-async function rankChunks(source: SearchSource, query: string, options: SearchOptions, candidates: number): Promise<ChunkHit[]> {
+async function rankChunks(source: SearchSource, query: string, options: SearchOptions, candidates: number): Promise<RankedHit[]> {
   const trimmed = query.trim();
   if (!trimmed) return [];
   const prefix = options.pathPrefix ?? "";
-  const accept = (chunk: Chunk) => chunk.path.startsWith(prefix);
+  const accept = (chunk: ChunkMeta) => chunk.path.startsWith(prefix);
   // A path filter throws most keyword hits away: ask for more.
   const textLimit = prefix ? candidates * 4 : candidates;
   const weight = clamp01(options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT);
@@ -166,7 +180,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   const titleCache = new Map<string, Set<string>>();
   const minScore = options.minScore ?? 0;
 
-  const hits: ChunkHit[] = [];
+  const hits: RankedHit[] = [];
   for (const c of pool.values()) {
     const keywordScore = maxBm25 > 0 ? (c.bm25 / maxBm25) * (fusion === "calibrated" ? bestCoverage : 1) : 0;
     const vectorScore = queryVector
@@ -206,13 +220,20 @@ function assignRanks(pool: Candidate[]): void {
   pool.filter((c) => c.cosine !== 0).sort((a, b) => b.cosine - a.cosine).forEach((c, i) => (c.vectorRank = i + 1));
 }
 
+/** The hits with their chunks' texts. */
+async function withTexts(source: SearchSource, hits: RankedHit[]): Promise<ChunkHit[]> {
+  if (hits.length === 0) return [];
+  const chunks = await source.withTexts(hits.map((h) => h.chunk));
+  return hits.map((h, i) => ({ ...h, chunk: chunks[i] }));
+}
+
 /** Snippets scan chunk text: made only for the hits that are returned. */
 function withSnippets(hits: ChunkHit[], query: string): ChunkHit[] {
   for (const hit of hits) if (!hit.snippet) hit.snippet = makeSnippet(hit.chunk.text, query);
   return hits;
 }
 
-function titleMatch(chunk: Chunk, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
+function titleMatch(chunk: ChunkMeta, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
   if (queryTerms.length === 0) return 0;
   let stems = cache.get(chunk.path);
   if (!stems) {

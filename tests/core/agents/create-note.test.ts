@@ -141,7 +141,7 @@ describe("NoteOperations.createNote", () => {
     const created = await world.operations.createNote("tide pools");
 
     expect(events).toBe(0); // nothing watches the folder: the index learns of the note from NoteOperations
-    expect(world.index.chunksOf(created.path).length).toBeGreaterThan(0);
+    expect((await world.index.chunksOf(created.path)).length).toBeGreaterThan(0);
     const found = await world.operations.searchNotes("anemones");
     expect(found.hits.map((h) => h.path)).toEqual([created.path]);
   });
@@ -157,7 +157,7 @@ describe("NoteOperations.createNote", () => {
     expect(handleEvent).toHaveBeenCalledWith({ type: "create", path: created.path });
     expect(idle).not.toHaveBeenCalled();
     await world.index.open();
-    expect(world.index.chunksOf(created.path).length).toBeGreaterThan(0);
+    expect((await world.index.chunksOf(created.path)).length).toBeGreaterThan(0);
   });
 
   it("a one-shot run that closes right after creating a note has saved it with the index", async () => {

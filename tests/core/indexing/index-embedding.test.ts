@@ -138,7 +138,7 @@ describe("VaultIndex: embedding", () => {
     expect(status.embedded).toBe(status.chunks);
     expect((await index.searchNotes("whetstone"))[0].path).toBe("Kitchen.md");
     expect(await index.searchChunks("basil", { minScore: 0.01 }).then((hits) => hits.filter((x) => x.chunk.path === "Garden.md"))).toEqual([]);
-    expect(index.chunksOf("Garden.md")).toEqual([]);
+    expect(await index.chunksOf("Garden.md")).toEqual([]);
   });
 
   it("reports progress and ends ready", async () => {

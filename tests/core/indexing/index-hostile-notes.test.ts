@@ -68,7 +68,7 @@ describe("VaultIndex: per-note limits", () => {
     const status = await index.open();
     expect(status.partial?.[0].path).toBe("Long.md");
     expect(status.partial?.[0].error).toMatch(/^indexed up to line \d+ only: the note has more than 10,000 characters$/);
-    const chunks = index.chunksOf("Long.md");
+    const chunks = await index.chunksOf("Long.md");
     expect(chunks.reduce((n, c) => n + c.text.length, 0)).toBeLessThanOrEqual(10_000);
     expect(chunks[chunks.length - 1].text.endsWith("harbours.")).toBe(true);
   });

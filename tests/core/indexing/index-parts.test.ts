@@ -1,6 +1,6 @@
 import { checksumBytes } from "../../../src/core/indexing/checksum";
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
-import { decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/index-persistence";
+import { decodeShard, encodeShard, INDEX_FORMAT, IndexLoadError } from "../../../src/core/indexing/index-persistence";
 import type { NoteRecord } from "../../../src/core/indexing/index-records";
 import { TextIndex } from "../../../src/core/indexing/text-index";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
@@ -147,26 +147,29 @@ describe("index shards", () => {
     aliases: ["al"],
     tags: ["t"],
     shard: 0,
-    chunks: texts.map((text, i) => ({ chunk: { ...chunk(`${path}#${i}`, text), path }, slot: i })),
+    chunks: texts.map((text, i) => ({ chunk: { ...chunk(`${path}#${i}`, text), path }, slot: i, at: -1 })),
   });
 
   it("round-trips notes, chunks and only the vectors that exist", async () => {
     const notes = [note("a.md", ["one", "two"]), note("b.md", ["three"])];
     const vectors = [{ codes: new Int8Array([127, 0]), scale: 1 / 127 }, null, { codes: new Int8Array([0, -127]), scale: 1 / 127 }];
     let k = 0;
-    const bytes = await encodeShard(notes, 2, () => vectors[k++]);
+    const bytes = await encodeShard(notes, 2, () => vectors[k++], (rec) => rec.chunk.text as string);
     const decoded = decodeShard(bytes, 3, 2);
     expect(decoded.notes.map((n) => n.path)).toEqual(["a.md", "b.md"]);
-    expect(decoded.notes[0].chunks[1].chunk.text).toBe("two");
+    // Texts are not part of the decoded records: they are read by position, on demand.
+    expect(decoded.notes[0].chunks[1].chunk.text).toBeUndefined();
+    expect(decoded.notes[0].chunks[1].at).toBe(1);
+    expect([0, 1, 2].map((i) => decoded.texts.textAt(i))).toEqual(["one", "two", "three"]);
     expect(decoded.notes[1].shard).toBe(3);
     expect(Array.from(decoded.vectorIndex)).toEqual([0, -1, 1]);
     expect(Array.from(decoded.codes)).toEqual([127, 0, 0, -127]);
     expect(Array.from(decoded.scales)).toEqual([Math.fround(1 / 127), Math.fround(1 / 127)]);
-    expect(decoded.format).toBe(3);
+    expect(decoded.format).toBe(INDEX_FORMAT);
   });
 
   it("refuses truncated or foreign bytes with IndexLoadError", async () => {
-    const bytes = await encodeShard([note("a.md", ["one"])], 2, () => ({ codes: new Int8Array([127, 0]), scale: 1 / 127 }));
+    const bytes = await encodeShard([note("a.md", ["one"])], 2, () => ({ codes: new Int8Array([127, 0]), scale: 1 / 127 }), () => "one");
     expect(() => decodeShard(bytes.subarray(0, bytes.length - 3), 0, 2)).toThrow(IndexLoadError);
     expect(() => decodeShard(new Uint8Array(10), 0, 2)).toThrow(IndexLoadError);
     expect(() => decodeShard(bytes, 0, 3)).toThrow(/dimension/);

@@ -62,9 +62,9 @@ describe("VaultIndex: structure checks on load (valid checksums, impossible cont
     ["an all-zero vector", (s) => s.bytes.fill(0, s.codesAt, s.codesAt + s.dim), /vector 0 is damaged \(all zeros\)/],
     ["a vector of impossible length", (s) => s.view.setFloat32(s.scalesAt, 1, true), /vector 0 is damaged \(length \d/],
     [
-      "chunk text of the wrong type",
+      "a chunk hash of the wrong type",
       (s) => {
-        // Replace the first chunk text string in the JSON with a number padded to the same length.
+        // Replace the first chunk's text hash string in the JSON with a number padded to the same length.
         const meta = s.bytes.toString("utf8", s.metaStart, s.metaStart + s.metaLength);
         const parsed = JSON.parse(meta);
         const text = JSON.stringify(parsed[0].c[0][4]);
@@ -72,7 +72,7 @@ describe("VaultIndex: structure checks on load (valid checksums, impossible cont
         const replacement = "42".padEnd(Buffer.byteLength(text), " ");
         s.bytes.write(replacement, s.metaStart + Buffer.byteLength(meta.slice(0, at)), "utf8");
       },
-      /text of the wrong type \(number\)/,
+      /has no text hash/,
     ],
   ];
 

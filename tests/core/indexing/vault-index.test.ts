@@ -16,7 +16,7 @@ describe("VaultIndex: build and incremental sync", () => {
     const status = await index.open();
     expect(status.state).toBe("ready");
     expect(status.notes).toBe(3); // the empty note is known (so it is not re-read) but has no chunks
-    expect(index.chunksOf("Empty.md")).toEqual([]);
+    expect(await index.chunksOf("Empty.md")).toEqual([]);
     expect(status.chunks).toBeGreaterThanOrEqual(2);
     expect(status.embedded).toBe(status.chunks);
     expect(status.keywordOnly).toBe(false);
@@ -28,7 +28,7 @@ describe("VaultIndex: build and incremental sync", () => {
     expect(hits[0].folder).toBe("Cooking");
     expect(hits[0].score).toBeGreaterThan(0);
     expect(hits[0].score).toBeLessThanOrEqual(1);
-    expect(index.chunksOf("Garden/Tomatoes.md")[0].tags).toContain("garden");
+    expect((await index.chunksOf("Garden/Tomatoes.md"))[0].tags).toContain("garden");
   });
 
   it("re-embeds nothing on an unchanged restart and one chunk after a one-paragraph edit", async () => {
@@ -104,7 +104,7 @@ describe("VaultIndex: build and incremental sync", () => {
     expect((await index.searchNotes("apricots"))[0].path).toBe("A.md");
     const bananas = await index.searchNotes("bananas");
     expect(bananas.map((n) => n.path)).toEqual(["Fruit/B2.md"]);
-    expect(index.chunksOf("B.md")).toEqual([]);
+    expect(await index.chunksOf("B.md")).toEqual([]);
     // The renamed note kept its vector (same text and title): only C and the edited A were embedded.
     expect(h.embedder.texts.some((t) => t.includes("Bananas"))).toBe(false);
 
@@ -187,7 +187,7 @@ describe("VaultIndex: build and incremental sync", () => {
     const second = h.open({ settings: { chunkMaxChars: 600 } });
     const after = await second.open();
     expect(after.chunks).toBeGreaterThan(before.chunks);
-    expect(second.chunksOf("Long.md").every((c) => c.text.length <= 600)).toBe(true);
+    expect((await second.chunksOf("Long.md")).every((c) => c.text.length <= 600)).toBe(true);
     // The short note's only chunk is unchanged: its vector is reused.
     expect(h.embedder.texts.some((t) => t.includes("A short note"))).toBe(false);
     expect(after.embedded).toBe(after.chunks);
@@ -226,8 +226,8 @@ describe("VaultIndex: build and incremental sync", () => {
     expect(status.state).toBe("ready");
     expect(status.failures.map((f) => f.path).sort()).toEqual(["Junk.md", "Nul.md"]);
     for (const f of status.failures) expect(f.error).toMatch(/binary file/);
-    expect(index.chunksOf("Nul.md")).toEqual([]);
-    expect(index.chunksOf("Huge.md").length).toBeGreaterThan(1000);
+    expect(await index.chunksOf("Nul.md")).toEqual([]);
+    expect((await index.chunksOf("Huge.md")).length).toBeGreaterThan(1000);
     expect((await index.searchNotes("normal"))[0].path).toBe("Fine.md");
     expect((await index.searchNotes("consectetur"))[0].path).toBe("Huge.md");
     await index.close();

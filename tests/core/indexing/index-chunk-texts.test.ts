@@ -1,0 +1,101 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { embeddingInput } from "../../../src/core/indexing/index-records";
+import { IndexStore } from "../../../src/core/indexing/index-store";
+import { chunkNote } from "../../../src/core/indexing/markdown-chunker";
+import { createNodeHost } from "../../../src/node/node-host";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { WorkSlicer } from "../../../src/core/indexing/work-slicer";
+import { makeHarness, longNote } from "./index-harness";
+import { makeTempVault } from "../../support/temp-vault";
+
+/**
+ * Saved chunks keep their text on disk only (a 100k-note vault would otherwise hold ~500 MB of text):
+ * searches, summaries and embedding read it back from the shard files.
+ */
+const notes: Record<string, string> = {};
+for (let i = 0; i < 40; i++) notes[`Topic ${i}.md`] = longNote(`Topic ${i}`, 6, `subject${i}`);
+notes["Tides.md"] = "# Tides\n\nThe moon pulls the ocean: high and low tides twice a day.\n";
+
+describe("chunk texts live on disk once saved", () => {
+  it("the store drops a chunk's text when its shard is written and reads it back by position", async () => {
+    const vault = await makeTempVault({});
+    try {
+      const host = createNodeHost(vault.root, { logger: silentLogger });
+      const store = new IndexStore();
+      const slicer = new WorkSlicer(host.clock);
+      const text = longNote("Tides", 4, "tide");
+      const chunks = chunkNote("Tides.md", text, { maxChars: 1500 }).chunks;
+      expect(chunks.length).toBeGreaterThan(1);
+      const expected = chunks.map((c) => c.text);
+      await store.putNote({ path: "Tides.md", hash: "h", mtime: 1, size: text.length, title: "Tides", aliases: [], tags: [] }, chunks, slicer);
+      expect(store.unsavedTextChars).toBe(expected.join("").length);
+      await store.writeDirtyShards(host.data, 1, slicer);
+      const records = store.notes.get("Tides.md")!.chunks;
+      expect(records.every((r) => r.chunk.text === undefined && r.at >= 0)).toBe(true);
+      expect(store.unsavedTextChars).toBe(0);
+      expect(await store.textsOf(host.data, records)).toEqual(expected);
+
+      // Saving the shard again (a note's mtime changed) takes the texts from the previous file.
+      store.touchNote("Tides.md", 2, text.length);
+      await store.writeDirtyShards(host.data, 2, slicer);
+      const files = await fs.readdir(join(vault.root, ".krypton", "index"));
+      expect(files).toContain("shard-0-2.bin");
+      await fs.rm(join(vault.root, ".krypton", "index", "shard-0-1.bin"));
+      expect(await store.textsOf(host.data, records)).toEqual(expected);
+    } finally {
+      await vault.cleanup();
+    }
+  });
+
+  it("a scan that holds more text than its budget saves as it goes; embedding and search read the texts back", async () => {
+    const reference = await makeHarness(notes);
+    const small = await makeHarness(notes);
+    try {
+      const whole = reference.open();
+      await whole.open();
+      const budgeted = small.open({ index: { unsavedTextBudget: 2_000 } });
+      const status = await budgeted.open();
+      expect(status.embedded).toBe(status.chunks);
+      // It saved during the scan (one generation per save), not only once at the end.
+      const generation = async (root: string) => JSON.parse(await fs.readFile(join(root, ".krypton/index/manifest.json"), "utf8")).generation as number;
+      expect(await generation(small.vault.root)).toBeGreaterThan((await generation(reference.vault.root)) + 10);
+      // The same texts were embedded, in the same order, although most were read back from disk.
+      expect(small.embedder.texts).toEqual(reference.embedder.texts);
+      const hit = (await budgeted.searchNotes("moon pulls the ocean"))[0];
+      expect(hit.path).toBe("Tides.md");
+      expect(hit.chunks[0].chunk.text).toContain("The moon pulls the ocean");
+      expect(hit.snippet).toContain("moon");
+      const chunks = await budgeted.chunksOf("Topic 3.md");
+      expect(chunks).toEqual(await whole.chunksOf("Topic 3.md"));
+      expect(chunks.map((c) => embeddingInput(c))).toEqual(reference.embedder.texts.filter((t) => t.includes("subject3 ")));
+    } finally {
+      await reference.cleanup();
+      await small.cleanup();
+    }
+  });
+
+  it("a reader whose shard file was replaced by the writer since it loaded still shows the chunk's text (read from the note)", async () => {
+    const h = await makeHarness(notes);
+    try {
+      const writer = h.open();
+      await writer.open();
+      await writer.close();
+      const reader = h.open();
+      await reader.open(undefined, { readOnly: true });
+      // Another process saves the index again: every shard file gets a new name, the old ones are removed.
+      await h.vault.write("Tides.md", notes["Tides.md"] + "\nNeap tides come at the quarter moons.\n");
+      const again = h.open();
+      await again.open();
+      await again.close();
+      const hit = (await reader.searchNotes("moon pulls the ocean"))[0];
+      expect(hit.path).toBe("Tides.md");
+      expect(hit.chunks[0].chunk.text).toContain("The moon pulls the ocean");
+      const topic = await reader.chunksOf("Topic 5.md");
+      expect(topic.length).toBeGreaterThan(0);
+      expect(topic.every((c) => c.text.includes("subject5"))).toBe(true);
+    } finally {
+      await h.cleanup();
+    }
+  });
+});
