@@ -643,12 +643,20 @@ export class VaultIndex implements VaultIndexApi {
 
   private async readAndChunk(notes: NoteInfo[], slicer: WorkSlicer, force: boolean): Promise<void> {
     const total = notes.length;
+    let saving = true;
     for (let i = 0; i < total; i++) {
       if (i % 16 === 0) this.setProgress({ done: i, total, phase: "chunking" });
       await this.indexNote(notes[i], slicer, force);
       await slicer.tick();
-      // Save what was read so far: saved chunks keep their text on disk, not in memory.
-      if (this.writable && this.store.unsavedTextChars > this.options.unsavedTextBudget) await this.persist(slicer);
+      // Save what was read so far: saved chunks keep their text on disk, not in memory. A failed save is
+      // said once and the scan goes on in memory (the save at its end reports the failure as before).
+      if (saving && this.writable && this.store.unsavedTextChars > this.options.unsavedTextBudget) {
+        await this.persist(slicer).catch((err: unknown) => {
+          if (isAbortError(err)) throw err;
+          saving = false;
+          this.host.logger.warn("Saving the index during the scan failed; going on in memory", errorText(err));
+        });
+      }
     }
     if (total > 0) this.setProgress({ done: total, total, phase: "chunking" });
   }

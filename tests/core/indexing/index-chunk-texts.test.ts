@@ -6,7 +6,8 @@ import { chunkNote } from "../../../src/core/indexing/markdown-chunker";
 import { createNodeHost } from "../../../src/node/node-host";
 import { silentLogger } from "../../../src/core/ports/logger";
 import { WorkSlicer } from "../../../src/core/indexing/work-slicer";
-import { makeHarness, longNote } from "./index-harness";
+import { FAST, makeHarness, longNote } from "./index-harness";
+import { VaultIndex } from "../../../src/core/indexing/vault-index";
 import { makeTempVault } from "../../support/temp-vault";
 
 /**
@@ -72,6 +73,34 @@ describe("chunk texts live on disk once saved", () => {
     } finally {
       await reference.cleanup();
       await small.cleanup();
+    }
+  });
+
+  it("a disk that fills up during the scan: the scan goes on in memory, every note searchable with its text", async () => {
+    const h = await makeHarness(notes);
+    try {
+      const host = createNodeHost(h.vault.root, { logger: silentLogger });
+      let shardWrites = 0;
+      const write = host.data.writeAtomic.bind(host.data);
+      host.data.writeAtomic = async (path, data) => {
+        if (path.includes("shard-") && ++shardWrites > 2) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+        return write(path, data);
+      };
+      const settings = { ...h.settings };
+      const index = new VaultIndex({ host, settings: () => settings, embedder: () => h.embedder, options: { ...FAST, unsavedTextBudget: 2_000 } });
+      try {
+        await index.open().catch(() => undefined);
+        await index.idle().catch(() => undefined);
+        expect(index.status().notes).toBe(Object.keys(notes).length);
+        const hit = (await index.searchNotes("moon pulls the ocean"))[0];
+        expect(hit.path).toBe("Tides.md");
+        expect(hit.chunks[0].chunk.text).toContain("The moon pulls the ocean");
+        for (const path of ["Topic 0.md", "Topic 39.md"]) expect((await index.chunksOf(path)).every((c) => c.text.includes(`subject${path.match(/\d+/)![0]}`))).toBe(true);
+      } finally {
+        await index.close().catch(() => undefined);
+      }
+    } finally {
+      await h.cleanup();
     }
   });
 
