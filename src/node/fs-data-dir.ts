@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import type { DataDirPort } from "../core/ports/data-dir";
+import type { ByteRange, DataDirPort } from "../core/ports/data-dir";
 import { isCode } from "./fs-vault";
 
 /** Krypton's machine-state folder (<vault>/.krypton) on disk. Writes are temp file + rename. */
@@ -12,8 +12,9 @@ export class FsDataDir implements DataDirPort {
     this.dir = resolve(dir);
   }
 
-  async read(path: string): Promise<Uint8Array | null> {
+  async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
     try {
+      if (range) return await readRange(this.full(path), range);
       const buf = await fs.readFile(this.full(path));
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (err) {
@@ -64,6 +65,15 @@ export class FsDataDir implements DataDirPort {
       // Never recursive: only an empty folder (a damaged lock) goes this way.
       if (isCode(err, "ERR_FS_EISDIR") || isCode(err, "EISDIR")) await fs.rmdir(full);
       else throw err;
+    }
+  }
+
+  async size(path: string): Promise<number | null> {
+    try {
+      return (await fs.stat(this.full(path))).size;
+    } catch (err) {
+      if (isCode(err, "ENOENT")) return null;
+      throw err;
     }
   }
 
@@ -119,4 +129,20 @@ export class FsDataDir implements DataDirPort {
 
 export function dataDirOf(vaultRoot: string): string {
   return join(resolve(vaultRoot), ".krypton");
+}
+
+async function readRange(file: string, range: ByteRange): Promise<Uint8Array> {
+  const handle = await fs.open(file, "r");
+  try {
+    const out = new Uint8Array(Math.max(0, range.length));
+    let done = 0;
+    while (done < out.length) {
+      const { bytesRead } = await handle.read(out, done, out.length - done, range.offset + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return done === out.length ? out : out.subarray(0, done);
+  } finally {
+    await handle.close();
+  }
 }

@@ -2,7 +2,19 @@
  * Byte offsets inside a shard file of the current format (src/core/indexing/index-persistence.ts), for
  * tests that damage one part of a real shard on purpose.
  */
+import { checksumBytes } from "../../src/core/indexing/checksum";
+import { textsStart, type ShardEntry } from "../../src/core/indexing/index-persistence";
+
 const align4 = (n: number) => (n + 3) & ~3;
+
+/** Makes a manifest entry match a shard file's (changed) bytes again: size and both checksums. */
+export function sealShard(entry: ShardEntry, bytes: Uint8Array): void {
+  const at = textsStart(bytes);
+  entry.bytes = bytes.length;
+  entry.textsAt = at;
+  entry.checksum = checksumBytes(bytes.subarray(0, at));
+  entry.textsChecksum = checksumBytes(bytes.subarray(at));
+}
 
 export interface ShardLayout {
   bytes: Buffer;

@@ -1,4 +1,4 @@
-import type { DataDirPort } from "../ports/data-dir";
+import type { ByteRange, DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
 import type { ChunkRecord, IndexedChunk, NoteRecord } from "./index-records";
@@ -41,9 +41,14 @@ export interface ShardEntry {
   id: number;
   file: string;
   bytes: number;
+  /** Of the bytes before `textsAt` (the whole file when there is no `textsAt`: format 2). */
   checksum: string;
   notes: number;
   chunks: number;
+  /** Where the chunk texts begin (format 4): loading reads and checks only the bytes before. */
+  textsAt?: number;
+  /** Of the bytes from `textsAt` on. */
+  textsChecksum?: string;
 }
 
 export interface Manifest {
@@ -269,7 +274,11 @@ export async function encodeShard(
   return bytes;
 }
 
-export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: number): DecodedShard {
+/**
+ * Decodes a shard file, or only its part before the chunk texts (`headOnly`: the texts are then not
+ * available, and asking for one throws).
+ */
+export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: number, headOnly = false): DecodedShard {
   if (bytes.length < HEADER_BYTES) throw new IndexLoadError("shard file is truncated");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
@@ -305,7 +314,8 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   const vectorsEnd = format === 2 ? flagsEnd + withVector * dim * 4 : align4(scalesEnd + withVector * dim);
   const dictEnd = align4(vectorsEnd + dictLength);
   const textsAt = dictEnd + (count + 1) * 4 + count * 4 + termCount * 8;
-  if (textsAt + (format === 2 ? 0 : count * 4 + textBytes) !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
+  const textsOnDisk = headOnly && format !== 2;
+  if (textsAt + (format === 2 || textsOnDisk ? 0 : count * 4 + textBytes) !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
   // Typed-array views need 4-byte alignment: copy the file buffer once if it is misaligned.
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
   const base = aligned.byteOffset;
@@ -372,8 +382,17 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
     notes.push(note);
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
-  const texts = format === 2 ? arrayTexts(textsV2) : textSection(aligned, textsAt, count, textBytes);
+  const texts = format === 2 ? arrayTexts(textsV2) : textsOnDisk ? textsNotRead(count) : textSection(aligned, textsAt, count, textBytes);
   return { notes, vectorIndex, codes, scales, format, text, texts };
+}
+
+function textsNotRead(count: number): ShardTexts {
+  return {
+    count,
+    textAt() {
+      throw new Error("The chunk texts of this shard were not read");
+    },
+  };
 }
 
 function arrayTexts(texts: string[]): ShardTexts {
@@ -403,38 +422,51 @@ function textSection(bytes: Uint8Array, at: number, count: number, textBytes: nu
 }
 
 /**
- * The chunk texts of one shard file (checked against its manifest entry) without decoding the rest:
- * what a search reads to show its hits.
+ * The chunk texts of one shard file (checked against its manifest entry) without reading the rest: what a
+ * search reads to show its hits.
  */
 export async function readShardTexts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
-  const bytes = await readChecked(data, entry);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const fail = (what: string) => new IndexLoadError(`shard ${entry.file} ${what}`);
-  if (bytes.length < HEADER_BYTES_V2 || view.getUint32(0, true) !== MAGIC) throw fail("has a wrong signature");
-  const format = view.getUint32(4, true);
-  if (format === 2) return decodeShard(bytes, entry.id, 0).texts;
-  if (format !== INDEX_FORMAT || bytes.length < HEADER_BYTES) throw fail("has another format version");
-  const count = view.getUint32(12, true);
-  const textBytes = view.getUint32(28, true);
-  const at = bytes.length - textBytes - count * 4;
-  if (at < HEADER_BYTES || at % 4 !== 0) throw fail("has a wrong length");
-  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
-  return textSection(aligned, at, count, textBytes);
+  // Format 2: the texts are inside the notes' JSON.
+  if (entry.textsAt === undefined) return decodeShard(await readChecked(data, entry), entry.id, 0).texts;
+  const length = entry.bytes - entry.textsAt;
+  const bytes = await readChecked(data, entry, { offset: entry.textsAt, length });
+  const textBytes = length - entry.chunks * 4;
+  if (textBytes < 0) throw new IndexLoadError(`shard ${entry.file} has a wrong length`);
+  return textSection(bytes.byteOffset % 4 === 0 ? bytes : bytes.slice(), 0, entry.chunks, textBytes);
 }
 
-async function readChecked(data: DataDirPort, entry: ShardEntry): Promise<Uint8Array> {
-  const bytes = await data.read(`${INDEX_DIR}/${entry.file}`);
+/**
+ * Reads a shard file, or a range of it, and checks it against the manifest entry: the whole file against
+ * both checksums, the part before the texts against `checksum`, the texts against `textsChecksum`.
+ */
+async function readChecked(data: DataDirPort, entry: ShardEntry, range?: ByteRange): Promise<Uint8Array> {
+  const bytes = await data.read(`${INDEX_DIR}/${entry.file}`, range);
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
-  if (bytes.length !== entry.bytes) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
-  if (checksumBytes(bytes) !== entry.checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
+  if (bytes.length !== (range ? range.length : entry.bytes)) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
+  const at = entry.textsAt;
+  let intact: boolean;
+  if (at === undefined) intact = checksumBytes(bytes) === entry.checksum;
+  else if (!range) intact = checksumBytes(bytes.subarray(0, at)) === entry.checksum && checksumBytes(bytes.subarray(at)) === entry.textsChecksum;
+  else intact = checksumBytes(bytes) === (range.offset === 0 ? entry.checksum : entry.textsChecksum);
+  if (!intact) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
   return bytes;
 }
 
-/** Reads and checks one shard file against its manifest entry. */
-export async function readShard(data: DataDirPort, entry: ShardEntry, dim: number): Promise<DecodedShard> {
-  const bytes = await readChecked(data, entry);
+/**
+ * Reads and checks one shard file against its manifest entry: only the part before the chunk texts, unless
+ * `withTexts` (re-analysing the words needs them).
+ */
+export async function readShard(data: DataDirPort, entry: ShardEntry, dim: number, withTexts = false): Promise<DecodedShard> {
+  const headOnly = entry.textsAt !== undefined && !withTexts;
+  // Reading in part cannot see a file cut short in its texts: its size can.
+  if (headOnly) {
+    const size = await data.size(`${INDEX_DIR}/${entry.file}`);
+    if (size === null) throw new IndexLoadError(`shard ${entry.file} is missing`);
+    if (size !== entry.bytes) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
+  }
+  const bytes = await readChecked(data, entry, headOnly ? { offset: 0, length: entry.textsAt as number } : undefined);
   try {
-    return decodeShard(bytes, entry.id, dim);
+    return decodeShard(bytes, entry.id, dim, headOnly);
   } catch (err) {
     if (err instanceof IndexLoadError && err.message.startsWith("shard ")) throw new IndexLoadError(`shard ${entry.file}${err.message.slice(5)}`);
     throw err;
@@ -444,7 +476,23 @@ export async function readShard(data: DataDirPort, entry: ShardEntry, dim: numbe
 export async function writeShard(data: DataDirPort, id: number, generation: number, bytes: Uint8Array, notes: number, chunks: number): Promise<ShardEntry> {
   const file = `shard-${id}-${generation}.bin`;
   await data.writeAtomic(`${INDEX_DIR}/${file}`, bytes);
-  return { id, file, bytes: bytes.length, checksum: checksumBytes(bytes), notes, chunks };
+  const textsAt = textsStart(bytes);
+  return {
+    id,
+    file,
+    bytes: bytes.length,
+    checksum: checksumBytes(bytes.subarray(0, textsAt)),
+    notes,
+    chunks,
+    textsAt,
+    textsChecksum: checksumBytes(bytes.subarray(textsAt)),
+  };
+}
+
+/** Where an encoded (format 4) shard's text section begins: its end offsets, then the UTF-8 texts. */
+export function textsStart(bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return bytes.length - view.getUint32(28, true) - view.getUint32(12, true) * 4;
 }
 
 /** Null when there is no index yet; throws IndexLoadError when the manifest is unusable. */
@@ -466,6 +514,9 @@ export async function readManifest(data: DataDirPort): Promise<Manifest | null> 
       throw new IndexLoadError("the index manifest is malformed");
     }
     if (!/^shard-\d+-\d+\.bin$/.test(s.file)) throw new IndexLoadError("the index manifest names an unexpected file");
+    if (s.textsAt !== undefined && (!Number.isInteger(s.textsAt) || s.textsAt < 0 || s.textsAt > s.bytes || typeof s.textsChecksum !== "string")) {
+      throw new IndexLoadError("the index manifest has an invalid shard entry");
+    }
   }
   if (m.embedder !== null && (typeof m.embedder !== "object" || typeof m.embedder.id !== "string" || typeof m.embedder.dim !== "number")) {
     throw new IndexLoadError("the index manifest is malformed");

@@ -1,7 +1,7 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import type { ChunkRecord, NoteRecord } from "./index-records";
-import { encodeShard, readShardTexts, type ShardEntry, type ShardTexts, SHARD_MAX_CHUNKS, writeShard, type DecodedShard } from "./index-persistence";
+import { encodeShard, IndexLoadError, readShardTexts, type ShardEntry, type ShardTexts, SHARD_MAX_CHUNKS, writeShard, type DecodedShard } from "./index-persistence";
 import { TextIndex } from "./text-index";
 import { VectorStore } from "./vector-store";
 import type { WorkSlicer } from "./work-slicer";
@@ -45,6 +45,8 @@ export class IndexStore {
   private readonly textCache = new Map<string, ShardTexts>();
   /** Characters of chunk text held in memory (chunks not saved yet). */
   unsavedTextChars = 0;
+  /** Shards whose chunk texts could not be read back (damaged or cut files), with why: VaultIndex re-indexes their notes. */
+  readonly unreadableTexts = new Map<number, string>();
 
   clear(): void {
     this.notes.clear();
@@ -332,7 +334,11 @@ export class IndexStore {
       });
       if (byFile.size === 0) break;
       for (const { entry, wanted } of byFile.values()) {
-        const texts = await this.shardTexts(data, entry).catch(() => null);
+        const texts = await this.shardTexts(data, entry).catch((err: unknown) => {
+          // Damage (not a file replaced meanwhile, which the second round handles) is reported.
+          if (err instanceof IndexLoadError && this.shardFiles.get(entry.id)?.file === entry.file && !/missing/.test(err.message)) this.unreadableTexts.set(entry.id, err.message);
+          return null;
+        });
         if (!texts) continue;
         for (const i of wanted) {
           const rec = records[i];
@@ -344,6 +350,11 @@ export class IndexStore {
       }
     }
     return out;
+  }
+
+  /** Paths of the notes in one shard. */
+  notesInShard(id: number): string[] {
+    return [...(this.shards.get(id)?.paths ?? [])];
   }
 
   private async shardTexts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {

@@ -331,6 +331,28 @@ export class VaultIndex implements VaultIndexApi {
     this.background = run;
   }
 
+  /**
+   * A shard whose chunk texts turned out damaged when a search read them (its search part was fine at
+   * load): said once, and a writer indexes its notes again (vectors reused by text hash). Meanwhile the
+   * texts come from the notes themselves.
+   */
+  private readonly reportedDamage = new Set<string>();
+
+  private reindexUnreadableShards(): void {
+    for (const [id, why] of this.store.unreadableTexts) {
+      this.store.unreadableTexts.delete(id);
+      if (this.reportedDamage.has(why)) continue;
+      this.reportedDamage.add(why);
+      this.host.logger.warn(`Index damaged: ${why}; ${this.writable ? "its notes are indexed again" : "chunk texts are read from the notes"}`);
+      if (!this.writable) continue;
+      for (const path of this.store.notesInShard(id)) {
+        this.store.removeNote(path);
+        this.queued.set(path, "check");
+      }
+      this.startBackground();
+    }
+  }
+
   // ---------------------------------------------------------------- status
 
   status(): IndexStatus {
@@ -385,6 +407,7 @@ export class VaultIndex implements VaultIndexApi {
    */
   private async textsOf(records: readonly ChunkRecord[]): Promise<(string | null)[]> {
     const texts = await this.store.textsOf(this.host.data, records);
+    this.reindexUnreadableShards();
     const notes = new Map<string, string[] | null>();
     for (let i = 0; i < records.length; i++) {
       if (texts[i] !== null) continue;
@@ -563,7 +586,7 @@ export class VaultIndex implements VaultIndexApi {
     for (const entry of manifest.shards) {
       await slicer.tick();
       try {
-        const shard = await readShard(this.host.data, entry, stored?.dim ?? 0);
+        const shard = await readShard(this.host.data, entry, stored?.dim ?? 0, reanalyze);
         await slicer.tick();
         await this.store.loadShard(entry, shard, keepVectors, slicer, reanalyze, this.vectorsOnDiskOf !== null);
         // Notes over a per-note limit stay named after a restart, not only in the run that indexed them.

@@ -3,8 +3,11 @@
  * Every write is atomic (temp file + rename) so a crash never leaves a half-written file.
  */
 export interface DataDirPort {
-  /** Null when the file does not exist. */
-  read(path: string): Promise<Uint8Array | null>;
+  /**
+   * Null when the file does not exist. With a range, only those bytes (fewer at the end of the file): the
+   * index reads a shard's search part at load and its chunk texts only when a hit needs them.
+   */
+  read(path: string, range?: ByteRange): Promise<Uint8Array | null>;
   readText(path: string): Promise<string | null>;
   writeAtomic(path: string, data: Uint8Array | string): Promise<void>;
   /** Creates the file only if it does not exist yet; false when it already existed (used for locks). */
@@ -13,8 +16,15 @@ export interface DataDirPort {
   remove(path: string): Promise<void>;
   /** File names directly inside a folder; empty when the folder does not exist. */
   list(dir: string): Promise<string[]>;
+  /** Size in bytes, or null when missing (a shard read in part is checked for truncation with it). */
+  size(path: string): Promise<number | null>;
   /** Modification time in ms, or null when missing. */
   mtime(path: string): Promise<number | null>;
   /** What is at a path: a file, a folder, or nothing (lets the index lock spot damage such as a folder named like a file). */
   kind?(path: string): Promise<"file" | "dir" | null>;
+}
+
+export interface ByteRange {
+  offset: number;
+  length: number;
 }

@@ -1,5 +1,5 @@
 import { normalizePath, type DataAdapter } from "obsidian";
-import type { DataDirPort } from "../../core/ports/data-dir";
+import type { ByteRange, DataDirPort } from "../../core/ports/data-dir";
 import { KRYPTON_DIR } from "./obsidian-vault";
 
 const TEMP_SUFFIX = ".tmp";
@@ -20,11 +20,13 @@ export class ObsidianDataDir implements DataDirPort {
     private readonly root: string = KRYPTON_DIR,
   ) {}
 
-  async read(path: string): Promise<Uint8Array | null> {
+  async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
     const full = this.resolve(path);
     if (!(await this.adapter.exists(full))) return null;
     try {
-      return new Uint8Array(await this.adapter.readBinary(full));
+      const bytes = new Uint8Array(await this.adapter.readBinary(full));
+      // Obsidian's adapter reads whole files only.
+      return range ? bytes.slice(range.offset, range.offset + range.length) : bytes;
     } catch (err) {
       if (!(await this.adapter.exists(full))) return null; // removed meanwhile
       throw err;
@@ -88,6 +90,11 @@ export class ObsidianDataDir implements DataDirPort {
   async mtime(path: string): Promise<number | null> {
     const stat = await this.adapter.stat(this.resolve(path));
     return stat && stat.type === "file" ? stat.mtime : null;
+  }
+
+  async size(path: string): Promise<number | null> {
+    const stat = await this.adapter.stat(this.resolve(path));
+    return stat && stat.type === "file" ? stat.size : null;
   }
 
   async kind(path: string): Promise<"file" | "dir" | null> {

@@ -54,8 +54,10 @@ export class MemoryVault implements VaultPort {
 
 export class MemoryDataDir implements DataDirPort {
   private readonly files = new Map<string, { data: Uint8Array; mtime: number }>();
-  async read(path: string): Promise<Uint8Array | null> {
-    return this.files.get(path)?.data.slice() ?? null;
+  async read(path: string, range?: { offset: number; length: number }): Promise<Uint8Array | null> {
+    const data = this.files.get(path)?.data;
+    if (!data) return null;
+    return range ? data.slice(range.offset, range.offset + range.length) : data.slice();
   }
   async readText(path: string): Promise<string | null> {
     const f = this.files.get(path);
@@ -80,6 +82,9 @@ export class MemoryDataDir implements DataDirPort {
   }
   async mtime(path: string): Promise<number | null> {
     return this.files.get(path)?.mtime ?? null;
+  }
+  async size(path: string): Promise<number | null> {
+    return this.files.get(path)?.data.length ?? null;
   }
 }
 

@@ -104,6 +104,47 @@ describe("chunk texts live on disk once saved", () => {
     }
   });
 
+  it("chunk texts damaged on disk (the search part intact): said once, texts read from the notes, the notes indexed again", async () => {
+    const h = await makeHarness(notes);
+    try {
+      const first = h.open();
+      await first.open();
+      await first.close();
+      const indexDir = join(h.vault.root, ".krypton", "index");
+      const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8"));
+      const entry = manifest.shards[0];
+      const file = join(indexDir, entry.file);
+      const bytes = await fs.readFile(file);
+      for (let i = entry.textsAt + entry.chunks * 4 + 5; i < bytes.length; i += 101) bytes[i] ^= 0x21;
+      await fs.writeFile(file, bytes);
+
+      const warnings: string[] = [];
+      const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
+      const host = createNodeHost(h.vault.root, { logger });
+      const index = new VaultIndex({ host, settings: () => h.settings, embedder: () => h.embedder, options: FAST });
+      try {
+        const status = await index.open();
+        expect(status.rebuiltReason).toBeUndefined();
+        h.embedder.reset();
+        const hit = (await index.searchNotes("moon pulls the ocean"))[0];
+        expect(hit.path).toBe("Tides.md");
+        expect(hit.chunks[0].chunk.text).toContain("The moon pulls the ocean");
+        await index.searchNotes("moon pulls the ocean");
+        expect(warnings.filter((w) => /corrupt \(checksum mismatch\)/.test(w))).toHaveLength(1);
+        await index.idle();
+        // Indexed again: a new shard file whose texts read back, and no note was embedded twice over.
+        const after = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8"));
+        expect(after.shards.map((s: { file: string }) => s.file)).not.toContain(entry.file);
+        expect((await index.chunksOf("Topic 7.md")).every((c) => c.text.includes("subject7"))).toBe(true);
+        expect(index.status().embedded).toBe(index.status().chunks);
+      } finally {
+        await index.close();
+      }
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it("a reader whose shard file was replaced by the writer since it loaded still shows the chunk's text (read from the note)", async () => {
     const h = await makeHarness(notes);
     try {

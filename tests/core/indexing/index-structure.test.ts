@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { checksumBytes } from "../../../src/core/indexing/checksum";
 import { makeHarness, longNote, type Harness } from "./index-harness";
-import { shardLayout as layout, type ShardLayout } from "../../support/shard-layout";
+import { sealShard, shardLayout as layout, type ShardLayout } from "../../support/shard-layout";
 
 /**
  * Index files whose checksums are valid but whose contents are impossible: the damage is written into a
@@ -24,8 +24,7 @@ async function tamper(h: Harness, change: (s: ShardLayout) => void): Promise<voi
   const bytes = await fs.readFile(path);
   change(layout(bytes));
   await fs.writeFile(path, bytes);
-  entry.checksum = checksumBytes(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  entry.bytes = bytes.length;
+  sealShard(entry, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   await fs.writeFile(manifestPath, JSON.stringify(manifest));
 }
 

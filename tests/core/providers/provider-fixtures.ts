@@ -17,7 +17,7 @@ export function networkHost(fetchImpl: FetchLike = nodeFetch): Host {
   };
   return {
     vault: { listNotes: none, readNote: none, exists: none, createNote: none, appendToNote: none, processNote: none, readConfigFile: none, onChange: none, configDir: ".obsidian" },
-    data: { read: none, readText: none, writeAtomic: none, createExclusive: none, remove: none, list: none, mtime: none },
+    data: { read: none, readText: none, writeAtomic: none, createExclusive: none, remove: none, list: none, mtime: none, size: none },
     fetch: fetchImpl,
     clock: nodeClock,
     logger: silentLogger,

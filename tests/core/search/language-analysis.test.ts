@@ -1,4 +1,4 @@
-import { shardLayout } from "../../support/shard-layout";
+import { sealShard, shardLayout } from "../../support/shard-layout";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { checksumBytes } from "../../../src/core/indexing/checksum";
@@ -178,7 +178,7 @@ async function scrambleStoredWords(indexDir: string): Promise<void> {
     const { dictAt: dictStart, dictLength } = shardLayout(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     for (let i = dictStart; i < dictStart + dictLength; i++) if (bytes[i] >= 97 && bytes[i] <= 122) bytes[i] -= 32;
     await writeFile(file, bytes);
-    shard.checksum = checksumBytes(bytes);
+    sealShard(shard, bytes);
   }
   await writeFile(manifestPath, JSON.stringify(manifest));
   expect((await readdir(indexDir)).length).toBeGreaterThan(1);
