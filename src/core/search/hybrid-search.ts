@@ -110,13 +110,17 @@ export async function searchNotes(source: SearchSource, query: string, options: 
   return top;
 }
 
+/** What a note's score is made of: its chunk hits' two signals (any of its hits, not only the listed ones). */
+type NoteEvidence = Pick<ChunkHit, "keywordScore" | "vectorScore"> & { chunk: TitleSource };
+type TitleSource = Pick<Chunk, "path" | "title" | "aliases">;
+
 interface Ranked {
   hits: ChunkHit[];
   /**
    * A note's score from its chunk hits (best first): the chunk formula over note-level signals (see the
    * top of this file). Null for rank fusion, whose notes keep their best chunk's score.
    */
-  noteScore: ((hits: ChunkHit[], keywordShare: number) => number) | null;
+  noteScore: ((hits: readonly NoteEvidence[], keywordShare: number) => number) | null;
 }
 
 async function rankChunks(source: SearchSource, query: string, options: SearchOptions, candidates: number): Promise<Ranked> {
@@ -214,7 +218,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   const noteScore =
     queryVector && fusion === "rrf"
       ? null
-      : (noteHits: ChunkHit[], keywordShare: number): number => {
+      : (noteHits: readonly NoteEvidence[], keywordShare: number): number => {
           // The best two keyword scores and the best meaning score among the note's chunks (any of them).
           let kw1 = 0;
           let kw2 = 0;
@@ -253,7 +257,7 @@ function withSnippets(hits: ChunkHit[], query: string): ChunkHit[] {
   return hits;
 }
 
-function titleMatch(chunk: Chunk, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
+function titleMatch(chunk: TitleSource, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
   if (queryTerms.length === 0) return 0;
   let stems = cache.get(chunk.path);
   if (!stems) {
