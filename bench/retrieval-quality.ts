@@ -37,7 +37,13 @@ const METHODS: Method[] = [
   { name: "hybridRrf", options: { fusion: "rrf" as FusionMethod, semanticWeight: 0.5 } },
   { name: "hybridW05", options: { semanticWeight: 0.5 } },
   { name: "hybridW03", options: { semanticWeight: 0.3 } },
+  // Notes scored by their best chunk alone (before note-level keyword evidence).
+  { name: "keywordBestChunk", options: { semanticWeight: 0, noteKeywordShare: 0 } },
+  { name: "hybridBestChunk", options: { noteKeywordShare: 0 } },
 ];
+
+/** The values of the tuned parameter (NOTE_KEYWORD_SHARE) that cross-validation chooses from. */
+const SHARES = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1];
 
 export const quality: Measurement = {
   name: "quality",
@@ -90,6 +96,33 @@ export const quality: Measurement = {
       figures.hybridBetterThanKeyword = questions.filter((_, i) => better(ranksOf.hybrid[i], ranksOf.keyword[i])).length;
       figures.hybridWorseThanKeyword = questions.filter((_, i) => better(ranksOf.keyword[i], ranksOf.hybrid[i])).length;
 
+      // 2-fold cross-validation of the one tuned parameter: each half of the questions (odd / even
+      // positions) picks the share that ranks best on it, and is scored with the other half's pick.
+      const rankAll = async (options: SearchOptions) => {
+        const ranks: number[] = [];
+        for (const question of questions) ranks.push((await index.searchNotes(question.q, { limit: 10, ...options })).findIndex((h) => h.path === question.expect) + 1);
+        return ranks;
+      };
+      const crossValidate = async (semanticWeight: number | undefined) => {
+        const bySharing = new Map<number, number[]>();
+        for (const share of SHARES) bySharing.set(share, await rankAll({ semanticWeight, noteKeywordShare: share }));
+        const fold = (parity: number) => questions.map((_, i) => i).filter((i) => i % 2 === parity);
+        const mrrOn = (share: number, idx: number[]) => meanReciprocalRank(idx.map((i) => (bySharing.get(share) as number[])[i]));
+        const pick = (idx: number[]) => SHARES.reduce((best, share) => (mrrOn(share, idx) > mrrOn(best, idx) + 1e-12 ? share : best), SHARES[0]);
+        const [even, odd] = [fold(0), fold(1)];
+        const pickOdd = pick(odd);
+        const pickEven = pick(even);
+        const heldOut = (mrrOn(pickOdd, even) * even.length + mrrOn(pickEven, odd) * odd.length) / questions.length;
+        return { heldOut, pickOdd, pickEven };
+      };
+      const cvHybrid = await crossValidate(undefined);
+      const cvKeyword = await crossValidate(0);
+      figures.cv_mrr10_hybrid = round(cvHybrid.heldOut, 3);
+      figures.cv_mrr10_keyword = round(cvKeyword.heldOut, 3);
+      figures.cv_shareChosen_hybrid = `${cvHybrid.pickOdd} (odd half) / ${cvHybrid.pickEven} (even half)`;
+      figures.cv_shareChosen_keyword = `${cvKeyword.pickOdd} / ${cvKeyword.pickEven}`;
+      ctx.log(`quality: cross-validated MRR@10 hybrid ${cvHybrid.heldOut.toFixed(3)}, keyword-only ${cvKeyword.heldOut.toFixed(3)}`);
+
       // Chat retrieval drops excerpts below the similarity threshold: how many right answers would it keep?
       let kept = 0;
       for (const question of questions) {
@@ -113,6 +146,9 @@ export const quality: Measurement = {
         targets: [
           target("quality-hybrid-vs-keyword", `MRR@10 on ${questions.length} paraphrased questions (USE Lite): hybrid ≥ 1.1 × keyword-only`, round(hy / kw, 3), "×",
             complete && hy >= 1.1 * kw, `hybrid ${hy.toFixed(3)}, keyword-only ${kw.toFixed(3)}, vector-only ${vec.toFixed(3)}; first version's raw mix ${mrr.hybridRaw.toFixed(3)}, RRF ${mrr.hybridRrf.toFixed(3)}`),
+          target("quality-hybrid-vs-keyword-cv", "MRR@10, 2-fold cross-validated (tuned on one half of the questions, scored on the other): hybrid ≥ 1.1 × keyword-only",
+            round(cvHybrid.heldOut / cvKeyword.heldOut, 3), "×", complete && cvHybrid.heldOut >= 1.1 * cvKeyword.heldOut,
+            `hybrid ${cvHybrid.heldOut.toFixed(3)}, keyword-only ${cvKeyword.heldOut.toFixed(3)}; notes by best chunk only: hybrid ${mrr.hybridBestChunk.toFixed(3)}, keyword-only ${mrr.keywordBestChunk.toFixed(3)}`),
           target("quality-hybrid-vs-vector", "MRR@10 (same run): hybrid ≥ 1.5 × vector-only", round(hy / vec, 3), "×", complete && hy >= 1.5 * vec),
           target("quality-irrelevant-score", "best score of queries about nothing in the vault < 0.5 (a real match's median is in Details)", round(worstIrrelevant, 3), "",
             worstIrrelevant < 0.5, `median top score of the real questions ${figures.relevantTopScoreMedian}`),

@@ -19,6 +19,11 @@ import { makeSnippet } from "./snippet";
  * score = (keyword + TITLE_WEIGHT × titleMatch) / (1 + TITLE_WEIGHT). titleMatch = share of the query's
  * words in the note's title, aliases or file name. `npm run bench -- --only quality` measures this against
  * reciprocal rank fusion and the first version's raw mix on a real model.
+ *
+ * A note (searchNotes) is scored by the same formula over note-level signals: meaning = its best chunk's,
+ * keyword = its best chunk's + NOTE_KEYWORD_SHARE × its second-best chunk's (at most 1). A note whose
+ * sections each hold some of the query's words is better evidence than one lucky paragraph; the meaning
+ * side gets no such share, because every chunk has some cosine and long notes would win by length.
  */
 export const DEFAULT_SEMANTIC_WEIGHT = 0.7;
 export const TITLE_WEIGHT = 0.1;
@@ -26,6 +31,12 @@ export const TITLE_WEIGHT = 0.1;
 const RRF_K = 60;
 /** Matching chunks listed per note in searchNotes (the best ones). */
 export const CHUNKS_PER_NOTE = 8;
+/**
+ * Share of a note's second-best keyword chunk added to its best (searchNotes). Chosen by 2-fold
+ * cross-validation over the benchmark's questions (both halves pick 0.8 from 0, 0.1 … 1);
+ * `npm run bench -- --only quality` reports the held-out figure beside the full-set one.
+ */
+export const NOTE_KEYWORD_SHARE = 0.8;
 
 export interface VectorCandidates {
   hits: { chunk: ChunkMeta; cosine: number }[];
@@ -64,29 +75,33 @@ interface Candidate {
 
 export async function searchChunks(source: SearchSource, query: string, options: SearchOptions = {}): Promise<ChunkHit[]> {
   const limit = clampLimit(options.limit);
-  const hits = await withTexts(source, (await rankChunks(source, query, options, Math.max(limit * 5, 50))).slice(0, limit));
+  const hits = await withTexts(source, (await rankChunks(source, query, options, Math.max(limit * 5, 50))).hits.slice(0, limit));
   return withSnippets(hits, query.trim());
 }
 
 export async function searchNotes(source: SearchSource, query: string, options: SearchOptions = {}): Promise<NoteHit[]> {
   const limit = clampLimit(options.limit);
   // Several chunks of one note compete for the same slot: fetch generously, then group.
-  const hits = await rankChunks(source, query, options, Math.max(limit * 10, 100));
+  const ranked = await rankChunks(source, query, options, Math.max(limit * 10, 100));
+  const share = options.noteKeywordShare ?? NOTE_KEYWORD_SHARE;
   const byNote = new Map<string, RankedHit[]>();
-  for (const hit of hits) {
+  for (const hit of ranked.hits) {
     const list = byNote.get(hit.chunk.path);
     if (list) list.push(hit);
     else byNote.set(hit.chunk.path, [hit]);
   }
-  const ranked: { path: string; chunks: RankedHit[] }[] = [];
-  for (const [path, all] of byNote) ranked.push({ path, chunks: all.slice(0, CHUNKS_PER_NOTE) });
-  // Texts are read only for the notes returned (the index keeps saved texts on disk).
-  ranked.sort((a, b) => b.chunks[0].score - a.chunks[0].score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const kept = ranked.slice(0, limit);
+  // Scored on all of a note's hits (not only the listed ones); texts are read only for the notes returned.
+  const scored: { path: string; score: number; chunks: RankedHit[] }[] = [];
+  for (const [path, all] of byNote) {
+    const chunks = all.slice(0, CHUNKS_PER_NOTE);
+    scored.push({ path, score: ranked.noteScore ? ranked.noteScore(all, share) : chunks[0].score, chunks });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const kept = scored.slice(0, limit);
   const texts = await withTexts(source, kept.flatMap((n) => n.chunks));
   const notes: NoteHit[] = [];
   let at = 0;
-  for (const { path, chunks: rankedChunks } of kept) {
+  for (const { path, score, chunks: rankedChunks } of kept) {
     const chunks = texts.slice(at, at + rankedChunks.length);
     at += rankedChunks.length;
     const best = chunks[0];
@@ -95,7 +110,7 @@ export async function searchNotes(source: SearchSource, query: string, options: 
       path,
       title: best.chunk.title,
       folder: slash >= 0 ? path.slice(0, slash) : "",
-      score: best.score,
+      score,
       snippet: best.snippet,
       headings: best.chunk.headings,
       startLine: best.chunk.startLine,
@@ -112,9 +127,22 @@ export async function searchNotes(source: SearchSource, query: string, options: 
   return top;
 }
 
-async function rankChunks(source: SearchSource, query: string, options: SearchOptions, candidates: number): Promise<RankedHit[]> {
+/** What a note's score is made of: its chunk hits' two signals (any of its hits, not only the listed ones). */
+type NoteEvidence = Pick<ChunkHit, "keywordScore" | "vectorScore"> & { chunk: TitleSource };
+type TitleSource = Pick<Chunk, "path" | "title" | "aliases">;
+
+interface Ranked {
+  hits: RankedHit[];
+  /**
+   * A note's score from its chunk hits (best first): the chunk formula over note-level signals (see the
+   * top of this file). Null for rank fusion, whose notes keep their best chunk's score.
+   */
+  noteScore: ((hits: readonly NoteEvidence[], keywordShare: number) => number) | null;
+}
+
+async function rankChunks(source: SearchSource, query: string, options: SearchOptions, candidates: number): Promise<Ranked> {
   const trimmed = query.trim();
-  if (!trimmed) return [];
+  if (!trimmed) return { hits: [], noteScore: null };
   const prefix = options.pathPrefix ?? "";
   const accept = (chunk: ChunkMeta) => chunk.path.startsWith(prefix);
   // A path filter throws most keyword hits away: ask for more.
@@ -126,7 +154,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
     source.textSearch(trimmed, textLimit),
     weight > 0 ? source.queryVector(trimmed, options.signal) : Promise.resolve(null),
   ]);
-  if (options.signal?.aborted) return [];
+  if (options.signal?.aborted) return { hits: [], noteScore: null };
   // Meaning only, when there is meaning to rank by; without vectors the keywords still answer.
   const meaningOnly = weight >= 1 && queryVector !== null;
   const textHits = meaningOnly ? [] : allTextHits;
@@ -180,6 +208,11 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   const titleCache = new Map<string, Set<string>>();
   const minScore = options.minScore ?? 0;
 
+  // One formula for a chunk and for a note (over its note-level signals).
+  const fuse = (keywordScore: number, vectorScore: number, title: number): number => {
+    const base = queryVector ? weight * vectorScore + (1 - weight) * keywordScore : keywordScore;
+    return clamp01((base + TITLE_WEIGHT * title) / (1 + TITLE_WEIGHT));
+  };
   const hits: RankedHit[] = [];
   for (const c of pool.values()) {
     const keywordScore = maxBm25 > 0 ? (c.bm25 / maxBm25) * (fusion === "calibrated" ? bestCoverage : 1) : 0;
@@ -191,16 +224,31 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
           : clamp01(c.cosine)
       : 0;
     const title = meaningOnly ? 0 : titleMatch(c.chunk, queryTerms, titleCache);
-    let base: number;
-    if (!queryVector) base = keywordScore;
-    else if (fusion === "rrf") base = (RRF_K + 1) * ((c.vectorRank > 0 ? weight / (RRF_K + c.vectorRank) : 0) + (c.keywordRank > 0 ? (1 - weight) / (RRF_K + c.keywordRank) : 0));
-    else base = weight * vectorScore + (1 - weight) * keywordScore;
-    const score = clamp01((base + TITLE_WEIGHT * title) / (1 + TITLE_WEIGHT));
+    const score =
+      queryVector && fusion === "rrf"
+        ? clamp01(((RRF_K + 1) * ((c.vectorRank > 0 ? weight / (RRF_K + c.vectorRank) : 0) + (c.keywordRank > 0 ? (1 - weight) / (RRF_K + c.keywordRank) : 0)) + TITLE_WEIGHT * title) / (1 + TITLE_WEIGHT))
+        : fuse(keywordScore, vectorScore, title);
     if (score < minScore || score <= 0) continue;
     hits.push({ chunk: c.chunk, score, keywordScore, vectorScore, snippet: "" });
   }
   hits.sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
-  return hits.slice(0, candidates);
+  const noteScore =
+    queryVector && fusion === "rrf"
+      ? null
+      : (noteHits: readonly NoteEvidence[], keywordShare: number): number => {
+          // The best two keyword scores and the best meaning score among the note's chunks (any of them).
+          let kw1 = 0;
+          let kw2 = 0;
+          let vec = 0;
+          for (const h of noteHits) {
+            if (h.keywordScore > kw1) [kw1, kw2] = [h.keywordScore, kw1];
+            else if (h.keywordScore > kw2) kw2 = h.keywordScore;
+            if (h.vectorScore > vec) vec = h.vectorScore;
+          }
+          const title = meaningOnly ? 0 : titleMatch(noteHits[0].chunk, queryTerms, titleCache);
+          return fuse(Math.min(1, kw1 + clamp01(keywordShare) * kw2), vec, title);
+        };
+  return { hits: hits.slice(0, candidates), noteScore };
 }
 
 /**
@@ -233,7 +281,7 @@ function withSnippets(hits: ChunkHit[], query: string): ChunkHit[] {
   return hits;
 }
 
-function titleMatch(chunk: ChunkMeta, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
+function titleMatch(chunk: TitleSource, queryTerms: ReturnType<typeof analyzeQuery>, cache: Map<string, Set<string>>): number {
   if (queryTerms.length === 0) return 0;
   let stems = cache.get(chunk.path);
   if (!stems) {

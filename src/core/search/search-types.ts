@@ -19,6 +19,11 @@ export interface SearchOptions {
   semanticWeight?: number;
   /** How the two ranked lists are combined (see hybrid-search.ts); the default is "calibrated". */
   fusion?: FusionMethod;
+  /**
+   * searchNotes: share of a note's second-best keyword chunk added to its best (default NOTE_KEYWORD_SHARE
+   * in hybrid-search.ts; 0 = the best chunk only). For the benchmark's cross-validation.
+   */
+  noteKeywordShare?: number;
   signal?: AbortSignal;
 }
 

@@ -1,4 +1,4 @@
-import { TITLE_WEIGHT } from "../../../src/core/search/hybrid-search";
+import { NOTE_KEYWORD_SHARE, TITLE_WEIGHT } from "../../../src/core/search/hybrid-search";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { HashEmbedder } from "../../support/hash-embedder";
@@ -46,7 +46,8 @@ describe("hybrid search", () => {
     expect(bread!.chunks.length).toBeGreaterThan(1);
     const scores = bread!.chunks.map((c) => c.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
-    expect(bread!.score).toBe(scores[0]);
+    // The note scores at least its best chunk (it adds a share of its second-best keyword chunk).
+    expect(bread!.score).toBeGreaterThanOrEqual(scores[0]);
     expect(bread!.startLine).toBe(bread!.chunks[0].chunk.startLine);
     // Chunk search does not group.
     const chunks = await index.searchChunks("sourdough dough", { limit: 20 });
@@ -77,6 +78,28 @@ describe("hybrid search", () => {
     const titled = (await index.searchChunks("photosynthesis", { limit: 10 })).find((x) => x.chunk.path === "Biology/Photosynthesis.md")!;
     expect(titled.score * (1 + TITLE_WEIGHT)).toBeCloseTo(w * titled.vectorScore + (1 - w) * titled.keywordScore + TITLE_WEIGHT, 5);
     await keywordOnly.close();
+    await index.close();
+  });
+
+  it("scores a note by its best meaning and its best keyword chunk plus a share of the second-best", async () => {
+    const w = DEFAULT_SETTINGS.semanticWeight;
+    const index = h.open();
+    await index.open();
+    // "dough" is in no title: the title boost is 0; Bread has six chunks with it.
+    const [bread] = await index.searchNotes("sourdough dough", { limit: 1 });
+    expect(bread.path).toBe("Cooking/Bread.md");
+    const kws = bread.chunks.map((c) => c.keywordScore).sort((a, b) => b - a);
+    const vec = Math.max(...bread.chunks.map((c) => c.vectorScore));
+    expect(kws[1]).toBeGreaterThan(0);
+    const keyword = Math.min(1, kws[0] + NOTE_KEYWORD_SHARE * kws[1]);
+    expect(bread.score * (1 + TITLE_WEIGHT)).toBeCloseTo(w * vec + (1 - w) * keyword, 5);
+    expect(bread.score).toBeGreaterThan(bread.chunks[0].score);
+    // Share 0: the note is its best chunk again.
+    const [alone] = await index.searchNotes("sourdough dough", { limit: 1, noteKeywordShare: 0 });
+    expect(alone.score).toBeCloseTo(alone.chunks[0].score, 10);
+    // Meaning only: no keyword share, the best chunk's meaning.
+    const [meaning] = await index.searchNotes("sourdough dough", { limit: 1, semanticWeight: 1 });
+    expect(meaning.score * (1 + TITLE_WEIGHT)).toBeCloseTo(Math.max(...meaning.chunks.map((c) => c.vectorScore)), 5);
     await index.close();
   });
 
@@ -214,5 +237,38 @@ describe("hybrid search", () => {
     await index.searchNotes("comfortable night trains");
     await index.searchNotes("comfortable night trains");
     expect(embedder.calls).toBe(1);
+  });
+});
+
+describe("note-level keyword evidence", () => {
+  let h: Harness;
+  const filler = "Other garden chores fill this section: raking, pruning, watering the beds and fixing the fence. ";
+  beforeAll(async () => {
+    // Opened without an embedder below: keyword scores alone, so the ranking is exact.
+    h = await makeHarness({
+      // One short paragraph with both words: the best single chunk.
+      "Garden/Single.md": "# Single\n\nCompost heap: worms turn kitchen scraps into soil.",
+      // Both words again in each of two longer sections: each chunk alone scores lower.
+      "Garden/Spread.md": `# Spread\n\n## Autumn\n\nThe compost gets the fallen leaves; worms do the rest. ${filler.repeat(2)}\n\n## Spring\n\nWorms are back in the compost by April. ${filler.repeat(2)}`,
+    });
+  });
+  afterAll(async () => {
+    await h.cleanup();
+  });
+
+  it("ranks a note whose sections each hold the query's words above its best chunk alone", async () => {
+    const index = h.open({ embedder: null });
+    await index.open();
+    // "manure" is in no note: the query's coverage stays below 1, so no note's keyword evidence reaches the cap of 1.
+    const query = "compost worms manure";
+    const chunks = await index.searchChunks(query, { limit: 5 });
+    expect(chunks.map((c) => c.chunk.id)).toEqual(["Garden/Single.md#0", "Garden/Spread.md#1", "Garden/Spread.md#0"]);
+    // By best chunk alone (the share at 0) Single wins; with the second section's evidence, Spread does.
+    expect((await index.searchNotes(query, { noteKeywordShare: 0 })).map((n) => n.path)).toEqual(["Garden/Single.md", "Garden/Spread.md"]);
+    const notes = await index.searchNotes(query);
+    expect(notes.map((n) => n.path)).toEqual(["Garden/Spread.md", "Garden/Single.md"]);
+    const [best, second] = notes[0].chunks.map((c) => c.keywordScore);
+    expect(notes[0].score * (1 + TITLE_WEIGHT)).toBeCloseTo(best + NOTE_KEYWORD_SHARE * second, 5);
+    await index.close();
   });
 });
