@@ -581,6 +581,7 @@ export class VaultIndex implements VaultIndexApi {
     if (keepVectors) {
       this.store.vectors.reset(stored.dim);
       this.store.vectorsOf = stored.id;
+      this.store.vectors.reserve(manifest.shards.reduce((n, s) => n + (s.chunks ?? 0), 0), stored.dim);
     }
     const problems: string[] = [];
     for (const entry of manifest.shards) {

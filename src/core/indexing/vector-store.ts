@@ -82,6 +82,16 @@ export class VectorStore {
     this.stride = 0;
   }
 
+  /**
+   * Makes room for this many slots in one step (loading knows the count from the manifest): growing a
+   * shard at a time would copy the memory again and again.
+   */
+  reserve(slots: number, dim: number): void {
+    if (this.dimension === 0) this.dimension = dim;
+    if (dim !== this.dimension || slots <= this.capacity) return;
+    this.ensureCapacity(slots);
+  }
+
   /** Stores a vector (normalized, then quantized) and returns its slot. */
   add(vector: ArrayLike<number>): number {
     if (this.dimension > 0 && vector.length !== this.dimension) throw new DimensionMismatchError(vector.length, this.dimension);

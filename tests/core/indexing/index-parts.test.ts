@@ -79,6 +79,19 @@ describe("VectorStore", () => {
     expect(store.search(q, 1).scores[0]).toBeCloseTo(1, 2);
   });
 
+  it("room reserved up front (a load that knows its vector count) changes no slot and no score", () => {
+    const reserved = new VectorStore();
+    reserved.reserve(9000, 16);
+    const grown = new VectorStore();
+    const codes = new Int8Array(16 * 3000).map((_, i) => ((i * 37) % 255) - 127);
+    for (let v = 0; v < 3000; v++) codes[v * 16] = 127;
+    const scales = new Float32Array(3000).fill(0.01);
+    for (let s = 0; s < 3; s++) expect(reserved.addCodesMany(codes, scales, 3000, 16)).toBe(grown.addCodesMany(codes, scales, 3000, 16));
+    const q = Array.from({ length: 16 }, (_, i) => Math.sin(i));
+    expect(reserved.search(q, 5)).toEqual(grown.search(q, 5));
+    expect(reserved.size).toBe(9000);
+  });
+
   it("rejects a vector of another dimension and refuses zero vectors", () => {
     const store = new VectorStore();
     store.add([1, 0, 0]);
