@@ -51,6 +51,24 @@ it("syncs before a call when the last sync is older than maxAgeMs, and not again
   await third;
 });
 
+it("a slow scan (a large vault) is repeated only after ten times its own duration, so searches rarely wait for one", async () => {
+  const { clock, advance } = manualClock();
+  const { sync, calls } = controlledSync();
+  const fresh = new IndexFreshness(sync, { maxAgeMs: 2_000, maxWaitMs: 60_000, clock });
+  const first = fresh.ensureFresh();
+  await advance(3_000); // the scan takes 3 s
+  calls[0].resolve();
+  await first;
+  await advance(20_000);
+  await fresh.ensureFresh();
+  expect(calls).toHaveLength(1); // 20 s after a 3 s scan: not due yet
+  await advance(10_000);
+  const again = fresh.ensureFresh();
+  expect(calls).toHaveLength(2); // 30 s = 10 × 3 s
+  calls[1].resolve();
+  await again;
+});
+
 it("calls arriving during a sync share it instead of starting another", async () => {
   const { clock } = manualClock();
   const { sync, calls } = controlledSync();

@@ -18,6 +18,12 @@ export interface IndexFreshnessOptions {
 /** Defaults for the standalone server: a scan costs one directory walk plus stat calls. */
 export const DEFAULT_INDEX_FRESHNESS = { maxAgeMs: 2_000, maxWaitMs: 2_500 } as const;
 
+/**
+ * A scan is due only after this many times its own last duration: on a 100,000-note vault a scan takes
+ * seconds, and re-scanning before every search would make every search wait for one.
+ */
+const SCAN_COST_FACTOR = 10;
+
 /** Tools that answer from the index, and tools after which the index is known to be behind the vault. */
 const READS_INDEX = new Set(["search_notes", "summarize_notes"]);
 const CHANGES_VAULT = new Set(["create_note"]);
@@ -31,6 +37,7 @@ const CHANGES_VAULT = new Set(["create_note"]);
  */
 export class IndexFreshness {
   private lastDone = -Infinity;
+  private lastDuration = 0;
   private running: { done: Promise<void>; startedAt: number } | null = null;
 
   constructor(
@@ -42,15 +49,18 @@ export class IndexFreshness {
   async ensureFresh(): Promise<void> {
     const { clock } = this.options;
     if (this.options.signal?.aborted) return;
-    if (!this.running && clock.now() - this.lastDone >= this.options.maxAgeMs) {
+    const maxAge = Math.max(this.options.maxAgeMs, SCAN_COST_FACTOR * this.lastDuration);
+    if (!this.running && clock.now() - this.lastDone >= maxAge) {
       const startedAt = clock.now();
       const done = this.sync(this.options.signal).then(
         () => {
           this.lastDone = clock.now();
+          this.lastDuration = this.lastDone - startedAt;
         },
         (err: unknown) => {
           // Searching what is indexed beats failing the call; the next call tries again.
           this.lastDone = clock.now();
+          this.lastDuration = this.lastDone - startedAt;
           if (!this.options.signal?.aborted) this.options.logger?.warn(`Index sync before a tool call failed: ${describe(err)}`);
         },
       );
