@@ -60,6 +60,33 @@ describe("FsVault scan + VaultIndex: unchanged notes are never read", () => {
     expect(reads).toEqual([]);
   });
 
+  it("lists the vault once per open, while the saved index is being read, and still sees notes changed before the open", async () => {
+    await (await open()).close();
+    await vault.write("Folder 1/New.md", "# New\n\nA note about zeppelins.");
+    await vault.write("Folder 2/Sub 2/Note 2.md", "# Note 2\n\nNow about submarines.");
+
+    const events: string[] = [];
+    const host = createNodeHost(vault.root, { logger: silentLogger });
+    const listNotes = host.vault.listNotes.bind(host.vault);
+    host.vault.listNotes = () => {
+      events.push("list");
+      return listNotes().then((notes) => (events.push("listed"), notes));
+    };
+    const read = host.data.read.bind(host.data);
+    host.data.read = (path: string) => {
+      if (path.includes("shard-")) events.push("shard");
+      return read(path);
+    };
+    const index = new VaultIndex({ host, settings: () => settings, embedder: () => embedder, options: FAST });
+    opened.push(index);
+    await index.open();
+    expect(events.filter((e) => e === "list")).toHaveLength(1);
+    expect(events.indexOf("list")).toBeLessThan(events.indexOf("shard"));
+    expect((await index.searchNotes("zeppelins"))[0]?.path).toBe("Folder 1/New.md");
+    expect((await index.searchNotes("submarines"))[0]?.path).toBe("Folder 2/Sub 2/Note 2.md");
+    expect(index.status().notes).toBe(151);
+  });
+
   it("reads a touched note once; the writer saves its new mtime so the next open reads nothing", async () => {
     await (await open()).close();
     const touched = join(vault.root, "Folder 3", "Sub 1", "Note 10.md");
