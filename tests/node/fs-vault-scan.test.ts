@@ -73,9 +73,9 @@ describe("FsVault scan + VaultIndex: unchanged notes are never read", () => {
       return listNotes().then((notes) => (events.push("listed"), notes));
     };
     const read = host.data.read.bind(host.data);
-    host.data.read = (path: string) => {
-      if (path.includes("shard-")) events.push("shard");
-      return read(path);
+    host.data.read = (...args: Parameters<typeof read>) => {
+      if (args[0].includes("shard-")) events.push("shard");
+      return read(...args);
     };
     const index = new VaultIndex({ host, settings: () => settings, embedder: () => embedder, options: FAST });
     opened.push(index);
