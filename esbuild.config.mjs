@@ -32,7 +32,10 @@ const node = (entry, outfile) => ({
   platform: "node",
   target: "node20",
   logLevel: "warning",
-  sourcemap: "inline",
+  // A map file beside the bundle, not inline: an inline map triples the file Node reads and compiles at
+  // every start (11.9 MB instead of 3.9 MB: ~60 ms of CPU per `krypton` process). `node --enable-source-maps`
+  // still finds it.
+  sourcemap: "linked",
   banner: { js: "#!/usr/bin/env node" },
 });
 

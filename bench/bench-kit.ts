@@ -10,6 +10,9 @@ export const SIZES = {
 } as const;
 
 export const DIM = 768;
+
+/** A child process hands its result to the parent as one stdout line starting with this. */
+export const RESULT_PREFIX = "BENCH_RESULT ";
 /** The id the benchmark's zero-latency embedder reports: the same as the Ollama embedder of the chat run,
  *  so an index built with it serves the chat measurement without re-embedding. */
 export const EMBEDDER_ID = "ollama:nomic-embed-text";

@@ -12,7 +12,7 @@ import { VaultIndex } from "../src/core/indexing/vault-index";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
 import { createNodeHost } from "../src/node/node-host";
 import { HashEmbedder, hashEmbedding } from "../tests/support/hash-embedder";
-import { type BenchContext, DIM, EMBEDDER_ID } from "./bench-kit";
+import { type BenchContext, DIM, EMBEDDER_ID, round, startLagProbe, stats } from "./bench-kit";
 import { generateVault, seededRandom, type SyntheticVault, type VaultSpec, writeVault } from "./synthetic-vault";
 
 const VAULT_MARKER = ".bench-vault.json";
@@ -86,7 +86,8 @@ export function ensureVault(ctx: BenchContext, size: { chunks?: number; notes?: 
   const marker = join(dir, VAULT_MARKER);
   if (existsSync(marker)) {
     const saved = JSON.parse(readFileSync(marker, "utf8")) as VaultOnDisk;
-    if (JSON.stringify(saved.spec) === JSON.stringify(spec)) return saved;
+    // The folder it is in now, not the one it was generated in (a work dir copied with `cp -a` stays usable).
+    if (JSON.stringify(saved.spec) === JSON.stringify(spec)) return { ...saved, dir };
   }
   rmSync(dir, { recursive: true, force: true });
   ctx.log(`generating ${specName(spec)} vault`);
@@ -123,20 +124,87 @@ export function prepareIndex(ctx: BenchContext, v: VaultOnDisk): void {
 export async function buildIndexHere(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const t0 = performance.now();
+  // The longest main-thread stall of the whole build (the same 1 ms lag probe as the `build` measurement).
+  const probe = startLagProbe();
   const index = openIndex(dir, zeroLatencyEmbedder());
   const status = await index.open();
   await index.idle();
   await index.close();
+  const lag = probe.stop();
   if (status.state === "error") throw new Error("index build ended in state error");
   // maxRSS (KiB): the peak of this whole process, i.e. of building the index.
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-  writeFileSync(join(dir, INDEX_MARKER), JSON.stringify({ chunks: status.chunks, notes: status.notes, embedded: status.embedded, seconds: Math.round(performance.now() - t0) / 1000, peakRssMb }));
+  const info: PreparedIndexInfo = {
+    chunks: status.chunks,
+    notes: status.notes,
+    embedded: status.embedded,
+    seconds: Math.round(performance.now() - t0) / 1000,
+    peakRssMb,
+    maxStallMs: lag.maxStallMs,
+    p99GapMs: lag.p99GapMs,
+  };
+  writeFileSync(join(dir, INDEX_MARKER), JSON.stringify(info));
+}
+
+/** What the index-building child process recorded; older markers (or indexes built otherwise) lack fields. */
+export interface PreparedIndexInfo {
+  chunks: number;
+  notes?: number;
+  embedded?: number;
+  seconds?: number;
+  peakRssMb?: number;
+  /** Longest main-thread stall while building, ms (lag probe). */
+  maxStallMs?: number;
+  p99GapMs?: number;
 }
 
 /** What the index-building child process recorded (prepareIndex), or null when the index was built otherwise. */
-export function preparedIndexInfo(v: VaultOnDisk): { chunks: number; notes?: number; embedded?: number; seconds?: number; peakRssMb?: number } | null {
+export function preparedIndexInfo(v: VaultOnDisk): PreparedIndexInfo | null {
   const file = join(v.dir, INDEX_MARKER);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { chunks: number }) : null;
+  return existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as PreparedIndexInfo) : null;
+}
+
+/** What the plugin-query child (queryIndexHere) reports. */
+export interface PluginQueryReport {
+  /** From creating the VaultIndex to the index being ready (loaded and synced). */
+  openMs: number;
+  searches: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+  /** Searches that found nothing (a broken index is fast and proves nothing). */
+  empty: number;
+  rssMb: number;
+}
+
+/**
+ * Child-process entry of the plugin query measurement: opens the prepared index the way the plugin does (a
+ * VaultIndex on the vault folder, the writer, with the zero-latency embedder for query vectors), waits until
+ * it is ready, then times `count` searchNotes calls over the vault's queries after one untimed first search.
+ */
+export async function queryIndexHere(dir: string, count: number): Promise<PluginQueryReport> {
+  const v = JSON.parse(readFileSync(join(dir, VAULT_MARKER), "utf8")) as VaultOnDisk;
+  const t0 = performance.now();
+  const index = openIndex(dir, zeroLatencyEmbedder());
+  await index.open();
+  await index.idle();
+  const openMs = performance.now() - t0;
+  try {
+    await index.searchNotes(v.queries[0], { limit: 10 });
+    const times: number[] = [];
+    let empty = 0;
+    for (let i = 0; i < count; i++) {
+      const query = v.queries[1 + (i % (v.queries.length - 1))];
+      const s0 = performance.now();
+      const hits = await index.searchNotes(query, { limit: 10 });
+      times.push(performance.now() - s0);
+      if (hits.length === 0) empty++;
+    }
+    const s = stats(times);
+    return { openMs: round(openMs, 0), searches: times.length, p50Ms: s.p50, p95Ms: s.p95, maxMs: s.max, empty, rssMb: round(process.memoryUsage().rss / 1_048_576, 0) };
+  } finally {
+    await index.close();
+  }
 }
 
 export function markIndexReady(v: VaultOnDisk, chunks: number): void {

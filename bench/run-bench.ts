@@ -11,12 +11,12 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { BenchContext, MeasurementResult, Scale, TargetResult } from "./bench-kit";
-import { errorText, now, round } from "./bench-kit";
-import { buildIndexHere } from "./bench-vaults";
+import { errorText, now, RESULT_PREFIX, round } from "./bench-kit";
+import { buildIndexHere, queryIndexHere } from "./bench-vaults";
+import { PLUGIN_QUERIES } from "./measure-cold-start";
 import { findMeasurement, MEASUREMENTS } from "./measurements";
 import { MCP_DEMO_SERVER_FLAG, serveDemoMcpOverStdio } from "./mcp-client-bench";
 
-const RESULT_PREFIX = "BENCH_RESULT ";
 const DEFAULT_SEED = 42;
 
 interface Args {
@@ -26,11 +26,13 @@ interface Args {
   keep: boolean;
   child: string | null;
   prepareIndex: string | null;
+  /** Child entry of the coldstart measurement: time plugin-style searches on this vault's index. */
+  pluginQueries: string | null;
   workDir: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { scale: "full", only: null, seed: DEFAULT_SEED, keep: false, child: null, prepareIndex: null, workDir: null };
+  const args: Args = { scale: "full", only: null, seed: DEFAULT_SEED, keep: false, child: null, prepareIndex: null, pluginQueries: null, workDir: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -47,6 +49,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === "--keep") args.keep = true;
     else if (a === "--child") args.child = value();
     else if (a === "--prepare-index") args.prepareIndex = value();
+    else if (a === "--plugin-queries") args.pluginQueries = value();
     else if (a === "--work-dir") args.workDir = value();
     else if (a === "--help" || a === "-h") {
       process.stdout.write(`Usage: node --expose-gc dist/bench.cjs [--scale small|full] [--only ${MEASUREMENTS.map((m) => m.name).join(",")}] [--seed N] [--keep]\n`);
@@ -144,6 +147,11 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.prepareIndex) {
     await buildIndexHere(resolve(args.prepareIndex));
+    return;
+  }
+  if (args.pluginQueries) {
+    const report = await queryIndexHere(resolve(args.pluginQueries), PLUGIN_QUERIES);
+    process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(report)}\n`);
     return;
   }
   const ctx = context(args);

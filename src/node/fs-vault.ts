@@ -1,5 +1,5 @@
-import { promises as fs } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { promises as fs, stat as statCallback, type Stats } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
@@ -11,8 +11,11 @@ import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, ty
  */
 export const DEFAULT_CONFIG_DIR = ".obsidian";
 
-/** Notes stat'ed at once while listing the vault (the libuv pool runs 4 at a time; more only queues). */
-const STAT_BATCH = 64;
+/**
+ * Stat calls in flight while listing the vault. The libuv pool runs 4 at a time; a window this size keeps
+ * it busy without queueing 100,000 requests at once.
+ */
+const STAT_WINDOW = 64;
 
 export class FsVault implements VaultPort {
   readonly root: string;
@@ -26,38 +29,46 @@ export class FsVault implements VaultPort {
     this.configDir = options.configDir ?? DEFAULT_CONFIG_DIR;
   }
 
+  /**
+   * Every note's path, mtime and size, from one directory walk and one stat per note; no note is read
+   * (the index compares mtime and size and reads only notes that differ). Folders of a level are read
+   * together, then all notes are stat'ed through a window of STAT_WINDOW callback stats spread over the
+   * whole vault: awaiting a promise per note, or per folder, made a 100,000-note scan take seconds.
+   */
   async listNotes(): Promise<NoteInfo[]> {
+    const full: string[] = [];
+    const rel: string[] = [];
+    let level: { dir: string; rel: string }[] = [{ dir: this.root, rel: "" }];
+    while (level.length > 0) {
+      const listed = await Promise.all(
+        level.map((d) =>
+          fs.readdir(d.dir, { withFileTypes: true }).catch(() => null), // unreadable folder: skip it rather than fail the whole listing
+        ),
+      );
+      const next: { dir: string; rel: string }[] = [];
+      listed.forEach((entries, k) => {
+        if (!entries) return;
+        const { dir, rel: prefix } = level[k];
+        for (const entry of entries) {
+          const name = entry.name;
+          if (name.startsWith(".")) continue;
+          // Symlinked folders are not followed: they can loop or lead out of the vault.
+          if (entry.isDirectory()) next.push({ dir: join(dir, name), rel: prefix + name + "/" });
+          else if ((entry.isFile() || entry.isSymbolicLink()) && name.toLowerCase().endsWith(".md")) {
+            full.push(join(dir, name));
+            rel.push(prefix + name);
+          }
+        }
+      });
+      level = next;
+    }
+    const stats = await statAll(full, STAT_WINDOW);
     const out: NoteInfo[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
-      } catch {
-        return; // unreadable folder: skip it rather than fail the whole listing
-      }
-      const notes: string[] = [];
-      for (const entry of entries) {
-        if (entry.name.startsWith(".")) continue;
-        const full = join(dir, entry.name);
-        // Symlinked folders are not followed: they can loop or lead out of the vault.
-        if (entry.isDirectory()) await walk(full);
-        else if ((entry.isFile() || entry.isSymbolicLink()) && entry.name.toLowerCase().endsWith(".md")) notes.push(full);
-      }
-      // A folder's notes are stat'ed STAT_BATCH at a time: one await per note made a 100,000-note scan take seconds.
-      for (let i = 0; i < notes.length; i += STAT_BATCH) {
-        await Promise.all(
-          notes.slice(i, i + STAT_BATCH).map(async (full) => {
-            try {
-              const stat = await fs.stat(full);
-              if (stat.isFile()) out.push({ path: relative(this.root, full).split(sep).join("/"), mtime: stat.mtimeMs, size: stat.size });
-            } catch {
-              // broken symlink or file removed meanwhile
-            }
-          }),
-        );
-      }
-    };
-    await walk(this.root);
+    for (let i = 0; i < full.length; i++) {
+      const stat = stats[i];
+      // Missing: a broken symlink or a file removed meanwhile. Not a file: a link to a folder.
+      if (stat?.isFile()) out.push({ path: rel[i], mtime: stat.mtimeMs, size: stat.size });
+    }
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
   }
@@ -180,6 +191,23 @@ export class FsVault implements VaultPort {
     if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
     return full;
   }
+}
+
+/** fs.stat of every path (null where it fails), at most `window` at a time, with callbacks: no promise per file. */
+function statAll(paths: readonly string[], window: number): Promise<(Stats | null)[]> {
+  const results = new Array<Stats | null>(paths.length).fill(null);
+  if (paths.length === 0) return Promise.resolve(results);
+  return new Promise((resolve) => {
+    let next = 0;
+    let pending = paths.length;
+    const start = (i: number) =>
+      statCallback(paths[i], (err, stat) => {
+        if (!err) results[i] = stat;
+        if (--pending === 0) resolve(results);
+        else if (next < paths.length) start(next++);
+      });
+    while (next < paths.length && next < window) start(next++);
+  });
 }
 
 export function isCode(err: unknown, code: string): boolean {

@@ -22,6 +22,46 @@ describe("Node host adapters", () => {
     expect((await host.vault.listNotes()).map((n) => n.path)).toEqual(["Folder/b.md", "a.md"]);
   });
 
+  it("lists every note of a deep, wide vault once with its real mtime and size, sorted; skips links to folders, broken links and dot entries", async () => {
+    // More notes than the stat window and folders on several levels: the scan must stat them all, each once.
+    const expected: string[] = ["Folder/b.md", "a.md"];
+    for (let f = 0; f < 5; f++) {
+      for (let n = 0; n < 70; n++) {
+        const path = `Deep ${f}/Level ${n % 3}/n${n}.MD`;
+        await vault.write(path, `note ${f} ${n} ${"x".repeat(n)}`);
+        expected.push(path);
+      }
+    }
+    await vault.write("Deep 0/.hidden/secret.md", "hidden");
+    await vault.write("Deep 0/.dot-note.md", "hidden");
+    await fs.symlink(join(vault.root, "Folder"), join(vault.root, "Linked folder"));
+    await fs.symlink(join(vault.root, "a.md"), join(vault.root, "Link to a.md"));
+    await fs.symlink(join(vault.root, "missing.md"), join(vault.root, "Broken.md"));
+    await fs.mkdir(join(vault.root, "Folder named.md"));
+    expected.push("Link to a.md");
+    // Set apart a note whose mtime and size are known exactly.
+    const when = new Date("2024-03-01T10:00:00Z");
+    await fs.utimes(join(vault.root, "a.md"), when, when);
+
+    const notes = await createNodeHost(vault.root).vault.listNotes();
+    const paths = notes.map((n) => n.path);
+    expect(paths).toEqual([...expected].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+    const a = notes.find((n) => n.path === "a.md");
+    expect(a).toEqual({ path: "a.md", mtime: when.getTime(), size: 3 });
+    const deep = notes.find((n) => n.path === "Deep 3/Level 2/n68.MD");
+    const real = await fs.stat(join(vault.root, "Deep 3", "Level 2", "n68.MD"));
+    expect(deep).toEqual({ path: "Deep 3/Level 2/n68.MD", mtime: real.mtimeMs, size: real.size });
+  });
+
+  it("lists an empty vault as no notes", async () => {
+    const empty = await makeTempVault({});
+    try {
+      expect(await createNodeHost(empty.root).vault.listNotes()).toEqual([]);
+    } finally {
+      await empty.cleanup();
+    }
+  });
+
   it("reads notes and reports a missing one by name", async () => {
     const host = createNodeHost(vault.root);
     expect(await host.vault.readNote("Folder/b.md")).toBe("B");

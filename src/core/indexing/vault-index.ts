@@ -157,16 +157,23 @@ export class VaultIndex implements VaultIndexApi {
     let markLoaded: () => void = () => undefined;
     this.loaded = new Promise<void>((resolve) => (markLoaded = resolve));
     this.opening = this.exclusive(async () => {
+      // The vault listing (on disk: a stat per note, in the I/O threads) runs while the saved index loads on
+      // this thread; the first sync compares against it. A note changed after the listing is picked up by
+      // the next sync (or its vault event), as one changed during the scan always was.
+      let listing: Promise<NoteInfo[]> | undefined;
       try {
         this.setState("loading");
         this.writable = this.readOnlyByChoice ? false : await this.tryLock();
         if (this.readOnlyByChoice) await this.noteHolder();
+        listing = this.host.vault.listNotes();
+        // Awaited by syncNow; a load that fails first must not leave it rejected and unobserved.
+        listing.catch(() => undefined);
         await this.loadFromDisk(signal);
         this.opened = true;
       } finally {
         markLoaded();
       }
-      await this.syncNow(signal, this.rechunkAll);
+      await this.syncNow(signal, this.rechunkAll, listing);
       return this.status();
     });
     // A failed open may be retried.
@@ -611,13 +618,14 @@ export class VaultIndex implements VaultIndexApi {
   // ---------------------------------------------------------------- syncing
 
   /** Scans the vault, applies what changed, embeds what lacks a vector, saves. Runs inside `exclusive`. */
-  private async syncNow(signal: AbortSignal | undefined, force: boolean): Promise<void> {
+  /** `listing`: a vault listing already under way (open() starts it before loading). */
+  private async syncNow(signal: AbortSignal | undefined, force: boolean, listing?: Promise<NoteInfo[]>): Promise<void> {
     const slicer = this.slicer(signal);
     this.setState("indexing");
     this.setProgress({ done: 0, total: 0, phase: "scanning" });
     let listed: NoteInfo[];
     try {
-      listed = await this.host.vault.listNotes();
+      listed = await (listing ?? this.host.vault.listNotes());
     } catch (err) {
       this.progress = undefined;
       this.setState("error");
