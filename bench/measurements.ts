@@ -316,8 +316,8 @@ const fulltext: Measurement = {
     const heap0 = heapMb();
     ctx.log(`fulltext: Krypton's text index, ${chunks.length} chunks`);
     let t0 = now();
-    let text: TextIndex | null = new TextIndex();
-    for (let i = 0; i < chunks.length; i += 1000) text.add(chunks.slice(i, i + 1000));
+    let text: TextIndex<string> | null = new TextIndex<string>();
+    for (const chunk of chunks) text.add(chunk, chunk.id);
     const kInsertMs = now() - t0;
     collectGarbage();
     const kRss = round(rssMb() - rss0, 1);

@@ -374,7 +374,7 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
         textHash = (c as StoredChunk)[4];
       }
       const chunk: IndexedChunk = { id: c[0], path: n.p, title, aliases, tags, headings: c[1], startLine: c[2], endLine: c[3], textHash };
-      return { chunk, slot: -1, at: seen + k };
+      return { chunk, slot: -1, at: seen + k, textSlot: -1 };
     });
     seen += chunks.length;
     const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId };

@@ -32,6 +32,10 @@ export interface ChunkRecord {
   slot: number;
   /** Position of the chunk in its saved shard file, or -1 while it is not saved. */
   at: number;
+  /** Its document slot in the text index, or -1 before it is added. */
+  textSlot: number;
+  /** Set when the chunk left the index (its note was removed or changed). */
+  detached?: true;
 }
 
 /** The text sent to the embedder for a chunk (Chunk.textHash covers it: same hash, same vector). */

@@ -22,8 +22,9 @@ interface ShardInfo {
  */
 export class IndexStore {
   readonly notes = new Map<string, NoteRecord>();
-  readonly chunks = new Map<string, ChunkRecord>();
-  readonly text = new TextIndex();
+  /** Chunks in the index. */
+  chunkCount = 0;
+  readonly text = new TextIndex<ChunkRecord>();
   readonly vectors = new VectorStore();
   /** Vector slot → its chunk. */
   private readonly slotOwner: (ChunkRecord | undefined)[] = [];
@@ -50,7 +51,7 @@ export class IndexStore {
 
   clear(): void {
     this.notes.clear();
-    this.chunks.clear();
+    this.chunkCount = 0;
     this.text.clear();
     this.vectors.reset();
     this.slotOwner.length = 0;
@@ -82,7 +83,7 @@ export class IndexStore {
   }
 
   isCurrent(rec: ChunkRecord): boolean {
-    return this.chunks.get(rec.chunk.id) === rec;
+    return rec.detached !== true;
   }
 
   /** Gives a chunk its vector; false when the chunk was replaced or already has one. */
@@ -96,7 +97,7 @@ export class IndexStore {
 
   /** Forgets every vector (another embedder's vectors cannot be compared with this one's). */
   dropVectors(newOwner: string | null): void {
-    for (const rec of this.chunks.values()) rec.slot = -1;
+    for (const note of this.notes.values()) for (const rec of note.chunks) rec.slot = -1;
     this.vectors.reset();
     this.slotOwner.length = 0;
     this.recycled.clear();
@@ -126,7 +127,7 @@ export class IndexStore {
     const records: ChunkRecord[] = chunks.map((chunk) => {
       const slots = this.recycled.get(chunk.textHash);
       const slot = slots && slots.length > 0 ? (slots.pop() as number) : -1;
-      const rec: ChunkRecord = { chunk, slot, at: -1 };
+      const rec: ChunkRecord = { chunk, slot, at: -1, textSlot: -1 };
       this.unsavedTextChars += chunk.text.length;
       if (slot >= 0) this.slotOwner[slot] = rec;
       return rec;
@@ -134,15 +135,18 @@ export class IndexStore {
     const shard = this.assignShard(old?.shard, records.length);
     const note: NoteRecord = { ...meta, chunks: records, shard };
     this.notes.set(note.path, note);
-    for (const rec of records) this.chunks.set(rec.chunk.id, rec);
+    this.chunkCount += records.length;
     this.shards.get(shard)?.paths.add(note.path);
     const info = this.shards.get(shard);
     if (info) info.chunks += records.length;
     this.markDirty(shard);
     // A stop (close, cancel) between slices must not leave the note half in the word index: finish it, then stop.
     let stopped: Error | null = null;
-    for (let i = 0; i < chunks.length; i += TEXT_INSERT_SLICE) {
-      this.text.add(i === 0 && chunks.length <= TEXT_INSERT_SLICE ? chunks : chunks.slice(i, i + TEXT_INSERT_SLICE));
+    for (let i = 0; i < records.length; i += TEXT_INSERT_SLICE) {
+      for (let r = i; r < Math.min(records.length, i + TEXT_INSERT_SLICE); r++) {
+        // Replaced while an earlier slice yielded: its words must not enter the index.
+        if (!records[r].detached) records[r].textSlot = this.text.add(chunks[r], records[r]);
+      }
       if (stopped === null) {
         try {
           await slicer.tick();
@@ -209,9 +213,9 @@ export class IndexStore {
         } else if (countOnDisk && v >= 0) {
           onDisk++;
         }
-        this.chunks.set(rec.chunk.id, rec);
-        if (reanalyze) this.text.add([{ ...rec.chunk, text: shard.texts.textAt(i) }]);
-        else this.text.addAnalyzed(rec.chunk.id, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
+        this.chunkCount++;
+        if (reanalyze) rec.textSlot = this.text.add({ ...rec.chunk, text: shard.texts.textAt(i) }, rec);
+        else rec.textSlot = this.text.addAnalyzed(rec, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
         i++;
         if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
       }
@@ -378,11 +382,12 @@ export class IndexStore {
   private detach(note: NoteRecord): void {
     this.notes.delete(note.path);
     this.vectorsOnDisk -= note.vectorsOnDisk ?? 0;
-    const ids: string[] = [];
     for (const rec of note.chunks) {
-      if (this.chunks.get(rec.chunk.id) === rec) this.chunks.delete(rec.chunk.id);
+      rec.detached = true;
+      this.chunkCount--;
+      this.text.removeSlot(rec.textSlot);
+      rec.textSlot = -1;
       if (rec.chunk.text !== undefined) this.unsavedTextChars -= rec.chunk.text.length;
-      ids.push(rec.chunk.id);
       if (rec.slot >= 0) {
         const list = this.recycled.get(rec.chunk.textHash);
         if (list) list.push(rec.slot);
@@ -391,7 +396,6 @@ export class IndexStore {
         rec.slot = -1;
       }
     }
-    this.text.remove(ids);
     const info = this.shards.get(note.shard);
     if (info) {
       info.paths.delete(note.path);

@@ -12,6 +12,9 @@ import { analyzeQuery, detectLanguage, forEachTerm, type Language } from "./text
  *
  * Removal is lazy: a removed document is marked dead and its postings are dropped when a search reads that
  * word's list (or by compact()), so deleting a note never scans long posting lists.
+ *
+ * Documents are numbered slots, each with an owner (the index store's chunk record): no map from chunk id
+ * strings, which at 500k chunks cost seconds to build at every load.
  */
 export const FIELD_BOOST = { title: 3, aliases: 3, tags: 2, headings: 2, path: 1.5, content: 1 } as const;
 
@@ -22,8 +25,10 @@ const PREFIX_FACTOR = 0.7;
 const MAX_COMPLETIONS = 24;
 const B = 0.75;
 
-export interface TextHit {
-  id: string;
+export interface TextHit<T> {
+  owner: T;
+  /** The document's slot (stable until clear()). */
+  slot: number;
   /** BM25 score (unbounded, ≥ 0). */
   score: number;
   /** How many distinct query words the chunk contains. */
@@ -88,10 +93,9 @@ function forEachField(chunk: Chunk, visit: (text: string, boost: number) => void
   if (chunk.text) visit(chunk.text, FIELD_BOOST.content);
 }
 
-export class TextIndex {
+export class TextIndex<T> {
   private terms = new Map<string, Postings>();
-  private ids: (string | undefined)[] = [];
-  private slotOf = new Map<string, number>();
+  private owners: (T | undefined)[] = [];
   private lengths = new Float32Array(1024);
   private live = new Uint8Array(1024);
   private liveCount = 0;
@@ -111,8 +115,7 @@ export class TextIndex {
 
   clear(): void {
     this.terms = new Map();
-    this.ids = [];
-    this.slotOf = new Map();
+    this.owners = [];
     this.lengths = new Float32Array(1024);
     this.live = new Uint8Array(1024);
     this.liveCount = 0;
@@ -126,17 +129,11 @@ export class TextIndex {
     this.byPrefix = new Map();
   }
 
-  has(id: string): boolean {
-    return this.slotOf.has(id);
-  }
-
-  /** Adds chunks; a chunk whose id is already present replaces the old one. */
-  add(chunks: readonly Chunk[]): void {
-    for (const chunk of chunks) {
-      if (this.slotOf.has(chunk.id)) this.remove([chunk.id]);
-      const slot = this.ids.length;
-      this.ids.push(chunk.id);
-      this.slotOf.set(chunk.id, slot);
+  /** Adds a chunk for `owner`; returns its slot (removeSlot takes it). */
+  add(chunk: Chunk, owner: T): number {
+    {
+      const slot = this.owners.length;
+      this.owners.push(owner);
       this.ensureCapacity(slot + 1);
 
       // Postings are appended in slot order, so a word seen again in this chunk is always the list's last entry.
@@ -163,6 +160,7 @@ export class TextIndex {
       this.live[slot] = 1;
       this.liveCount++;
       this.totalLength += length;
+      return slot;
     }
   }
 
@@ -179,12 +177,10 @@ export class TextIndex {
     });
   }
 
-  /** Adds a chunk from its stored analysis (no tokenizing): terms[termIdx[i]] has weight weights[i], i in [from, to). */
-  addAnalyzed(id: string, terms: readonly TermRef[], termIdx: Uint32Array, weights: Float32Array, from: number, to: number, length: number): void {
-    if (this.slotOf.has(id)) this.remove([id]);
-    const slot = this.ids.length;
-    this.ids.push(id);
-    this.slotOf.set(id, slot);
+  /** Adds a chunk from its stored analysis (no tokenizing): terms[termIdx[i]] has weight weights[i], i in [from, to). Returns its slot. */
+  addAnalyzed(owner: T, terms: readonly TermRef[], termIdx: Uint32Array, weights: Float32Array, from: number, to: number, length: number): number {
+    const slot = this.owners.length;
+    this.owners.push(owner);
     this.ensureCapacity(slot + 1);
     for (let i = from; i < to; i++) {
       const p = terms[termIdx[i]];
@@ -196,20 +192,17 @@ export class TextIndex {
     this.live[slot] = 1;
     this.liveCount++;
     this.totalLength += length;
+    return slot;
   }
 
-  remove(ids: readonly string[]): void {
-    for (const id of ids) {
-      const slot = this.slotOf.get(id);
-      if (slot === undefined) continue;
-      this.slotOf.delete(id);
-      this.ids[slot] = undefined;
-      this.live[slot] = 0;
-      this.liveCount--;
-      this.totalLength -= this.lengths[slot];
-      // Rough count of postings left behind; compact() runs when they pile up.
-      this.deadPostings += 64;
-    }
+  removeSlot(slot: number): void {
+    if (slot < 0 || slot >= this.owners.length || this.live[slot] === 0) return;
+    this.owners[slot] = undefined;
+    this.live[slot] = 0;
+    this.liveCount--;
+    this.totalLength -= this.lengths[slot];
+    // Rough count of postings left behind; compact() runs when they pile up.
+    this.deadPostings += 64;
   }
 
   /** True when enough removed documents linger in posting lists that compact() is worth it. */
@@ -233,15 +226,15 @@ export class TextIndex {
   }
 
   /** Chunks containing any of the query's words, best first. */
-  async search(query: string, limit: number): Promise<TextHit[]> {
+  async search(query: string, limit: number): Promise<TextHit<T>[]> {
     return Promise.resolve(this.searchNow(query, limit));
   }
 
-  searchNow(query: string, limit: number): TextHit[] {
+  searchNow(query: string, limit: number): TextHit<T>[] {
     if (this.liveCount === 0 || limit <= 0) return [];
     const groups = analyzeQuery(query).slice(0, 255);
     if (groups.length === 0) return [];
-    const slots = this.ids.length;
+    const slots = this.owners.length;
     if (this.scratch.length < slots) {
       this.scratch = new Float32Array(Math.max(slots, this.scratch.length * 2));
       this.matchedScratch = new Uint8Array(this.scratch.length);
@@ -314,7 +307,8 @@ export class TextIndex {
     });
 
     const hits = topSlots(touched, scores, limit).map((slot) => ({
-      id: this.ids[slot] as string,
+      owner: this.owners[slot] as T,
+      slot,
       score: scores[slot],
       matched: matched[slot],
       coverage: totalIdf > 0 ? Math.min(1, covered[slot] / totalIdf) : 0,
@@ -325,7 +319,8 @@ export class TextIndex {
       mark[slot] = 0;
       covered[slot] = 0;
     }
-    return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+    // Ties in document order (the order notes were indexed in).
+    return hits.sort((a, b) => b.score - a.score || a.slot - b.slot);
   }
 
   /** Indexed words that start with `prefix` (not the word itself), the most common first, at most MAX_COMPLETIONS. */

@@ -367,7 +367,7 @@ export class VaultIndex implements VaultIndexApi {
     const s: IndexStatus = {
       state: this.state,
       notes: this.store.notes.size,
-      chunks: this.store.chunks.size,
+      chunks: this.store.chunkCount,
       embedded: this.store.vectors.size + this.store.vectorsOnDisk,
       keywordOnly: !this.vectorsUsable(embedder) || this.embedderError !== undefined,
       embedder: this.store.vectorsOf ?? (this.store.vectorsOnDisk > 0 ? this.vectorsOnDiskOf : null),
@@ -444,14 +444,14 @@ export class VaultIndex implements VaultIndexApi {
   }
 
   private readonly searchSource: SearchSource = {
-    textSearch: (query, limit) => this.store.text.search(query, limit),
     // Search answers only with notes the read policy allows today (exclusions edited since the last sync).
-    chunkById: (id) => {
-      const chunk = this.store.chunks.get(id)?.chunk;
-      return chunk && this.readPolicy().mayRead(chunk.path) ? chunk : undefined;
+    textSearch: async (query, limit) => {
+      const policy = this.readPolicy();
+      const hits = await this.store.text.search(query, limit);
+      return hits.filter((h) => policy.mayRead(h.owner.chunk.path)).map((h) => ({ chunk: h.owner.chunk, score: h.score, matched: h.matched, coverage: h.coverage }));
     },
     withTexts: async (chunks) => {
-      const records = chunks.map((c) => this.store.chunks.get(c.id) ?? { chunk: c, slot: -1, at: -1 });
+      const records = chunks.map((c) => this.recordOf(c) ?? { chunk: c, slot: -1, at: -1, textSlot: -1 });
       return this.withTexts(records);
     },
     queryVector: (query, signal) => this.queryVector(query, signal),
@@ -468,11 +468,17 @@ export class VaultIndex implements VaultIndexApi {
       return { hits: out, mean: hits.mean, std: hits.std, count: hits.count };
     },
     cosineOf: (chunk, query) => {
-      const rec = this.store.chunks.get(chunk.id);
+      const rec = this.recordOf(chunk);
       if (!rec || rec.slot < 0) return null;
       return this.store.vectors.cosine(rec.slot, query);
     },
   };
+
+  /** The record of a chunk handed out by the search source (found through its note: no map of every chunk id). */
+  private recordOf(chunk: ChunkMeta): ChunkRecord | undefined {
+    const records = this.store.notes.get(chunk.path)?.chunks;
+    return records?.find((r) => r.chunk === chunk) ?? records?.find((r) => r.chunk.id === chunk.id);
+  }
 
   /** The query's vector, or null (keyword-only) when there are no usable vectors or the embedder fails. */
   private async queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null> {

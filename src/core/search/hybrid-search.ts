@@ -1,6 +1,5 @@
 import type { Chunk, ChunkMeta } from "../indexing/chunk";
 import { analyzeQuery, stemsOf } from "../indexing/text-analyzer";
-import type { TextHit } from "../indexing/text-index";
 import type { ChunkHit, FusionMethod, NoteHit, SearchOptions } from "./search-types";
 import { makeSnippet } from "./snippet";
 
@@ -47,8 +46,8 @@ export interface VectorCandidates {
 }
 
 export interface SearchSource {
-  textSearch(query: string, limit: number): Promise<TextHit[]>;
-  chunkById(id: string): ChunkMeta | undefined;
+  /** Keyword hits, best first, only of chunks the search may show. */
+  textSearch(query: string, limit: number): Promise<KeywordHit[]>;
   /** The chunks with their texts (read only for the hits a search returns). */
   withTexts(chunks: readonly ChunkMeta[]): Promise<Chunk[]>;
   /** Null when there are no usable vectors or the query could not be embedded (keyword-only then). */
@@ -57,6 +56,14 @@ export interface SearchSource {
   vectorSearch(query: Float32Array, k: number, accept: (chunk: ChunkMeta) => boolean): VectorCandidates;
   /** Cosine of one chunk to the query, or null when the chunk has no vector. */
   cosineOf(chunk: ChunkMeta, query: Float32Array): number | null;
+}
+
+/** A chunk found by its words: BM25 score, distinct query words in it, share of the query's IDF it holds (0..1). */
+export interface KeywordHit {
+  chunk: ChunkMeta;
+  score: number;
+  matched: number;
+  coverage: number;
 }
 
 /** A ranked hit before its text is read. */
@@ -161,8 +168,8 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
 
   const pool = new Map<string, Candidate>();
   for (const hit of textHits) {
-    const chunk = source.chunkById(hit.id);
-    if (!chunk || !accept(chunk)) continue;
+    const chunk = hit.chunk;
+    if (!accept(chunk)) continue;
     pool.set(chunk.id, { chunk, bm25: hit.score, matched: hit.matched, coverage: hit.coverage, cosine: 0, keywordRank: 0, vectorRank: 0 });
   }
   let mean = 0;

@@ -178,7 +178,9 @@ describe("stopping in the middle of a long note", () => {
     stop.abort();
     const meta = { path: "Long.md", hash: "h", mtime: 1, size: note.length, title, aliases, tags };
     await expect(store.putNote(meta, chunks, new WorkSlicer(nodeClock, stop.signal))).rejects.toMatchObject({ name: "AbortError" });
-    for (const c of chunks) expect(store.text.has(c.id)).toBe(true);
-    expect(store.text.searchNow("word150", 5).map((h) => h.id)).toEqual([chunks.find((c) => c.text.includes("Word150 "))!.id]);
+    const records = store.notes.get("Long.md")!.chunks;
+    expect(records.every((r) => r.textSlot >= 0)).toBe(true);
+    expect(store.text.size).toBe(chunks.length);
+    expect(store.text.searchNow("word150", 5).map((h) => h.owner.chunk.id)).toEqual([chunks.find((c) => c.text.includes("Word150 "))!.id]);
   });
 });

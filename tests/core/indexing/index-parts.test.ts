@@ -103,9 +103,32 @@ describe("VectorStore", () => {
   });
 });
 
+/** A TextIndex keyed by chunk ids, as the tests below think of documents (the store keys it by record). */
+function idIndex() {
+  const index = new TextIndex<string>();
+  const slots = new Map<string, number>();
+  return {
+    index,
+    add(chunks: Chunk[]) {
+      for (const c of chunks) {
+        if (slots.has(c.id)) index.removeSlot(slots.get(c.id)!);
+        slots.set(c.id, index.add(c, c.id));
+      }
+    },
+    remove(ids: string[]) {
+      for (const id of ids) index.removeSlot(slots.get(id) ?? -1);
+    },
+    searchNow: (query: string, limit: number) => index.searchNow(query, limit).map((h) => ({ ...h, id: h.owner })),
+    compact: (between: () => Promise<void>) => index.compact(between),
+    get size() {
+      return index.size;
+    },
+  };
+}
+
 describe("TextIndex", () => {
   it("scores with field boosts, removes lazily and compacts", async () => {
-    const index = new TextIndex();
+    const index = idIndex();
     index.add([
       chunk("a", "nothing about it here, just gardens"),
       chunk("b", "compost compost compost is great", { title: "Gardening" }),
@@ -124,7 +147,7 @@ describe("TextIndex", () => {
   });
 
   it("completes a half-typed last word, ranking exact matches first", () => {
-    const index = new TextIndex();
+    const index = idIndex();
     const same = { title: "Note", path: "Note.md" };
     index.add([
       chunk("a", "photosynthesis in leaves", same),
@@ -160,7 +183,7 @@ describe("index shards", () => {
     aliases: ["al"],
     tags: ["t"],
     shard: 0,
-    chunks: texts.map((text, i) => ({ chunk: { ...chunk(`${path}#${i}`, text), path }, slot: i, at: -1 })),
+    chunks: texts.map((text, i) => ({ chunk: { ...chunk(`${path}#${i}`, text), path }, slot: i, at: -1, textSlot: -1 })),
   });
 
   it("round-trips notes, chunks and only the vectors that exist", async () => {
