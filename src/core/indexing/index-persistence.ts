@@ -3,7 +3,7 @@ import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
 import type { ChunkRecord, IndexedChunk, NoteRecord } from "./index-records";
 import { forEachChunkWord } from "./text-index";
-import { checkManifest, storedCodesProblem, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
+import { checkManifest, storedScalesProblem, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
 import { quantizeInto } from "./int8-vectors";
 import type { StoredCodes } from "./vector-store";
 
@@ -331,7 +331,7 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   } else {
     scales = new Float32Array(aligned.buffer, base + flagsEnd, withVector);
     codes = new Int8Array(aligned.buffer, base + scalesEnd, withVector * dim);
-    vectorsProblem = storedCodesProblem(codes, scales, dim);
+    vectorsProblem = storedScalesProblem(scales);
   }
   let dictionary: unknown;
   try {

@@ -190,6 +190,11 @@ export class IndexStore {
     // All of the shard's vectors in one block copy; vector v lands in slot firstSlot + v.
     const vectorCount = dim > 0 ? shard.scales.length : 0;
     const firstSlot = withVectors && vectorCount > 0 ? this.vectors.addCodesMany(shard.codes, shard.scales, vectorCount, dim) : -1;
+    const damaged = firstSlot >= 0 ? this.vectors.lengthProblem(firstSlot, vectorCount) : null;
+    if (damaged) {
+      for (let v = 0; v < vectorCount; v++) this.vectors.remove(firstSlot + v);
+      throw new IndexLoadError(`shard ${entry.file} has impossible contents: ${damaged}`);
+    }
     const claimed = new Uint8Array(firstSlot >= 0 ? vectorCount : 0);
     let i = 0;
     const info: ShardInfo = { paths: new Set(), chunks: 0 };

@@ -68,25 +68,13 @@ export function storedVectorsProblem(vectors: Float32Array, dim: number): string
 }
 
 /**
- * Why a shard's int8 vectors are impossible, or null. Each was quantized from a unit vector: its largest code
- * is ±127 and its decoded length is 1; a non-positive or non-finite scale, or codes off that, is damage.
+ * Why a shard's vector scales are impossible (non-positive or not finite), or null. The codes' lengths are
+ * checked once they are in the vector store (VectorStore.lengthProblem, SIMD), which is where they are used.
  */
-export function storedCodesProblem(codes: Int8Array, scales: Float32Array, dim: number): string | null {
-  if (dim <= 0) return null;
+export function storedScalesProblem(scales: Float32Array): string | null {
   for (let v = 0; v < scales.length; v++) {
     const scale = scales[v];
     if (!(scale > 0) || !Number.isFinite(scale)) return `vector ${v} is damaged (scale ${scale})`;
-    let max = 0;
-    let sum = 0;
-    const from = v * dim;
-    for (let i = from; i < from + dim; i++) {
-      const c = codes[i];
-      sum += c * c;
-      if (c > max) max = c;
-      else if (-c > max) max = -c;
-    }
-    const norm = sum * scale * scale;
-    if (max !== 127 || !(norm > 0.5 && norm < 2)) return `vector ${v} is damaged (${max === 0 ? "all zeros" : `length ${Math.sqrt(norm)}`})`;
   }
   return null;
 }

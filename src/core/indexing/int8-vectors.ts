@@ -30,18 +30,27 @@ export function quantizeInto(source: ArrayLike<number>, from: number, dim: numbe
  */
 export type DotKernel = (codesAt: number, queryAt: number, n: number, stride: number, outAt: number) => void;
 
+/** Each of `n` rows' sum of squares (int32) written at `outAt`: a stored vector's length, to check it. */
+export type NormKernel = (codesAt: number, n: number, stride: number, outAt: number) => void;
+
+export interface Kernels {
+  dots: DotKernel;
+  norms: NormKernel;
+  simd: boolean;
+}
+
 /** The kernel is SIMD WebAssembly where the host has it (every current Obsidian and Node), else plain JavaScript. */
-export function dotKernel(memory: WebAssembly.Memory): { dots: DotKernel; simd: boolean } {
+export function dotKernel(memory: WebAssembly.Memory): Kernels {
   const module = wasmModule();
   if (module) {
     try {
       const instance = new WebAssembly.Instance(module, { env: { memory } });
-      return { dots: instance.exports.dots as DotKernel, simd: true };
+      return { dots: instance.exports.dots as DotKernel, norms: instance.exports.norms as NormKernel, simd: true };
     } catch {
       // Fall through to JavaScript.
     }
   }
-  return { dots: jsDots(memory), simd: false };
+  return { dots: jsDots(memory), norms: jsNorms(memory), simd: false };
 }
 
 let compiled: WebAssembly.Module | null | undefined;
@@ -54,6 +63,19 @@ function wasmModule(): WebAssembly.Module | null {
     compiled = null;
   }
   return compiled;
+}
+
+/** NormKernel in JavaScript. */
+export function jsNorms(memory: WebAssembly.Memory): NormKernel {
+  return (codesAt, n, stride, outAt) => {
+    const bytes = new Int8Array(memory.buffer);
+    const out = new Int32Array(memory.buffer, outAt, n);
+    for (let v = 0, row = codesAt; v < n; v++, row += stride) {
+      let sum = 0;
+      for (let i = 0; i < stride; i++) sum += bytes[row + i] * bytes[row + i];
+      out[v] = sum;
+    }
+  };
 }
 
 /** The same contract in JavaScript (hosts without WebAssembly SIMD). */

@@ -1,4 +1,4 @@
-import { dotKernel, type DotKernel, quantizeInto } from "./int8-vectors";
+import { dotKernel, type DotKernel, type NormKernel, quantizeInto } from "./int8-vectors";
 import { vectorProblem } from "./vector-check";
 
 /**
@@ -39,6 +39,7 @@ export interface StoredCodes {
 export class VectorStore {
   private memory: WebAssembly.Memory | null = null;
   private kernel: DotKernel | null = null;
+  private normKernel: NormKernel | null = null;
   private scales = new Float32Array(0);
   private live = new Uint8Array(0);
   private free: number[] = [];
@@ -72,6 +73,7 @@ export class VectorStore {
   reset(dim = 0): void {
     this.memory = null;
     this.kernel = null;
+    this.normKernel = null;
     this.scales = new Float32Array(0);
     this.live = new Uint8Array(0);
     this.free = [];
@@ -127,6 +129,25 @@ export class VectorStore {
     else for (let v = 0; v < count; v++) bytes.set(codes.subarray(v * dim, (v + 1) * dim), this.rowAt(first + v));
     this.scales.set(scales.subarray(0, count), first);
     return first;
+  }
+
+  /**
+   * Why one of the vectors in slots first .. first + count is impossible (its decoded length is far from 1:
+   * damage, since every stored vector was unit length), or null. Runs the SIMD kernel over the stored codes.
+   */
+  lengthProblem(first: number, count: number): string | null {
+    if (!this.memory || !this.normKernel || count <= 0) return null;
+    for (let from = 0; from < count; from += BLOCK_SLOTS) {
+      const n = Math.min(BLOCK_SLOTS, count - from);
+      this.normKernel(this.rowAt(first + from), n, this.stride, this.outAt);
+      const sums = new Int32Array(this.memory.buffer, this.outAt, n);
+      for (let v = 0; v < n; v++) {
+        const scale = this.scales[first + from + v];
+        const norm = sums[v] * scale * scale;
+        if (!(norm > 0.5 && norm < 2)) return `vector ${from + v} is damaged (${sums[v] === 0 ? "all zeros" : `length ${Math.sqrt(norm)}`})`;
+      }
+    }
+    return null;
   }
 
   /** A slot's codes (a view valid until the store grows) and scale. */
@@ -268,6 +289,7 @@ export class VectorStore {
       this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.slotsAt + capacity * this.stride) / PAGE) });
       const kernel = dotKernel(this.memory);
       this.kernel = kernel.dots;
+      this.normKernel = kernel.norms;
       this.kernelIsSimd = kernel.simd;
     } else {
       const needed = Math.ceil((this.slotsAt + capacity * this.stride) / PAGE);

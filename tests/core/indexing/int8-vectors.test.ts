@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dotKernel, jsDots, quantizeInto } from "../../../src/core/indexing/int8-vectors";
+import { dotKernel, jsDots, jsNorms, quantizeInto } from "../../../src/core/indexing/int8-vectors";
 import { INT8_DOT_WASM } from "../../../src/core/indexing/wasm/int8-dot-wasm";
 
 describe("int8 vectors", () => {
@@ -37,6 +37,16 @@ describe("int8 vectors", () => {
     expect(Array.from(new Int32Array(memory.buffer, 8192, n))).toEqual(reference);
     jsDots(memory)(codesAt, queryAt, n, stride, 16384);
     expect(Array.from(new Int32Array(memory.buffer, 16384, n))).toEqual(reference);
+    // Sums of squares (a stored vector's length), both ways.
+    const squares = Array.from({ length: n }, (_, v) => {
+      let sum = 0;
+      for (let i = 0; i < stride; i++) sum += bytes[codesAt + v * stride + i] ** 2;
+      return sum;
+    });
+    kernel.norms(codesAt, n, stride, 24576);
+    expect(Array.from(new Int32Array(memory.buffer, 24576, n))).toEqual(squares);
+    jsNorms(memory)(codesAt, n, stride, 32768);
+    expect(Array.from(new Int32Array(memory.buffer, 32768, n))).toEqual(squares);
   });
 
   it("the shipped module is the compiled int8-dot.wat (run `node scripts/build-wasm.mjs` after editing it)", async () => {

@@ -2,6 +2,7 @@
 ;; `node scripts/build-wasm.mjs`. One call scores `n` vectors lying `stride` bytes apart (stride a multiple
 ;; of 16, zero padded) against one query: out[v] = sum(codes[v][i] * query[i]) as int32.
 ;; Why WASM: the same scan in JavaScript is ~25x slower (no SIMD), and at 500k chunks it is the whole query.
+;; `norms` writes each row's sum of squares (loading checks every stored vector's length with it).
 (module
   (import "env" "memory" (memory 1))
   (func (export "dots") (param $codes i32) (param $query i32) (param $n i32) (param $stride i32) (param $out i32)
@@ -20,6 +21,30 @@
               (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $a)) (i16x8.extend_low_i8x16_s (local.get $b)))))
             (local.set $acc (i32x4.add (local.get $acc)
               (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $a)) (i16x8.extend_high_i8x16_s (local.get $b)))))
+            (local.set $i (i32.add (local.get $i) (i32.const 16)))
+            (br $row)))
+        (i32.store (i32.add (local.get $out) (i32.shl (local.get $v) (i32.const 2)))
+          (i32.add
+            (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
+            (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
+        (local.set $codes (i32.add (local.get $codes) (local.get $stride)))
+        (local.set $v (i32.add (local.get $v) (i32.const 1)))
+        (br $each))))
+  (func (export "norms") (param $codes i32) (param $n i32) (param $stride i32) (param $out i32)
+    (local $v i32) (local $i i32) (local $acc v128) (local $a v128)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $v) (local.get $n)))
+        (local.set $acc (v128.const i32x4 0 0 0 0))
+        (local.set $i (i32.const 0))
+        (block $row_done
+          (loop $row
+            (br_if $row_done (i32.ge_u (local.get $i) (local.get $stride)))
+            (local.set $a (v128.load (i32.add (local.get $codes) (local.get $i))))
+            (local.set $acc (i32x4.add (local.get $acc)
+              (i32x4.dot_i16x8_s (i16x8.extend_low_i8x16_s (local.get $a)) (i16x8.extend_low_i8x16_s (local.get $a)))))
+            (local.set $acc (i32x4.add (local.get $acc)
+              (i32x4.dot_i16x8_s (i16x8.extend_high_i8x16_s (local.get $a)) (i16x8.extend_high_i8x16_s (local.get $a)))))
             (local.set $i (i32.add (local.get $i) (i32.const 16)))
             (br $row)))
         (i32.store (i32.add (local.get $out) (i32.shl (local.get $v) (i32.const 2)))
