@@ -49,6 +49,40 @@ describe("chunk texts live on disk once saved", () => {
     }
   });
 
+  it("loading reads each shard only up to its texts; a search then reads the texts of the shards it shows", async () => {
+    const h = await makeHarness(notes);
+    try {
+      const first = h.open();
+      await first.open();
+      await first.close();
+      const manifest = JSON.parse(await fs.readFile(join(h.vault.root, ".krypton/index/manifest.json"), "utf8"));
+      const entry = manifest.shards[0];
+      const host = createNodeHost(h.vault.root, { logger: silentLogger });
+      const reads: { path: string; offset?: number; length?: number }[] = [];
+      const read = host.data.read.bind(host.data);
+      host.data.read = (path, range) => {
+        reads.push({ path, ...range });
+        return read(path, range);
+      };
+      const index = new VaultIndex({ host, settings: () => h.settings, embedder: () => h.embedder, options: FAST });
+      try {
+        await index.open(undefined, { readOnly: true });
+        const shardReads = reads.filter((r) => r.path.includes("shard-"));
+        expect(shardReads).toEqual([{ path: `index/${entry.file}`, offset: 0, length: entry.textsAt }]);
+        reads.length = 0;
+        await index.searchNotes("moon pulls the ocean");
+        expect(reads.filter((r) => r.path.includes("shard-"))).toEqual([{ path: `index/${entry.file}`, offset: entry.textsAt, length: entry.bytes - entry.textsAt }]);
+        reads.length = 0;
+        await index.searchNotes("moon pulls the ocean"); // cached
+        expect(reads.filter((r) => r.path.includes("shard-"))).toEqual([]);
+      } finally {
+        await index.close();
+      }
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it("a scan that holds more text than its budget saves as it goes; embedding and search read the texts back", async () => {
     const reference = await makeHarness(notes);
     const small = await makeHarness(notes);
