@@ -3,7 +3,7 @@ import type { Chunk } from "./chunk";
 import { checksumBytes } from "./checksum";
 import type { ChunkRecord, IndexedChunk, NoteRecord } from "./index-records";
 import { forEachChunkWord } from "./text-index";
-import { checkManifest, storedScalesProblem, storedNotesProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
+import { checkManifest, storedScalesProblem, storedNotesProblemV2, storedShardMetaProblem, storedTextProblem, storedVectorsProblem } from "./index-validation";
 import { quantizeInto } from "./int8-vectors";
 import type { StoredCodes } from "./vector-store";
 
@@ -104,9 +104,8 @@ export interface StoredText {
   weights: Float32Array;
 }
 
-type StoredChunk = [id: string, headings: string[], startLine: number, endLine: number, textHash: string];
 type StoredChunkV2 = [id: string, headings: string[], startLine: number, endLine: number, text: string, textHash: string];
-interface StoredNote {
+interface StoredNoteV2 {
   p: string;
   h: string;
   m: number;
@@ -114,10 +113,43 @@ interface StoredNote {
   t: string;
   a: string[];
   g: string[];
-  c: StoredChunk[] | StoredChunkV2[];
+  c: StoredChunkV2[];
   /** NoteRecord.limited, only when set. */
   l?: string;
 }
+
+/**
+ * A note in a format-4 shard: its chunks as columns, not one array per chunk (half a million chunks made
+ * that many small objects to parse and collect at every load). Chunk k's id is `${p}#${k}` unless `i` lists them.
+ */
+export interface StoredNote {
+  p: string;
+  h: string;
+  m: number;
+  s: number;
+  t: string;
+  a: string[];
+  g: string[];
+  l?: string;
+  /** Chunk count. */
+  n: number;
+  /** Per chunk, its heading trail's index in the shard's `trails`. */
+  hd: number[];
+  /** Per chunk, start line then end line. */
+  ln: number[];
+  /** The chunks' text hashes (16 hex digits each), one after the other. */
+  x: string;
+  /** Chunk ids, only when they are not `${p}#${k}`. */
+  i?: string[];
+}
+
+export interface StoredShardMeta {
+  /** Heading trails, each once. */
+  trails: string[][];
+  notes: StoredNote[];
+}
+
+const HASH_DIGITS = 16;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -134,18 +166,7 @@ export async function encodeShard(
   textOf: (record: ChunkRecord) => string,
   tick: () => Promise<void> = () => Promise.resolve(),
 ): Promise<Uint8Array> {
-  const stored: StoredNote[] = notes.map((n) => ({
-    p: n.path,
-    h: n.hash,
-    m: n.mtime,
-    s: n.size,
-    t: n.title,
-    a: n.aliases,
-    g: n.tags,
-    c: n.chunks.map(({ chunk: c }): StoredChunk => [c.id, c.headings, c.startLine, c.endLine, c.textHash]),
-    ...(n.limited ? { l: n.limited } : {}),
-  }));
-  const meta = encoder.encode(JSON.stringify(stored));
+  const meta = encoder.encode(JSON.stringify(storedMeta(notes)));
   let count = 0;
   for (const n of notes) count += n.chunks.length;
   const records: Chunk[] = new Array<Chunk>(count);
@@ -274,6 +295,47 @@ export async function encodeShard(
   return bytes;
 }
 
+/** The notes and chunks of a shard as its JSON stores them (texts aside). */
+function storedMeta(notes: readonly NoteRecord[]): StoredShardMeta {
+  const trails: string[][] = [];
+  const trailIds = new Map<string, number>();
+  const stored = notes.map((n): StoredNote => {
+    const hd: number[] = [];
+    const ln: number[] = [];
+    let x = "";
+    let plainIds = true;
+    n.chunks.forEach(({ chunk: c }, k) => {
+      const key = c.headings.join("\u0000");
+      let trail = trailIds.get(key);
+      if (trail === undefined) {
+        trail = trails.length;
+        trails.push(c.headings);
+        trailIds.set(key, trail);
+      }
+      hd.push(trail);
+      ln.push(c.startLine, c.endLine);
+      x += c.textHash.length === HASH_DIGITS ? c.textHash : c.textHash.padEnd(HASH_DIGITS, "0").slice(0, HASH_DIGITS);
+      if (c.id !== `${n.path}#${k}`) plainIds = false;
+    });
+    return {
+      p: n.path,
+      h: n.hash,
+      m: n.mtime,
+      s: n.size,
+      t: n.title,
+      a: n.aliases,
+      g: n.tags,
+      ...(n.limited ? { l: n.limited } : {}),
+      n: n.chunks.length,
+      hd,
+      ln,
+      x,
+      ...(plainIds ? {} : { i: n.chunks.map((r) => r.chunk.id) }),
+    };
+  });
+  return { trails, notes: stored };
+}
+
 /**
  * Decodes a shard file, or only its part before the chunk texts (`headOnly`: the texts are then not
  * available, and asking for one throws).
@@ -297,13 +359,13 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (flagsEnd > bytes.length) throw new IndexLoadError("shard file is truncated");
   if (dim !== 0 && expectedDim !== 0 && dim !== expectedDim) throw new IndexLoadError("shard vectors have another dimension");
 
-  let stored: StoredNote[];
+  let stored: unknown;
   try {
-    stored = JSON.parse(decoder.decode(bytes.subarray(headerBytes, headerBytes + metaLength))) as StoredNote[];
+    stored = JSON.parse(decoder.decode(bytes.subarray(headerBytes, headerBytes + metaLength)));
   } catch {
     throw new IndexLoadError("shard metadata is unreadable");
   }
-  const notesProblem = storedNotesProblem(stored, format);
+  const notesProblem = format === 2 ? storedNotesProblemV2(stored) : storedShardMetaProblem(stored);
   if (notesProblem) throw new IndexLoadError(`shard has impossible contents: ${notesProblem}`);
 
   const vectorIndex = new Int32Array(count).fill(-1);
@@ -357,33 +419,47 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   const notes: NoteRecord[] = [];
   const textsV2: string[] = [];
   let seen = 0;
-  for (const n of stored) {
-    if (!n || typeof n.p !== "string" || typeof n.h !== "string" || !Array.isArray(n.c)) {
-      throw new IndexLoadError("shard metadata is malformed");
+  if (format === 2) {
+    for (const n of stored as StoredNoteV2[]) {
+      const chunks: ChunkRecord[] = n.c.map((c, k) => {
+        textsV2.push(c[4]);
+        const chunk: IndexedChunk = { id: c[0], path: n.p, title: n.t, aliases: n.a, tags: n.g, headings: c[1], startLine: c[2], endLine: c[3], textHash: c[5] };
+        return { chunk, slot: -1, at: seen + k, textSlot: -1 };
+      });
+      seen += chunks.length;
+      notes.push(noteRecord(n, chunks, shardId));
     }
-    const aliases = Array.isArray(n.a) ? n.a : [];
-    const tags = Array.isArray(n.g) ? n.g : [];
-    const title = typeof n.t === "string" ? n.t : n.p;
-    const chunks: ChunkRecord[] = n.c.map((c, k) => {
-      let textHash: string;
-      if (format === 2) {
-        const v2 = c as StoredChunkV2;
-        textsV2.push(v2[4]);
-        textHash = v2[5];
-      } else {
-        textHash = (c as StoredChunk)[4];
+  } else {
+    const { trails, notes: stored4 } = stored as StoredShardMeta;
+    for (const n of stored4) {
+      const chunks = new Array<ChunkRecord>(n.n);
+      for (let k = 0; k < n.n; k++) {
+        const chunk: IndexedChunk = {
+          id: n.i ? n.i[k] : `${n.p}#${k}`,
+          path: n.p,
+          title: n.t,
+          aliases: n.a,
+          tags: n.g,
+          headings: trails[n.hd[k]],
+          startLine: n.ln[2 * k],
+          endLine: n.ln[2 * k + 1],
+          textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS),
+        };
+        chunks[k] = { chunk, slot: -1, at: seen + k, textSlot: -1 };
       }
-      const chunk: IndexedChunk = { id: c[0], path: n.p, title, aliases, tags, headings: c[1], startLine: c[2], endLine: c[3], textHash };
-      return { chunk, slot: -1, at: seen + k, textSlot: -1 };
-    });
-    seen += chunks.length;
-    const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title, aliases, tags, chunks, shard: shardId };
-    if (typeof n.l === "string" && n.l) note.limited = n.l;
-    notes.push(note);
+      seen += n.n;
+      notes.push(noteRecord(n, chunks, shardId));
+    }
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
   const texts = format === 2 ? arrayTexts(textsV2) : textsOnDisk ? textsNotRead(count) : textSection(aligned, textsAt, count, textBytes);
   return { notes, vectorIndex, codes, scales, format, text, texts };
+}
+
+function noteRecord(n: StoredNote | StoredNoteV2, chunks: ChunkRecord[], shardId: number): NoteRecord {
+  const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title: n.t, aliases: n.a, tags: n.g, chunks, shard: shardId };
+  if (typeof n.l === "string" && n.l) note.limited = n.l;
+  return note;
 }
 
 function textsNotRead(count: number): ShardTexts {

@@ -8,9 +8,8 @@ import type { Manifest, ShardEntry, StoredText } from "./index-persistence";
  */
 
 /** Why a shard's stored note list is impossible, or null. `raw` is the parsed JSON of the shard's notes. */
-export function storedNotesProblem(raw: unknown, format: number): string | null {
-  // Format 2 kept each chunk's text inside its entry; format 4 keeps texts in a section of their own.
-  const fields = format === 2 ? 6 : 5;
+export function storedNotesProblemV2(raw: unknown): string | null {
+  const fields = 6;
   if (!Array.isArray(raw)) return "its note list is not a list";
   for (const n of raw as unknown[]) {
     if (!n || typeof n !== "object") return "a note entry is not an object";
@@ -18,12 +17,13 @@ export function storedNotesProblem(raw: unknown, format: number): string | null 
     if (typeof note.p !== "string" || note.p === "") return "a note has no path";
     if (typeof note.h !== "string") return `note ${note.p} has no content hash`;
     if (!isFiniteNumber(note.m) || !isFiniteNumber(note.s)) return `note ${note.p} has an invalid time or size`;
+    if (typeof note.t !== "string" || !isStringList(note.a) || !isStringList(note.g)) return `note ${note.p} has a malformed title, aliases or tags`;
     if (!Array.isArray(note.c)) return `note ${note.p} has no chunk list`;
     let previousStart = 0;
     for (const c of note.c as unknown[]) {
       if (!Array.isArray(c) || c.length < fields) return `a chunk of ${note.p} is malformed`;
       const [id, headings, startLine, endLine] = c as unknown[];
-      const text = format === 2 ? (c as unknown[])[4] : "";
+      const text = (c as unknown[])[4];
       const textHash = (c as unknown[])[fields - 1];
       if (typeof id !== "string" || id === "") return `a chunk of ${note.p} has no id`;
       if (!Array.isArray(headings) || !headings.every((x) => typeof x === "string")) return `a chunk of ${note.p} has malformed headings`;
@@ -35,6 +35,42 @@ export function storedNotesProblem(raw: unknown, format: number): string | null 
     }
   }
   return null;
+}
+
+/** Why a format-4 shard's notes and chunk columns are impossible, or null. */
+export function storedShardMetaProblem(raw: unknown): string | null {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "its note list is not a list";
+  const { trails, notes } = raw as { trails?: unknown; notes?: unknown };
+  if (!Array.isArray(trails) || !trails.every(isStringList)) return "its heading trails are malformed";
+  if (!Array.isArray(notes)) return "its note list is not a list";
+  for (const n of notes as unknown[]) {
+    if (!n || typeof n !== "object") return "a note entry is not an object";
+    const note = n as Record<string, unknown>;
+    if (typeof note.p !== "string" || note.p === "") return "a note has no path";
+    if (typeof note.h !== "string") return `note ${note.p} has no content hash`;
+    if (!isFiniteNumber(note.m) || !isFiniteNumber(note.s)) return `note ${note.p} has an invalid time or size`;
+    if (typeof note.t !== "string" || !isStringList(note.a) || !isStringList(note.g)) return `note ${note.p} has a malformed title, aliases or tags`;
+    const count = note.n;
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 0) return `note ${note.p} has no chunk count`;
+    const { hd, ln, x, i } = note;
+    if (!Array.isArray(hd) || hd.length !== count || !hd.every((t) => Number.isInteger(t) && t >= 0 && t < trails.length)) return `a chunk of ${note.p} has malformed headings`;
+    if (typeof x !== "string" || x.length !== count * 16) return `a chunk of ${note.p} has no text hash`;
+    if (i !== undefined && (!isStringList(i) || i.length !== count || i.some((id) => id === ""))) return `a chunk of ${note.p} has no id`;
+    if (!Array.isArray(ln) || ln.length !== 2 * count) return `a chunk of ${note.p} has an impossible line range`;
+    let previousStart = 0;
+    for (let k = 0; k < count; k++) {
+      const startLine = ln[2 * k] as unknown;
+      const endLine = ln[2 * k + 1] as unknown;
+      if (!isLine(startLine) || !isLine(endLine) || endLine < startLine) return `a chunk of ${note.p} has an impossible line range`;
+      if (startLine < previousStart) return `the chunks of ${note.p} are out of order (line ${startLine} after ${previousStart})`;
+      previousStart = startLine;
+    }
+  }
+  return null;
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((x) => typeof x === "string");
 }
 
 /** Why a shard's stored word index is impossible (offsets that go backwards, zero lengths, NaN weights), or null. */

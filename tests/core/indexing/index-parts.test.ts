@@ -204,6 +204,30 @@ describe("index shards", () => {
     expect(decoded.format).toBe(INDEX_FORMAT);
   });
 
+  it("stores chunks as columns: heading trails once per shard, ids only when they are not path#n, hashes and lines exact", async () => {
+    const hash = (n: number) => n.toString(16).padStart(16, "0");
+    const plain: NoteRecord = {
+      ...note("p.md", ["one", "two", "three"]),
+      chunks: ["one", "two", "three"].map((text, i) => ({
+        chunk: { ...chunk(`p.md#${i}`, text), path: "p.md", headings: i === 0 ? [] : ["Setup", "Ollama"], startLine: 1 + i * 10, endLine: 5 + i * 10, textHash: hash(i) },
+        slot: -1,
+        at: -1,
+        textSlot: -1,
+      })),
+    };
+    const odd: NoteRecord = { ...note("o.md", ["x"]), chunks: [{ chunk: { ...chunk("custom-id", "x"), path: "o.md", headings: ["Setup", "Ollama"], textHash: hash(99) }, slot: -1, at: -1, textSlot: -1 }] };
+    const bytes = await encodeShard([plain, odd], 0, () => null, (rec) => rec.chunk.text as string);
+    const decoded = decodeShard(bytes, 0, 0);
+    const [p, o] = decoded.notes;
+    expect(p.chunks.map((r) => r.chunk.id)).toEqual(["p.md#0", "p.md#1", "p.md#2"]);
+    expect(o.chunks[0].chunk.id).toBe("custom-id");
+    expect(p.chunks.map((r) => [r.chunk.startLine, r.chunk.endLine, r.chunk.textHash])).toEqual([0, 1, 2].map((i) => [1 + i * 10, 5 + i * 10, hash(i)]));
+    expect(p.chunks[1].chunk.headings).toEqual(["Setup", "Ollama"]);
+    // One trail object for every chunk under the same headings, across notes.
+    expect(p.chunks[2].chunk.headings).toBe(p.chunks[1].chunk.headings);
+    expect(o.chunks[0].chunk.headings).toBe(p.chunks[1].chunk.headings);
+  });
+
   it("refuses truncated or foreign bytes with IndexLoadError", async () => {
     const bytes = await encodeShard([note("a.md", ["one"])], 2, () => ({ codes: new Int8Array([127, 0]), scale: 1 / 127 }), () => "one");
     expect(() => decodeShard(bytes.subarray(0, bytes.length - 3), 0, 2)).toThrow(IndexLoadError);

@@ -63,10 +63,10 @@ describe("VaultIndex: structure checks on load (valid checksums, impossible cont
     [
       "a chunk hash of the wrong type",
       (s) => {
-        // Replace the first chunk's text hash string in the JSON with a number padded to the same length.
+        // Replace the first note's text hashes in the JSON with a number padded to the same length.
         const meta = s.bytes.toString("utf8", s.metaStart, s.metaStart + s.metaLength);
         const parsed = JSON.parse(meta);
-        const text = JSON.stringify(parsed[0].c[0][4]);
+        const text = JSON.stringify(parsed.notes[0].x);
         const at = meta.indexOf(text);
         const replacement = "42".padEnd(Buffer.byteLength(text), " ");
         s.bytes.write(replacement, s.metaStart + Buffer.byteLength(meta.slice(0, at)), "utf8");
