@@ -91,7 +91,7 @@ export class VectorStore {
   reserve(slots: number, dim: number): void {
     if (this.dimension === 0) this.dimension = dim;
     if (dim !== this.dimension || slots <= this.capacity) return;
-    this.ensureCapacity(slots);
+    this.ensureCapacity(slots, true);
   }
 
   /** Stores a vector (normalized, then quantized) and returns its slot. */
@@ -279,9 +279,12 @@ export class VectorStore {
   private view: Int8Array | null = null;
 
   /** Room for `slots` slots, grown a block at a time (WebAssembly memory grows in place; views are renewed). */
-  private ensureCapacity(slots: number): void {
+  private ensureCapacity(slots: number, exact = false): void {
     if (slots <= this.capacity) return;
-    const capacity = Math.ceil(slots / BLOCK_SLOTS) * BLOCK_SLOTS;
+    // Grown by half again each time: every growth of this (external) memory nudges the garbage collector,
+    // and a block at a time meant a hundred of them while indexing a large vault. Untouched pages cost no RSS.
+    const wanted = exact ? slots : Math.max(slots, Math.floor(this.capacity * 1.5));
+    const capacity = Math.ceil(wanted / BLOCK_SLOTS) * BLOCK_SLOTS;
     if (!this.memory) {
       this.stride = Math.ceil(this.dimension / 16) * 16;
       this.outAt = align16(this.queryAt + this.stride);
