@@ -95,7 +95,7 @@ export interface ShardTexts {
   textAt(i: number): string;
 }
 
-/** The analyzed words of a shard's chunks (see TextIndex.addAnalyzed). Chunk i owns entries termStart[i]..termStart[i+1]. */
+/** The analyzed words of a shard's chunks (see TextIndex.addBlock). Chunk i owns entries termStart[i]..termStart[i+1]. */
 export interface StoredText {
   dictionary: string[];
   termStart: Uint32Array;

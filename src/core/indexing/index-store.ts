@@ -198,6 +198,8 @@ export class IndexStore {
     const claimed = new Uint8Array(firstSlot >= 0 ? vectorCount : 0);
     let i = 0;
     const info: ShardInfo = { paths: new Set(), chunks: 0 };
+    // Text-index owners by chunk position (undefined: a chunk left out).
+    const owners: (ChunkRecord | undefined)[] = reanalyze ? [] : new Array<ChunkRecord | undefined>(text.lengths.length);
     for (const note of shard.notes) {
       // A note can only be in one shard; if a damaged index lists it twice, the first copy wins.
       if (this.notes.has(note.path)) {
@@ -220,7 +222,7 @@ export class IndexStore {
         }
         this.chunkCount++;
         if (reanalyze) rec.textSlot = this.text.add({ ...rec.chunk, text: shard.texts.textAt(i) }, rec);
-        else rec.textSlot = this.text.addAnalyzed(rec, terms, text.termIdx, text.weights, text.termStart[i], text.termStart[i + 1], text.lengths[i]);
+        else owners[i] = rec;
         i++;
         if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
       }
@@ -228,6 +230,13 @@ export class IndexStore {
         note.vectorsOnDisk = onDisk;
         this.vectorsOnDisk += onDisk;
       }
+    }
+    if (!reanalyze) {
+      // The whole shard's words in one step (stored analysis, sorted by word into one block).
+      const first = this.text.addBlock(owners, terms, text.termStart, text.termIdx, text.weights, text.lengths);
+      owners.forEach((rec, k) => {
+        if (rec) rec.textSlot = first + k;
+      });
     }
     // Vectors of notes skipped as duplicates belong to nobody.
     for (let v = 0; v < claimed.length; v++) if (claimed[v] === 0) this.vectors.remove(firstSlot + v);

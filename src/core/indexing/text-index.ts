@@ -40,10 +40,26 @@ export interface TextHit<T> {
   coverage: number;
 }
 
+/**
+ * A word's postings: the ones added one by one (docs/weights/length, in slot order), and the ones loaded
+ * with a shard, which stay in that shard's block: `segments` holds (block, from, to) triples.
+ */
 interface Postings {
   docs: Int32Array;
   weights: Float32Array;
   length: number;
+  segments: Int32Array | null;
+  segmentCount: number;
+}
+
+/** A loaded shard's postings, term-major: each word's documents are one run of docs/weights. */
+interface Block {
+  docs: Int32Array;
+  weights: Float32Array;
+}
+
+function newPostings(): Postings {
+  return { docs: new Int32Array(2), weights: new Float32Array(2), length: 0, segments: null, segmentCount: 0 };
 }
 
 /** A word's posting list, resolved once per shard dictionary when loading (opaque outside this file). */
@@ -96,6 +112,7 @@ function forEachField(chunk: Chunk, visit: (text: string, boost: number) => void
 export class TextIndex<T> {
   private terms = new Map<string, Postings>();
   private owners: (T | undefined)[] = [];
+  private blocks: Block[] = [];
   private lengths = new Float32Array(1024);
   private live = new Uint8Array(1024);
   private liveCount = 0;
@@ -116,6 +133,7 @@ export class TextIndex<T> {
   clear(): void {
     this.terms = new Map();
     this.owners = [];
+    this.blocks = [];
     this.lengths = new Float32Array(1024);
     this.live = new Uint8Array(1024);
     this.liveCount = 0;
@@ -142,7 +160,7 @@ export class TextIndex<T> {
       const post = (word: string) => {
         let p = this.terms.get(word);
         if (p === undefined) {
-          p = { docs: new Int32Array(2), weights: new Float32Array(2), length: 0 };
+          p = newPostings();
           this.terms.set(word, p);
           this.notePrefix(word);
         } else if (p.length > 0 && p.docs[p.length - 1] === slot) {
@@ -164,12 +182,12 @@ export class TextIndex<T> {
     }
   }
 
-  /** Posting lists for a shard's dictionary (created when new), for addAnalyzed(). */
+  /** Posting lists for a shard's dictionary (created when new), for addBlock(). */
   resolveTerms(dictionary: readonly string[]): TermRef[] {
     return dictionary.map((word) => {
       let p = this.terms.get(word);
       if (p === undefined) {
-        p = { docs: new Int32Array(2), weights: new Float32Array(2), length: 0 };
+        p = newPostings();
         this.terms.set(word, p);
         this.notePrefix(word);
       }
@@ -177,22 +195,43 @@ export class TextIndex<T> {
     });
   }
 
-  /** Adds a chunk from its stored analysis (no tokenizing): terms[termIdx[i]] has weight weights[i], i in [from, to). Returns its slot. */
-  addAnalyzed(owner: T, terms: readonly TermRef[], termIdx: Uint32Array, weights: Float32Array, from: number, to: number, length: number): number {
-    const slot = this.owners.length;
-    this.owners.push(owner);
-    this.ensureCapacity(slot + 1);
-    for (let i = from; i < to; i++) {
-      const p = terms[termIdx[i]];
-      if (p === undefined) continue;
-      if (p.length > 0 && p.docs[p.length - 1] === slot) p.weights[p.length - 1] += weights[i];
-      else append(p, slot, weights[i]);
+  /**
+   * Adds a whole shard's chunks from their stored analysis in one step: chunk i (owner owners[i], undefined
+   * for one to leave out) has words terms[termIdx[e]] with weights[e] for e in termStart[i]..termStart[i+1].
+   * The postings are sorted by word into one block (a counting sort inside the shard), instead of half a
+   * million chunks' words being appended to a hundred thousand growing lists. Returns the first slot
+   * (chunk i is slot first + i).
+   */
+  addBlock(owners: readonly (T | undefined)[], terms: readonly TermRef[], termStart: Uint32Array, termIdx: Uint32Array, weights: Float32Array, lengths: Float32Array): number {
+    const first = this.owners.length;
+    const count = owners.length;
+    this.ensureCapacity(first + count);
+    for (let i = 0; i < count; i++) {
+      const owner = owners[i];
+      this.owners.push(owner);
+      this.lengths[first + i] = lengths[i];
+      if (owner === undefined) continue;
+      this.live[first + i] = 1;
+      this.liveCount++;
+      this.totalLength += lengths[i];
     }
-    this.lengths[slot] = length;
-    this.live[slot] = 1;
-    this.liveCount++;
-    this.totalLength += length;
-    return slot;
+    const entries = termStart[count];
+    const starts = new Uint32Array(terms.length + 1);
+    for (let e = 0; e < entries; e++) starts[termIdx[e] + 1]++;
+    for (let t = 0; t < terms.length; t++) starts[t + 1] += starts[t];
+    const cursor = starts.slice(0, terms.length);
+    const block: Block = { docs: new Int32Array(entries), weights: new Float32Array(entries) };
+    for (let i = 0; i < count; i++) {
+      for (let e = termStart[i]; e < termStart[i + 1]; e++) {
+        const at = cursor[termIdx[e]]++;
+        block.docs[at] = first + i;
+        block.weights[at] = weights[e];
+      }
+    }
+    const id = this.blocks.length;
+    this.blocks.push(block);
+    for (let t = 0; t < terms.length; t++) if (starts[t + 1] > starts[t]) addSegment(terms[t], id, starts[t], starts[t + 1]);
+    return first;
   }
 
   removeSlot(slot: number): void {
@@ -256,24 +295,31 @@ export class TextIndex<T> {
     // "photographs and photons".
     const best = this.bestScratch;
     let groupTouched: number[] = [];
-    const score = (word: string, p: Postings, wordNo: number, factor: number) => {
+    const live = this.live;
+    const lengths = this.lengths;
+    const score = (word: string, p: Postings, wordNo: number, factor: number): number => {
       this.compactList(word, p);
-      if (p.length === 0) return;
-      const idf = factor * idfOf(p.length);
-      const { docs, weights, length } = p;
-      for (let i = 0; i < length; i++) {
-        const slot = docs[i];
-        const tf = weights[i];
-        const norm = K1 * (1 - B + (B * this.lengths[slot]) / avgLength);
-        const s = (idf * tf * (K1 + 1)) / (tf + norm);
-        if (mark[slot] !== wordNo) {
-          mark[slot] = wordNo;
-          if (matched[slot] === 0) touched.push(slot);
-          matched[slot]++;
-          groupTouched.push(slot);
+      const df = this.liveDocs(p);
+      if (df === 0) return 0;
+      const idf = factor * idfOf(df);
+      // Removed documents may linger in loaded blocks: they are skipped, never scored.
+      this.forEachRun(p, (docs, weights, from, to) => {
+        for (let i = from; i < to; i++) {
+          const slot = docs[i];
+          if (live[slot] === 0) continue;
+          const tf = weights[i];
+          const norm = K1 * (1 - B + (B * lengths[slot]) / avgLength);
+          const s = (idf * tf * (K1 + 1)) / (tf + norm);
+          if (mark[slot] !== wordNo) {
+            mark[slot] = wordNo;
+            if (matched[slot] === 0) touched.push(slot);
+            matched[slot]++;
+            groupTouched.push(slot);
+          }
+          if (s > best[slot]) best[slot] = s;
         }
-        if (s > best[slot]) best[slot] = s;
-      }
+      });
+      return df;
     };
 
     let totalIdf = 0;
@@ -283,17 +329,13 @@ export class TextIndex<T> {
       let df = 0;
       for (const variant of group.variants) {
         const p = this.terms.get(variant);
-        if (p) {
-          score(variant, p, wordNo, 1);
-          df = Math.max(df, p.length);
-        }
+        if (p) df = Math.max(df, score(variant, p, wordNo, 1));
       }
       if (g === groups.length - 1) {
         for (const completion of this.completions(group.surface)) {
           if (group.variants.includes(completion)) continue;
           const p = this.terms.get(completion) as Postings;
-          score(completion, p, wordNo, PREFIX_FACTOR);
-          df = Math.max(df, p.length);
+          df = Math.max(df, score(completion, p, wordNo, PREFIX_FACTOR));
         }
       }
       // A word found nowhere weighs as the rarest word would.
@@ -332,7 +374,7 @@ export class TextIndex<T> {
     for (const word of bucket) if (word !== prefix && word.startsWith(prefix) && this.terms.has(word)) found.add(word);
     const list = [...found];
     if (list.length <= MAX_COMPLETIONS) return list;
-    return list.sort((a, b) => (this.terms.get(b)?.length ?? 0) - (this.terms.get(a)?.length ?? 0)).slice(0, MAX_COMPLETIONS);
+    return list.sort((a, b) => postingCount(this.terms.get(b)) - postingCount(this.terms.get(a))).slice(0, MAX_COMPLETIONS);
   }
 
   private notePrefix(word: string): void {
@@ -341,6 +383,28 @@ export class TextIndex<T> {
     const bucket = this.byPrefix.get(key);
     if (bucket) bucket.push(word);
     else this.byPrefix.set(key, [word]);
+  }
+
+  /** Every run of a word's postings: the ones added one by one, then its runs in loaded blocks. */
+  private forEachRun(p: Postings, visit: (docs: Int32Array, weights: Float32Array, from: number, to: number) => void): void {
+    if (p.length > 0) visit(p.docs, p.weights, 0, p.length);
+    const segments = p.segments;
+    for (let k = 0; k < p.segmentCount; k++) {
+      const block = this.blocks[(segments as Int32Array)[3 * k]];
+      visit(block.docs, block.weights, (segments as Int32Array)[3 * k + 1], (segments as Int32Array)[3 * k + 2]);
+    }
+  }
+
+  /** Documents that contain the word and are still in the index (its BM25 document frequency). */
+  private liveDocs(p: Postings): number {
+    let df = p.length;
+    if (p.segmentCount === 0) return df;
+    const live = this.live;
+    this.forEachRun(p, (docs, _weights, from, to) => {
+      if (docs === p.docs) return;
+      for (let i = from; i < to; i++) df += live[docs[i]];
+    });
+    return df;
   }
 
   /** Removes dead documents from one posting list, in place; drops the word when nothing is left. */
@@ -358,7 +422,7 @@ export class TextIndex<T> {
     }
     if (out === length) return;
     p.length = out;
-    if (out === 0) this.terms.delete(word);
+    if (out === 0 && p.segmentCount === 0) this.terms.delete(word);
     else if (out < docs.length / 4) {
       p.docs = docs.slice(0, out + 2);
       p.weights = weights.slice(0, out + 2);
@@ -375,6 +439,28 @@ export class TextIndex<T> {
     live.set(this.live);
     this.live = live;
   }
+}
+
+/** A word's postings in loaded blocks: (block, from, to), in a typed array grown by doubling. */
+function addSegment(p: Postings, block: number, from: number, to: number): void {
+  const at = 3 * p.segmentCount;
+  if (p.segments === null || at + 3 > p.segments.length) {
+    const grown = new Int32Array(Math.max(6, (p.segments?.length ?? 0) * 2));
+    if (p.segments) grown.set(p.segments);
+    p.segments = grown;
+  }
+  p.segments[at] = block;
+  p.segments[at + 1] = from;
+  p.segments[at + 2] = to;
+  p.segmentCount++;
+}
+
+/** Postings of a word, removed documents included (for ordering completions). */
+function postingCount(p: Postings | undefined): number {
+  if (!p) return 0;
+  let n = p.length;
+  for (let k = 0; k < p.segmentCount; k++) n += (p.segments as Int32Array)[3 * k + 2] - (p.segments as Int32Array)[3 * k + 1];
+  return n;
 }
 
 function append(p: Postings, slot: number, weight: number): void {

@@ -6,6 +6,7 @@ import { TextIndex } from "../../../src/core/indexing/text-index";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
 import { VectorStore } from "../../../src/core/indexing/vector-store";
 import type { Chunk } from "../../../src/core/indexing/chunk";
+import { analyzeChunk } from "../../../src/core/indexing/text-index";
 import { makeSnippet } from "../../../src/core/search/snippet";
 
 function chunk(id: string, text: string, extra: Partial<Chunk> = {}): Chunk {
@@ -127,6 +128,57 @@ function idIndex() {
 }
 
 describe("TextIndex", () => {
+  it("a shard loaded as one block scores exactly like the same chunks added one by one, after removals and compaction too", async () => {
+    const words = ["compost", "garden", "tomato", "bees", "orchard", "soil", "water", "sun", "photosynthesis", "leaf", "root", "prune"];
+    let seed = 5;
+    const pick = () => words[(seed = (seed * 48271) % 2147483647) % words.length];
+    const chunks = Array.from({ length: 300 }, (_, i) =>
+      chunk(`c${i}`, Array.from({ length: 5 + (i % 17) }, pick).join(" "), { title: i % 7 === 0 ? `Garden ${pick()}` : `Note ${i}`, headings: i % 3 === 0 ? [pick()] : [] }),
+    );
+    const oneByOne = new TextIndex<string>();
+    const slotsA = chunks.map((c) => oneByOne.add(c, c.id));
+    // The block: the chunks' stored analysis, as a shard file holds it.
+    const loaded = new TextIndex<string>();
+    const dictionary: string[] = [];
+    const idOf = new Map<string, number>();
+    const termStart = new Uint32Array(chunks.length + 1);
+    const termIdx: number[] = [];
+    const weights: number[] = [];
+    const lengths = new Float32Array(chunks.length);
+    chunks.forEach((c, i) => {
+      const analyzed = analyzeChunk(c);
+      analyzed.terms.forEach((t, k) => {
+        if (!idOf.has(t)) idOf.set(t, dictionary.push(t) - 1);
+        termIdx.push(idOf.get(t)!);
+        weights.push(analyzed.weights[k]);
+      });
+      termStart[i + 1] = termIdx.length;
+      lengths[i] = analyzed.length;
+    });
+    const first = loaded.addBlock(chunks.map((c) => c.id), loaded.resolveTerms(dictionary), termStart, Uint32Array.from(termIdx), Float32Array.from(weights), lengths);
+    const same = () => {
+      for (const q of ["compost", "garden tomato", "bees orchard soil", "photo", "water sun leaf root prune", "nothing"]) {
+        const a = oneByOne.searchNow(q, 20).map((h) => [h.owner, h.score.toFixed(6), h.matched, h.coverage.toFixed(6)]);
+        const b = loaded.searchNow(q, 20).map((h) => [h.owner, h.score.toFixed(6), h.matched, h.coverage.toFixed(6)]);
+        expect({ q, b }).toEqual({ q, b: a });
+      }
+    };
+    same();
+    for (let i = 0; i < chunks.length; i += 4) {
+      oneByOne.removeSlot(slotsA[i]);
+      loaded.removeSlot(first + i);
+    }
+    same();
+    const extra = chunk("new", "compost compost bees", { title: "Fresh" });
+    oneByOne.add(extra, extra.id);
+    loaded.add(extra, extra.id);
+    same();
+    await oneByOne.compact(async () => undefined);
+    await loaded.compact(async () => undefined);
+    same();
+    expect(loaded.size).toBe(oneByOne.size);
+  });
+
   it("scores with field boosts, removes lazily and compacts", async () => {
     const index = idIndex();
     index.add([
