@@ -1,7 +1,8 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import type { ChunkRecord, NoteRecord } from "./index-records";
-import { encodeShard, IndexLoadError, readShardTexts, type ShardEntry, type ShardTexts, SHARD_MAX_CHUNKS, writeShard, type DecodedShard } from "./index-persistence";
+import { IndexLoadError, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
+import { encodeShard, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
 import { VectorStore } from "./vector-store";
 import type { WorkSlicer } from "./work-slicer";
@@ -233,7 +234,7 @@ export class IndexStore {
     }
     if (!reanalyze) {
       // The whole shard's words in one step (stored analysis, sorted by word into one block).
-      const first = this.text.addBlock(owners, terms, text.termStart, text.termIdx, text.weights, text.lengths);
+      const first = this.text.addBlock(owners, terms, text);
       owners.forEach((rec, k) => {
         if (rec) rec.textSlot = first + k;
       });

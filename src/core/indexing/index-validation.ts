@@ -1,4 +1,5 @@
-import type { Manifest, ShardEntry, StoredText } from "./index-persistence";
+import type { Manifest, ShardEntry } from "./index-persistence";
+import type { StoredText } from "./shard-codec";
 
 /**
  * Structure checks for what is read back from .krypton/index. Checksums prove a file is the one that was
@@ -37,32 +38,56 @@ export function storedNotesProblemV2(raw: unknown): string | null {
   return null;
 }
 
-/** Why a format-4 shard's notes and chunk columns are impossible, or null. */
-export function storedShardMetaProblem(raw: unknown): string | null {
+/**
+ * Why a shard's note listing (paths, mtimes, sizes, chunk counts; shard-codec.ts) is impossible, or null.
+ * `count`: the shard's chunk count, which the chunk counts must add up to (null: not known here).
+ */
+export function storedListingProblem(raw: unknown, count: number | null): string | null {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "its note list is not a list";
+  const { p, m, s, n, l } = raw as Record<string, unknown>;
+  if (!Array.isArray(p) || !Array.isArray(m) || !Array.isArray(s) || !Array.isArray(n)) return "its note list is not a list";
+  if (m.length !== p.length || s.length !== p.length || n.length !== p.length) return "its note list columns differ in length";
+  let chunks = 0;
+  for (let k = 0; k < p.length; k++) {
+    const path = p[k] as unknown;
+    if (typeof path !== "string" || path === "") return "a note has no path";
+    if (!isFiniteNumber(m[k]) || !isFiniteNumber(s[k])) return `note ${path} has an invalid time or size`;
+    if (!isCount(n[k])) return `note ${path} has no chunk count`;
+    chunks += n[k] as number;
+  }
+  if (count !== null && chunks !== count) return "its notes' chunk counts do not add up to its chunks";
+  if (l !== undefined && (!Array.isArray(l) || !l.every((e) => Array.isArray(e) && isCount(e[0]) && (e[0] as number) < p.length && typeof e[1] === "string"))) {
+    return "its list of notes indexed in part is malformed";
+  }
+  return null;
+}
+
+/** Why a shard's notes and chunk columns (the meta part) are impossible, or null. `paths`/`counts`: from its listing. */
+export function storedShardMetaProblem(raw: unknown, paths: readonly string[], counts: readonly number[]): string | null {
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "its note list is not a list";
   const { trails, notes } = raw as { trails?: unknown; notes?: unknown };
   if (!Array.isArray(trails) || !trails.every(isStringList)) return "its heading trails are malformed";
   if (!Array.isArray(notes)) return "its note list is not a list";
-  for (const n of notes as unknown[]) {
+  if (notes.length !== paths.length) return "its notes and its note listing differ";
+  for (let k = 0; k < notes.length; k++) {
+    const n = notes[k] as unknown;
+    const path = paths[k];
     if (!n || typeof n !== "object") return "a note entry is not an object";
     const note = n as Record<string, unknown>;
-    if (typeof note.p !== "string" || note.p === "") return "a note has no path";
-    if (typeof note.h !== "string") return `note ${note.p} has no content hash`;
-    if (!isFiniteNumber(note.m) || !isFiniteNumber(note.s)) return `note ${note.p} has an invalid time or size`;
-    if (typeof note.t !== "string" || !isStringList(note.a) || !isStringList(note.g)) return `note ${note.p} has a malformed title, aliases or tags`;
-    const count = note.n;
-    if (typeof count !== "number" || !Number.isInteger(count) || count < 0) return `note ${note.p} has no chunk count`;
+    if (typeof note.h !== "string") return `note ${path} has no content hash`;
+    if (typeof note.t !== "string" || !isStringList(note.a) || !isStringList(note.g)) return `note ${path} has a malformed title, aliases or tags`;
+    const count = counts[k];
     const { hd, ln, x, i } = note;
-    if (!Array.isArray(hd) || hd.length !== count || !hd.every((t) => Number.isInteger(t) && t >= 0 && t < trails.length)) return `a chunk of ${note.p} has malformed headings`;
-    if (typeof x !== "string" || x.length !== count * 16) return `a chunk of ${note.p} has no text hash`;
-    if (i !== undefined && (!isStringList(i) || i.length !== count || i.some((id) => id === ""))) return `a chunk of ${note.p} has no id`;
-    if (!Array.isArray(ln) || ln.length !== 2 * count) return `a chunk of ${note.p} has an impossible line range`;
+    if (!Array.isArray(hd) || hd.length !== count || !hd.every((t) => Number.isInteger(t) && t >= 0 && t < trails.length)) return `a chunk of ${path} has malformed headings`;
+    if (typeof x !== "string" || x.length !== count * 16) return `a chunk of ${path} has no text hash`;
+    if (i !== undefined && (!isStringList(i) || i.length !== count || i.some((id) => id === ""))) return `a chunk of ${path} has no id`;
+    if (!Array.isArray(ln) || ln.length !== 2 * count) return `a chunk of ${path} has an impossible line range`;
     let previousStart = 0;
-    for (let k = 0; k < count; k++) {
-      const startLine = ln[2 * k] as unknown;
-      const endLine = ln[2 * k + 1] as unknown;
-      if (!isLine(startLine) || !isLine(endLine) || endLine < startLine) return `a chunk of ${note.p} has an impossible line range`;
-      if (startLine < previousStart) return `the chunks of ${note.p} are out of order (line ${startLine} after ${previousStart})`;
+    for (let c = 0; c < count; c++) {
+      const startLine = ln[2 * c] as unknown;
+      const endLine = ln[2 * c + 1] as unknown;
+      if (!isLine(startLine) || !isLine(endLine) || endLine < startLine) return `a chunk of ${path} has an impossible line range`;
+      if (startLine < previousStart) return `the chunks of ${path} are out of order (line ${startLine} after ${previousStart})`;
       previousStart = startLine;
     }
   }
@@ -73,18 +98,32 @@ function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((x) => typeof x === "string");
 }
 
-/** Why a shard's stored word index is impossible (offsets that go backwards, zero lengths, NaN weights), or null. */
+/**
+ * Why a shard's stored words are impossible (offsets that go backwards, chunks out of range or out of order,
+ * zero lengths, NaN weights), or null.
+ */
 export function storedTextProblem(text: StoredText, count: number): string | null {
-  const { termStart, lengths, weights } = text;
-  if (termStart[0] !== 0) return "its word offsets do not start at 0";
-  for (let i = 0; i < count; i++) {
-    if (termStart[i + 1] < termStart[i]) return `its word offsets go backwards at chunk ${i}`;
-    // A chunk with words has a positive boosted length (zero only for a chunk without a single word).
-    const hasWords = termStart[i + 1] > termStart[i];
-    if (!Number.isFinite(lengths[i]) || lengths[i] < 0 || (hasWords && lengths[i] === 0)) return `chunk ${i} has an impossible length (${lengths[i]})`;
+  const { postingStart, pairs, pairWeights, lengths, dictionary } = text;
+  const words = dictionary.length;
+  if (postingStart.length !== words + 1 || postingStart[0] !== 0 || postingStart[words] * 2 !== pairs.length) return "its word offsets do not match its postings";
+  const hasWords = new Uint8Array(count);
+  for (let w = 0; w < words; w++) if (postingStart[w + 1] < postingStart[w]) return `its word offsets go backwards at word ${w}`;
+  for (let w = 0; w < words; w++) {
+    const from = postingStart[w];
+    const to = postingStart[w + 1];
+    let previous = -1;
+    for (let e = from; e < to; e++) {
+      const chunk = pairs[2 * e];
+      if (chunk >= count || chunk <= previous) return `a posting of word ${w} names chunk ${chunk} out of order or range`;
+      previous = chunk;
+      hasWords[chunk] = 1;
+      const weight = pairWeights[2 * e + 1];
+      if (!(weight > 0) || !Number.isFinite(weight)) return `a word weight is impossible (${weight})`;
+    }
   }
-  for (let i = 0; i < weights.length; i++) {
-    if (!(weights[i] > 0) || !Number.isFinite(weights[i])) return `a word weight is impossible (${weights[i]})`;
+  for (let i = 0; i < count; i++) {
+    // A chunk with words has a positive boosted length (zero only for a chunk without a single word).
+    if (!Number.isFinite(lengths[i]) || lengths[i] < 0 || (hasWords[i] === 1 && lengths[i] === 0)) return `chunk ${i} has an impossible length (${lengths[i]})`;
   }
   return null;
 }

@@ -1,5 +1,6 @@
 import type { Chunk } from "./chunk";
 import { analyzeQuery, detectLanguage, forEachTerm, type Language } from "./text-analyzer";
+import { pickCompletions, PREFIX_KEY, scoreQuery, ScoringScratch, type PostingRun, type WordPostings } from "./text-scoring";
 
 /**
  * Full-text search over chunks: an inverted index with BM25 scoring and field boosts (BM25F-style: a word
@@ -18,12 +19,6 @@ import { analyzeQuery, detectLanguage, forEachTerm, type Language } from "./text
  */
 export const FIELD_BOOST = { title: 3, aliases: 3, tags: 2, headings: 2, path: 1.5, content: 1 } as const;
 
-const K1 = 1.2;
-/** Letters a half-typed last word needs before its completions are searched, and how much they count. */
-const PREFIX_KEY = 3;
-const PREFIX_FACTOR = 0.7;
-const MAX_COMPLETIONS = 24;
-const B = 0.75;
 
 export interface TextHit<T> {
   owner: T;
@@ -64,6 +59,15 @@ function newPostings(): Postings {
 
 /** A word's posting list, resolved once per shard dictionary when loading (opaque outside this file). */
 export type TermRef = Postings;
+
+/** A shard's stored words as addBlock takes them (StoredText in shard-codec.ts). */
+export interface StoredWords {
+  lengths: Float32Array;
+  postingStart: Uint32Array;
+  /** Interleaved (chunk, weight) pairs: chunk at 2e, its weight at 2e + 1 (of pairWeights, a view of the same words). */
+  pairs: Uint32Array;
+  pairWeights: Float32Array;
+}
 
 /** A chunk's distinct words with their boosted counts, and its boosted length: what shard files store. */
 export interface AnalyzedChunk {
@@ -118,11 +122,7 @@ export class TextIndex<T> {
   private liveCount = 0;
   private totalLength = 0;
   private deadPostings = 0;
-  private scratch = new Float32Array(0);
-  private matchedScratch = new Uint8Array(0);
-  private wordMark = new Uint16Array(0);
-  private bestScratch = new Float32Array(0);
-  private coverageScratch = new Float32Array(0);
+  private scratch = new ScoringScratch();
   /** Words longer than PREFIX_KEY letters, by their first PREFIX_KEY letters: prefix search as you type. */
   private byPrefix = new Map<string, string[]>();
 
@@ -139,11 +139,7 @@ export class TextIndex<T> {
     this.liveCount = 0;
     this.totalLength = 0;
     this.deadPostings = 0;
-    this.scratch = new Float32Array(0);
-    this.matchedScratch = new Uint8Array(0);
-    this.wordMark = new Uint16Array(0);
-    this.bestScratch = new Float32Array(0);
-    this.coverageScratch = new Float32Array(0);
+    this.scratch = new ScoringScratch();
     this.byPrefix = new Map();
   }
 
@@ -197,15 +193,14 @@ export class TextIndex<T> {
 
   /**
    * Adds a whole shard's chunks from their stored analysis in one step: chunk i (owner owners[i], undefined
-   * for one to leave out) has words terms[termIdx[e]] with weights[e] for e in termStart[i]..termStart[i+1].
-   * The postings are sorted by word into one block (a counting sort inside the shard), instead of half a
-   * million chunks' words being appended to a hundred thousand growing lists. Returns the first slot
-   * (chunk i is slot first + i).
+   * for one to leave out) with its stored length, and each word's postings, which shards store term-major
+   * (shard-codec.ts), become one run of one block. Returns the first slot (chunk i is slot first + i).
    */
-  addBlock(owners: readonly (T | undefined)[], terms: readonly TermRef[], termStart: Uint32Array, termIdx: Uint32Array, weights: Float32Array, lengths: Float32Array): number {
+  addBlock(owners: readonly (T | undefined)[], terms: readonly TermRef[], words: StoredWords): number {
     const first = this.owners.length;
     const count = owners.length;
     this.ensureCapacity(first + count);
+    const { lengths, postingStart, pairs, pairWeights } = words;
     for (let i = 0; i < count; i++) {
       const owner = owners[i];
       this.owners.push(owner);
@@ -215,22 +210,15 @@ export class TextIndex<T> {
       this.liveCount++;
       this.totalLength += lengths[i];
     }
-    const entries = termStart[count];
-    const starts = new Uint32Array(terms.length + 1);
-    for (let e = 0; e < entries; e++) starts[termIdx[e] + 1]++;
-    for (let t = 0; t < terms.length; t++) starts[t + 1] += starts[t];
-    const cursor = starts.slice(0, terms.length);
+    const entries = postingStart[terms.length];
     const block: Block = { docs: new Int32Array(entries), weights: new Float32Array(entries) };
-    for (let i = 0; i < count; i++) {
-      for (let e = termStart[i]; e < termStart[i + 1]; e++) {
-        const at = cursor[termIdx[e]]++;
-        block.docs[at] = first + i;
-        block.weights[at] = weights[e];
-      }
+    for (let e = 0; e < entries; e++) {
+      block.docs[e] = first + pairs[2 * e];
+      block.weights[e] = pairWeights[2 * e + 1];
     }
     const id = this.blocks.length;
     this.blocks.push(block);
-    for (let t = 0; t < terms.length; t++) if (starts[t + 1] > starts[t]) addSegment(terms[t], id, starts[t], starts[t + 1]);
+    for (let t = 0; t < terms.length; t++) if (postingStart[t + 1] > postingStart[t]) addSegment(terms[t], id, postingStart[t], postingStart[t + 1]);
     return first;
   }
 
@@ -271,110 +259,48 @@ export class TextIndex<T> {
 
   searchNow(query: string, limit: number): TextHit<T>[] {
     if (this.liveCount === 0 || limit <= 0) return [];
-    const groups = analyzeQuery(query).slice(0, 255);
-    if (groups.length === 0) return [];
-    const slots = this.owners.length;
-    if (this.scratch.length < slots) {
-      this.scratch = new Float32Array(Math.max(slots, this.scratch.length * 2));
-      this.matchedScratch = new Uint8Array(this.scratch.length);
-      this.wordMark = new Uint16Array(this.scratch.length);
-      this.bestScratch = new Float32Array(this.scratch.length);
-      this.coverageScratch = new Float32Array(this.scratch.length);
-    }
-    const scores = this.scratch;
-    const matched = this.matchedScratch;
-    const mark = this.wordMark;
-    const covered = this.coverageScratch;
-    const touched: number[] = [];
-    const avgLength = this.totalLength / this.liveCount || 1;
-    const n = this.liveCount;
-    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-
-    // A query word counts once per chunk: the best of its forms (stems in several languages, and for a
-    // half-typed last word its completions, counted a little less), so "photo" does not favour
-    // "photographs and photons".
-    const best = this.bestScratch;
-    let groupTouched: number[] = [];
-    const live = this.live;
-    const lengths = this.lengths;
-    const score = (word: string, p: Postings, wordNo: number, factor: number): number => {
-      this.compactList(word, p);
-      const df = this.liveDocs(p);
-      if (df === 0) return 0;
-      const idf = factor * idfOf(df);
-      // Removed documents may linger in loaded blocks: they are skipped, never scored.
-      this.forEachRun(p, (docs, weights, from, to) => {
-        for (let i = from; i < to; i++) {
-          const slot = docs[i];
-          if (live[slot] === 0) continue;
-          const tf = weights[i];
-          const norm = K1 * (1 - B + (B * lengths[slot]) / avgLength);
-          const s = (idf * tf * (K1 + 1)) / (tf + norm);
-          if (mark[slot] !== wordNo) {
-            mark[slot] = wordNo;
-            if (matched[slot] === 0) touched.push(slot);
-            matched[slot]++;
-            groupTouched.push(slot);
-          }
-          if (s > best[slot]) best[slot] = s;
-        }
-      });
-      return df;
-    };
-
-    let totalIdf = 0;
-    groups.forEach((group, g) => {
-      const wordNo = g + 1;
-      groupTouched = [];
-      let df = 0;
-      for (const variant of group.variants) {
-        const p = this.terms.get(variant);
-        if (p) df = Math.max(df, score(variant, p, wordNo, 1));
-      }
-      if (g === groups.length - 1) {
-        for (const completion of this.completions(group.surface)) {
-          if (group.variants.includes(completion)) continue;
-          const p = this.terms.get(completion) as Postings;
-          df = Math.max(df, score(completion, p, wordNo, PREFIX_FACTOR));
-        }
-      }
-      // A word found nowhere weighs as the rarest word would.
-      const weight = idfOf(df);
-      totalIdf += weight;
-      for (const slot of groupTouched) {
-        scores[slot] += best[slot];
-        best[slot] = 0;
-        covered[slot] += weight;
-      }
-    });
-
-    const hits = topSlots(touched, scores, limit).map((slot) => ({
-      owner: this.owners[slot] as T,
-      slot,
-      score: scores[slot],
-      matched: matched[slot],
-      coverage: totalIdf > 0 ? Math.min(1, covered[slot] / totalIdf) : 0,
+    return scoreQuery(analyzeQuery(query), this.postings(), limit, this.scratch).map((hit) => ({
+      owner: this.owners[hit.doc] as T,
+      slot: hit.doc,
+      score: hit.score,
+      matched: hit.matched,
+      coverage: hit.coverage,
     }));
-    for (const slot of touched) {
-      scores[slot] = 0;
-      matched[slot] = 0;
-      mark[slot] = 0;
-      covered[slot] = 0;
-    }
-    // Ties in document order (the order notes were indexed in).
-    return hits.sort((a, b) => b.score - a.score || a.slot - b.slot);
   }
 
-  /** Indexed words that start with `prefix` (not the word itself), the most common first, at most MAX_COMPLETIONS. */
+  /** This index as the scorer reads it (text-scoring.ts). */
+  private postings(): WordPostings {
+    return {
+      docCount: this.liveCount,
+      avgLength: this.totalLength / this.liveCount || 1,
+      slotCount: this.owners.length,
+      lengths: this.lengths,
+      live: this.live,
+      runsOf: (word) => {
+        const p = this.terms.get(word);
+        if (!p) return [];
+        this.compactList(word, p);
+        const runs: PostingRun[] = [];
+        if (p.length > 0) runs.push({ docs: p.docs, weights: p.weights, from: 0, to: p.length });
+        for (let k = 0; k < p.segmentCount; k++) {
+          const segments = p.segments as Int32Array;
+          const block = this.blocks[segments[3 * k]];
+          runs.push({ docs: block.docs, weights: block.weights, from: segments[3 * k + 1], to: segments[3 * k + 2] });
+        }
+        return runs;
+      },
+      completions: (prefix) => this.completions(prefix),
+    };
+  }
+
+  /** Indexed words that start with `prefix` (not the word itself): the most common ones (pickCompletions). */
   private completions(prefix: string): string[] {
     if (prefix.length < PREFIX_KEY) return [];
     const bucket = this.byPrefix.get(prefix.slice(0, PREFIX_KEY));
     if (!bucket) return [];
-    const found = new Set<string>();
-    for (const word of bucket) if (word !== prefix && word.startsWith(prefix) && this.terms.has(word)) found.add(word);
-    const list = [...found];
-    if (list.length <= MAX_COMPLETIONS) return list;
-    return list.sort((a, b) => postingCount(this.terms.get(b)) - postingCount(this.terms.get(a))).slice(0, MAX_COMPLETIONS);
+    const found = new Map<string, number>();
+    for (const word of bucket) if (word.startsWith(prefix) && this.terms.has(word)) found.set(word, postingCount(this.terms.get(word)));
+    return pickCompletions(prefix, found);
   }
 
   private notePrefix(word: string): void {
@@ -383,28 +309,6 @@ export class TextIndex<T> {
     const bucket = this.byPrefix.get(key);
     if (bucket) bucket.push(word);
     else this.byPrefix.set(key, [word]);
-  }
-
-  /** Every run of a word's postings: the ones added one by one, then its runs in loaded blocks. */
-  private forEachRun(p: Postings, visit: (docs: Int32Array, weights: Float32Array, from: number, to: number) => void): void {
-    if (p.length > 0) visit(p.docs, p.weights, 0, p.length);
-    const segments = p.segments;
-    for (let k = 0; k < p.segmentCount; k++) {
-      const block = this.blocks[(segments as Int32Array)[3 * k]];
-      visit(block.docs, block.weights, (segments as Int32Array)[3 * k + 1], (segments as Int32Array)[3 * k + 2]);
-    }
-  }
-
-  /** Documents that contain the word and are still in the index (its BM25 document frequency). */
-  private liveDocs(p: Postings): number {
-    let df = p.length;
-    if (p.segmentCount === 0) return df;
-    const live = this.live;
-    this.forEachRun(p, (docs, _weights, from, to) => {
-      if (docs === p.docs) return;
-      for (let i = from; i < to; i++) df += live[docs[i]];
-    });
-    return df;
   }
 
   /** Removes dead documents from one posting list, in place; drops the word when nothing is left. */
@@ -476,37 +380,4 @@ function append(p: Postings, slot: number, weight: number): void {
   p.docs[p.length] = slot;
   p.weights[p.length] = weight;
   p.length++;
-}
-
-/** The `limit` best slots by score, via a small min-heap (a common word can touch every document). */
-function topSlots(slots: number[], scores: Float32Array, limit: number): number[] {
-  if (slots.length <= limit) return slots;
-  const heap: number[] = [];
-  const less = (a: number, b: number) => scores[a] < scores[b];
-  for (const slot of slots) {
-    if (heap.length < limit) {
-      heap.push(slot);
-      let i = heap.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!less(heap[i], heap[parent])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
-        i = parent;
-      }
-    } else if (scores[slot] > scores[heap[0]]) {
-      heap[0] = slot;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && less(heap[l], heap[m])) m = l;
-        if (r < heap.length && less(heap[r], heap[m])) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
-        i = m;
-      }
-    }
-  }
-  return heap;
 }

@@ -5,11 +5,14 @@ import { makeHarness, type Harness } from "./index-harness";
 
 /**
  * tests/fixtures/index-format-2 holds a vault indexed by the previous release (format 2: float32 vectors,
- * embedder hash:32). Updating Krypton must keep those vectors: no note is embedded again.
+ * embedder hash:32); index-format-4 the same vault saved in format 4 (int8 vectors, chunk-major words, no
+ * note listing). Updating Krypton must keep those vectors: no note is embedded again.
  */
-const FIXTURE = join(__dirname, "../../fixtures/index-format-2/vault");
-
-describe("VaultIndex: an index saved in the previous format (float32 vectors)", () => {
+describe.each([
+  [2, "float32 vectors"],
+  [4, "chunk-major words"],
+])("VaultIndex: an index saved in format %i (%s)", (format) => {
+  const FIXTURE = join(__dirname, `../../fixtures/index-format-${format}/vault`);
   let h: Harness;
   beforeEach(async () => {
     h = await makeHarness({});
@@ -21,7 +24,7 @@ describe("VaultIndex: an index saved in the previous format (float32 vectors)", 
 
   it("loads its vectors without re-embedding, searches by meaning, and is saved in the current format", async () => {
     const manifestPath = join(h.vault.root, ".krypton/index/manifest.json");
-    expect(JSON.parse(await fs.readFile(manifestPath, "utf8")).format).toBe(2);
+    expect(JSON.parse(await fs.readFile(manifestPath, "utf8")).format).toBe(format);
     const index = h.open();
     const status = await index.open();
     await index.idle();

@@ -1,12 +1,12 @@
 import { checksumBytes } from "../../../src/core/indexing/checksum";
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
-import { decodeShard, encodeShard, INDEX_FORMAT, IndexLoadError } from "../../../src/core/indexing/index-persistence";
+import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
+import { decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/shard-codec";
 import type { NoteRecord } from "../../../src/core/indexing/index-records";
 import { TextIndex } from "../../../src/core/indexing/text-index";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
 import { VectorStore } from "../../../src/core/indexing/vector-store";
 import type { Chunk } from "../../../src/core/indexing/chunk";
-import { analyzeChunk } from "../../../src/core/indexing/text-index";
 import { makeSnippet } from "../../../src/core/search/snippet";
 
 function chunk(id: string, text: string, extra: Partial<Chunk> = {}): Chunk {
@@ -137,25 +137,13 @@ describe("TextIndex", () => {
     );
     const oneByOne = new TextIndex<string>();
     const slotsA = chunks.map((c) => oneByOne.add(c, c.id));
-    // The block: the chunks' stored analysis, as a shard file holds it.
+    // The block: the chunks' stored analysis, as a shard file holds it (encoded and decoded for real).
     const loaded = new TextIndex<string>();
-    const dictionary: string[] = [];
-    const idOf = new Map<string, number>();
-    const termStart = new Uint32Array(chunks.length + 1);
-    const termIdx: number[] = [];
-    const weights: number[] = [];
-    const lengths = new Float32Array(chunks.length);
-    chunks.forEach((c, i) => {
-      const analyzed = analyzeChunk(c);
-      analyzed.terms.forEach((t, k) => {
-        if (!idOf.has(t)) idOf.set(t, dictionary.push(t) - 1);
-        termIdx.push(idOf.get(t)!);
-        weights.push(analyzed.weights[k]);
-      });
-      termStart[i + 1] = termIdx.length;
-      lengths[i] = analyzed.length;
-    });
-    const first = loaded.addBlock(chunks.map((c) => c.id), loaded.resolveTerms(dictionary), termStart, Uint32Array.from(termIdx), Float32Array.from(weights), lengths);
+    const records: NoteRecord[] = chunks.map((c) => ({ path: c.path, hash: "h", mtime: 1, size: 1, title: c.title, aliases: [], tags: [], shard: 0, chunks: [{ chunk: c, slot: -1, at: -1, textSlot: -1 }] }));
+    const stored = decodeShard(await encodeShard(records, 0, () => null, (rec) => rec.chunk.text as string), 0, 0).text;
+    // Sorted words: what lets a search find a word in a shard without decoding its word list.
+    expect(stored.dictionary).toEqual([...stored.dictionary].sort());
+    const first = loaded.addBlock(chunks.map((c) => c.id), loaded.resolveTerms(stored.dictionary), stored);
     const same = () => {
       for (const q of ["compost", "garden tomato", "bees orchard soil", "photo", "water sun leaf root prune", "nothing"]) {
         const a = oneByOne.searchNow(q, 20).map((h) => [h.owner, h.score.toFixed(6), h.matched, h.coverage.toFixed(6)]);

@@ -54,7 +54,7 @@ describe("VaultIndex: structure checks on load (valid checksums, impossible cont
     ["a zero chunk length", (s) => s.view.setFloat32(s.lengthsAt, 0, true), /impossible length \(0\)/],
     [
       "word offsets that go backwards",
-      (s) => s.view.setUint32(s.termStartAt + 4, s.view.getUint32(s.termStartAt + 8, true) + 1, true),
+      (s) => s.view.setUint32(s.postingStartAt + 4, s.view.getUint32(s.postingStartAt + 8, true) + 1, true),
       /offsets go backwards/,
     ],
     ["a NaN vector scale", (s) => s.view.setFloat32(s.scalesAt, NaN, true), /vector 0 is damaged \(scale NaN\)/],

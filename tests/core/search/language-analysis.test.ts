@@ -175,7 +175,7 @@ async function scrambleStoredWords(indexDir: string): Promise<void> {
   for (const shard of manifest.shards) {
     const file = join(indexDir, shard.file);
     const bytes = new Uint8Array(await readFile(file));
-    const { dictAt: dictStart, dictLength } = shardLayout(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const { wordsAt: dictStart, wordBytes: dictLength } = shardLayout(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     for (let i = dictStart; i < dictStart + dictLength; i++) if (bytes[i] >= 97 && bytes[i] <= 122) bytes[i] -= 32;
     await writeFile(file, bytes);
     sealShard(shard, bytes);

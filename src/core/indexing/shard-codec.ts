@@ -1,0 +1,701 @@
+import type { Chunk } from "./chunk";
+import type { ChunkRecord, IndexedChunk, NoteRecord } from "./index-records";
+import { storedListingProblem, storedScalesProblem, storedShardMetaProblem, storedNotesProblemV2, storedTextProblem, storedVectorsProblem } from "./index-validation";
+import { quantizeInto } from "./int8-vectors";
+import { forEachChunkWord } from "./text-index";
+import type { StoredCodes } from "./vector-store";
+
+/**
+ * The bytes of one shard file (index-persistence.ts names and checks the files). Format 5, every section
+ * 4-byte aligned, in the order a reader needs them:
+ *
+ *   header     48 bytes: signature, format, then the counts and lengths below (ShardHeader)
+ *   ─ index part: what a one-shot search reads of every shard (saved-index.ts) ─
+ *   listing    JSON columns {p, m, s, n, l?}: each note's path, mtime, size and chunk count (and why it
+ *              is indexed in part): enough to tell whether the vault changed since, without the rest
+ *   words      the shard's distinct analysed words, sorted (JavaScript string order), UTF-8 back to back,
+ *              then each word's end offset: a word is found by binary search without decoding the list
+ *   postingStart  per word, where its postings begin (term-major; one more entry at the end)
+ *   lengths    per chunk, its boosted length (BM25)
+ *   flags      per chunk, 1 when it has a vector
+ *   ─ vectors part ─  a float32 scale per vector, then the int8 codes (int8-vectors.ts)
+ *   ─ postings part ─ per word, its (chunk, weight) pairs: uint32 chunk position, float32 weight
+ *   ─ meta part ─     JSON: heading trails, and per note its hash, title, aliases, tags and chunk columns
+ *   ─ texts ─         per chunk its text's end offset, then the UTF-8 texts (read only for hits)
+ *
+ * The manifest has a checksum per part (ShardParts), so a reader can check exactly what it reads.
+ * Formats 2 (float32 vectors, texts inside the JSON) and 4 (chunk-major words) are still decoded.
+ */
+export const SHARD_FORMAT = 5;
+/** Formats decodeShard reads (older ones are rewritten in the current format at the next save, vectors kept). */
+export const READABLE_SHARD_FORMATS: readonly number[] = [2, 4, 5];
+export const HEADER_BYTES = 48;
+const MAGIC = 0x5358524b; // "KRXS" little-endian
+const HEADER_BYTES_V4 = 32;
+const HEADER_BYTES_V2 = 28;
+const HASH_DIGITS = 16;
+
+export class IndexLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "IndexLoadError";
+  }
+}
+
+/** The counts a format-5 header holds. */
+export interface ShardHeader {
+  format: number;
+  /** Chunks. */
+  count: number;
+  dim: number;
+  /** Chunks with a vector. */
+  vectors: number;
+  listingBytes: number;
+  wordCount: number;
+  wordBytes: number;
+  /** (chunk, weight) pairs. */
+  postingCount: number;
+  metaBytes: number;
+  textBytes: number;
+}
+
+/** Byte offsets of a format-5 shard's sections (from its header alone). */
+export interface ShardLayout extends ShardHeader {
+  listingAt: number;
+  wordsAt: number;
+  wordEndsAt: number;
+  postingStartAt: number;
+  lengthsAt: number;
+  flagsAt: number;
+  /** End of the index part = start of the vectors part (the scales). */
+  indexEnd: number;
+  codesAt: number;
+  vectorsEnd: number;
+  postingsEnd: number;
+  metaAt: number;
+  /** End of the meta part = start of the texts (their end offsets first). */
+  textsAt: number;
+  total: number;
+}
+
+export function shardLayout(h: ShardHeader): ShardLayout {
+  const listingAt = HEADER_BYTES;
+  const wordsAt = align4(listingAt + h.listingBytes);
+  const wordEndsAt = align4(wordsAt + h.wordBytes);
+  const postingStartAt = wordEndsAt + h.wordCount * 4;
+  const lengthsAt = postingStartAt + (h.wordCount + 1) * 4;
+  const flagsAt = lengthsAt + h.count * 4;
+  const indexEnd = align4(flagsAt + h.count);
+  const codesAt = indexEnd + h.vectors * 4;
+  const vectorsEnd = align4(codesAt + h.vectors * h.dim);
+  const postingsEnd = vectorsEnd + h.postingCount * 8;
+  const metaAt = postingsEnd;
+  const textsAt = align4(metaAt + h.metaBytes);
+  const total = textsAt + h.count * 4 + h.textBytes;
+  return { ...h, listingAt, wordsAt, wordEndsAt, postingStartAt, lengthsAt, flagsAt, indexEnd, codesAt, vectorsEnd, postingsEnd, metaAt, textsAt, total };
+}
+
+/** Reads a format-5 header; throws IndexLoadError when the bytes are not one. */
+export function readHeader(bytes: Uint8Array): ShardHeader {
+  if (bytes.length < 8) throw new IndexLoadError("shard file is truncated");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
+  const format = view.getUint32(4, true);
+  if (format !== SHARD_FORMAT) throw new IndexLoadError("shard file has another format version");
+  if (bytes.length < HEADER_BYTES) throw new IndexLoadError("shard file is truncated");
+  const at = (k: number) => view.getUint32(8 + 4 * k, true);
+  return { format, count: at(0), dim: at(1), vectors: at(2), listingBytes: at(3), wordCount: at(4), wordBytes: at(5), postingCount: at(6), metaBytes: at(7), textBytes: at(8) };
+}
+
+/** The manifest's checksums of a format-5 shard's parts: each part begins where the one before ends (index at 0). */
+export interface ShardParts {
+  index: ShardPart;
+  vectors: ShardPart;
+  postings: ShardPart;
+  meta: ShardPart;
+}
+
+export interface ShardPart {
+  end: number;
+  checksum: string;
+}
+
+/** A note's listing entry: what tells whether the note changed since it was indexed. */
+export interface StoredListing {
+  p: string[];
+  m: number[];
+  s: number[];
+  /** Chunk counts. */
+  n: number[];
+  /** [note position, what was left out] for notes indexed in part. */
+  l?: [number, string][];
+}
+
+/**
+ * A note in the meta part: its chunks as columns, not one array per chunk (half a million chunks made that
+ * many small objects to parse and collect at every load). Chunk k's id is `${path}#${k}` unless `i` lists them.
+ */
+export interface StoredNote {
+  h: string;
+  t: string;
+  a: string[];
+  g: string[];
+  /** Per chunk, its heading trail's index in the shard's `trails`. */
+  hd: number[];
+  /** Per chunk, start line then end line. */
+  ln: number[];
+  /** The chunks' text hashes (16 hex digits each), one after the other. */
+  x: string;
+  /** Chunk ids, only when they are not `${path}#${k}`. */
+  i?: string[];
+}
+
+export interface StoredShardMeta {
+  /** Heading trails, each once. */
+  trails: string[][];
+  notes: StoredNote[];
+}
+
+/** A format-4 note: listing and meta fields in one object. */
+type StoredNoteV4 = StoredNote & { p: string; m: number; s: number; n: number; l?: string };
+type StoredChunkV2 = [id: string, headings: string[], startLine: number, endLine: number, text: string, textHash: string];
+interface StoredNoteV2 {
+  p: string;
+  h: string;
+  m: number;
+  s: number;
+  t: string;
+  a: string[];
+  g: string[];
+  c: StoredChunkV2[];
+  l?: string;
+}
+
+/**
+ * The analysed words of a shard's chunks, term-major (see TextIndex.addBlock): word w's postings are pairs
+ * postingStart[w] .. postingStart[w + 1], pair e being chunk `pairs[2e]` with weight `pairWeights[2e + 1]`
+ * (two views of the same interleaved words), chunks ascending within a word.
+ */
+export interface StoredText {
+  dictionary: string[];
+  postingStart: Uint32Array;
+  pairs: Uint32Array;
+  pairWeights: Float32Array;
+  /** Per chunk, its boosted length. */
+  lengths: Float32Array;
+}
+
+/** One shard as read back: notes with chunks, and the vectors of the chunks that have one. */
+export interface DecodedShard {
+  notes: NoteRecord[];
+  /** Per chunk in note order: index into the vectors (codes times dim, scales), or -1. */
+  vectorIndex: Int32Array;
+  /** Int8 codes, `dim` per vector, back to back. */
+  codes: Int8Array;
+  scales: Float32Array;
+  /** The file's format version (2: float32 vectors, quantized while decoding). */
+  format: number;
+  text: StoredText;
+  /** The chunks' texts, decoded one by one on demand. */
+  texts: ShardTexts;
+}
+
+/** The texts of a shard's chunks, by position in the file. */
+export interface ShardTexts {
+  count: number;
+  textAt(i: number): string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Serializes one shard. Everything that can change under us (vectors) is copied before the first await;
+ * the slow part, analyzing chunk words, yields through `tick` so no step holds the UI thread for long.
+ * `textOf` gives every chunk's text (the index keeps texts of saved chunks on disk only).
+ */
+export async function encodeShard(
+  notes: readonly NoteRecord[],
+  dim: number,
+  vectorOf: (record: ChunkRecord) => StoredCodes | null,
+  textOf: (record: ChunkRecord) => string,
+  tick: () => Promise<void> = () => Promise.resolve(),
+): Promise<Uint8Array> {
+  const listing = encoder.encode(JSON.stringify(storedListing(notes)));
+  const meta = encoder.encode(JSON.stringify(storedMeta(notes)));
+  let count = 0;
+  for (const n of notes) count += n.chunks.length;
+  const records: Chunk[] = new Array<Chunk>(count);
+  const texts: Uint8Array[] = new Array<Uint8Array>(count);
+  let textBytes = 0;
+  // Vectors are copied before the first tick: embedding goes on meanwhile, and the shard must be one snapshot.
+  const flags = new Uint8Array(count);
+  let withVector = 0;
+  const found: (StoredCodes | null)[] = new Array<StoredCodes | null>(count);
+  let r = 0;
+  for (const n of notes) {
+    for (const rec of n.chunks) {
+      const text = textOf(rec);
+      records[r] = { ...rec.chunk, text };
+      texts[r] = encoder.encode(text);
+      textBytes += texts[r].length;
+      const vec = dim > 0 ? vectorOf(rec) : null;
+      if (vec) {
+        if (vec.codes.length !== dim) throw new Error(`Vector of ${vec.codes.length} dimensions in a ${dim}-dimension index`);
+        flags[r] = 1;
+        withVector++;
+      }
+      found[r++] = vec;
+    }
+  }
+  const codes = new Int8Array(withVector * dim);
+  const scales = new Float32Array(withVector);
+  for (let i = 0, v = 0; i < count; i++) {
+    const vec = found[i];
+    if (!vec) continue;
+    codes.set(vec.codes, v * dim);
+    scales[v++] = vec.scale;
+  }
+  found.length = 0;
+
+  const words = await analyseWords(records, tick);
+  const wordBytes = words.dictionary.reduce((n, w) => n + w.length, 0);
+  const layout = shardLayout({
+    format: SHARD_FORMAT,
+    count,
+    dim,
+    vectors: withVector,
+    listingBytes: listing.length,
+    wordCount: words.dictionary.length,
+    wordBytes,
+    postingCount: words.pairCount,
+    metaBytes: meta.length,
+    textBytes,
+  });
+  const bytes = new Uint8Array(layout.total);
+  const view = new DataView(bytes.buffer);
+  const header = [layout.count, layout.dim, layout.vectors, layout.listingBytes, layout.wordCount, layout.wordBytes, layout.postingCount, layout.metaBytes, layout.textBytes];
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, SHARD_FORMAT, true);
+  header.forEach((value, k) => view.setUint32(8 + 4 * k, value, true));
+  bytes.set(listing, layout.listingAt);
+  const ends = new Uint32Array(bytes.buffer, layout.wordEndsAt, layout.wordCount);
+  let at = layout.wordsAt;
+  words.dictionary.forEach((word, k) => {
+    bytes.set(word, at);
+    at += word.length;
+    ends[k] = at - layout.wordsAt;
+  });
+  new Uint32Array(bytes.buffer, layout.postingStartAt, layout.wordCount + 1).set(words.postingStart);
+  new Float32Array(bytes.buffer, layout.lengthsAt, count).set(words.lengths);
+  bytes.set(flags, layout.flagsAt);
+  new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(scales);
+  new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(codes);
+  new Uint32Array(bytes.buffer, layout.vectorsEnd, words.pairCount * 2).set(words.pairs.subarray(0, words.pairCount * 2));
+  bytes.set(meta, layout.metaAt);
+  const textEnds = new Uint32Array(bytes.buffer, layout.textsAt, count);
+  let end = layout.textsAt + count * 4;
+  for (let i = 0; i < count; i++) {
+    bytes.set(texts[i], end);
+    end += texts[i].length;
+    textEnds[i] = end - layout.textsAt - count * 4;
+  }
+  return bytes;
+}
+
+/**
+ * The chunks' analysed words, term-major, with a sorted shard-local dictionary (UTF-8). Collected chunk by
+ * chunk into typed arrays (no map per chunk), then sorted by word with a counting sort.
+ */
+async function analyseWords(
+  records: readonly Chunk[],
+  tick: () => Promise<void>,
+): Promise<{ dictionary: Uint8Array[]; postingStart: Uint32Array; pairs: Uint32Array; pairCount: number; lengths: Float32Array }> {
+  const count = records.length;
+  const wordIds = new Map<string, number>();
+  const termStart = new Uint32Array(count + 1);
+  const lengths = new Float32Array(count);
+  let ids = new Uint32Array(Math.max(256, count * 64));
+  let weights = new Float32Array(ids.length);
+  let used = 0;
+  // Per dictionary word: the last chunk it occurred in, and where its entry for that chunk is.
+  let lastChunk = new Int32Array(4096).fill(-1);
+  let entryAt = new Uint32Array(4096);
+  let current = 0;
+  const visit = (word: string, boost: number) => {
+    let id = wordIds.get(word);
+    if (id === undefined) {
+      id = wordIds.size;
+      wordIds.set(word, id);
+      if (id >= lastChunk.length) {
+        const grownLast = new Int32Array(lastChunk.length * 2).fill(-1);
+        grownLast.set(lastChunk);
+        lastChunk = grownLast;
+        const grownAt = new Uint32Array(entryAt.length * 2);
+        grownAt.set(entryAt);
+        entryAt = grownAt;
+      }
+    }
+    if (lastChunk[id] === current) {
+      weights[entryAt[id]] += boost;
+      return;
+    }
+    if (used === ids.length) {
+      const grownIds = new Uint32Array(ids.length * 2);
+      grownIds.set(ids);
+      ids = grownIds;
+      const grownWeights = new Float32Array(weights.length * 2);
+      grownWeights.set(weights);
+      weights = grownWeights;
+    }
+    lastChunk[id] = current;
+    entryAt[id] = used;
+    ids[used] = id;
+    weights[used] = boost;
+    used++;
+  };
+  for (let i = 0; i < count; i++) {
+    current = i;
+    lengths[i] = forEachChunkWord(records[i], visit);
+    termStart[i + 1] = used;
+    if (i % 64 === 63) await tick();
+  }
+  const unsorted = [...wordIds.keys()];
+  const order = unsorted.map((_, k) => k).sort((a, b) => (unsorted[a] < unsorted[b] ? -1 : unsorted[a] > unsorted[b] ? 1 : 0));
+  const rank = new Uint32Array(order.length);
+  order.forEach((id, r) => (rank[id] = r));
+  for (let e = 0; e < used; e++) ids[e] = rank[ids[e]];
+  const { postingStart, pairs } = termMajor(order.length, count, termStart, ids, weights);
+  return { dictionary: order.map((id) => encoder.encode(unsorted[id])), postingStart, pairs, pairCount: used, lengths };
+}
+
+/**
+ * Chunk-major word entries (chunk i owns entries termStart[i] .. termStart[i + 1] of wordIds/weights) to
+ * term-major interleaved pairs, by a counting sort: chunks stay ascending within each word.
+ */
+function termMajor(wordCount: number, count: number, termStart: Uint32Array, wordIds: Uint32Array, weights: Float32Array): { postingStart: Uint32Array; pairs: Uint32Array } {
+  const entries = termStart[count];
+  const postingStart = new Uint32Array(wordCount + 1);
+  for (let e = 0; e < entries; e++) postingStart[wordIds[e] + 1]++;
+  for (let w = 0; w < wordCount; w++) postingStart[w + 1] += postingStart[w];
+  const cursor = postingStart.slice(0, wordCount);
+  const pairs = new Uint32Array(entries * 2);
+  const pairWeights = new Float32Array(pairs.buffer);
+  for (let i = 0; i < count; i++) {
+    for (let e = termStart[i]; e < termStart[i + 1]; e++) {
+      const at = cursor[wordIds[e]]++;
+      pairs[2 * at] = i;
+      pairWeights[2 * at + 1] = weights[e];
+    }
+  }
+  return { postingStart, pairs };
+}
+
+function storedListing(notes: readonly NoteRecord[]): StoredListing {
+  const listing: StoredListing = { p: [], m: [], s: [], n: [] };
+  notes.forEach((n, k) => {
+    listing.p.push(n.path);
+    listing.m.push(n.mtime);
+    listing.s.push(n.size);
+    listing.n.push(n.chunks.length);
+    if (n.limited) (listing.l ??= []).push([k, n.limited]);
+  });
+  return listing;
+}
+
+/** The notes and chunks of a shard as its meta part stores them (texts and listing aside). */
+function storedMeta(notes: readonly NoteRecord[]): StoredShardMeta {
+  const trails: string[][] = [];
+  const trailIds = new Map<string, number>();
+  const stored = notes.map((n): StoredNote => {
+    const hd: number[] = [];
+    const ln: number[] = [];
+    let x = "";
+    let plainIds = true;
+    n.chunks.forEach(({ chunk: c }, k) => {
+      const key = c.headings.join("\u0000");
+      let trail = trailIds.get(key);
+      if (trail === undefined) {
+        trail = trails.length;
+        trails.push(c.headings);
+        trailIds.set(key, trail);
+      }
+      hd.push(trail);
+      ln.push(c.startLine, c.endLine);
+      x += c.textHash.length === HASH_DIGITS ? c.textHash : c.textHash.padEnd(HASH_DIGITS, "0").slice(0, HASH_DIGITS);
+      if (c.id !== `${n.path}#${k}`) plainIds = false;
+    });
+    return { h: n.hash, t: n.title, a: n.aliases, g: n.tags, hd, ln, x, ...(plainIds ? {} : { i: n.chunks.map((r) => r.chunk.id) }) };
+  });
+  return { trails, notes: stored };
+}
+
+/** Parses and checks a format-5 listing part. */
+export function decodeListing(bytes: Uint8Array, layout: ShardLayout): StoredListing {
+  const listing = parseJson(bytes.subarray(layout.listingAt, layout.listingAt + layout.listingBytes), "shard note listing is unreadable");
+  const problem = storedListingProblem(listing, layout.count);
+  if (problem) throw new IndexLoadError(`shard has impossible contents: ${problem}`);
+  return listing as StoredListing;
+}
+
+/** Parses and checks a format-5 meta part (`bytes` = the part alone) against its listing. */
+export function decodeMeta(bytes: Uint8Array, listing: StoredListing): StoredShardMeta {
+  const meta = parseJson(bytes, "shard metadata is unreadable");
+  const problem = storedShardMetaProblem(meta, listing.p, listing.n);
+  if (problem) throw new IndexLoadError(`shard has impossible contents: ${problem}`);
+  return meta as StoredShardMeta;
+}
+
+/** Chunk k of note `note` (position `k` within it) as the meta part describes it. */
+export function chunkFromMeta(meta: StoredShardMeta, listing: StoredListing, note: number, k: number): IndexedChunk {
+  const n = meta.notes[note];
+  const path = listing.p[note];
+  return {
+    id: n.i ? n.i[k] : `${path}#${k}`,
+    path,
+    title: n.t,
+    aliases: n.a,
+    tags: n.g,
+    headings: meta.trails[n.hd[k]],
+    startLine: n.ln[2 * k],
+    endLine: n.ln[2 * k + 1],
+    textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS),
+  };
+}
+
+/**
+ * Decodes a shard file, or only its part before the chunk texts (`headOnly`: the texts are then not
+ * available, and asking for one throws).
+ */
+export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: number, headOnly = false): DecodedShard {
+  if (bytes.length < 8) throw new IndexLoadError("shard file is truncated");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
+  const format = view.getUint32(4, true);
+  if (!READABLE_SHARD_FORMATS.includes(format)) throw new IndexLoadError("shard file has another format version");
+  // Typed-array views need 4-byte alignment: copy the file buffer once if it is misaligned.
+  const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  return format === SHARD_FORMAT ? decodeV5(aligned, shardId, expectedDim, headOnly) : decodeOlder(aligned, format, shardId, expectedDim, headOnly);
+}
+
+function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headOnly: boolean): DecodedShard {
+  const layout = shardLayout(readHeader(bytes));
+  const { count, dim } = layout;
+  if (dim !== 0 && expectedDim !== 0 && dim !== expectedDim) throw new IndexLoadError("shard vectors have another dimension");
+  if ((headOnly ? layout.textsAt : layout.total) !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
+  const listing = decodeListing(bytes, layout);
+  const meta = decodeMeta(bytes.subarray(layout.metaAt, layout.metaAt + layout.metaBytes), listing);
+  const base = bytes.byteOffset;
+  const text = wordsOf(bytes, layout);
+  const { vectorIndex, withVector } = vectorIndexOf(bytes.subarray(layout.flagsAt, layout.flagsAt + count));
+  if (withVector !== layout.vectors) throw new IndexLoadError("shard has impossible contents: its vector flags do not match its vector count");
+  const scales = new Float32Array(bytes.buffer, base + layout.indexEnd, withVector);
+  const codes = new Int8Array(bytes.buffer, base + layout.codesAt, withVector * dim);
+  const contentProblem = storedTextProblem(text, count) ?? storedScalesProblem(scales);
+  if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
+  const notes: NoteRecord[] = [];
+  let seen = 0;
+  listing.p.forEach((path, k) => {
+    const chunks = new Array<ChunkRecord>(listing.n[k]);
+    for (let c = 0; c < listing.n[k]; c++) chunks[c] = { chunk: chunkFromMeta(meta, listing, k, c), slot: -1, at: seen + c, textSlot: -1 };
+    seen += listing.n[k];
+    notes.push({ path, hash: meta.notes[k].h, mtime: listing.m[k], size: listing.s[k], title: meta.notes[k].t, aliases: meta.notes[k].a, tags: meta.notes[k].g, chunks, shard: shardId });
+  });
+  for (const [k, why] of listing.l ?? []) notes[k].limited = why;
+  const texts = headOnly ? textsNotRead(count) : textSection(bytes, layout.textsAt, count, layout.textBytes);
+  return { notes, vectorIndex, codes, scales, format: SHARD_FORMAT, text, texts };
+}
+
+/** The words of a format-5 shard: dictionary decoded, postings as views of the file. */
+function wordsOf(bytes: Uint8Array, layout: ShardLayout): StoredText {
+  const base = bytes.byteOffset;
+  const ends = new Uint32Array(bytes.buffer, base + layout.wordEndsAt, layout.wordCount);
+  const dictionary = new Array<string>(layout.wordCount);
+  let from = 0;
+  for (let k = 0; k < layout.wordCount; k++) {
+    if (ends[k] < from || ends[k] > layout.wordBytes) throw new IndexLoadError("shard word list is malformed");
+    try {
+      dictionary[k] = decoder.decode(bytes.subarray(layout.wordsAt + from, layout.wordsAt + ends[k]));
+    } catch {
+      throw new IndexLoadError("shard word list is unreadable");
+    }
+    from = ends[k];
+  }
+  const postingStart = new Uint32Array(bytes.buffer, base + layout.postingStartAt, layout.wordCount + 1);
+  const pairs = new Uint32Array(bytes.buffer, base + layout.vectorsEnd, layout.postingCount * 2);
+  const pairWeights = new Float32Array(bytes.buffer, base + layout.vectorsEnd, layout.postingCount * 2);
+  const lengths = new Float32Array(bytes.buffer, base + layout.lengthsAt, layout.count);
+  return { dictionary, postingStart, pairs, pairWeights, lengths };
+}
+
+function vectorIndexOf(flags: Uint8Array): { vectorIndex: Int32Array; withVector: number } {
+  const vectorIndex = new Int32Array(flags.length).fill(-1);
+  let withVector = 0;
+  for (let i = 0; i < flags.length; i++) if (flags[i] === 1) vectorIndex[i] = withVector++;
+  return { vectorIndex, withVector };
+}
+
+/** Formats 2 and 4: the meta JSON after a shorter header, chunk-major words, and (2) float32 vectors. */
+function decodeOlder(bytes: Uint8Array, format: number, shardId: number, expectedDim: number, headOnly: boolean): DecodedShard {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerBytes = format === 2 ? HEADER_BYTES_V2 : HEADER_BYTES_V4;
+  if (bytes.length < headerBytes) throw new IndexLoadError("shard file is truncated");
+  const metaLength = view.getUint32(8, true);
+  const count = view.getUint32(12, true);
+  const dim = view.getUint32(16, true);
+  const dictLength = view.getUint32(20, true);
+  const termCount = view.getUint32(24, true);
+  const textBytes = format === 2 ? 0 : view.getUint32(28, true);
+  const metaEnd = align4(headerBytes + metaLength);
+  const flagsEnd = align4(metaEnd + count);
+  if (flagsEnd > bytes.length) throw new IndexLoadError("shard file is truncated");
+  if (dim !== 0 && expectedDim !== 0 && dim !== expectedDim) throw new IndexLoadError("shard vectors have another dimension");
+
+  const stored = parseJson(bytes.subarray(headerBytes, headerBytes + metaLength), "shard metadata is unreadable");
+  const notesProblem = format === 2 ? storedNotesProblemV2(stored) : storedMetaV4Problem(stored);
+  if (notesProblem) throw new IndexLoadError(`shard has impossible contents: ${notesProblem}`);
+
+  const { vectorIndex, withVector } = vectorIndexOf(bytes.subarray(metaEnd, metaEnd + count));
+  // Format 2: float32 vectors. Format 4: a float32 scale per vector, then int8 codes (padded to 4 bytes).
+  const scalesEnd = flagsEnd + withVector * 4;
+  const vectorsEnd = format === 2 ? flagsEnd + withVector * dim * 4 : align4(scalesEnd + withVector * dim);
+  const dictEnd = align4(vectorsEnd + dictLength);
+  const textsAt = dictEnd + (count + 1) * 4 + count * 4 + termCount * 8;
+  const textsOnDisk = headOnly && format !== 2;
+  if (textsAt + (format === 2 || textsOnDisk ? 0 : count * 4 + textBytes) !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
+  const base = bytes.byteOffset;
+  let codes: Int8Array;
+  let scales: Float32Array;
+  let vectorsProblem: string | null;
+  if (format === 2) {
+    const floats = new Float32Array(bytes.buffer, base + flagsEnd, withVector * dim);
+    vectorsProblem = storedVectorsProblem(floats, dim);
+    codes = new Int8Array(withVector * dim);
+    scales = new Float32Array(withVector);
+    if (!vectorsProblem) for (let v = 0; v < withVector; v++) scales[v] = quantizeInto(floats, v * dim, dim, codes, v * dim);
+  } else {
+    scales = new Float32Array(bytes.buffer, base + flagsEnd, withVector);
+    codes = new Int8Array(bytes.buffer, base + scalesEnd, withVector * dim);
+    vectorsProblem = storedScalesProblem(scales);
+  }
+  const dictionary = parseJson(bytes.subarray(vectorsEnd, vectorsEnd + dictLength), "shard word list is unreadable");
+  if (!Array.isArray(dictionary) || !dictionary.every((w) => typeof w === "string")) throw new IndexLoadError("shard word list is malformed");
+  let at = base + dictEnd;
+  const termStart = new Uint32Array(bytes.buffer, at, count + 1);
+  at += (count + 1) * 4;
+  const lengths = new Float32Array(bytes.buffer, at, count);
+  at += count * 4;
+  const termIdx = new Uint32Array(bytes.buffer, at, termCount);
+  at += termCount * 4;
+  const weights = new Float32Array(bytes.buffer, at, termCount);
+  if (termStart[0] !== 0 || termStart[count] !== termCount) throw new IndexLoadError("shard word index is malformed");
+  for (let i = 0; i < count; i++) if (termStart[i + 1] < termStart[i]) throw new IndexLoadError("shard word index is malformed");
+  for (let i = 0; i < termCount; i++) if (termIdx[i] >= dictionary.length) throw new IndexLoadError("shard word index is malformed");
+  const { postingStart, pairs } = termMajor(dictionary.length, count, termStart, termIdx, weights);
+  const text: StoredText = { dictionary: dictionary as string[], postingStart, pairs, pairWeights: new Float32Array(pairs.buffer), lengths };
+  const contentProblem = storedTextProblem(text, count) ?? vectorsProblem;
+  if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
+
+  const notes: NoteRecord[] = [];
+  const textsV2: string[] = [];
+  let seen = 0;
+  if (format === 2) {
+    for (const n of stored as StoredNoteV2[]) {
+      const chunks: ChunkRecord[] = n.c.map((c, k) => {
+        textsV2.push(c[4]);
+        const chunk: IndexedChunk = { id: c[0], path: n.p, title: n.t, aliases: n.a, tags: n.g, headings: c[1], startLine: c[2], endLine: c[3], textHash: c[5] };
+        return { chunk, slot: -1, at: seen + k, textSlot: -1 };
+      });
+      seen += chunks.length;
+      notes.push(noteRecordOlder(n, chunks, shardId));
+    }
+  } else {
+    const { trails, notes: stored4 } = stored as { trails: string[][]; notes: StoredNoteV4[] };
+    for (const n of stored4) {
+      const listing: StoredListing = { p: [n.p], m: [n.m], s: [n.s], n: [n.n] };
+      const chunks = new Array<ChunkRecord>(n.n);
+      for (let k = 0; k < n.n; k++) chunks[k] = { chunk: chunkFromMeta({ trails, notes: [n] }, listing, 0, k), slot: -1, at: seen + k, textSlot: -1 };
+      seen += n.n;
+      notes.push(noteRecordOlder(n, chunks, shardId));
+    }
+  }
+  if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
+  const texts = format === 2 ? arrayTexts(textsV2) : textsOnDisk ? textsNotRead(count) : textSection(bytes, textsAt, count, textBytes);
+  return { notes, vectorIndex, codes, scales, format, text, texts };
+}
+
+/** A format-4 meta: the format-5 meta and listing checks on its one-object-per-note form. */
+function storedMetaV4Problem(raw: unknown): string | null {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return "its note list is not a list";
+  const notes = (raw as { notes?: unknown }).notes;
+  if (!Array.isArray(notes)) return "its note list is not a list";
+  const listing: StoredListing = { p: [], m: [], s: [], n: [] };
+  for (const n of notes as unknown[]) {
+    if (!n || typeof n !== "object") return "a note entry is not an object";
+    const note = n as Record<string, unknown>;
+    listing.p.push(note.p as string);
+    listing.m.push(note.m as number);
+    listing.s.push(note.s as number);
+    listing.n.push(note.n as number);
+  }
+  return storedListingProblem(listing, null) ?? storedShardMetaProblem(raw, listing.p, listing.n);
+}
+
+function noteRecordOlder(n: StoredNoteV4 | StoredNoteV2, chunks: ChunkRecord[], shardId: number): NoteRecord {
+  const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title: n.t, aliases: n.a, tags: n.g, chunks, shard: shardId };
+  if (typeof n.l === "string" && n.l) note.limited = n.l;
+  return note;
+}
+
+function parseJson(bytes: Uint8Array, problem: string): unknown {
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch {
+    throw new IndexLoadError(problem);
+  }
+}
+
+function textsNotRead(count: number): ShardTexts {
+  return {
+    count,
+    textAt() {
+      throw new Error("The chunk texts of this shard were not read");
+    },
+  };
+}
+
+function arrayTexts(texts: string[]): ShardTexts {
+  return { count: texts.length, textAt: (i) => texts[i] };
+}
+
+/** The text section of a shard (`at` = offset of its end offsets within `bytes`), checked, decoded lazily. */
+export function textSection(bytes: Uint8Array, at: number, count: number, textBytes: number): ShardTexts {
+  const ends = new Uint32Array(bytes.buffer, bytes.byteOffset + at, count);
+  const start = at + count * 4;
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    if (ends[i] < previous || ends[i] > textBytes) throw new IndexLoadError("shard text offsets are malformed");
+    previous = ends[i];
+  }
+  return {
+    count,
+    textAt(i) {
+      const from = i === 0 ? 0 : ends[i - 1];
+      try {
+        return decoder.decode(bytes.subarray(start + from, start + ends[i]));
+      } catch {
+        throw new IndexLoadError("shard chunk text is not text");
+      }
+    },
+  };
+}
+
+/** The byte boundaries of an encoded (format 5) shard's parts, for its manifest entry. */
+export function partEnds(bytes: Uint8Array): { index: number; vectors: number; postings: number; meta: number } {
+  const layout = shardLayout(readHeader(bytes));
+  return { index: layout.indexEnd, vectors: layout.vectorsEnd, postings: layout.postingsEnd, meta: layout.textsAt };
+}
+
+export function align4(n: number): number {
+  return (n + 3) & ~3;
+}
