@@ -56,7 +56,7 @@ export function storedListingProblem(raw: unknown, count: number | null): string
     chunks += n[k] as number;
   }
   if (count !== null && chunks !== count) return "its notes' chunk counts do not add up to its chunks";
-  if (l !== undefined && (!Array.isArray(l) || !l.every((e) => Array.isArray(e) && isCount(e[0]) && (e[0] as number) < p.length && typeof e[1] === "string"))) {
+  if (l !== undefined && (!Array.isArray(l) || !l.every((e) => Array.isArray(e) && isCount(e[0]) && (e[0]) < p.length && typeof e[1] === "string"))) {
     return "its list of notes indexed in part is malformed";
   }
   return null;

@@ -592,7 +592,7 @@ function decodeOlder(bytes: Uint8Array, format: number, shardId: number, expecte
   for (let i = 0; i < count; i++) if (termStart[i + 1] < termStart[i]) throw new IndexLoadError("shard word index is malformed");
   for (let i = 0; i < termCount; i++) if (termIdx[i] >= dictionary.length) throw new IndexLoadError("shard word index is malformed");
   const { postingStart, pairs } = termMajor(dictionary.length, count, termStart, termIdx, weights);
-  const text: StoredText = { dictionary: dictionary as string[], postingStart, pairs, pairWeights: new Float32Array(pairs.buffer), lengths };
+  const text: StoredText = { dictionary: dictionary, postingStart, pairs, pairWeights: new Float32Array(pairs.buffer), lengths };
   const contentProblem = storedTextProblem(text, count) ?? vectorsProblem;
   if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
 
