@@ -157,7 +157,8 @@ export async function openIndex(session: VaultSession, output: Output, options: 
   return status;
 }
 
-function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { warnKeywordOnly: boolean; warnReadOnly: boolean }): void {
+/** The index's problems and degraded modes (keyword-only, read-only, notes skipped or indexed in part) as warnings on stderr. */
+export function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { warnKeywordOnly: boolean; warnReadOnly: boolean }): void {
   const { warnKeywordOnly } = options;
   if (status.lockNotice) output.warn(status.lockNotice);
   if (status.rebuiltReason) output.warn(`the index was rebuilt: ${status.rebuiltReason}`);

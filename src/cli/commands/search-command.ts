@@ -4,7 +4,7 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_OK, UsageError } from "../errors";
 import { printHits, type Output } from "../output";
-import { openIndex, openVaultSession } from "../vault-session";
+import { openIndex, openVaultSession, reportIndexProblems } from "../vault-session";
 import { withAbortOnInterrupt } from "./command-helpers";
 
 /** One line of `krypton search --json`: the shape scripts rely on. */
@@ -22,8 +22,9 @@ export const searchCommand: Command = {
   summary: "Search the vault's notes (hybrid: meaning and keywords)",
   usage: 'krypton search <vault> "<query>" [--limit N] [--json]',
   details: [
-    "Searches the saved index (`krypton index` builds it); notes changed since are searched in memory,",
-    "by keywords until the next `krypton index` embeds them. search never writes the index. Without a",
+    "Searches the saved index (`krypton index` builds it), reading only what the query needs when no note",
+    "changed since; notes changed since are searched in memory, by keywords until the next `krypton index`",
+    "embeds them. search never writes the index. Without a",
     "reachable embedder it searches by keywords only and says so on stderr (exit code 0).",
     "",
     "Examples:",
@@ -45,12 +46,19 @@ export const searchCommand: Command = {
 
     const session = await openVaultSession(vault, args, ctx);
     try {
-      const hits = await withAbortOnInterrupt(ctx, async (signal) => {
+      const { hits, status } = await withAbortOnInterrupt(ctx, async (signal) => {
+        // A saved index that matches the vault answers without being loaded (only what the query needs is read).
+        const saved = await session.core.index.searchSavedNotes(query, { limit, signal });
+        if (saved) {
+          reportIndexProblems(session, saved.status, ctx.output, { warnKeywordOnly: true, warnReadOnly: true });
+          return saved;
+        }
         await openIndex(session, ctx.output, { signal, readOnly: true });
-        return session.core.index.searchNotes(query, { limit, signal });
+        const found = await session.core.index.searchNotes(query, { limit, signal });
+        return { hits: found, status: session.core.index.status() };
       });
       // The index had vectors but this query got none (the embedder timed out, failed or sent bad data).
-      const queryProblem = session.core.index.status().queryEmbedError;
+      const queryProblem = status.queryEmbedError;
       if (queryProblem) ctx.output.warn(`${queryProblem}; searching by keywords only`);
       const results = hits.map(toJson);
       if (flag(args, "json")) ctx.output.json(results);

@@ -13,7 +13,7 @@ import type { StoredCodes } from "./vector-store";
  *   ─ index part: what a one-shot search reads of every shard (saved-index.ts) ─
  *   listing    JSON columns {p, m, s, n, l?}: each note's path, mtime, size and chunk count (and why it
  *              is indexed in part): enough to tell whether the vault changed since, without the rest
- *   words      the shard's distinct analysed words, sorted (JavaScript string order), UTF-8 back to back,
+ *   words      the shard's distinct analysed words, sorted by their UTF-8 bytes, back to back,
  *              then each word's end offset: a word is found by binary search without decoding the list
  *   postingStart  per word, where its postings begin (term-major; one more entry at the end)
  *   lengths    per chunk, its boosted length (BM25)
@@ -360,13 +360,13 @@ async function analyseWords(
     termStart[i + 1] = used;
     if (i % 64 === 63) await tick();
   }
-  const unsorted = [...wordIds.keys()];
-  const order = unsorted.map((_, k) => k).sort((a, b) => (unsorted[a] < unsorted[b] ? -1 : unsorted[a] > unsorted[b] ? 1 : 0));
+  const encoded = [...wordIds.keys()].map((word) => encoder.encode(word));
+  const order = encoded.map((_, k) => k).sort((a, b) => compareBytes(encoded[a], encoded[b]));
   const rank = new Uint32Array(order.length);
   order.forEach((id, r) => (rank[id] = r));
   for (let e = 0; e < used; e++) ids[e] = rank[ids[e]];
   const { postingStart, pairs } = termMajor(order.length, count, termStart, ids, weights);
-  return { dictionary: order.map((id) => encoder.encode(unsorted[id])), postingStart, pairs, pairCount: used, lengths };
+  return { dictionary: order.map((id) => encoded[id]), postingStart, pairs, pairCount: used, lengths };
 }
 
 /**
@@ -694,6 +694,13 @@ export function textSection(bytes: Uint8Array, at: number, count: number, textBy
 export function partEnds(bytes: Uint8Array): { index: number; vectors: number; postings: number; meta: number } {
   const layout = shardLayout(readHeader(bytes));
   return { index: layout.indexEnd, vectors: layout.vectorsEnd, postings: layout.postingsEnd, meta: layout.textsAt };
+}
+
+/** Byte order of two UTF-8 strings (the order shard word lists are sorted in: code point order). */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
 }
 
 export function align4(n: number): number {

@@ -1,5 +1,5 @@
 import type { VaultEvent, Unsubscribe } from "../ports/vault";
-import type { SearchApi } from "../search/search-types";
+import type { NoteHit, SearchApi, SearchOptions } from "../search/search-types";
 import type { Chunk } from "./chunk";
 import type { IndexStatus } from "./index-status";
 
@@ -10,6 +10,12 @@ export interface VaultIndexApi extends SearchApi {
    * `readOnly`: never take the writer lock; changes since the last save are applied in memory only.
    */
   open(signal?: AbortSignal, options?: { readOnly?: boolean }): Promise<IndexStatus>;
+  /**
+   * Instead of open() then searchNotes() for one search in a fresh process: searches the saved index where it
+   * lies, reading only what the query needs. Null when the saved index does not match the vault as it is
+   * now (or is damaged): then open() and search.
+   */
+  searchSavedNotes(query: string, options?: SearchOptions): Promise<{ hits: NoteHit[]; status: IndexStatus } | null>;
   /** Re-scans the vault and applies only what changed (content hashes); embeds what lacks a vector. */
   sync(signal?: AbortSignal): Promise<IndexStatus>;
   /**

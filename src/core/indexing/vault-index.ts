@@ -28,6 +28,7 @@ import {
 import { AbortedError, errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { IndexStore } from "./index-store";
+import { SavedIndex } from "./saved-index";
 import { ANALYZER_VERSION } from "./text-analyzer";
 import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
 import { DimensionMismatchError } from "./vector-store";
@@ -438,6 +439,101 @@ export class VaultIndex implements VaultIndexApi {
     return searchNotes(this.searchSource, query, this.withFusion(options));
   }
 
+  /**
+   * One search straight from the saved index, without loading it (a one-shot `krypton search`): only the
+   * parts the query needs are read (saved-index.ts), ranked by the same code as a loaded index. Null when
+   * the saved index cannot answer for the vault as it is now: a note was added, changed or removed since it
+   * was saved, or it was saved in another format, chunk size, analyser or by another embedder, or a part of
+   * it is damaged. Then open() (which reports and repairs what it finds) and search. Never writes anything.
+   */
+  async searchSavedNotes(query: string, options?: SearchOptions): Promise<{ hits: NoteHit[]; status: IndexStatus } | null> {
+    if (this.opening) return null;
+    const listing = this.host.vault.listNotes();
+    listing.catch(() => undefined);
+    await this.noteHolder();
+    const manifest = await readManifest(this.host.data).catch(() => null);
+    const embedder = this.deps.embedder();
+    const settings = this.deps.settings();
+    if (
+      !manifest ||
+      manifest.repairs !== undefined ||
+      manifest.format !== INDEX_FORMAT ||
+      manifest.chunkerVersion !== CHUNKER_VERSION ||
+      (manifest.analyzerVersion ?? 1) !== ANALYZER_VERSION ||
+      manifest.chunkMaxChars !== settings.chunkMaxChars ||
+      (embedder !== null && manifest.embedder !== null && manifest.embedder.id !== embedder.id) ||
+      (embedder !== null && manifest.embedder === null && manifest.shards.length > 0)
+    ) {
+      return null;
+    }
+    try {
+      const saved = await SavedIndex.open(this.host.data, manifest);
+      const partial = this.savedIsCurrent(saved, await listing);
+      if (!partial) return null;
+      const usable = embedder !== null && manifest.embedder !== null && saved.vectorCount > 0;
+      const policy = this.readPolicy();
+      const source: SearchSource = {
+        textSearch: async (q, limit) => (await saved.textSearch(q, limit)).filter((h) => policy.mayRead(h.chunk.path)),
+        withTexts: (chunks) => saved.withTexts(chunks),
+        // The vectors are read while the query is embedded.
+        queryVector: async (q, signal) => {
+          if (!usable || embedder === null) return null;
+          const [vector] = await Promise.all([this.queryVectors.get(embedder, q, manifest.embedder?.dim ?? 0, signal), saved.loadVectors()]);
+          return vector;
+        },
+        vectorSearch: (vector, k, accept) => saved.vectorSearch(vector, k, (path) => policy.mayRead(path) && accept(path)),
+        cosineOf: (chunk, vector) => saved.cosineOf(chunk, vector),
+      };
+      const hits = await searchNotes(source, query, this.withFusion(options));
+      const status: IndexStatus = {
+        state: "ready",
+        notes: partial.notes,
+        chunks: saved.chunkCount,
+        embedded: saved.vectorCount,
+        keywordOnly: !usable,
+        embedder: manifest.embedder?.id ?? null,
+        failures: [],
+        readOnly: true,
+        readOnlyByChoice: true,
+      };
+      if (partial.limited.length > 0) status.partial = partial.limited;
+      if (this.lockProblem.heldBy) status.heldBy = this.lockProblem.heldBy;
+      const queryFailure = this.queryVectors.failure();
+      if (queryFailure) status.queryEmbedError = queryFailure;
+      return { hits, status };
+    } catch (err) {
+      if (err instanceof IndexLoadError) {
+        this.host.logger.info("The saved index cannot answer on its own; loading it", errorText(err));
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Whether the saved index holds exactly the notes the vault has now, under the same read policy, unchanged
+   * (same mtime and size, the test the scan uses): then its notes count and those indexed in part, else null.
+   */
+  private savedIsCurrent(saved: SavedIndex, listed: NoteInfo[]): { notes: number; limited: IndexFailure[] } | null {
+    const excluded = this.exclusionFilter();
+    const present = new Map<string, NoteInfo>();
+    for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+    let notes = 0;
+    let current = true;
+    const limited: IndexFailure[] = [];
+    saved.forEachNote((note) => {
+      notes++;
+      const info = present.get(note.path);
+      if (!info || info.mtime !== note.mtime || info.size !== note.size) {
+        if (current) this.host.logger.debug(`The saved index is not current: ${note.path} changed or is gone`);
+        current = false;
+      }
+      if (note.limited) limited.push({ path: note.path, error: note.limited });
+    });
+    if (current && notes !== present.size) this.host.logger.debug(`The saved index is not current: ${present.size - notes} notes more in the vault`);
+    return current && notes === present.size ? { notes, limited } : null;
+  }
+
   /** The semantic weight setting, unless the caller chose one. */
   private withFusion(options: SearchOptions = {}): SearchOptions {
     return options.semanticWeight === undefined ? { ...options, semanticWeight: this.deps.settings().semanticWeight } : options;
@@ -455,10 +551,11 @@ export class VaultIndex implements VaultIndexApi {
       return this.withTexts(records);
     },
     queryVector: (query, signal) => this.queryVector(query, signal),
-    vectorSearch: (query, k, accept) => {
+    vectorSearch: async (query, k, accept) => {
+      const policy = this.readPolicy();
       const hits = this.store.vectors.search(query, k, (slot) => {
         const rec = this.store.chunkOfSlot(slot);
-        return rec !== undefined && this.readPolicy().mayRead(rec.chunk.path) && accept(rec.chunk);
+        return rec !== undefined && policy.mayRead(rec.chunk.path) && accept(rec.chunk.path);
       });
       const out: { chunk: ChunkMeta; cosine: number }[] = [];
       hits.slots.forEach((slot, i) => {

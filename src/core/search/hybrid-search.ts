@@ -52,8 +52,8 @@ export interface SearchSource {
   withTexts(chunks: readonly ChunkMeta[]): Promise<Chunk[]>;
   /** Null when there are no usable vectors or the query could not be embedded (keyword-only then). */
   queryVector(query: string, signal?: AbortSignal): Promise<Float32Array | null>;
-  /** Top k chunks by cosine to a normalized query vector, with the query's cosine statistics. */
-  vectorSearch(query: Float32Array, k: number, accept: (chunk: ChunkMeta) => boolean): VectorCandidates;
+  /** Top k chunks (of notes whose path `accept`s) by cosine to a normalized query vector, with the query's cosine statistics. */
+  vectorSearch(query: Float32Array, k: number, accept: (path: string) => boolean): Promise<VectorCandidates>;
   /** Cosine of one chunk to the query, or null when the chunk has no vector. */
   cosineOf(chunk: ChunkMeta, query: Float32Array): number | null;
 }
@@ -151,7 +151,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   const trimmed = query.trim();
   if (!trimmed) return { hits: [], noteScore: null };
   const prefix = options.pathPrefix ?? "";
-  const accept = (chunk: ChunkMeta) => chunk.path.startsWith(prefix);
+  const accept = (path: string) => path.startsWith(prefix);
   // A path filter throws most keyword hits away: ask for more.
   const textLimit = prefix ? candidates * 4 : candidates;
   const weight = clamp01(options.semanticWeight ?? DEFAULT_SEMANTIC_WEIGHT);
@@ -169,13 +169,13 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
   const pool = new Map<string, Candidate>();
   for (const hit of textHits) {
     const chunk = hit.chunk;
-    if (!accept(chunk)) continue;
+    if (!accept(chunk.path)) continue;
     pool.set(chunk.id, { chunk, bm25: hit.score, matched: hit.matched, coverage: hit.coverage, cosine: 0, keywordRank: 0, vectorRank: 0 });
   }
   let mean = 0;
   let std = 0;
   if (queryVector) {
-    const found = source.vectorSearch(queryVector, candidates, accept);
+    const found = await source.vectorSearch(queryVector, candidates, accept);
     // "Unrelated" is the mean over the chunks that are not candidates: in a small vault the relevant
     // chunks themselves would otherwise raise the baseline (with no such chunks, the baseline is 0).
     const rest = found.count - found.hits.length;
