@@ -102,3 +102,27 @@ describe("FsVault scan + VaultIndex: unchanged notes are never read", () => {
     expect(reads).toEqual([]);
   });
 });
+
+describe("statAll: synchronous slices from the cache, callback stats once slices are slow", () => {
+  it("both ways give every file's mtime and size, and NaN for what is not a file", async () => {
+    const { statAll } = await import("../../src/node/fs-vault");
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 700; i++) files[`n${i}.md`] = "x".repeat(i);
+    const vault = await makeTempVault(files);
+    try {
+      await fs.mkdir(join(vault.root, "folder.md"));
+      const paths = [...Object.keys(files), "folder.md", "missing.md"].map((p) => join(vault.root, p));
+      const fast = await statAll(paths);
+      // A threshold no slice can meet: after two slices (512 stats) the rest goes through the callbacks.
+      const slow = await statAll(paths, -1);
+      for (const result of [fast, slow]) {
+        for (let i = 0; i < 700; i++) expect(result.size[i]).toBe(i);
+        expect(Number.isNaN(result.mtime[700])).toBe(true);
+        expect(Number.isNaN(result.mtime[701])).toBe(true);
+      }
+      expect(Array.from(slow.mtime)).toEqual(Array.from(fast.mtime));
+    } finally {
+      await vault.cleanup();
+    }
+  });
+});

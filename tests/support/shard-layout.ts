@@ -2,18 +2,18 @@
  * Byte offsets inside a shard file of the current format (src/core/indexing/shard-codec.ts), for tests
  * that damage one part of a real shard on purpose.
  */
-import { checksumBytes } from "../../src/core/indexing/checksum";
+import { partChecksum } from "../../src/core/indexing/checksum";
 import type { ShardEntry } from "../../src/core/indexing/index-persistence";
 import { partEnds, readHeader, shardLayout as codecLayout, type ShardLayout as CodecLayout } from "../../src/core/indexing/shard-codec";
 
 /** Makes a manifest entry match a shard file's (changed) bytes again: size and every checksum. */
 export function sealShard(entry: ShardEntry, bytes: Uint8Array): void {
   const ends = partEnds(bytes);
-  const part = (from: number, end: number) => ({ end, checksum: checksumBytes(bytes.subarray(from, end)) });
+  const part = (from: number, end: number) => ({ end, checksum: partChecksum(bytes.subarray(from, end)) });
   entry.bytes = bytes.length;
   entry.textsAt = ends.meta;
-  entry.checksum = checksumBytes(bytes.subarray(0, ends.meta));
-  entry.textsChecksum = checksumBytes(bytes.subarray(ends.meta));
+  entry.checksum = partChecksum(bytes.subarray(0, ends.meta));
+  entry.textsChecksum = partChecksum(bytes.subarray(ends.meta));
   entry.parts = { index: part(0, ends.index), vectors: part(ends.index, ends.vectors), postings: part(ends.vectors, ends.postings), meta: part(ends.postings, ends.meta) };
 }
 

@@ -1,5 +1,5 @@
 import type { ByteRange, DataDirPort } from "../ports/data-dir";
-import { checksumBytes } from "./checksum";
+import { checksumBytes, partChecksum } from "./checksum";
 import { checkManifest } from "./index-validation";
 import { decodeShard, IndexLoadError, partEnds, READABLE_SHARD_FORMATS, SHARD_FORMAT, textSection, type DecodedShard, type ShardParts, type ShardTexts } from "./shard-codec";
 
@@ -83,10 +83,12 @@ async function readChecked(data: DataDirPort, entry: ShardEntry, range?: ByteRan
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
   if (bytes.length !== (range ? range.length : entry.bytes)) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
   const at = entry.textsAt;
+  // Format-5 entries (with parts) were summed with partChecksum, older ones with checksumBytes.
+  const sum = entry.parts ? partChecksum : checksumBytes;
   let intact: boolean;
-  if (at === undefined) intact = checksumBytes(bytes) === entry.checksum;
-  else if (!range) intact = checksumBytes(bytes.subarray(0, at)) === entry.checksum && checksumBytes(bytes.subarray(at)) === entry.textsChecksum;
-  else intact = checksumBytes(bytes) === (range.offset === 0 ? entry.checksum : entry.textsChecksum);
+  if (at === undefined) intact = sum(bytes) === entry.checksum;
+  else if (!range) intact = sum(bytes.subarray(0, at)) === entry.checksum && sum(bytes.subarray(at)) === entry.textsChecksum;
+  else intact = sum(bytes) === (range.offset === 0 ? entry.checksum : entry.textsChecksum);
   if (!intact) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
   return bytes;
 }
@@ -116,16 +118,16 @@ export async function writeShard(data: DataDirPort, id: number, generation: numb
   const file = `shard-${id}-${generation}.bin`;
   await data.writeAtomic(`${INDEX_DIR}/${file}`, bytes);
   const ends = partEnds(bytes);
-  const part = (from: number, end: number) => ({ end, checksum: checksumBytes(bytes.subarray(from, end)) });
+  const part = (from: number, end: number) => ({ end, checksum: partChecksum(bytes.subarray(from, end)) });
   return {
     id,
     file,
     bytes: bytes.length,
-    checksum: checksumBytes(bytes.subarray(0, ends.meta)),
+    checksum: partChecksum(bytes.subarray(0, ends.meta)),
     notes,
     chunks,
     textsAt: ends.meta,
-    textsChecksum: checksumBytes(bytes.subarray(ends.meta)),
+    textsChecksum: partChecksum(bytes.subarray(ends.meta)),
     parts: { index: part(0, ends.index), vectors: part(ends.index, ends.vectors), postings: part(ends.vectors, ends.postings), meta: part(ends.postings, ends.meta) },
   };
 }
@@ -151,7 +153,7 @@ export async function readShardPart(data: DataDirPort, entry: ShardEntry, name: 
   const bytes = await data.read(`${INDEX_DIR}/${entry.file}`, range);
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
   if (bytes.length !== range.length) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
-  if (checksumBytes(bytes) !== (entry.parts as ShardParts)[name].checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
+  if (partChecksum(bytes) !== (entry.parts as ShardParts)[name].checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
   return bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
 }
 

@@ -1,6 +1,7 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk, ChunkMeta } from "./chunk";
-import { partRange, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
+import { partChecksum } from "./checksum";
+import { INDEX_DIR, partRange, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
 import { storedScalesProblem } from "./index-validation";
 import {
   chunkFromMeta,
@@ -29,13 +30,6 @@ import { VectorStore } from "./vector-store";
  * Ranking is the same code as for a loaded index: text-scoring.ts for keywords, VectorStore for vectors,
  * hybrid-search.ts on top. Documents are numbered across shards in manifest order, as loading numbers them.
  */
-export interface SavedNote {
-  path: string;
-  mtime: number;
-  size: number;
-  limited?: string;
-}
-
 interface SavedShard {
   entry: ShardEntry;
   layout: ShardLayout;
@@ -102,12 +96,18 @@ export class SavedIndex {
     return this.shards.reduce((n, s) => n + s.layout.vectors, 0);
   }
 
-  /** Every note of the saved index, in shard order (a note listed twice is listed twice). */
-  forEachNote(visit: (note: SavedNote) => void): void {
+  /** Every note of the saved index, in shard order (a note listed twice is listed twice); stops when `visit` returns false. */
+  everyNote(visit: (path: string, mtime: number, size: number) => boolean): boolean {
     for (const { listing } of this.shards) {
-      const limited = new Map(listing.l ?? []);
-      listing.p.forEach((path, k) => visit({ path, mtime: listing.m[k], size: listing.s[k], ...(limited.has(k) ? { limited: limited.get(k) } : {}) }));
+      const { p, m, s } = listing;
+      for (let k = 0; k < p.length; k++) if (!visit(p[k], m[k], s[k])) return false;
     }
+    return true;
+  }
+
+  /** Notes indexed only in part, with what was left out. */
+  limitedNotes(): { path: string; error: string }[] {
+    return this.shards.flatMap(({ listing }) => (listing.l ?? []).map(([k, error]) => ({ path: listing.p[k], error })));
   }
 
   // ---------------------------------------------------------------- keywords
@@ -198,20 +198,10 @@ export class SavedIndex {
     this.docSlot = new Int32Array(this.chunkCount).fill(-1);
     // Read in windows, stored in shard order (slots follow documents, as when loading).
     for (let from = 0; from < this.shards.length; from += READ_WINDOW) {
-      const window = this.shards.slice(from, from + READ_WINDOW);
-      const parts = await Promise.all(window.map((shard) => (shard.layout.vectors > 0 ? readShardPart(this.data, shard.entry, "vectors") : Promise.resolve(null))));
+      const window = this.shards.slice(from, from + READ_WINDOW).filter((shard) => shard.layout.vectors > 0);
+      const firsts = await Promise.all(window.map((shard) => this.readShardVectors(store, shard, dim)));
       window.forEach((shard, i) => {
-        const bytes = parts[i];
-        const { vectors, dim: shardDim } = shard.layout;
-        if (!bytes || vectors === 0) return;
-        if (shardDim !== dim) throw new IndexLoadError(`shard ${shard.entry.file} has vectors of another dimension`);
-        const scales = new Float32Array(bytes.buffer, bytes.byteOffset, vectors);
-        const problem = storedScalesProblem(scales);
-        if (problem) throw new IndexLoadError(`shard ${shard.entry.file} has impossible contents: ${problem}`);
-        const first = store.addCodesMany(new Int8Array(bytes.buffer, bytes.byteOffset + vectors * 4, vectors * dim), scales, vectors, dim);
-        const damaged = store.lengthProblem(first, vectors);
-        if (damaged) throw new IndexLoadError(`shard ${shard.entry.file} has impossible contents: ${damaged}`);
-        for (let c = 0, v = first; c < shard.layout.count; c++) {
+        for (let c = 0, v = firsts[i]; c < shard.layout.count; c++) {
           if (shard.flags[c] !== 1) continue;
           this.slotDoc[v] = shard.first + c;
           this.docSlot[shard.first + c] = v++;
@@ -220,6 +210,36 @@ export class SavedIndex {
     }
     this.store = store;
     return store;
+  }
+
+  /**
+   * One shard's vectors into the store; returns the first slot. The codes go straight from the file into
+   * the store's memory when the data folder can do that, and the part's checksum is taken where they land.
+   * Slots are taken before the first await, so shards read side by side keep their order.
+   */
+  private async readShardVectors(store: VectorStore, shard: SavedShard, dim: number): Promise<number> {
+    const { vectors, dim: shardDim, indexEnd, codesAt } = shard.layout;
+    const file = shard.entry.file;
+    if (shardDim !== dim) throw new IndexLoadError(`shard ${file} has vectors of another dimension`);
+    const inPlace = this.data.readInto ? store.appendInPlace(vectors, dim) : null;
+    let first: number;
+    let scales: Float32Array;
+    if (inPlace && this.data.readInto) {
+      first = inPlace.first;
+      const scaleBytes = await readShardRange(this.data, shard.entry, { offset: indexEnd, length: vectors * 4 });
+      const got = await this.data.readInto(`${INDEX_DIR}/${file}`, codesAt, inPlace.codes);
+      if (got !== inPlace.codes.length) throw new IndexLoadError(`shard ${file} is missing or truncated`);
+      if (partChecksum([scaleBytes, inPlace.codes]) !== shard.entry.parts?.vectors.checksum) throw new IndexLoadError(`shard ${file} is corrupt (checksum mismatch)`);
+      scales = new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, vectors);
+      store.setScales(first, scales);
+    } else {
+      const bytes = await readShardPart(this.data, shard.entry, "vectors");
+      scales = new Float32Array(bytes.buffer, bytes.byteOffset, vectors);
+      first = store.addCodesMany(new Int8Array(bytes.buffer, bytes.byteOffset + vectors * 4, vectors * dim), scales, vectors, dim);
+    }
+    const problem = storedScalesProblem(scales) ?? store.lengthProblem(first, vectors);
+    if (problem) throw new IndexLoadError(`shard ${file} has impossible contents: ${problem}`);
+    return first;
   }
 
   /** Top k chunks by cosine (VectorStore.search over every saved vector), with the query's cosine statistics. */

@@ -519,19 +519,19 @@ export class VaultIndex implements VaultIndexApi {
     const present = new Map<string, NoteInfo>();
     for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
     let notes = 0;
-    let current = true;
-    const limited: IndexFailure[] = [];
-    saved.forEachNote((note) => {
+    const current = saved.everyNote((path, mtime, size) => {
       notes++;
-      const info = present.get(note.path);
-      if (!info || info.mtime !== note.mtime || info.size !== note.size) {
-        if (current) this.host.logger.debug(`The saved index is not current: ${note.path} changed or is gone`);
-        current = false;
-      }
-      if (note.limited) limited.push({ path: note.path, error: note.limited });
+      const info = present.get(path);
+      if (info && info.mtime === mtime && info.size === size) return true;
+      this.host.logger.debug(`The saved index is not current: ${path} changed or is gone`);
+      return false;
     });
-    if (current && notes !== present.size) this.host.logger.debug(`The saved index is not current: ${present.size - notes} notes more in the vault`);
-    return current && notes === present.size ? { notes, limited } : null;
+    if (!current) return null;
+    if (notes !== present.size) {
+      this.host.logger.debug(`The saved index is not current: the vault has ${present.size - notes} notes it does not`);
+      return null;
+    }
+    return { notes, limited: saved.limitedNotes() };
   }
 
   /** The semantic weight setting, unless the caller chose one. */

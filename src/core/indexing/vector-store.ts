@@ -132,6 +132,23 @@ export class VectorStore {
   }
 
   /**
+   * `count` new consecutive slots whose codes the caller writes in place (`codes`, a view of this store's
+   * memory, `dim` bytes per vector back to back) and whose scales it sets with setScales: a shard's vectors
+   * read straight from disk, not copied. Null when rows are padded (a dimension not a multiple of 16):
+   * use addCodesMany then.
+   */
+  appendInPlace(count: number, dim: number): { first: number; codes: Uint8Array } | null {
+    if ((this.dimension !== 0 && dim !== this.dimension) || dim % 16 !== 0 || count <= 0) return null;
+    const first = this.appendSlots(count, dim);
+    return { first, codes: new Uint8Array((this.memory as WebAssembly.Memory).buffer, this.rowAt(first), count * dim) };
+  }
+
+  /** The scales of slots first .. first + scales.length (after appendInPlace). */
+  setScales(first: number, scales: Float32Array): void {
+    this.scales.set(scales, first);
+  }
+
+  /**
    * Why one of the vectors in slots first .. first + count is impossible (its decoded length is far from 1:
    * damage, since every stored vector was unit length), or null. Runs the SIMD kernel over the stored codes.
    */

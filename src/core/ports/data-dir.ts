@@ -8,6 +8,12 @@ export interface DataDirPort {
    * index reads a shard's search part at load and its chunk texts only when a hit needs them.
    */
   read(path: string, range?: ByteRange): Promise<Uint8Array | null>;
+  /**
+   * Reads `target.length` bytes from `offset` straight into `target` (the vector store's memory: no copy);
+   * returns how many arrived (fewer at the end of the file), or null when the file does not exist.
+   * Optional: without it, read() and a copy.
+   */
+  readInto?(path: string, offset: number, target: Uint8Array): Promise<number | null>;
   readText(path: string): Promise<string | null>;
   writeAtomic(path: string, data: Uint8Array | string): Promise<void>;
   /** Creates the file only if it does not exist yet; false when it already existed (used for locks). */

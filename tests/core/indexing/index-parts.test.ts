@@ -1,4 +1,4 @@
-import { checksumBytes } from "../../../src/core/indexing/checksum";
+import { checksumBytes, partChecksum } from "../../../src/core/indexing/checksum";
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
 import { decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/shard-codec";
@@ -275,14 +275,32 @@ describe("index shards", () => {
     expect(() => decodeShard(bytes, 0, 3)).toThrow(/dimension/);
   });
 
-  it("checksums differ for any changed byte and for aligned and unaligned views alike", () => {
+  it.each([
+    ["partChecksum", (b: Uint8Array) => partChecksum(b)],
+    ["checksumBytes (formats 2 and 4)", checksumBytes],
+  ])("%s differs for any changed byte, swapped words and lengths, and is the same for aligned and unaligned views", (_name, sum) => {
     const a = new Uint8Array(1001).map((_, i) => i * 31);
-    const b = a.slice();
-    b[500] ^= 1;
-    expect(checksumBytes(a)).not.toBe(checksumBytes(b));
+    for (const at of [0, 3, 4, 500, 999, 1000]) {
+      const b = a.slice();
+      b[at] ^= 0x80;
+      expect(sum(b)).not.toBe(sum(a));
+    }
+    // Words that trade places (lanes must not be interchangeable).
+    const swapped = a.slice();
+    swapped.set(a.subarray(0, 4), 4);
+    swapped.set(a.subarray(4, 8), 0);
+    expect(sum(swapped)).not.toBe(sum(a));
+    expect(sum(a.subarray(0, 1000))).not.toBe(sum(a));
     const shifted = new Uint8Array(1002);
     shifted.set(a, 1);
-    expect(checksumBytes(shifted.subarray(1))).toBe(checksumBytes(a));
+    expect(sum(shifted.subarray(1))).toBe(sum(a));
+  });
+
+  it("partChecksum of pieces is that of their concatenation, whatever lane a piece starts in", () => {
+    const a = new Uint8Array(4099).map((_, i) => (i * 131 + 7) & 255);
+    for (const cut of [0, 4, 8, 12, 16, 20, 1024, 4096]) expect(partChecksum([a.subarray(0, cut), a.subarray(cut)])).toBe(partChecksum(a));
+    expect(partChecksum([a.subarray(0, 12), a.subarray(12, 2052), a.subarray(2052)])).toBe(partChecksum(a));
+    expect(() => partChecksum([a.subarray(0, 3), a.subarray(3)])).toThrow(/whole words/);
   });
 });
 

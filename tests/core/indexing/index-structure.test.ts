@@ -1,6 +1,5 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { checksumBytes } from "../../../src/core/indexing/checksum";
 import { makeHarness, longNote, type Harness } from "./index-harness";
 import { sealShard, shardLayout as layout, type ShardLayout } from "../../support/shard-layout";
 

@@ -91,6 +91,17 @@ describe("VaultIndex.searchSavedNotes (a search from the saved files, nothing lo
     expect(saved!.status).toMatchObject({ state: "ready", chunks: loaded.status().chunks, notes: loaded.status().notes, embedded: loaded.status().embedded, readOnly: true });
   });
 
+  it("a data folder that cannot read into memory (the copying path) gives the same hits", async () => {
+    const host = createNodeHost(h.vault.root, { logger: silentLogger });
+    const data = Object.create(host.data) as DataDirPort;
+    Object.defineProperty(data, "readInto", { value: undefined });
+    const index = new VaultIndex({ host: { ...host, data }, settings: () => h.settings, embedder: () => h.embedder, options: FAST });
+    const copied = await index.searchSavedNotes("compost garden", { semanticWeight: 1 });
+    const direct = await h.open().searchSavedNotes("compost garden", { semanticWeight: 1 });
+    expect(copied).not.toBeNull();
+    expect(summary(copied!.hits)).toEqual(summary(direct!.hits));
+  });
+
   it("finds what only the saved index's other shards hold, with the same document frequencies", async () => {
     const hits = (await h.open().searchSavedNotes("photosynthesis", { semanticWeight: 0, limit: 50 }))!.hits;
     const shardsHit = new Set(hits.map((hit) => Number(/Note (\d+)/.exec(hit.path)?.[1] ?? -1) > 900));

@@ -1,7 +1,6 @@
 import { sealShard, shardLayout } from "../../support/shard-layout";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { checksumBytes } from "../../../src/core/indexing/checksum";
 import { MANIFEST_PATH, type Manifest } from "../../../src/core/indexing/index-persistence";
 import { ANALYZER_VERSION, detectLanguage, forEachTerm } from "../../../src/core/indexing/text-analyzer";
 import { HashEmbedder } from "../../support/hash-embedder";
