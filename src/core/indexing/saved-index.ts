@@ -1,7 +1,7 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk, ChunkMeta } from "./chunk";
 import { partChecksum } from "./checksum";
-import { INDEX_DIR, partRange, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
+import { INDEX_DIR, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
 import { storedScalesProblem } from "./index-validation";
 import {
   chunkFromMeta,
@@ -45,6 +45,8 @@ interface SavedShard {
   noteStart: Uint32Array;
   meta: Promise<StoredShardMeta> | null;
   texts: Promise<ShardTexts> | null;
+  /** The vector scales (read with the index part, checked with the codes). */
+  scaleBytes: Uint8Array;
 }
 
 /** Reads at once, at most: enough to keep the disk and the I/O threads busy, few enough not to flood them. */
@@ -72,7 +74,8 @@ export class SavedIndex {
 
   /** Reads every shard's index part. Throws IndexLoadError when one is missing, damaged or of another format. */
   static async open(data: DataDirPort, manifest: Manifest): Promise<SavedIndex> {
-    const shards = await inWindows(manifest.shards, async (entry) => readIndexPart(data, entry));
+    const dim = manifest.embedder?.dim ?? 0;
+    const shards = await inWindows(manifest.shards, async (entry) => readIndexPart(data, entry, dim));
     let docs = 0;
     for (const shard of shards) {
       shard.first = docs;
@@ -218,7 +221,7 @@ export class SavedIndex {
    * Slots are taken before the first await, so shards read side by side keep their order.
    */
   private async readShardVectors(store: VectorStore, shard: SavedShard, dim: number): Promise<number> {
-    const { vectors, dim: shardDim, indexEnd, codesAt } = shard.layout;
+    const { vectors, dim: shardDim, codesAt } = shard.layout;
     const file = shard.entry.file;
     if (shardDim !== dim) throw new IndexLoadError(`shard ${file} has vectors of another dimension`);
     const inPlace = this.data.readInto ? store.appendInPlace(vectors, dim) : null;
@@ -226,7 +229,7 @@ export class SavedIndex {
     let scales: Float32Array;
     if (inPlace && this.data.readInto) {
       first = inPlace.first;
-      const scaleBytes = await readShardRange(this.data, shard.entry, { offset: indexEnd, length: vectors * 4 });
+      const scaleBytes = shard.scaleBytes;
       const got = await this.data.readInto(`${INDEX_DIR}/${file}`, codesAt, inPlace.codes);
       if (got !== inPlace.codes.length) throw new IndexLoadError(`shard ${file} is missing or truncated`);
       if (partChecksum([scaleBytes, inPlace.codes]) !== shard.entry.parts?.vectors.checksum) throw new IndexLoadError(`shard ${file} is corrupt (checksum mismatch)`);
@@ -309,11 +312,20 @@ export class SavedIndex {
   }
 }
 
-async function readIndexPart(data: DataDirPort, entry: ShardEntry): Promise<SavedShard> {
+/**
+ * A shard's index part, checked, and the vector scales that follow it (the first bytes of the vectors part,
+ * checked with the codes later): one read instead of two per shard.
+ */
+async function readIndexPart(data: DataDirPort, entry: ShardEntry, dim: number): Promise<SavedShard> {
   if (!entry.parts) throw new IndexLoadError(`shard ${entry.file} has another format version`);
-  const bytes = await readShardPart(data, entry, "index");
+  const indexEnd = entry.parts.index.end;
+  // The vectors part is a scale and `dim` codes per vector, padded to 4 bytes: its length gives the count.
+  const vectors = dim > 0 ? Math.floor((entry.parts.vectors.end - indexEnd) / (4 + dim)) : 0;
+  const read = await readShardRange(data, entry, { offset: 0, length: indexEnd + vectors * 4 });
+  const bytes = read.subarray(0, indexEnd);
+  if (partChecksum(bytes) !== entry.parts.index.checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
   const layout = shardLayout(readHeader(bytes));
-  if (layout.indexEnd !== partRange(entry, "index").length || layout.textsAt !== entry.textsAt || layout.total !== entry.bytes) {
+  if (layout.indexEnd !== indexEnd || layout.textsAt !== entry.textsAt || layout.total !== entry.bytes || (dim > 0 && layout.vectors !== vectors)) {
     throw new IndexLoadError(`shard ${entry.file} does not match its manifest entry`);
   }
   const listing = decodeListing(bytes, layout);
@@ -343,6 +355,7 @@ async function readIndexPart(data: DataDirPort, entry: ShardEntry): Promise<Save
     noteStart,
     meta: null,
     texts: null,
+    scaleBytes: read.subarray(indexEnd),
   };
 }
 

@@ -108,7 +108,7 @@ describe("VaultIndex.searchSavedNotes (a search from the saved files, nothing lo
     expect(shardsHit.size).toBe(2);
   });
 
-  it("reads only what the query needs: no vector of a keyword-only search, a few words' postings, nothing twice", async () => {
+  it("reads only what the query needs: no vector codes for a keyword-only search, a few words' postings, nothing twice", async () => {
     const host = createNodeHost(h.vault.root, { logger: silentLogger });
     const data = counting(host.data);
     const index = new VaultIndex({ host: { ...host, data }, settings: () => h.settings, embedder: () => null, options: FAST });
@@ -126,8 +126,8 @@ describe("VaultIndex.searchSavedNotes (a search from the saved files, nothing lo
         expect(range).toBeDefined();
         const from = range!.offset;
         const to = from + range!.length;
-        // Nothing of the vectors part.
-        expect(to <= layout.indexEnd || from >= layout.vectorsEnd).toBe(true);
+        // No vector codes (their scales, 4 bytes a vector, come with the index part).
+        expect(to <= layout.codesAt || from >= layout.vectorsEnd).toBe(true);
         if (from >= layout.vectorsEnd && to <= layout.postingsEnd) postingRead += range!.length;
       }
     }
