@@ -16,22 +16,64 @@ export function partChecksum(pieces: Uint8Array | readonly Uint8Array[]): string
   const list = pieces instanceof Uint8Array ? [pieces] : pieces;
   let length = 0;
   for (const p of list) length += p.length;
-  const lanes = new Int32Array([0x9e3779b1 ^ length, 0x85ebca77 ^ Math.imul(length, 0x27d4eb2f), 0xc2b2ae3d, 0x165667b1]);
-  let lane = 0;
-  list.forEach((bytes, k) => {
-    if (k < list.length - 1 && bytes.length % 4 !== 0) throw new Error("partChecksum: a piece before the last is not whole words");
-    lane = mixWords(bytes, lanes, lane);
-  });
-  const last = list[list.length - 1];
-  let a0 = lanes[0];
-  // Trailing bytes (fewer than 4) go into lane 0.
-  for (let i = last ? last.length & ~3 : 0; last && i < last.length; i++) {
-    a0 = Math.imul(a0 ^ last[i], 0x01000193);
-    a0 ^= a0 >>> 15;
+  const sum = new PartChecksum(length);
+  for (const p of list) sum.update(p);
+  return sum.digest();
+}
+
+/**
+ * partChecksum fed piece by piece, for bytes that are not in one array: `update` with bytes, or `updateWith`
+ * a mixer that runs the lanes elsewhere (the vector store's SIMD kernel over codes in its memory).
+ */
+export class PartChecksum {
+  /** The four lanes (partChecksum's state), in lane order. */
+  readonly lanes: Int32Array;
+  /** The lane the next word goes into. */
+  lane = 0;
+  private fed = 0;
+  private tail: Uint8Array | null = null;
+
+  constructor(private readonly length: number) {
+    this.lanes = new Int32Array([0x9e3779b1 ^ length, 0x85ebca77 ^ Math.imul(length, 0x27d4eb2f), 0xc2b2ae3d, 0x165667b1]);
   }
-  const hi = fmix(a0 ^ rotl(fmix(lanes[1]), 13));
-  const lo = fmix(lanes[2] ^ rotl(fmix(lanes[3]), 17) ^ hi);
-  return (hi >>> 0).toString(16).padStart(8, "0") + (lo >>> 0).toString(16).padStart(8, "0");
+
+  /** Every piece but the last must be a whole number of 4-byte words. */
+  update(bytes: Uint8Array): void {
+    this.startPiece(bytes.length);
+    this.lane = mixWords(bytes, this.lanes, this.lane);
+    if (bytes.length % 4 !== 0) this.tail = bytes.subarray(bytes.length & ~3);
+  }
+
+  /**
+   * `words` words (a multiple of 4) mixed by `mix`, which gets the lanes rotated so that its first word
+   * goes into lane 0 of what it is given, and mixes in place.
+   */
+  updateWith(words: number, mix: (rotated: Int32Array) => void): void {
+    if (words % 4 !== 0) throw new Error("PartChecksum.updateWith: not whole blocks of four words");
+    this.startPiece(words * 4);
+    const rotated = new Int32Array(4);
+    for (let k = 0; k < 4; k++) rotated[k] = this.lanes[(this.lane + k) & 3];
+    mix(rotated);
+    for (let k = 0; k < 4; k++) this.lanes[(this.lane + k) & 3] = rotated[k];
+  }
+
+  digest(): string {
+    if (this.fed !== this.length) throw new Error(`PartChecksum: ${this.fed} bytes fed of ${this.length}`);
+    let a0 = this.lanes[0];
+    // Trailing bytes (fewer than 4) go into lane 0.
+    for (const byte of this.tail ?? []) {
+      a0 = Math.imul(a0 ^ byte, 0x01000193);
+      a0 ^= a0 >>> 15;
+    }
+    const hi = fmix(a0 ^ rotl(fmix(this.lanes[1]), 13));
+    const lo = fmix(this.lanes[2] ^ rotl(fmix(this.lanes[3]), 17) ^ hi);
+    return (hi >>> 0).toString(16).padStart(8, "0") + (lo >>> 0).toString(16).padStart(8, "0");
+  }
+
+  private startPiece(bytes: number): void {
+    if (this.tail !== null) throw new Error("PartChecksum: a piece before the last is not whole words");
+    this.fed += bytes;
+  }
 }
 
 /** Feeds the whole words of `bytes` to the lanes, the first into lane `lane`; returns the lane of the next word. */

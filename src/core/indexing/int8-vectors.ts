@@ -33,9 +33,14 @@ export type DotKernel = (codesAt: number, queryAt: number, n: number, stride: nu
 /** Each of `n` rows' sum of squares (int32) written at `outAt`: a stored vector's length, to check it. */
 export type NormKernel = (codesAt: number, n: number, stride: number, outAt: number) => void;
 
+/** partChecksum's four lanes (16 bytes at `stateAt`, updated in place) over `blocks` 16-byte blocks at `at`. */
+export type MixKernel = (at: number, blocks: number, stateAt: number) => void;
+
 export interface Kernels {
   dots: DotKernel;
   norms: NormKernel;
+  /** Null without WebAssembly SIMD (the caller mixes in JavaScript then). */
+  mix: MixKernel | null;
   simd: boolean;
 }
 
@@ -45,12 +50,12 @@ export function dotKernel(memory: WebAssembly.Memory): Kernels {
   if (module) {
     try {
       const instance = new WebAssembly.Instance(module, { env: { memory } });
-      return { dots: instance.exports.dots as DotKernel, norms: instance.exports.norms as NormKernel, simd: true };
+      return { dots: instance.exports.dots as DotKernel, norms: instance.exports.norms as NormKernel, mix: instance.exports.mix as MixKernel, simd: true };
     } catch {
       // Fall through to JavaScript.
     }
   }
-  return { dots: jsDots(memory), norms: jsNorms(memory), simd: false };
+  return { dots: jsDots(memory), norms: jsNorms(memory), mix: null, simd: false };
 }
 
 let compiled: WebAssembly.Module | null | undefined;

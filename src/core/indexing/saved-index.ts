@@ -1,6 +1,6 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk, ChunkMeta } from "./chunk";
-import { partChecksum } from "./checksum";
+import { partChecksum, PartChecksum } from "./checksum";
 import { INDEX_DIR, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
 import { storedScalesProblem } from "./index-validation";
 import {
@@ -232,7 +232,10 @@ export class SavedIndex {
       const scaleBytes = shard.scaleBytes;
       const got = await this.data.readInto(`${INDEX_DIR}/${file}`, codesAt, inPlace.codes);
       if (got !== inPlace.codes.length) throw new IndexLoadError(`shard ${file} is missing or truncated`);
-      if (partChecksum([scaleBytes, inPlace.codes]) !== shard.entry.parts?.vectors.checksum) throw new IndexLoadError(`shard ${file} is corrupt (checksum mismatch)`);
+      const sum = new PartChecksum(scaleBytes.length + inPlace.codes.length);
+      sum.update(scaleBytes);
+      store.checksumCodes(first, vectors, sum);
+      if (sum.digest() !== shard.entry.parts?.vectors.checksum) throw new IndexLoadError(`shard ${file} is corrupt (checksum mismatch)`);
       scales = new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, vectors);
       store.setScales(first, scales);
     } else {

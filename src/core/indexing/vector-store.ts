@@ -1,4 +1,5 @@
-import { dotKernel, type DotKernel, type NormKernel, quantizeInto } from "./int8-vectors";
+import type { PartChecksum } from "./checksum";
+import { dotKernel, type DotKernel, type MixKernel, type NormKernel, quantizeInto } from "./int8-vectors";
 import { vectorProblem } from "./vector-check";
 
 /**
@@ -40,6 +41,7 @@ export class VectorStore {
   private memory: WebAssembly.Memory | null = null;
   private kernel: DotKernel | null = null;
   private normKernel: NormKernel | null = null;
+  private mixKernel: MixKernel | null = null;
   private scales = new Float32Array(0);
   private live = new Uint8Array(0);
   private free: number[] = [];
@@ -74,6 +76,7 @@ export class VectorStore {
     this.memory = null;
     this.kernel = null;
     this.normKernel = null;
+    this.mixKernel = null;
     this.scales = new Float32Array(0);
     this.live = new Uint8Array(0);
     this.free = [];
@@ -141,6 +144,28 @@ export class VectorStore {
     if ((this.dimension !== 0 && dim !== this.dimension) || dim % 16 !== 0 || count <= 0) return null;
     const first = this.appendSlots(count, dim);
     return { first, codes: new Uint8Array((this.memory as WebAssembly.Memory).buffer, this.rowAt(first), count * dim) };
+  }
+
+  /**
+   * Feeds the codes of slots first .. first + count (written by appendInPlace: back to back) to a part
+   * checksum, with the SIMD kernel where there is one.
+   */
+  checksumCodes(first: number, count: number, sum: PartChecksum): void {
+    const bytes = count * this.stride;
+    if (!this.memory || bytes === 0) return;
+    const memory = this.memory;
+    const at = this.rowAt(first);
+    if (!this.mixKernel) {
+      sum.update(new Uint8Array(memory.buffer, at, bytes));
+      return;
+    }
+    const mix = this.mixKernel;
+    // The lanes go through the scan's output area (unused between scans).
+    sum.updateWith(bytes / 4, (rotated) => {
+      new Int32Array(memory.buffer, this.outAt, 4).set(rotated);
+      mix(at, bytes / 16, this.outAt);
+      rotated.set(new Int32Array(memory.buffer, this.outAt, 4));
+    });
   }
 
   /** The scales of slots first .. first + scales.length (after appendInPlace). */
@@ -310,6 +335,7 @@ export class VectorStore {
       const kernel = dotKernel(this.memory);
       this.kernel = kernel.dots;
       this.normKernel = kernel.norms;
+      this.mixKernel = kernel.mix;
       this.kernelIsSimd = kernel.simd;
     } else {
       const needed = Math.ceil((this.slotsAt + capacity * this.stride) / PAGE);

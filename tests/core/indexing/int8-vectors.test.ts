@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { dotKernel, jsDots, jsNorms, quantizeInto } from "../../../src/core/indexing/int8-vectors";
 import { INT8_DOT_WASM } from "../../../src/core/indexing/wasm/int8-dot-wasm";
+import { PartChecksum, partChecksum } from "../../../src/core/indexing/checksum";
+import { VectorStore } from "../../../src/core/indexing/vector-store";
 
 describe("int8 vectors", () => {
   it("quantizes a unit vector so its largest component is ±127 and decodes within half a step", () => {
@@ -47,6 +49,44 @@ describe("int8 vectors", () => {
     expect(Array.from(new Int32Array(memory.buffer, 24576, n))).toEqual(squares);
     jsNorms(memory)(codesAt, n, stride, 32768);
     expect(Array.from(new Int32Array(memory.buffer, 32768, n))).toEqual(squares);
+  });
+
+  it("the kernel's checksum lanes equal partChecksum's, whatever lane the codes start in", () => {
+    const memory = new WebAssembly.Memory({ initial: 1 });
+    const kernel = dotKernel(memory);
+    expect(kernel.mix).not.toBeNull();
+    const bytes = new Uint8Array(memory.buffer, 64, 4096);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 97 + 13) & 255;
+    for (const lead of [0, 4, 8, 12, 20]) {
+      const before = new Uint8Array(lead).fill(7);
+      const sum = new PartChecksum(lead + bytes.length);
+      sum.update(before);
+      sum.updateWith(bytes.length / 4, (rotated) => {
+        new Int32Array(memory.buffer, 0, 4).set(rotated);
+        kernel.mix!(64, bytes.length / 16, 0);
+        rotated.set(new Int32Array(memory.buffer, 0, 4));
+      });
+      const whole = new Uint8Array(lead + bytes.length);
+      whole.set(before);
+      whole.set(bytes, lead);
+      expect(sum.digest()).toBe(partChecksum(whole));
+    }
+  });
+
+  it("a vector store checks codes written in place with the same checksum as the bytes on disk", () => {
+    const store = new VectorStore();
+    store.reset(32);
+    store.reserve(10, 32);
+    const placed = store.appendInPlace(10, 32)!;
+    for (let i = 0; i < placed.codes.length; i++) placed.codes[i] = (i * 31) & 255;
+    const scales = new Uint8Array(40).fill(3);
+    const sum = new PartChecksum(40 + placed.codes.length);
+    sum.update(scales);
+    store.checksumCodes(placed.first, 10, sum);
+    const disk = new Uint8Array(40 + placed.codes.length);
+    disk.set(scales);
+    disk.set(placed.codes, 40);
+    expect(sum.digest()).toBe(partChecksum(disk));
   });
 
   it("the shipped module is the compiled int8-dot.wat (run `node scripts/build-wasm.mjs` after editing it)", async () => {
