@@ -6,6 +6,7 @@ import { encodeShard, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
 import { VectorStore } from "./vector-store";
 import type { WorkSlicer } from "./work-slicer";
+import { ownString } from "../util/own-string";
 
 /** Text-index inserts per slice: small enough that one insert never holds the thread for long. */
 const TEXT_INSERT_SLICE = 64;
@@ -125,6 +126,7 @@ export class IndexStore {
   ): Promise<void> {
     const old = this.notes.get(meta.path);
     if (old) this.detach(old);
+    ownNoteStrings(meta, chunks);
     const records: ChunkRecord[] = chunks.map((chunk) => {
       const slots = this.recycled.get(chunk.textHash);
       const slot = slots && slots.length > 0 ? (slots.pop() as number) : -1;
@@ -435,6 +437,39 @@ export class IndexStore {
 
   private markDirty(shard: number | undefined): void {
     if (shard !== undefined && shard >= 0) this.dirty.add(shard);
+  }
+}
+
+/**
+ * Replaces, in place, a note's title, aliases, tags and heading trails by copies that own their characters
+ * (ownString): cut from the note's text, they would keep all of it in memory long after its chunk texts
+ * were saved and dropped. Arrays shared by several chunks are copied once.
+ */
+function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[] }, chunks: Chunk[]): void {
+  const copies = new Map<string, string>();
+  const own = (s: string): string => {
+    if (s.length < 13) return s;
+    let copy = copies.get(s);
+    if (copy === undefined) {
+      copy = ownString(s);
+      copies.set(s, copy);
+    }
+    return copy;
+  };
+  const done = new Set<string[]>();
+  const ownList = (list: string[]): void => {
+    if (done.has(list)) return;
+    done.add(list);
+    for (let i = 0; i < list.length; i++) list[i] = own(list[i]);
+  };
+  meta.title = own(meta.title);
+  ownList(meta.aliases);
+  ownList(meta.tags);
+  for (const chunk of chunks) {
+    chunk.title = own(chunk.title);
+    ownList(chunk.aliases);
+    ownList(chunk.tags);
+    ownList(chunk.headings);
   }
 }
 
