@@ -32,6 +32,8 @@ export class IndexStore {
   private readonly slotOwner: (ChunkRecord | undefined)[] = [];
   /** Embedder id the vectors belong to. */
   vectorsOf: string | null = null;
+  /** A loaded shard held vectors (kept or not): dropping vectors must rewrite the shards. */
+  private vectorsSaved = false;
   /** Saved vectors of the notes in memory that were left on disk (loadShard without vectors). */
   vectorsOnDisk = 0;
 
@@ -58,6 +60,7 @@ export class IndexStore {
     this.vectors.reset();
     this.slotOwner.length = 0;
     this.vectorsOf = null;
+    this.vectorsSaved = false;
     this.vectorsOnDisk = 0;
     this.shards.clear();
     this.dirty.clear();
@@ -99,6 +102,12 @@ export class IndexStore {
 
   /** Forgets every vector (another embedder's vectors cannot be compared with this one's). */
   dropVectors(newOwner: string | null): void {
+    if (this.vectorsOf === null && this.vectors.size === 0 && !this.vectorsSaved) {
+      // Nothing to drop, in memory or on disk (a first build): no pass over every chunk, and no shard needs
+      // rewriting (marking them all dirty made the first checkpoint of a 100k-note build re-encode every shard).
+      this.vectorsOf = newOwner;
+      return;
+    }
     for (const note of this.notes.values()) for (const rec of note.chunks) rec.slot = -1;
     this.vectors.reset();
     this.slotOwner.length = 0;
@@ -216,6 +225,7 @@ export class IndexStore {
       let onDisk = 0;
       for (const rec of note.chunks) {
         const v = shard.vectorIndex[i];
+        if (v >= 0) this.vectorsSaved = true;
         if (firstSlot >= 0 && v >= 0) {
           rec.slot = firstSlot + v;
           claimed[v] = 1;
