@@ -453,7 +453,7 @@ export class IndexStore {
 /**
  * Replaces, in place, a note's title, aliases, tags and heading trails by copies that own their characters
  * (ownString): cut from the note's text, they would keep all of it in memory long after its chunk texts
- * were saved and dropped. Arrays shared by several chunks are copied once.
+ * were saved and dropped. Arrays shared by several chunks are copied once; equal heading trails become one.
  */
 function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[] }, chunks: Chunk[]): void {
   const copies = new Map<string, string>();
@@ -475,11 +475,19 @@ function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[]
   meta.title = own(meta.title);
   ownList(meta.aliases);
   ownList(meta.tags);
+  // Chunks of one section carry equal heading trails: one array for them all (nothing mutates a trail).
+  const trails = new Map<string, string[]>();
   for (const chunk of chunks) {
     chunk.title = own(chunk.title);
     ownList(chunk.aliases);
     ownList(chunk.tags);
-    ownList(chunk.headings);
+    const key = chunk.headings.join("\n");
+    const shared = trails.get(key);
+    if (shared) chunk.headings = shared;
+    else {
+      ownList(chunk.headings);
+      trails.set(key, chunk.headings);
+    }
   }
 }
 
