@@ -202,7 +202,7 @@ export class TextIndex<T> {
    * of its postings; `between` is called every `wordsPerStep` words (the caller yields there). Scores do
    * not change: runs are read in document order either way (runsOf).
    */
-  async seal(between: () => Promise<void>, wordsPerStep = 20_000): Promise<void> {
+  async seal(between: () => Promise<void>, wordsPerStep = 2_000): Promise<void> {
     if (this.listPostings === 0) return;
     const id = this.blocks.length;
     const block: Block = { docs: new Int32Array(this.listPostings), weights: new Float32Array(this.listPostings) };
@@ -214,8 +214,12 @@ export class TextIndex<T> {
       if (length > 0) {
         // Lists only grow here between steps if a caller adds meanwhile: make room rather than fail.
         if (at + length > block.docs.length) resizeBlock(block, Math.max(at + length, Math.ceil(block.docs.length * 1.25)));
-        block.docs.set(p.docs.subarray(0, length), at);
-        block.weights.set(p.weights.subarray(0, length), at);
+        // A plain loop: two subarray views per word were 300,000 allocations per seal at 164,000 words.
+        const { docs, weights } = p;
+        for (let i = 0; i < length; i++) {
+          block.docs[at + i] = docs[i];
+          block.weights[at + i] = weights[i];
+        }
         addSegment(p, id, at, at + length);
         at += length;
         this.listPostings -= length;
