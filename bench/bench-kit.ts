@@ -108,20 +108,30 @@ export interface LagReport {
   p99GapMs: number;
   ticks: number;
   peakRssMb: number;
+  /** Gaps of 100 ms or more (how often, not only how long, the thread froze). */
+  stallsOver100: number;
+  /** What the work was doing when the longest stall ended (when the caller said: `doing`). */
+  maxStallDuring?: string;
 }
 
 /**
  * Measures main-thread stalls: a setInterval(…, 1) probe records the gaps between its ticks while the work
  * runs. A gap of 80 ms means something held the thread for about 80 ms (what a user would feel as a freeze).
  */
-export function startLagProbe(): { stop(): LagReport } {
+export function startLagProbe(doing?: () => string): { stop(): LagReport } {
   const gaps: number[] = [];
   let last = performance.now();
   let peakRss = process.memoryUsage().rss;
   let ticks = 0;
+  let longest = 0;
+  let longestDuring: string | undefined;
   const timer = setInterval(() => {
     const now = performance.now();
     gaps.push(now - last);
+    if (now - last > longest) {
+      longest = now - last;
+      longestDuring = doing?.();
+    }
     last = now;
     if (++ticks % 25 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 1);
@@ -136,6 +146,8 @@ export function startLagProbe(): { stop(): LagReport } {
         p99GapMs: round(s[Math.floor(s.length * 0.99)] ?? 0),
         ticks,
         peakRssMb: round(peakRss / 1_048_576, 1),
+        stallsOver100: gaps.filter((g) => g >= 100).length,
+        ...(longestDuring !== undefined ? { maxStallDuring: longestDuring } : {}),
       };
     },
   };

@@ -125,8 +125,11 @@ export async function buildIndexHere(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const t0 = performance.now();
   // The longest main-thread stall of the whole build (the same 1 ms lag probe as the `build` measurement).
-  const probe = startLagProbe();
   const index = openIndex(dir, zeroLatencyEmbedder());
+  // The phase the longest stall happened in (listing, chunking, embedding, saving): where to look first.
+  let phase = "opening";
+  index.onStatus((s) => (phase = s.progress?.phase ?? s.state));
+  const probe = startLagProbe(() => phase);
   const status = await index.open();
   await index.idle();
   await index.close();
@@ -142,6 +145,8 @@ export async function buildIndexHere(dir: string): Promise<void> {
     peakRssMb,
     maxStallMs: lag.maxStallMs,
     p99GapMs: lag.p99GapMs,
+    stallsOver100: lag.stallsOver100,
+    maxStallDuring: lag.maxStallDuring,
   };
   writeFileSync(join(dir, INDEX_MARKER), JSON.stringify(info));
 }
@@ -156,6 +161,9 @@ export interface PreparedIndexInfo {
   /** Longest main-thread stall while building, ms (lag probe). */
   maxStallMs?: number;
   p99GapMs?: number;
+  /** Stalls of 100 ms or more while building, and the indexing phase the longest one ended in. */
+  stallsOver100?: number;
+  maxStallDuring?: string;
 }
 
 /** What the index-building child process recorded (prepareIndex), or null when the index was built otherwise. */

@@ -120,6 +120,7 @@ export const coldStart: Measurement = {
       hitsPerSearch: times.length > 0 ? round(hits / times.length) : null,
       indexMaxStallMs: built?.maxStallMs ?? null,
       indexP99GapMs: built?.p99GapMs ?? null,
+      indexStallsOver100: built?.stallsOver100 ?? null,
       pluginOpenMs: plugin?.openMs ?? null,
       pluginQueries: plugin?.searches ?? null,
       pluginQueryP50Ms: plugin?.p50Ms ?? null,
@@ -141,7 +142,9 @@ export const coldStart: Measurement = {
         target("cold-index-rss", `peak RSS while indexing ${label} ≤ 1 GB`, peak, "MB", peak === null ? null : peak <= 1024,
           built?.seconds ? `index built in ${built.seconds} s (zero-latency embedder, in process)` : undefined),
         target("cold-index-stall", `longest main-thread stall while indexing ${label} < 100 ms`, stall, "ms", stall === null ? null : stall < 100,
-          stall === null ? "the index was built without the lag probe (an older .bench-index-ready)" : "1 ms lag probe in the building process"),
+          stall === null
+            ? "the index was built without the lag probe (an older .bench-index-ready)"
+            : `1 ms lag probe in the building process${built?.maxStallDuring ? `; longest while ${built.maxStallDuring}` : ""}${built?.stallsOver100 !== undefined ? `; ${built.stallsOver100} stalls ≥ 100 ms` : ""}`),
         target("plugin-query", `plugin query p50 at ${label} ≤ 100 ms (VaultIndex.searchNotes, ${PLUGIN_QUERIES} queries)`, plugin?.p50Ms ?? null, "ms",
           plugin ? plugin.p50Ms <= 100 : null, plugin ? `p95 ${plugin.p95Ms} ms; index opened in ${round(plugin.openMs / 1000, 1)} s; RSS ${plugin.rssMb} MB` : undefined),
         target("mcp-query", `MCP query p50 at ${label} ≤ 100 ms (\`krypton mcp\` stdio, search_notes through the SDK client, ${MCP_QUERIES} calls)`,

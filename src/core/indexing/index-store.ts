@@ -6,6 +6,7 @@ import { encodeShard, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
 import { VectorStore } from "./vector-store";
 import type { WorkSlicer } from "./work-slicer";
+import { ownString } from "../util/own-string";
 
 /** Text-index inserts per slice: small enough that one insert never holds the thread for long. */
 const TEXT_INSERT_SLICE = 64;
@@ -31,6 +32,8 @@ export class IndexStore {
   private readonly slotOwner: (ChunkRecord | undefined)[] = [];
   /** Embedder id the vectors belong to. */
   vectorsOf: string | null = null;
+  /** A loaded shard held vectors (kept or not): dropping vectors must rewrite the shards. */
+  private vectorsSaved = false;
   /** Saved vectors of the notes in memory that were left on disk (loadShard without vectors). */
   vectorsOnDisk = 0;
 
@@ -57,6 +60,7 @@ export class IndexStore {
     this.vectors.reset();
     this.slotOwner.length = 0;
     this.vectorsOf = null;
+    this.vectorsSaved = false;
     this.vectorsOnDisk = 0;
     this.shards.clear();
     this.dirty.clear();
@@ -98,6 +102,12 @@ export class IndexStore {
 
   /** Forgets every vector (another embedder's vectors cannot be compared with this one's). */
   dropVectors(newOwner: string | null): void {
+    if (this.vectorsOf === null && this.vectors.size === 0 && !this.vectorsSaved) {
+      // Nothing to drop, in memory or on disk (a first build): no pass over every chunk, and no shard needs
+      // rewriting (marking them all dirty made the first checkpoint of a 100k-note build re-encode every shard).
+      this.vectorsOf = newOwner;
+      return;
+    }
     for (const note of this.notes.values()) for (const rec of note.chunks) rec.slot = -1;
     this.vectors.reset();
     this.slotOwner.length = 0;
@@ -125,6 +135,7 @@ export class IndexStore {
   ): Promise<void> {
     const old = this.notes.get(meta.path);
     if (old) this.detach(old);
+    ownNoteStrings(meta, chunks);
     const records: ChunkRecord[] = chunks.map((chunk) => {
       const slots = this.recycled.get(chunk.textHash);
       const slot = slots && slots.length > 0 ? (slots.pop() as number) : -1;
@@ -214,6 +225,7 @@ export class IndexStore {
       let onDisk = 0;
       for (const rec of note.chunks) {
         const v = shard.vectorIndex[i];
+        if (v >= 0) this.vectorsSaved = true;
         if (firstSlot >= 0 && v >= 0) {
           rec.slot = firstSlot + v;
           claimed[v] = 1;
@@ -435,6 +447,47 @@ export class IndexStore {
 
   private markDirty(shard: number | undefined): void {
     if (shard !== undefined && shard >= 0) this.dirty.add(shard);
+  }
+}
+
+/**
+ * Replaces, in place, a note's title, aliases, tags and heading trails by copies that own their characters
+ * (ownString): cut from the note's text, they would keep all of it in memory long after its chunk texts
+ * were saved and dropped. Arrays shared by several chunks are copied once; equal heading trails become one.
+ */
+function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[] }, chunks: Chunk[]): void {
+  const copies = new Map<string, string>();
+  const own = (s: string): string => {
+    if (s.length < 13) return s;
+    let copy = copies.get(s);
+    if (copy === undefined) {
+      copy = ownString(s);
+      copies.set(s, copy);
+    }
+    return copy;
+  };
+  const done = new Set<string[]>();
+  const ownList = (list: string[]): void => {
+    if (done.has(list)) return;
+    done.add(list);
+    for (let i = 0; i < list.length; i++) list[i] = own(list[i]);
+  };
+  meta.title = own(meta.title);
+  ownList(meta.aliases);
+  ownList(meta.tags);
+  // Chunks of one section carry equal heading trails: one array for them all (nothing mutates a trail).
+  const trails = new Map<string, string[]>();
+  for (const chunk of chunks) {
+    chunk.title = own(chunk.title);
+    ownList(chunk.aliases);
+    ownList(chunk.tags);
+    const key = chunk.headings.join("\n");
+    const shared = trails.get(key);
+    if (shared) chunk.headings = shared;
+    else {
+      ownList(chunk.headings);
+      trails.set(key, chunk.headings);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { newStemmer, type SnowballStemmer } from "snowball-stemmers";
 import { STOP_WORDS } from "./stop-words";
 import { foldAccents, forEachRawWord, isCjk } from "./text-tokenizer";
+import { ownString } from "../util/own-string";
 
 /**
  * Language-aware analysis for the full-text index: what a chunk's words become in the index, and what a
@@ -69,7 +70,8 @@ export function stemWord(word: string, lang: Language): string {
       stemmers.set(lang, stemmer);
     }
     // Digits, codes and mixed tokens ("v2", "snake_case") are kept as they are.
-    out = /^[\p{L}\p{M}]+$/u.test(word) && word.length > 2 ? foldAccents(stemmer.stem(word)) : foldAccents(word);
+    word = ownString(word);
+    out = ownString(/^[\p{L}\p{M}]+$/u.test(word) && word.length > 2 ? foldAccents(stemmer.stem(word)) : foldAccents(word));
     if (cache.size >= STEM_CACHE_LIMIT) cache.clear();
     cache.set(word, out);
   }
@@ -142,7 +144,7 @@ export function forEachTerm(text: string, lang: Language, visit: (term: string) 
     if (term === undefined) {
       term = isStopWord(ascii ? word : foldAccents(word), lang) ? "" : stemWord(word, lang);
       if (terms.size >= STEM_CACHE_LIMIT) terms.clear();
-      terms.set(word, term);
+      terms.set(ownString(word), term);
     }
     if (term === "") return true;
     visit(term);

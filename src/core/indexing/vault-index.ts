@@ -77,6 +77,8 @@ export interface VaultIndexDeps {
 }
 
 const STATUS_THROTTLE_MS = 100;
+/** Postings a scan adds before they are worth sealing into a block (about 2,000 chunks' words). */
+const SEAL_MIN_POSTINGS = 100_000;
 
 /**
  * The vault index: where indexing happens. Loads the persisted index, keeps it in step with the vault
@@ -791,9 +793,19 @@ export class VaultIndex implements VaultIndexApi {
           saving = false;
           this.host.logger.warn("Saving the index during the scan failed; going on in memory", errorText(err));
         });
+        await this.sealWords(slicer);
       }
     }
+    await this.sealWords(slicer);
     if (total > 0) this.setProgress({ done: total, total, phase: "chunking" });
+  }
+
+  /**
+   * The words' postings added by a large scan go into one exact-size block (TextIndex.seal), as a loaded
+   * index holds them; a few notes' worth stays in the growing lists.
+   */
+  private async sealWords(slicer: WorkSlicer): Promise<void> {
+    if (this.store.text.unsealedPostings >= SEAL_MIN_POSTINGS) await this.store.text.seal(() => slicer.tick());
   }
 
   /** Reads one note and updates the index if its content changed. Failures are recorded per file. */

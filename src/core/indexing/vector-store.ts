@@ -70,6 +70,7 @@ export class VectorStore {
     return this.kernelIsSimd;
   }
   private kernelIsSimd = false;
+  private unit = new Float32Array(0);
 
   /** Drops every vector and fixes the dimension for the ones to come. */
   reset(dim = 0): void {
@@ -107,7 +108,10 @@ export class VectorStore {
     let norm = 0;
     for (let i = 0; i < dim; i++) norm += vector[i] * vector[i];
     const inv = norm > 0 && Number.isFinite(norm) ? 1 / Math.sqrt(norm) : 0;
-    const unit = new Float32Array(dim);
+    // One scratch vector for every add: a fresh 3 KB array per chunk was garbage the collector chased all
+    // through the embedding of a large vault.
+    if (this.unit.length !== dim) this.unit = new Float32Array(dim);
+    const unit = this.unit;
     for (let i = 0; i < dim; i++) unit[i] = vector[i] * inv;
     this.scales[slot] = quantizeInto(unit, 0, dim, this.bytes(), this.rowAt(slot));
     return slot;

@@ -167,6 +167,49 @@ describe("TextIndex", () => {
     expect(loaded.size).toBe(oneByOne.size);
   });
 
+  it("sealing the words added one by one into blocks changes no result, with searches, removals and additions between its steps", async () => {
+    const words = ["compost", "garden", "tomato", "bees", "orchard", "soil", "water", "sun", "photosynthesis", "leaf", "root", "prune"];
+    let seed = 11;
+    const pick = () => words[(seed = (seed * 48271) % 2147483647) % words.length];
+    const chunks = Array.from({ length: 400 }, (_, i) => chunk(`c${i}`, Array.from({ length: 3 + (i % 13) }, pick).join(" "), { title: `Note ${i % 9}` }));
+    const plain = new TextIndex<string>();
+    const sealed = new TextIndex<string>();
+    // Small limits: many chunks tie, so the order runs are read in shows too.
+    const queries = ["compost", "garden tomato", "bees orchard soil", "photo", "water sun leaf root prune", "note", "nothing"];
+    const same = () => {
+      for (const q of queries) {
+        for (const limit of [3, 10, 400]) {
+          const a = plain.searchNow(q, limit).map((h) => [h.owner, h.slot, h.score.toFixed(6), h.matched, h.coverage.toFixed(6)]);
+          const b = sealed.searchNow(q, limit).map((h) => [h.owner, h.slot, h.score.toFixed(6), h.matched, h.coverage.toFixed(6)]);
+          expect({ q, limit, b }).toEqual({ q, limit, b: a });
+        }
+      }
+    };
+    const add = (c: Chunk) => expect(sealed.add(c, c.id)).toBe(plain.add(c, c.id));
+    chunks.slice(0, 150).forEach(add);
+    expect(sealed.unsealedPostings).toBeGreaterThan(0);
+    await sealed.seal(async () => same(), 3);
+    expect(sealed.unsealedPostings).toBe(0);
+    same();
+    chunks.slice(150, 300).forEach(add);
+    let removed = 0;
+    // Removals between seal steps (what a search meanwhile then compacts): each word still moves whole.
+    await sealed.seal(async () => {
+      plain.removeSlot(removed);
+      sealed.removeSlot(removed);
+      removed += 7;
+      same();
+    }, 2);
+    chunks.slice(300).forEach(add);
+    same();
+    await plain.compact(async () => undefined);
+    await sealed.compact(async () => undefined);
+    same();
+    await sealed.seal(async () => undefined);
+    same();
+    expect(sealed.size).toBe(plain.size);
+  });
+
   it("scores with field boosts, removes lazily and compacts", async () => {
     const index = idIndex();
     index.add([

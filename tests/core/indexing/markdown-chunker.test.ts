@@ -437,6 +437,21 @@ describe("hashText", () => {
     expect(hashText("héllo 😀")).toBe("7f7121cbd1d0a6ad");
     expect(hashText("x")).not.toBe(hashText("y"));
   });
+
+  it("agrees with a BigInt FNV-1a 64 over TextEncoder bytes, zero-padded limbs included", () => {
+    const reference = (text: string): string => {
+      let h = 0xcbf29ce484222325n;
+      for (const byte of new TextEncoder().encode(text)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+      return h.toString(16).padStart(16, "0");
+    };
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const alphabet = "ab é😀\n#0";
+    for (let n = 0; n < 300; n++) {
+      const text = Array.from({ length: Math.floor(random() * 40) }, () => [...alphabet][Math.floor(random() * [...alphabet].length)]).join("");
+      expect(hashText(text)).toBe(reference(text));
+    }
+  });
 });
 
 describe("the example vault (examples/demo-vault)", () => {

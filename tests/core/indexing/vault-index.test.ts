@@ -1,3 +1,4 @@
+import { SHARD_MAX_CHUNKS } from "../../../src/core/indexing/index-persistence";
 import { makeHarness, longNote, type Harness } from "./index-harness";
 
 describe("VaultIndex: build and incremental sync", () => {
@@ -160,6 +161,30 @@ describe("VaultIndex: build and incremental sync", () => {
     const third = h.open({ embedder: other });
     await third.open();
     expect(other.calls).toBe(0);
+  });
+
+  it("never passes the old model's saved vectors off as the new one's when re-embedding stops midway", async () => {
+    // More chunks than one shard holds (SHARD_MAX_CHUNKS): the shards the new model never reached must lose a's vectors too.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1100; i++) files[`N${i}.md`] = `# Note ${i}\n\nText number ${i} about subject${i}.`;
+    const { HashEmbedder } = await import("../../support/hash-embedder");
+    h = await makeHarness(files, new HashEmbedder({ dim: 32, id: "a:32", batchSize: 64 }));
+    const first = h.open();
+    const built = await first.open();
+    await first.close();
+    // Same dimension, another model: its first batch is stored, then it fails for good.
+    const failing = new HashEmbedder({ dim: 32, id: "b:32", batchSize: 64, failWith: (call) => (call >= 1 ? new Error("model crashed") : null) });
+    const second = h.open({ embedder: failing });
+    const stopped = await second.open();
+    expect(built.chunks).toBeGreaterThan(SHARD_MAX_CHUNKS);
+    expect(stopped.embedded).toBe(64);
+    await second.close();
+    // The next run finds only model b's 64 vectors: every other chunk is embedded again, none keeps a's.
+    const b = new HashEmbedder({ dim: 32, id: "b:32", batchSize: 64 });
+    const third = h.open({ embedder: b });
+    const status = await third.open();
+    expect(b.texts).toHaveLength(built.chunks - 64);
+    expect(status.embedded).toBe(built.chunks);
   });
 
   it("re-embeds when a model keeps its name but changes its dimension", async () => {
