@@ -280,13 +280,18 @@ export class SavedIndex {
   }
 
   private async chunksAt(docs: readonly number[]): Promise<ChunkMeta[]> {
+    // The metadata of every shard involved, read side by side.
+    const shards = new Set(docs.filter((doc) => !this.chunks.has(doc)).map((doc) => this.shardOf(doc)));
+    await inWindows([...shards], (shard) => {
+      shard.meta ??= readShardPart(this.data, shard.entry, "meta").then((bytes) => decodeMeta(bytes.subarray(0, shard.layout.metaBytes), shard.listing));
+      return shard.meta;
+    });
     const out: ChunkMeta[] = [];
     for (const doc of docs) {
       let chunk = this.chunks.get(doc);
       if (!chunk) {
         const shard = this.shardOf(doc);
-        shard.meta ??= readShardPart(this.data, shard.entry, "meta").then((bytes) => decodeMeta(bytes.subarray(0, shard.layout.metaBytes), shard.listing));
-        const meta = await shard.meta;
+        const meta = await (shard.meta as Promise<StoredShardMeta>);
         const local = doc - shard.first;
         const note = noteOfChunk(shard, local);
         chunk = chunkFromMeta(meta, shard.listing, note, local - shard.noteStart[note]);
