@@ -107,6 +107,22 @@ describe("krypton index / search / status", () => {
     expect(ollama.requestsTo("embed")).toHaveLength(1);
   });
 
+  it("search answers from the saved index in place while no note changed, and loads it (with the change) once one did", async () => {
+    expect((await runCli(["index", vault.root], { env })).code).toBe(0);
+    const debug = { ...env, KRYPTON_DEBUG: "1" };
+    const inPlace = await runCli(["search", vault.root, "steep hills", "--json"], { env: debug });
+    expect(inPlace.code).toBe(0);
+    expect(inPlace.stderr).toMatch(/Searched the saved index in place \(1 shards, \d+ chunks\)/);
+    expect((JSON.parse(inPlace.stdout) as SearchJson[])[0].path).toBe("Travel/Lisbon.md");
+
+    await fs.writeFile(join(vault.root, "Travel/Porto.md"), "# Porto\n\nSteep hills above the river, port wine cellars.\n");
+    const loaded = await runCli(["search", vault.root, "port wine cellars", "--json"], { env: debug });
+    expect(loaded.code).toBe(0);
+    expect(loaded.stderr).toMatch(/The saved index is not current/);
+    expect(loaded.stderr).not.toMatch(/Searched the saved index in place/);
+    expect((JSON.parse(loaded.stdout) as SearchJson[])[0].path).toBe("Travel/Porto.md");
+  });
+
   it("search --limit caps the result count; the query may be several words without quotes", async () => {
     const r = await runCli(["search", vault.root, "steep", "descent", "--limit", "1", "--json"], { env });
     expect(r.code).toBe(0);

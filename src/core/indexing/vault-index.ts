@@ -487,6 +487,7 @@ export class VaultIndex implements VaultIndexApi {
         cosineOf: (chunk, vector) => saved.cosineOf(chunk, vector),
       };
       const hits = await searchNotes(source, query, this.withFusion(options));
+      this.host.logger.debug(`Searched the saved index in place (${manifest.shards.length} shards, ${saved.chunkCount} chunks)`);
       const status: IndexStatus = {
         state: "ready",
         notes: partial.notes,
