@@ -1,7 +1,8 @@
-import { promises as fs, stat as statCallback, statSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
+import { statAll } from "./stat-all";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
@@ -10,15 +11,6 @@ import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, ty
  * ever creates notes: there is no code path that writes over an existing file.
  */
 export const DEFAULT_CONFIG_DIR = ".obsidian";
-
-/**
- * Stat calls in flight while listing the vault from the disk. The libuv pool runs 4 at a time; a window
- * this size keeps it busy without queueing 100,000 requests at once.
- */
-const STAT_WINDOW = 64;
-/** Synchronous stats between two yields to the event loop, and how long such a slice may take before the listing moves to the pool. */
-const SYNC_SLICE = 256;
-const SLOW_SLICE_MS = 8;
 
 export class FsVault implements VaultPort {
   readonly root: string;
@@ -192,53 +184,6 @@ export class FsVault implements VaultPort {
     if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
     return full;
   }
-}
-
-/**
- * The mtime and size of every path that is a file (NaN for the others), read into two arrays: holding
- * 100,000 Stats objects until the end cost 180 MB of heap. A stat answered from the page cache (a vault
- * used lately) costs a few microseconds when made synchronously and several times that through the pool's
- * callbacks, so stats are made synchronously in short slices that yield to the event loop; once slices
- * are slow (the stats go to the disk), the rest goes through a window of callback stats, which the pool
- * overlaps.
- */
-export async function statAll(paths: readonly string[], slowSliceMs = SLOW_SLICE_MS): Promise<{ mtime: Float64Array; size: Float64Array }> {
-  const mtime = new Float64Array(paths.length).fill(NaN);
-  const size = new Float64Array(paths.length);
-  const record = (i: number, stat: { isFile(): boolean; mtimeMs: number; size: number } | undefined) => {
-    if (!stat?.isFile()) return;
-    mtime[i] = stat.mtimeMs;
-    size[i] = stat.size;
-  };
-  let next = 0;
-  let slowSlices = 0;
-  while (next < paths.length) {
-    const started = performance.now();
-    const end = Math.min(paths.length, next + SYNC_SLICE);
-    for (; next < end; next++) {
-      try {
-        record(next, statSync(paths[next], { throwIfNoEntry: false }));
-      } catch {
-        // Unreadable (permissions, a loop of links): not listed, as a failed callback stat.
-      }
-    }
-    // Two slow slices in a row: the disk answers, not the cache (one alone can be the machine being busy).
-    slowSlices = performance.now() - started > slowSliceMs ? slowSlices + 1 : 0;
-    if (slowSlices >= 2) break;
-    await new Promise((resume) => setImmediate(resume));
-  }
-  if (next >= paths.length) return { mtime, size };
-  await new Promise<void>((done) => {
-    let pending = paths.length - next;
-    const start = (i: number) =>
-      statCallback(paths[i], (err, stat) => {
-        if (!err) record(i, stat);
-        if (--pending === 0) done();
-        else if (next < paths.length) start(next++);
-      });
-    for (const stop = Math.min(paths.length, next + STAT_WINDOW); next < stop; ) start(next++);
-  });
-  return { mtime, size };
 }
 
 export function isCode(err: unknown, code: string): boolean {

@@ -103,24 +103,27 @@ describe("FsVault scan + VaultIndex: unchanged notes are never read", () => {
   });
 });
 
-describe("statAll: synchronous slices from the cache, callback stats once slices are slow", () => {
-  it("both ways give every file's mtime and size, and NaN for what is not a file", async () => {
-    const { statAll } = await import("../../src/node/fs-vault");
+describe("statAll: synchronous slices from the cache, callback stats once slices are slow, in a worker for large vaults", () => {
+  it("every way gives every file's mtime and size, and NaN for what is not a file", async () => {
+    const { statAll, statInWorker } = await import("../../src/node/stat-all");
     const files: Record<string, string> = {};
     for (let i = 0; i < 700; i++) files[`n${i}.md`] = "x".repeat(i);
     const vault = await makeTempVault(files);
     try {
       await fs.mkdir(join(vault.root, "folder.md"));
       const paths = [...Object.keys(files), "folder.md", "missing.md"].map((p) => join(vault.root, p));
-      const fast = await statAll(paths);
+      const fast = await statAll(paths, { worker: false });
       // A threshold no slice can meet: after two slices (512 stats) the rest goes through the callbacks.
-      const slow = await statAll(paths, -1);
-      for (const result of [fast, slow]) {
+      const slow = await statAll(paths, { worker: false, slowSliceMs: -1 });
+      // The worker itself (statAll would fall back to this thread if it could not run).
+      const inWorker = await statInWorker(paths, 8);
+      const slowInWorker = await statInWorker(paths, -1);
+      for (const result of [fast, slow, inWorker, slowInWorker]) {
         for (let i = 0; i < 700; i++) expect(result.size[i]).toBe(i);
         expect(Number.isNaN(result.mtime[700])).toBe(true);
         expect(Number.isNaN(result.mtime[701])).toBe(true);
       }
-      expect(Array.from(slow.mtime)).toEqual(Array.from(fast.mtime));
+      for (const result of [slow, inWorker, slowInWorker]) expect(Array.from(result.mtime)).toEqual(Array.from(fast.mtime));
     } finally {
       await vault.cleanup();
     }
