@@ -184,6 +184,13 @@ describe("VaultIndex.searchSavedNotes (a search from the saved files, nothing lo
       expect(await h2.open().searchSavedNotes("apples")).toBeNull();
     });
 
+    it("a shard file gone (a writer in another process switched to a new generation meanwhile): null", async () => {
+      const dir = join(h2.vault.root, ".krypton/index");
+      const manifest = JSON.parse(await fs.readFile(join(dir, "manifest.json"), "utf8"));
+      await fs.rm(join(dir, manifest.shards[0].file));
+      expect(await h2.open().searchSavedNotes("apples")).toBeNull();
+    });
+
     it.each<[string, (bytes: Buffer) => void]>([
       ["a corrupt vector part (checksum)", (b) => (b[shardLayout(b).codesAt] ^= 0x55)],
       ["a corrupt index part (checksum)", (b) => (b[shardLayout(b).wordsAt] ^= 0x01)],
