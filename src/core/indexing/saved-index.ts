@@ -183,6 +183,16 @@ export class SavedIndex {
 
   // ---------------------------------------------------------------- vectors
 
+  private abandoned = false;
+
+  /** Stops reading (vectors read ahead for a search that will not happen) and lets go of what was read. */
+  abandon(): void {
+    this.abandoned = true;
+    this.store = null;
+    this.vectors?.catch(() => undefined);
+    this.vectors = null;
+  }
+
   /** The stored vectors, read once (null when the index has none). */
   loadVectors(): Promise<VectorStore | null> {
     this.vectors ??= this.readVectors();
@@ -201,6 +211,7 @@ export class SavedIndex {
     this.docSlot = new Int32Array(this.chunkCount).fill(-1);
     // Read in windows, stored in shard order (slots follow documents, as when loading).
     for (let from = 0; from < this.shards.length; from += READ_WINDOW) {
+      if (this.abandoned) throw new IndexLoadError("the saved index was set aside");
       const window = this.shards.slice(from, from + READ_WINDOW).filter((shard) => shard.layout.vectors > 0);
       const firsts = await Promise.all(window.map((shard) => this.readShardVectors(store, shard, dim)));
       window.forEach((shard, i) => {

@@ -470,9 +470,14 @@ export class VaultIndex implements VaultIndexApi {
     }
     try {
       const saved = await SavedIndex.open(this.host.data, manifest);
-      const partial = this.savedIsCurrent(saved, await listing);
-      if (!partial) return null;
       const usable = embedder !== null && manifest.embedder !== null && saved.vectorCount > 0;
+      // The vectors are read while the notes are stat'ed (nothing changed is the common case), and let go if something did.
+      if (usable) saved.loadVectors().catch(() => undefined);
+      const partial = this.savedIsCurrent(saved, await listing);
+      if (!partial) {
+        saved.abandon();
+        return null;
+      }
       const policy = this.readPolicy();
       const source: SearchSource = {
         textSearch: async (q, limit) => (await saved.textSearch(q, limit)).filter((h) => policy.mayRead(h.chunk.path)),
