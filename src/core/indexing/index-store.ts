@@ -478,6 +478,8 @@ function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[]
   // Chunks of one section carry equal heading trails: one array for them all (nothing mutates a trail).
   const trails = new Map<string, string[]>();
   for (const chunk of chunks) {
+    // `${path}#${n}` is a rope of two strings over the path: one flat string is one object to mark, not three.
+    chunk.id = ownString(chunk.id);
     chunk.title = own(chunk.title);
     ownList(chunk.aliases);
     ownList(chunk.tags);
