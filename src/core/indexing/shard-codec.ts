@@ -259,14 +259,14 @@ export async function encodeShard(
   found.length = 0;
 
   const words = await analyseWords(records, tick);
-  const wordBytes = words.dictionary.reduce((n, w) => n + w.length, 0);
+  const wordBytes = words.wordBytes.length;
   const layout = shardLayout({
     format: SHARD_FORMAT,
     count,
     dim,
     vectors: withVector,
     listingBytes: listing.length,
-    wordCount: words.dictionary.length,
+    wordCount: words.wordEnds.length,
     wordBytes,
     postingCount: words.pairCount,
     metaBytes: meta.length,
@@ -279,13 +279,8 @@ export async function encodeShard(
   view.setUint32(4, SHARD_FORMAT, true);
   header.forEach((value, k) => view.setUint32(8 + 4 * k, value, true));
   bytes.set(listing, layout.listingAt);
-  const ends = new Uint32Array(bytes.buffer, layout.wordEndsAt, layout.wordCount);
-  let at = layout.wordsAt;
-  words.dictionary.forEach((word, k) => {
-    bytes.set(word, at);
-    at += word.length;
-    ends[k] = at - layout.wordsAt;
-  });
+  bytes.set(words.wordBytes, layout.wordsAt);
+  new Uint32Array(bytes.buffer, layout.wordEndsAt, layout.wordCount).set(words.wordEnds);
   new Uint32Array(bytes.buffer, layout.postingStartAt, layout.wordCount + 1).set(words.postingStart);
   new Float32Array(bytes.buffer, layout.lengthsAt, count).set(words.lengths);
   bytes.set(flags, layout.flagsAt);
@@ -310,7 +305,7 @@ export async function encodeShard(
 async function analyseWords(
   records: readonly Chunk[],
   tick: () => Promise<void>,
-): Promise<{ dictionary: Uint8Array[]; postingStart: Uint32Array; pairs: Uint32Array; pairCount: number; lengths: Float32Array }> {
+): Promise<{ wordBytes: Uint8Array; wordEnds: Uint32Array; postingStart: Uint32Array; pairs: Uint32Array; pairCount: number; lengths: Float32Array }> {
   const count = records.length;
   const wordIds = new Map<string, number>();
   const termStart = new Uint32Array(count + 1);
@@ -360,13 +355,21 @@ async function analyseWords(
     termStart[i + 1] = used;
     if (i % 64 === 63) await tick();
   }
-  const encoded = [...wordIds.keys()].map((word) => encoder.encode(word));
-  const order = encoded.map((_, k) => k).sort((a, b) => compareBytes(encoded[a], encoded[b]));
+  // Sorted in code point order, which is the UTF-8 byte order readers search in, then encoded in one call
+  // (an encode per word, a thousand per shard, held the thread for hundreds of ms when a checkpoint saved every shard).
+  const words = [...wordIds.keys()];
+  const order = words.map((_, k) => k).sort((a, b) => compareCodePoints(words[a], words[b]));
   const rank = new Uint32Array(order.length);
   order.forEach((id, r) => (rank[id] = r));
   for (let e = 0; e < used; e++) ids[e] = rank[ids[e]];
   const { postingStart, pairs } = termMajor(order.length, count, termStart, ids, weights);
-  return { dictionary: order.map((id) => encoded[id]), postingStart, pairs, pairCount: used, lengths };
+  const sorted = order.map((id) => words[id]);
+  const wordBytes = encoder.encode(sorted.join(""));
+  const wordEnds = new Uint32Array(sorted.length);
+  let end = 0;
+  sorted.forEach((word, k) => (wordEnds[k] = end += utf8Length(word)));
+  if (end !== wordBytes.length) throw new Error("Shard word list: UTF-8 lengths do not add up");
+  return { wordBytes, wordEnds, postingStart, pairs, pairCount: used, lengths };
 }
 
 /**
@@ -694,6 +697,37 @@ export function textSection(bytes: Uint8Array, at: number, count: number, textBy
 export function partEnds(bytes: Uint8Array): { index: number; vectors: number; postings: number; meta: number } {
   const layout = shardLayout(readHeader(bytes));
   return { index: layout.indexEnd, vectors: layout.vectorsEnd, postings: layout.postingsEnd, meta: layout.textsAt };
+}
+
+/** Code point order of two strings (JavaScript's < compares UTF-16 code units, which differs above U+FFFF). */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codeUnitRank(x) - codeUnitRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Surrogates (U+D800–DFFF, the halves of code points above U+FFFF) rank after every other code unit. */
+function codeUnitRank(c: number): number {
+  return c >= 0xd800 && c <= 0xdfff ? c + 0x2000 : c >= 0xe000 ? c - 0x800 : c;
+}
+
+/** The length of a string in UTF-8, as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Byte order of two UTF-8 strings (the order shard word lists are sorted in: code point order). */

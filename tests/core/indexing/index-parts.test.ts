@@ -1,7 +1,7 @@
 import { checksumBytes, partChecksum } from "../../../src/core/indexing/checksum";
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
-import { decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/shard-codec";
+import { compareBytes, compareCodePoints, decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/shard-codec";
 import type { NoteRecord } from "../../../src/core/indexing/index-records";
 import { TextIndex } from "../../../src/core/indexing/text-index";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
@@ -309,6 +309,17 @@ describe("index shards", () => {
     // One trail object for every chunk under the same headings, across notes.
     expect(p.chunks[2].chunk.headings).toBe(p.chunks[1].chunk.headings);
     expect(o.chunks[0].chunk.headings).toBe(p.chunks[1].chunk.headings);
+  });
+
+  it("sorts shard words in the byte order of their UTF-8 (what a one-shot search binary-searches), non-ASCII included", async () => {
+    const tricky = ["zebra", "äpfel", "apfel", "東京", "京都", "ｆｕｌｌ", "\u{1F600}smile", "\uE000private", "ω", "a", "ab", "\u{20000}cjk"];
+    const encode = (w: string) => new TextEncoder().encode(w);
+    for (const a of tricky) for (const b of tricky) expect(Math.sign(compareCodePoints(a, b))).toBe(Math.sign(compareBytes(encode(a), encode(b))));
+    const bytes = await encodeShard([note("w.md", [tricky.join(" ")])], 0, () => null, (rec) => rec.chunk.text as string);
+    const words = decodeShard(bytes, 0, 0).text.dictionary;
+    expect(words.length).toBeGreaterThan(5);
+    const sorted = [...words].sort((a, b) => compareBytes(encode(a), encode(b)));
+    expect(words).toEqual(sorted);
   });
 
   it("refuses truncated or foreign bytes with IndexLoadError", async () => {
