@@ -22,7 +22,7 @@ import { VectorStore } from "./vector-store";
 
 /**
  * The saved index, searched where it lies: what a one-shot `krypton search` uses instead of loading the
- * whole index (VaultIndex.searchSaved). Of each shard it reads the index part (note listing, sorted words,
+ * whole index (VaultIndex.searchSavedNotes). Of each shard it reads the index part (note listing, sorted words,
  * lengths; a few tens of kilobytes), then per query the postings of the query's words only, the vectors
  * when the query has a vector, and the metadata and texts of the shards its hits are in. Everything read
  * whole is checked against its checksum; the posting runs, read in part, are checked for shape.
