@@ -71,7 +71,7 @@ export async function readShardTexts(data: DataDirPort, entry: ShardEntry): Prom
   const bytes = await readChecked(data, entry, { offset: entry.textsAt, length });
   const textBytes = length - entry.chunks * 4;
   if (textBytes < 0) throw new IndexLoadError(`shard ${entry.file} has a wrong length`);
-  return textSection(bytes.byteOffset % 4 === 0 ? bytes : bytes.slice(), 0, entry.chunks, textBytes);
+  return textSection(bytes, 0, entry.chunks, textBytes);
 }
 
 /**
@@ -79,9 +79,7 @@ export async function readShardTexts(data: DataDirPort, entry: ShardEntry): Prom
  * both checksums, the part before the texts against `checksum`, the texts against `textsChecksum`.
  */
 async function readChecked(data: DataDirPort, entry: ShardEntry, range?: ByteRange): Promise<Uint8Array> {
-  const bytes = await data.read(`${INDEX_DIR}/${entry.file}`, range);
-  if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
-  if (bytes.length !== (range ? range.length : entry.bytes)) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
+  const bytes = await readShardRange(data, entry, range);
   const at = entry.textsAt;
   // Format-5 entries (with parts) were summed with partChecksum, older ones with checksumBytes.
   const sum = entry.parts ? partChecksum : checksumBytes;
@@ -136,7 +134,7 @@ export type ShardPartName = keyof ShardParts;
 const PART_ORDER: readonly ShardPartName[] = ["index", "vectors", "postings", "meta"];
 
 /** Where a part of a format-5 shard lies, from its manifest entry. */
-export function partRange(entry: ShardEntry, name: ShardPartName): ByteRange {
+function partRange(entry: ShardEntry, name: ShardPartName): ByteRange {
   const parts = entry.parts;
   if (!parts) throw new IndexLoadError(`shard ${entry.file} has no parts`);
   const k = PART_ORDER.indexOf(name);
@@ -149,28 +147,26 @@ export function partRange(entry: ShardEntry, name: ShardPartName): ByteRange {
  * it needs; readShard reads and checks everything before the texts).
  */
 export async function readShardPart(data: DataDirPort, entry: ShardEntry, name: ShardPartName): Promise<Uint8Array> {
-  const range = partRange(entry, name);
-  const bytes = await data.read(`${INDEX_DIR}/${entry.file}`, range);
-  if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
-  if (bytes.length !== range.length) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
-  if (partChecksum(bytes) !== (entry.parts as ShardParts)[name].checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
-  return bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
+  const bytes = await readShardRange(data, entry, partRange(entry, name));
+  checkShardPart(entry, name, bytes);
+  return bytes;
+}
+
+/** Throws IndexLoadError unless `bytes` are the part `name` of the shard its manifest entry describes. */
+export function checkShardPart(entry: ShardEntry, name: ShardPartName, bytes: Uint8Array): void {
+  if (partChecksum(bytes) !== entry.parts?.[name].checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
 }
 
 /**
- * A range inside a shard's postings part, read without its checksum (a search reads a few words' postings
- * of each shard, not the part): the caller checks what it reads for shape instead.
+ * A shard file, or a range of it, 4-byte aligned for typed-array views, without a checksum: missing or
+ * short files are errors. The postings a search reads a few words at a time are checked for shape by
+ * their reader instead; everything else goes through readChecked or readShardPart.
  */
-export async function readShardRange(data: DataDirPort, entry: ShardEntry, range: ByteRange): Promise<Uint8Array> {
+export async function readShardRange(data: DataDirPort, entry: ShardEntry, range?: ByteRange): Promise<Uint8Array> {
   const bytes = await data.read(`${INDEX_DIR}/${entry.file}`, range);
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
-  if (bytes.length !== range.length) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
+  if (bytes.length !== (range ? range.length : entry.bytes)) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
   return bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
-}
-
-/** Where an encoded (format 5) shard's text section begins: its end offsets, then the UTF-8 texts. */
-export function textsStart(bytes: Uint8Array): number {
-  return partEnds(bytes).meta;
 }
 
 /** Null when there is no index yet; throws IndexLoadError when the manifest is unusable. */

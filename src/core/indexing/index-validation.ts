@@ -105,9 +105,9 @@ function isStringList(value: unknown): value is string[] {
 export function storedTextProblem(text: StoredText, count: number): string | null {
   const { postingStart, pairs, pairWeights, lengths, dictionary } = text;
   const words = dictionary.length;
-  if (postingStart.length !== words + 1 || postingStart[0] !== 0 || postingStart[words] * 2 !== pairs.length) return "its word offsets do not match its postings";
+  const offsetsProblem = postingStartProblem(postingStart, words, pairs.length / 2);
+  if (offsetsProblem) return offsetsProblem;
   const hasWords = new Uint8Array(count);
-  for (let w = 0; w < words; w++) if (postingStart[w + 1] < postingStart[w]) return `its word offsets go backwards at word ${w}`;
   for (let w = 0; w < words; w++) {
     const from = postingStart[w];
     const to = postingStart[w + 1];
@@ -125,6 +125,13 @@ export function storedTextProblem(text: StoredText, count: number): string | nul
     // A chunk with words has a positive boosted length (zero only for a chunk without a single word).
     if (!Number.isFinite(lengths[i]) || lengths[i] < 0 || (hasWords[i] === 1 && lengths[i] === 0)) return `chunk ${i} has an impossible length (${lengths[i]})`;
   }
+  return null;
+}
+
+/** Why a shard's per-word posting offsets are impossible (not from 0 to its posting count, or going backwards), or null. */
+export function postingStartProblem(postingStart: Uint32Array, words: number, postings: number): string | null {
+  if (postingStart.length !== words + 1 || postingStart[0] !== 0 || postingStart[words] !== postings) return "its word offsets do not match its postings";
+  for (let w = 0; w < words; w++) if (postingStart[w + 1] < postingStart[w]) return `its word offsets go backwards at word ${w}`;
   return null;
 }
 

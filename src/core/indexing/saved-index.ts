@@ -1,8 +1,9 @@
 import type { DataDirPort } from "../ports/data-dir";
+import type { KeywordHit } from "../search/hybrid-search";
 import type { Chunk, ChunkMeta } from "./chunk";
-import { partChecksum, PartChecksum } from "./checksum";
-import { INDEX_DIR, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
-import { storedScalesProblem } from "./index-validation";
+import { PartChecksum } from "./checksum";
+import { checkShardPart, INDEX_DIR, readShardPart, readShardRange, readShardTexts, type Manifest, type ShardEntry } from "./index-persistence";
+import { postingStartProblem, storedScalesProblem } from "./index-validation";
 import {
   chunkFromMeta,
   compareBytes,
@@ -15,6 +16,7 @@ import {
   type ShardTexts,
   type StoredListing,
   type StoredShardMeta,
+  wordEndsOf,
 } from "./shard-codec";
 import { analyzeQuery } from "./text-analyzer";
 import { pickCompletions, PREFIX_KEY, scoreQuery, ScoringScratch, type PostingRun, type WordPostings } from "./text-scoring";
@@ -52,6 +54,7 @@ interface SavedShard {
 /** Reads at once, at most: enough to keep the disk and the I/O threads busy, few enough not to flood them. */
 const READ_WINDOW = 16;
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 export class SavedIndex {
   private readonly scratch = new ScoringScratch();
@@ -116,7 +119,7 @@ export class SavedIndex {
   // ---------------------------------------------------------------- keywords
 
   /** Keyword hits, best first: BM25 over the whole saved index, reading only the query words' postings. */
-  async textSearch(query: string, limit: number): Promise<{ chunk: ChunkMeta; score: number; matched: number; coverage: number }[]> {
+  async textSearch(query: string, limit: number): Promise<KeywordHit[]> {
     const terms = analyzeQuery(query).slice(0, 255);
     if (terms.length === 0 || this.chunkCount === 0) return [];
     const words = new Set<string>();
@@ -144,7 +147,6 @@ export class SavedIndex {
   private wordsStartingWith(prefix: string): Map<string, number> {
     const key = encoder.encode(prefix);
     const found = new Map<string, number>();
-    const decoder = new TextDecoder();
     for (const shard of this.shards) {
       for (let w = lowerBound(shard, key); w < shard.layout.wordCount; w++) {
         const bytes = wordBytes(shard, w);
@@ -342,21 +344,17 @@ async function readIndexPart(data: DataDirPort, entry: ShardEntry, dim: number):
   const vectors = dim > 0 ? Math.floor((entry.parts.vectors.end - indexEnd) / (4 + dim)) : 0;
   const read = await readShardRange(data, entry, { offset: 0, length: indexEnd + vectors * 4 });
   const bytes = read.subarray(0, indexEnd);
-  if (partChecksum(bytes) !== entry.parts.index.checksum) throw new IndexLoadError(`shard ${entry.file} is corrupt (checksum mismatch)`);
+  checkShardPart(entry, "index", bytes);
   const layout = shardLayout(readHeader(bytes));
   if (layout.indexEnd !== indexEnd || layout.textsAt !== entry.textsAt || layout.total !== entry.bytes || (dim > 0 && layout.vectors !== vectors)) {
     throw new IndexLoadError(`shard ${entry.file} does not match its manifest entry`);
   }
   const listing = decodeListing(bytes, layout);
   const base = bytes.byteOffset;
-  const wordEnds = new Uint32Array(bytes.buffer, base + layout.wordEndsAt, layout.wordCount);
+  const wordEnds = wordEndsOf(bytes, layout);
   const postingStart = new Uint32Array(bytes.buffer, base + layout.postingStartAt, layout.wordCount + 1);
-  let previous = 0;
-  for (let w = 0; w < layout.wordCount; w++) {
-    if (wordEnds[w] < previous || wordEnds[w] > layout.wordBytes || postingStart[w + 1] < postingStart[w]) throw new IndexLoadError(`shard ${entry.file} has a malformed word list`);
-    previous = wordEnds[w];
-  }
-  if (postingStart[0] !== 0 || postingStart[layout.wordCount] !== layout.postingCount) throw new IndexLoadError(`shard ${entry.file} has a malformed word list`);
+  const offsetsProblem = postingStartProblem(postingStart, layout.wordCount, layout.postingCount);
+  if (offsetsProblem) throw new IndexLoadError(`shard ${entry.file} has impossible contents: ${offsetsProblem}`);
   const lengths = new Float32Array(bytes.buffer, base + layout.lengthsAt, layout.count);
   for (let i = 0; i < lengths.length; i++) if (!Number.isFinite(lengths[i]) || lengths[i] < 0) throw new IndexLoadError(`shard ${entry.file} has impossible contents: chunk ${i} has an impossible length (${lengths[i]})`);
   const noteStart = new Uint32Array(listing.n.length + 1);

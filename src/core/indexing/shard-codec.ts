@@ -512,11 +512,10 @@ function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headO
 /** The words of a format-5 shard: dictionary decoded, postings as views of the file. */
 function wordsOf(bytes: Uint8Array, layout: ShardLayout): StoredText {
   const base = bytes.byteOffset;
-  const ends = new Uint32Array(bytes.buffer, base + layout.wordEndsAt, layout.wordCount);
+  const ends = wordEndsOf(bytes, layout);
   const dictionary = new Array<string>(layout.wordCount);
   let from = 0;
   for (let k = 0; k < layout.wordCount; k++) {
-    if (ends[k] < from || ends[k] > layout.wordBytes) throw new IndexLoadError("shard word list is malformed");
     try {
       dictionary[k] = decoder.decode(bytes.subarray(layout.wordsAt + from, layout.wordsAt + ends[k]));
     } catch {
@@ -529,6 +528,17 @@ function wordsOf(bytes: Uint8Array, layout: ShardLayout): StoredText {
   const pairWeights = new Float32Array(bytes.buffer, base + layout.vectorsEnd, layout.postingCount * 2);
   const lengths = new Float32Array(bytes.buffer, base + layout.lengthsAt, layout.count);
   return { dictionary, postingStart, pairs, pairWeights, lengths };
+}
+
+/** The end offset of each word in a format-5 shard's word list (`bytes` from the file's start), checked to be in order and in bounds. */
+export function wordEndsOf(bytes: Uint8Array, layout: ShardLayout): Uint32Array {
+  const ends = new Uint32Array(bytes.buffer, bytes.byteOffset + layout.wordEndsAt, layout.wordCount);
+  let from = 0;
+  for (let k = 0; k < layout.wordCount; k++) {
+    if (ends[k] < from || ends[k] > layout.wordBytes) throw new IndexLoadError("shard word list is malformed");
+    from = ends[k];
+  }
+  return ends;
 }
 
 function vectorIndexOf(flags: Uint8Array): { vectorIndex: Int32Array; withVector: number } {

@@ -452,8 +452,7 @@ export class VaultIndex implements VaultIndexApi {
     if (this.opening) return null;
     const listing = this.host.vault.listNotes();
     listing.catch(() => undefined);
-    await this.noteHolder();
-    const manifest = await readManifest(this.host.data).catch(() => null);
+    const [, manifest] = await Promise.all([this.noteHolder(), readManifest(this.host.data).catch(() => null)]);
     const embedder = this.deps.embedder();
     const settings = this.deps.settings();
     if (
@@ -523,9 +522,7 @@ export class VaultIndex implements VaultIndexApi {
    * (same mtime and size, the test the scan uses): then its notes count and those indexed in part, else null.
    */
   private savedIsCurrent(saved: SavedIndex, listed: NoteInfo[]): { notes: number; limited: IndexFailure[] } | null {
-    const excluded = this.exclusionFilter();
-    const present = new Map<string, NoteInfo>();
-    for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+    const present = this.notesToIndex(listed);
     let notes = 0;
     const current = saved.everyNote((path, mtime, size) => {
       notes++;
@@ -742,9 +739,7 @@ export class VaultIndex implements VaultIndexApi {
       this.setState("error");
       throw err;
     }
-    const excluded = this.exclusionFilter();
-    const present = new Map<string, NoteInfo>();
-    for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+    const present = this.notesToIndex(listed);
 
     this.failures.clear();
     for (const path of [...this.partial.keys()]) if (!present.has(path)) this.partial.delete(path);
@@ -1084,6 +1079,14 @@ export class VaultIndex implements VaultIndexApi {
 
   private slicer(signal?: AbortSignal): WorkSlicer {
     return new WorkSlicer(this.host.clock, signal, this.options.sliceMs);
+  }
+
+  /** The notes of a vault listing the index should hold (markdown, allowed by the read policy), by path. */
+  private notesToIndex(listed: readonly NoteInfo[]): Map<string, NoteInfo> {
+    const excluded = this.exclusionFilter();
+    const present = new Map<string, NoteInfo>();
+    for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+    return present;
   }
 
   private exclusionFilter() {
