@@ -1,4 +1,5 @@
 /** Shared pieces of the benchmark: sizes, result records, timing statistics, the event-loop lag probe. */
+import { appendFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 export type Scale = "small" | "full";
@@ -118,6 +119,9 @@ export interface LagReport {
  * Measures main-thread stalls: a setInterval(…, 1) probe records the gaps between its ticks while the work
  * runs. A gap of 80 ms means something held the thread for about 80 ms (what a user would feel as a freeze).
  */
+/** File that startLagProbe appends every stall of 50 ms or more to (bench/README.md, "Finding a stall"). */
+const STALL_LOG = process.env.KRYPTON_BENCH_STALL_LOG;
+
 export function startLagProbe(doing?: () => string): { stop(): LagReport } {
   const gaps: number[] = [];
   let last = performance.now();
@@ -128,6 +132,8 @@ export function startLagProbe(doing?: () => string): { stop(): LagReport } {
   const timer = setInterval(() => {
     const now = performance.now();
     gaps.push(now - last);
+    // Diagnosis: each long stall, stamped in the clock of --cpu-prof profiles (µs), to find what ran then.
+    if (STALL_LOG && now - last >= 50) appendFileSync(STALL_LOG, `${process.hrtime.bigint() / 1000n} ${(now - last).toFixed(0)} ${doing?.() ?? ""}\n`);
     if (now - last > longest) {
       longest = now - last;
       longestDuring = doing?.();

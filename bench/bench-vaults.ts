@@ -7,6 +7,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { parentPort, Worker } from "node:worker_threads";
+import type { Embedder } from "../src/core/ports/embedder";
 import { silentLogger } from "../src/core/ports/logger";
 import { VaultIndex } from "../src/core/indexing/vault-index";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
@@ -51,6 +53,63 @@ export class DenseHashEmbedder extends HashEmbedder {
     this.embeddedTexts += texts.length;
     return Promise.resolve(texts.map((text) => densify(hashEmbedding(text, this.dim), text)));
   }
+}
+
+/** Makes dist/bench.cjs, started as a worker thread, serve denseEmbedding to an OffThreadEmbedder. */
+export const EMBED_WORKER_FLAG = "--embed-worker";
+
+/**
+ * The zero-latency embedder with its arithmetic in a worker thread, for the measurements of main-thread
+ * stalls while building: a real embedder (Ollama) computes in its own process, and the stand-in's work
+ * (tens of ms per batch of 64 texts on this thread) is no stall of Krypton's. The vectors are the same.
+ */
+export class OffThreadEmbedder implements Embedder {
+  readonly id = EMBEDDER_ID;
+  readonly batchSize = 64;
+  private readonly worker: Worker;
+  /** embed() calls so far. */
+  calls = 0;
+  private nextId = 0;
+  private readonly waiting = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }>();
+
+  constructor(script: string) {
+    this.worker = new Worker(script, { argv: [EMBED_WORKER_FLAG] });
+    this.worker.on("message", ({ id, vectors }: { id: number; vectors: Float32Array[] }) => {
+      this.waiting.get(id)?.resolve(vectors);
+      this.waiting.delete(id);
+    });
+    const fail = (err: unknown) => {
+      for (const w of this.waiting.values()) w.reject(err);
+      this.waiting.clear();
+    };
+    this.worker.on("error", fail);
+    this.worker.on("exit", (code) => fail(new Error(`the embedding worker stopped (exit ${code})`)));
+    this.worker.unref();
+  }
+
+  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    if (signal?.aborted) return Promise.reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
+    this.calls++;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, texts });
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
+
+/** The worker side of OffThreadEmbedder (run-bench.ts starts it on EMBED_WORKER_FLAG); vectors are transferred, not copied. */
+export function serveEmbeddingsInWorker(): void {
+  const port = parentPort;
+  if (!port) throw new Error(`${EMBED_WORKER_FLAG} runs in a worker thread only`);
+  port.on("message", ({ id, texts }: { id: number; texts: string[] }) => {
+    const vectors = texts.map((t) => denseEmbedding(t));
+    port.postMessage({ id, vectors }, vectors.map((v) => v.buffer as ArrayBuffer));
+  });
 }
 
 export function denseEmbedding(text: string): Float32Array {
@@ -125,7 +184,8 @@ export async function buildIndexHere(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const t0 = performance.now();
   // The longest main-thread stall of the whole build (the same 1 ms lag probe as the `build` measurement).
-  const index = openIndex(dir, zeroLatencyEmbedder());
+  const embedder = new OffThreadEmbedder(process.argv[1]);
+  const index = openIndex(dir, embedder);
   // The phase the longest stall happened in (listing, chunking, embedding, saving): where to look first.
   let phase = "opening";
   index.onStatus((s) => (phase = s.progress?.phase ?? s.state));
@@ -134,6 +194,7 @@ export async function buildIndexHere(dir: string): Promise<void> {
   await index.idle();
   await index.close();
   const lag = probe.stop();
+  await embedder.close();
   if (status.state === "error") throw new Error("index build ended in state error");
   // maxRSS (KiB): the peak of this whole process, i.e. of building the index.
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
@@ -219,7 +280,7 @@ export function markIndexReady(v: VaultOnDisk, chunks: number): void {
   writeFileSync(join(v.dir, INDEX_MARKER), JSON.stringify({ chunks }));
 }
 
-export function openIndex(dir: string, embedder: HashEmbedder | null, settings = benchSettings()): VaultIndex {
+export function openIndex(dir: string, embedder: Embedder | null, settings = benchSettings()): VaultIndex {
   const host = createNodeHost(dir, { logger: silentLogger });
   return new VaultIndex({ host, settings: () => settings, embedder: () => embedder });
 }

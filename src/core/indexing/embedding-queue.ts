@@ -29,6 +29,8 @@ export interface EmbedQueueOptions {
   textsOf: (records: readonly ChunkRecord[]) => Promise<(string | null)[]>;
   /** Called between batches: applies queued vault events so a long embedding run never hides edits. */
   between?: () => Promise<void>;
+  /** Called often while listing the chunks to embed; yields to the host when its slice is used up (WorkSlicer.tick). */
+  tick?: () => Promise<void>;
   clock: Clock;
   signal?: AbortSignal;
   /** The first batch of a run must answer within this (a loaded model embeds one batch in a second or two). */
@@ -50,7 +52,7 @@ export interface EmbedOutcome {
 }
 
 export async function embedPending(store: IndexStore, embedder: Embedder, options: EmbedQueueOptions): Promise<EmbedOutcome> {
-  const pending = store.pendingChunks();
+  const pending = await store.pendingChunks(options.tick ?? (() => Promise.resolve()));
   const total = pending.length;
   if (total === 0) return { embedded: 0 };
   const batchSize = Math.max(1, Math.floor(embedder.batchSize) || 1);

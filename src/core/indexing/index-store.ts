@@ -80,10 +80,18 @@ export class IndexStore {
     return this.slotOwner[slot];
   }
 
-  /** Chunks still waiting for a vector, in note order. */
-  pendingChunks(): ChunkRecord[] {
+  /**
+   * Chunks still waiting for a vector, in note order. Collected in steps (`tick` between them): one pass over
+   * 500,000 chunks held the thread for over 100 ms. A chunk replaced meanwhile may be listed: callers skip
+   * the ones no longer current (isCurrent).
+   */
+  async pendingChunks(tick: () => Promise<void>): Promise<ChunkRecord[]> {
     const out: ChunkRecord[] = [];
-    for (const note of this.notes.values()) for (const rec of note.chunks) if (rec.slot < 0) out.push(rec);
+    let n = 0;
+    for (const note of this.notes.values()) {
+      for (const rec of note.chunks) if (rec.slot < 0) out.push(rec);
+      if (++n % 256 === 0) await tick();
+    }
     return out;
   }
 

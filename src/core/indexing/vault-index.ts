@@ -77,6 +77,8 @@ export interface VaultIndexDeps {
 }
 
 const STATUS_THROTTLE_MS = 100;
+/** Items (notes of a listing, chunks) a loop handles between two WorkSlicer ticks. */
+const STEP_ITEMS = 512;
 /** Postings a scan adds before they are worth sealing into a block (about 2,000 chunks' words). */
 const SEAL_MIN_POSTINGS = 100_000;
 
@@ -472,7 +474,7 @@ export class VaultIndex implements VaultIndexApi {
       const usable = embedder !== null && manifest.embedder !== null && saved.vectorCount > 0;
       // The vectors are read while the notes are stat'ed (nothing changed is the common case), and let go if something did.
       if (usable) saved.loadVectors().catch(() => undefined);
-      const partial = this.savedIsCurrent(saved, await listing);
+      const partial = await this.savedIsCurrent(saved, await listing);
       if (!partial) {
         saved.abandon();
         return null;
@@ -521,8 +523,8 @@ export class VaultIndex implements VaultIndexApi {
    * Whether the saved index holds exactly the notes the vault has now, under the same read policy, unchanged
    * (same mtime and size, the test the scan uses): then its notes count and those indexed in part, else null.
    */
-  private savedIsCurrent(saved: SavedIndex, listed: NoteInfo[]): { notes: number; limited: IndexFailure[] } | null {
-    const present = this.notesToIndex(listed);
+  private async savedIsCurrent(saved: SavedIndex, listed: NoteInfo[]): Promise<{ notes: number; limited: IndexFailure[] } | null> {
+    const present = await this.notesToIndex(listed);
     let notes = 0;
     const current = saved.everyNote((path, mtime, size) => {
       notes++;
@@ -739,17 +741,21 @@ export class VaultIndex implements VaultIndexApi {
       this.setState("error");
       throw err;
     }
-    const present = this.notesToIndex(listed);
+    // Every pass over the listing goes in steps: at 100,000 notes one pass held the thread for 50-150 ms.
+    const present = await this.notesToIndex(listed, slicer);
 
     this.failures.clear();
     for (const path of [...this.partial.keys()]) if (!present.has(path)) this.partial.delete(path);
+    let n = 0;
     for (const path of [...this.store.notes.keys()]) {
       if (!present.has(path)) this.store.removeNote(path);
+      if (++n % STEP_ITEMS === 0) await slicer.tick();
     }
     const toRead: NoteInfo[] = [];
     for (const info of present.values()) {
       const known = this.store.notes.get(info.path);
       if (force || !known || known.mtime !== info.mtime || known.size !== info.size) toRead.push(info);
+      if (++n % STEP_ITEMS === 0) await slicer.tick();
     }
     await this.readAndChunk(toRead, slicer, force);
     this.store.flushRecycled();
@@ -948,6 +954,7 @@ export class VaultIndex implements VaultIndexApi {
         await slicer.tick();
         if (this.queued.size > 0 && !this.cancelDebounce) await this.applyQueued(slicer);
       },
+      tick: () => slicer.tick(),
     });
   }
 
@@ -1082,10 +1089,14 @@ export class VaultIndex implements VaultIndexApi {
   }
 
   /** The notes of a vault listing the index should hold (markdown, allowed by the read policy), by path. */
-  private notesToIndex(listed: readonly NoteInfo[]): Map<string, NoteInfo> {
+  private async notesToIndex(listed: readonly NoteInfo[], slicer?: WorkSlicer): Promise<Map<string, NoteInfo>> {
     const excluded = this.exclusionFilter();
     const present = new Map<string, NoteInfo>();
-    for (const info of listed) if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+    for (let i = 0; i < listed.length; i++) {
+      const info = listed[i];
+      if (info.path.toLowerCase().endsWith(".md") && !excluded(info.path)) present.set(info.path, info);
+      if (slicer && i % STEP_ITEMS === STEP_ITEMS - 1) await slicer.tick();
+    }
     return present;
   }
 

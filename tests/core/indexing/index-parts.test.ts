@@ -200,7 +200,18 @@ describe("TextIndex", () => {
       removed += 7;
       same();
     }, 2);
-    chunks.slice(300).forEach(add);
+    // Chunks with new words added between seal steps (a scan goes on meanwhile): found, and nothing lost.
+    chunks.slice(300, 350).forEach(add);
+    let extra = 0;
+    await sealed.seal(async () => {
+      const c = chunk(`x${extra}`, `freshword${extra} compost`, { title: "Late" });
+      extra++;
+      add(c);
+      same();
+    }, 1);
+    expect(extra).toBeGreaterThan(0);
+    expect(sealed.searchNow("freshword0", 5).map((h) => h.owner)).toEqual(["x0"]);
+    chunks.slice(350).forEach(add);
     same();
     await plain.compact(async () => undefined);
     await sealed.compact(async () => undefined);
@@ -287,6 +298,20 @@ describe("index shards", () => {
     expect(decoded.format).toBe(INDEX_FORMAT);
   });
 
+  it("writes a thousand chunk texts of every UTF-8 width byte-exact, yielding every 64 chunks while it measures and writes them", async () => {
+    // 1, 2, 3 and 4 UTF-8 bytes per character, and a lone surrogate (written as U+FFFD, as TextEncoder does).
+    const pieces = ["plain ascii", "café déjà vu", "東京の雨", "emoji 🌧️ and 𝄞", "half \ud83c pair"];
+    const texts = Array.from({ length: 1000 }, (_, i) => `${pieces[i % pieces.length]} ${i}`);
+    let ticks = 0;
+    const bytes = await encodeShard([note("many.md", texts)], 0, () => null, (rec) => rec.chunk.text as string, async () => void ticks++);
+    const decoded = decodeShard(bytes, 0, 0);
+    const expected = texts.map((t) => new TextDecoder().decode(new TextEncoder().encode(t)));
+    expect(Array.from({ length: 1000 }, (_, i) => decoded.texts.textAt(i))).toEqual(expected);
+    expect(decoded.texts.textAt(4)).toBe("half \ufffd pair 4");
+    // The texts are measured, analysed and written in steps of 64 chunks: three passes.
+    expect(ticks).toBeGreaterThanOrEqual(3 * Math.floor(1000 / 64));
+  });
+
   it("stores chunks as columns: heading trails once per shard, ids only when they are not path#n, hashes and lines exact", async () => {
     const hash = (n: number) => n.toString(16).padStart(16, "0");
     const plain: NoteRecord = {
@@ -369,5 +394,31 @@ describe("snippets", () => {
 
   it("falls back to the opening when no word matches", () => {
     expect(makeSnippet("## Heading\n\nShort text", "zzz")).toBe("Heading Short text");
+  });
+});
+
+describe("IndexStore", () => {
+  it("lists the chunks waiting for a vector in steps, and a chunk replaced meanwhile is no longer current", async () => {
+    const { IndexStore } = await import("../../../src/core/indexing/index-store");
+    const { WorkSlicer } = await import("../../../src/core/indexing/work-slicer");
+    const clock = { now: () => 0, setTimer: () => () => undefined, sleep: async () => undefined, yieldToHost: async () => undefined };
+    const store = new IndexStore();
+    const slicer = new WorkSlicer(clock);
+    const meta = (path: string) => ({ path, hash: "h", mtime: 1, size: 1, title: path, aliases: [], tags: [] });
+    for (let i = 0; i < 1000; i++) {
+      const path = `n${i}.md`;
+      await store.putNote(meta(path), [chunk(`${path}#0`, `note ${i}`, { path }), chunk(`${path}#1`, `more ${i}`, { path })], slicer);
+    }
+    let ticks = 0;
+    const pending = await store.pendingChunks(async () => {
+      ticks++;
+      // A note changed while the list is taken: its old chunks stay listed, but are no longer current.
+      if (ticks === 1) await store.putNote(meta("n0.md"), [chunk("n0.md#0", "changed", { path: "n0.md" })], slicer);
+    });
+    // The changed note's new chunk is listed too (the note went to the end of the map), once.
+    expect(pending).toHaveLength(2001);
+    expect(pending.filter((rec) => !store.isCurrent(rec)).map((rec) => rec.chunk.id)).toEqual(["n0.md#0", "n0.md#1"]);
+    expect(pending.filter((rec) => store.isCurrent(rec) && rec.chunk.path === "n0.md").map((rec) => rec.chunk.text)).toEqual(["changed"]);
+    expect(ticks).toBe(Math.floor(1001 / 256));
   });
 });
