@@ -74,6 +74,11 @@ export async function readShardTexts(data: DataDirPort, entry: ShardEntry): Prom
   return textSection(bytes, 0, entry.chunks, textBytes);
 }
 
+/** A whole shard file, checked against both of its manifest checksums. */
+export function readShardFile(data: DataDirPort, entry: ShardEntry): Promise<Uint8Array> {
+  return readChecked(data, entry);
+}
+
 /**
  * Reads a shard file, or a range of it, and checks it against the manifest entry: the whole file against
  * both checksums, the part before the texts against `checksum`, the texts against `textsChecksum`.

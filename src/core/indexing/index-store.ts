@@ -1,10 +1,10 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import type { ChunkRecord, NoteRecord } from "./index-records";
-import { IndexLoadError, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
-import { encodeShard, type DecodedShard, type ShardTexts } from "./shard-codec";
+import { IndexLoadError, readShardFile, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
+import { encodeShard, encodeShardVectors, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
-import { VectorStore } from "./vector-store";
+import { type StoredCodes, VectorStore } from "./vector-store";
 import type { WorkSlicer } from "./work-slicer";
 import { ownString } from "../util/own-string";
 
@@ -284,19 +284,25 @@ export class IndexStore {
         if (previous) obsolete.push(previous.file);
         continue;
       }
-      const notes = await this.notesWithTexts(data, [...info.paths], previous);
-      if (notes.length === 0) {
-        this.dirty.add(id);
-        continue;
+      const vectorOf = (rec: ChunkRecord) => (rec.slot >= 0 ? this.vectors.codesAt(rec.slot) : null);
+      // Its notes unchanged since the last save (only vectors came): the previous file with new vectors.
+      let notes: NoteRecord[] = [...info.paths].map((p) => this.notes.get(p)).filter((n): n is NoteRecord => n !== undefined);
+      let bytes = previous?.parts ? await this.withNewVectors(data, previous, notes, vectorOf) : null;
+      if (!bytes) {
+        notes = await this.notesWithTexts(data, [...info.paths], previous);
+        if (notes.length === 0) {
+          this.dirty.add(id);
+          continue;
+        }
+        const previousTexts = previous && notes.some((n) => n.chunks.some((r) => r.chunk.text === undefined)) ? await this.shardTexts(data, previous) : null;
+        bytes = await encodeShard(
+          notes,
+          this.vectors.dim,
+          vectorOf,
+          (rec) => rec.chunk.text ?? (previousTexts as ShardTexts).textAt(rec.at),
+          () => slicer.tick(),
+        );
       }
-      const previousTexts = previous && notes.some((n) => n.chunks.some((r) => r.chunk.text === undefined)) ? await this.shardTexts(data, previous) : null;
-      const bytes = await encodeShard(
-        notes,
-        this.vectors.dim,
-        (rec) => (rec.slot >= 0 ? this.vectors.codesAt(rec.slot) : null),
-        (rec) => rec.chunk.text ?? (previousTexts as ShardTexts).textAt(rec.at),
-        () => slicer.tick(),
-      );
       let entry: ShardEntry;
       try {
         entry = await writeShard(data, id, generation, bytes, notes.length, notes.reduce((n, note) => n + note.chunks.length, 0));
@@ -326,6 +332,20 @@ export class IndexStore {
       await slicer.tick();
     }
     return obsolete;
+  }
+
+  /**
+   * The shard re-encoded from its previous file with new vectors (encodeShardVectors), or null when its
+   * notes changed or the file cannot be read intact (then it is encoded in full, as before). Every chunk
+   * must have been saved in that file (none holds a text in memory), and the file passes its checksums
+   * first: a damaged part is never carried over under fresh checksums.
+   */
+  private async withNewVectors(data: DataDirPort, previous: ShardEntry, notes: NoteRecord[], vectorOf: (rec: ChunkRecord) => StoredCodes | null): Promise<Uint8Array | null> {
+    if (notes.length === 0 || notes.some((n) => n.chunks.some((r) => r.chunk.text !== undefined || r.at < 0))) return null;
+    const file = await readShardFile(data, previous).catch(() => null);
+    // The notes as they are now (a save or a change may have come while the file was read).
+    if (!file || notes.some((n) => this.notes.get(n.path) !== n)) return null;
+    return encodeShardVectors(file, notes, this.vectors.dim, vectorOf);
   }
 
   /**

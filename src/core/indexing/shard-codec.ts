@@ -301,6 +301,69 @@ export async function encodeShard(
 }
 
 /**
+ * A shard whose notes are exactly those of `previous` (a format-5 file, checked by the caller), with new
+ * vectors: the listing, words, postings, meta and texts are copied byte for byte, only the flags and the
+ * vectors part are written. Saving a shard whose chunks just got vectors (every save while embedding) then
+ * reads, analyses and encodes no text. Null when the notes differ in anything the file holds (listing or
+ * meta), or the file is of another dimension: encode the shard in full (encodeShard).
+ */
+export function encodeShardVectors(
+  previous: Uint8Array,
+  notes: readonly NoteRecord[],
+  dim: number,
+  vectorOf: (record: ChunkRecord) => StoredCodes | null,
+): Uint8Array | null {
+  let old: ShardLayout;
+  try {
+    old = shardLayout(readHeader(previous));
+  } catch {
+    return null;
+  }
+  if (old.total !== previous.length || (old.dim !== dim && old.vectors > 0)) return null;
+  const listing = encoder.encode(JSON.stringify(storedListing(notes)));
+  if (!sameBytes(listing, previous.subarray(old.listingAt, old.listingAt + old.listingBytes))) return null;
+  const meta = encoder.encode(JSON.stringify(storedMeta(notes)));
+  if (!sameBytes(meta, previous.subarray(old.metaAt, old.metaAt + old.metaBytes))) return null;
+  let count = 0;
+  for (const n of notes) count += n.chunks.length;
+  if (count !== old.count) return null;
+  const flags = new Uint8Array(count);
+  const allCodes = new Int8Array(count * dim);
+  const allScales = new Float32Array(count);
+  let withVector = 0;
+  let r = 0;
+  for (const n of notes) {
+    for (const rec of n.chunks) {
+      const vec = dim > 0 ? vectorOf(rec) : null;
+      if (vec) {
+        if (vec.codes.length !== dim) throw new Error(`Vector of ${vec.codes.length} dimensions in a ${dim}-dimension index`);
+        flags[r] = 1;
+        allCodes.set(vec.codes, withVector * dim);
+        allScales[withVector++] = vec.scale;
+      }
+      r++;
+    }
+  }
+  const layout = shardLayout({ ...old, dim, vectors: withVector });
+  const bytes = new Uint8Array(layout.total);
+  // Header and index part (its flags rewritten), then the new vectors, then postings, meta and texts as they were.
+  bytes.set(previous.subarray(0, old.flagsAt), 0);
+  new DataView(bytes.buffer).setUint32(8 + 4 * 1, dim, true);
+  new DataView(bytes.buffer).setUint32(8 + 4 * 2, withVector, true);
+  bytes.set(flags, layout.flagsAt);
+  new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(allScales.subarray(0, withVector));
+  new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(allCodes.subarray(0, withVector * dim));
+  bytes.set(previous.subarray(old.vectorsEnd), layout.vectorsEnd);
+  return bytes;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * The chunks' analysed words, term-major, with a sorted shard-local dictionary (UTF-8). Collected chunk by
  * chunk into typed arrays (no map per chunk), then sorted by word with a counting sort.
  */

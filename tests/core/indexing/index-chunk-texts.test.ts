@@ -2,6 +2,8 @@ import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { embeddingInput } from "../../../src/core/indexing/index-records";
 import { IndexStore } from "../../../src/core/indexing/index-store";
+import { readShardFile } from "../../../src/core/indexing/index-persistence";
+import { encodeShard } from "../../../src/core/indexing/shard-codec";
 import { chunkNote } from "../../../src/core/indexing/markdown-chunker";
 import { createNodeHost } from "../../../src/node/node-host";
 import { silentLogger } from "../../../src/core/ports/logger";
@@ -44,6 +46,57 @@ describe("chunk texts live on disk once saved", () => {
       expect(files).toContain("shard-0-2.bin");
       await fs.rm(join(vault.root, ".krypton", "index", "shard-0-1.bin"));
       expect(await store.textsOf(host.data, records)).toEqual(expected);
+    } finally {
+      await vault.cleanup();
+    }
+  });
+
+  it("a shard whose chunks only got vectors is saved with its other parts carried over, never a damaged one", async () => {
+    const vault = await makeTempVault({});
+    try {
+      const host = createNodeHost(vault.root, { logger: silentLogger });
+      const store = new IndexStore();
+      const slicer = new WorkSlicer(host.clock);
+      for (const name of ["Tides", "Moon"]) {
+        const text = longNote(name, 3, name.toLowerCase());
+        await store.putNote({ path: `${name}.md`, hash: "h", mtime: 1, size: text.length, title: name, aliases: [], tags: [] }, chunkNote(`${name}.md`, text, { maxChars: 1500 }).chunks, slicer);
+      }
+      await store.writeDirtyShards(host.data, 1, slicer);
+      const records = [...store.notes.values()].flatMap((n) => n.chunks);
+      const texts = await store.textsOf(host.data, records);
+      const vector = (i: number) => Float32Array.from({ length: 4 }, (_, d) => Math.sin(i * 7 + d));
+      /** The shard as a full encode (every text read and analysed again) would write it now. */
+      const fullEncode = () =>
+        encodeShard([...store.notes.values()], 4, (rec) => (rec.slot >= 0 ? store.vectors.codesAt(rec.slot) : null), (rec) => texts[records.indexOf(rec)] as string);
+      const saved = async () => readShardFile(host.data, store.shardFiles.get(0)!);
+
+      const reads: (string | number)[] = [];
+      const read = host.data.read.bind(host.data);
+      host.data.read = (path, range) => {
+        reads.push(range ? range.offset : "whole file");
+        return read(path, range);
+      };
+      // The Tides chunks got vectors: the previous file is read whole (and checked), no text is read on its
+      // own, and the new file is what a full encode gives, byte for byte.
+      records.forEach((rec, i) => rec.chunk.path === "Tides.md" && store.setVector(rec, vector(i)));
+      await store.writeDirtyShards(host.data, 2, slicer);
+      expect(reads).toEqual(["whole file"]);
+      expect(await saved()).toEqual(await fullEncode());
+
+      // The saved file's postings are damaged on disk; the Moon chunks get vectors: the damage is not carried
+      // over under fresh checksums (the texts, still intact, are analysed again).
+      const entry = store.shardFiles.get(0)!;
+      const file = join(vault.root, ".krypton", "index", entry.file);
+      const bytes = await fs.readFile(file);
+      bytes[entry.parts!.vectors.end + 5] ^= 0xff;
+      await fs.writeFile(file, bytes);
+      records.forEach((rec, i) => rec.chunk.path === "Moon.md" && store.setVector(rec, vector(i)));
+      reads.length = 0;
+      await store.writeDirtyShards(host.data, 3, slicer);
+      // Whole (failing its checksum), then its texts alone, for a full encode.
+      expect(reads).toEqual(["whole file", entry.textsAt]);
+      expect(store.shardFiles.get(0)!.file).toBe("shard-0-3.bin");
+      expect(await saved()).toEqual(await fullEncode());
     } finally {
       await vault.cleanup();
     }

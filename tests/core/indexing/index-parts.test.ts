@@ -1,7 +1,7 @@
 import { checksumBytes, partChecksum } from "../../../src/core/indexing/checksum";
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
-import { compareBytes, compareCodePoints, decodeShard, encodeShard, IndexLoadError } from "../../../src/core/indexing/shard-codec";
+import { compareBytes, compareCodePoints, decodeShard, encodeShard, encodeShardVectors, IndexLoadError } from "../../../src/core/indexing/shard-codec";
 import type { NoteRecord } from "../../../src/core/indexing/index-records";
 import { TextIndex } from "../../../src/core/indexing/text-index";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
@@ -310,6 +310,29 @@ describe("index shards", () => {
     expect(decoded.texts.textAt(4)).toBe("half \ufffd pair 4");
     // The texts are measured, analysed and written in steps of 64 chunks: three passes.
     expect(ticks).toBeGreaterThanOrEqual(3 * Math.floor(1000 / 64));
+  });
+
+  it("re-encodes a shard whose chunks only got vectors byte for byte as a full encode would, and refuses one whose notes changed", async () => {
+    const texts = ["café and 東京", "two", "three 🌧️", "four"];
+    const notes = [note("a.md", texts.slice(0, 2)), note("b.md", texts.slice(2))];
+    const textOf = (rec: { chunk: { text?: string } }) => rec.chunk.text as string;
+    const codes = (k: number) => ({ codes: new Int8Array([k, -k, 3]), scale: 0.5 + k });
+    // Saved with one vector, then three more came.
+    const before = await encodeShard(notes, 3, (rec) => (rec.chunk.id === "a.md#0" ? codes(1) : null), textOf);
+    const now = (rec: { chunk: { id: string } }) => (rec.chunk.id === "b.md#1" ? null : codes(rec.chunk.id.length));
+    const full = await encodeShard(notes, 3, now, textOf);
+    expect(encodeShardVectors(before, notes, 3, now)).toEqual(full);
+    // Vectors dropped altogether, and a shard saved before any vector existed.
+    expect(encodeShardVectors(before, notes, 3, () => null)).toEqual(await encodeShard(notes, 3, () => null, textOf));
+    const bare = await encodeShard(notes, 3, () => null, textOf);
+    expect(encodeShardVectors(bare, notes, 3, now)).toEqual(full);
+    // Anything the file holds about the notes changed: a full encode is needed.
+    expect(encodeShardVectors(before, [notes[0]], 3, now)).toBeNull();
+    expect(encodeShardVectors(before, [{ ...notes[0], mtime: 9 }, notes[1]], 3, now)).toBeNull();
+    const rehashed = { ...notes[1], chunks: notes[1].chunks.map((r, i) => ({ ...r, chunk: { ...r.chunk, textHash: i === 0 ? "changed" : r.chunk.textHash } })) };
+    expect(encodeShardVectors(before, [notes[0], rehashed], 3, now)).toBeNull();
+    expect(encodeShardVectors(before.subarray(0, before.length - 1), notes, 3, now)).toBeNull();
+    expect(encodeShardVectors(new Uint8Array(100), notes, 3, now)).toBeNull();
   });
 
   it("stores chunks as columns: heading trails once per shard, ids only when they are not path#n, hashes and lines exact", async () => {
