@@ -1,5 +1,5 @@
 /** Shared pieces of the benchmark: sizes, result records, timing statistics, the event-loop lag probe. */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 
 export type Scale = "small" | "full";
@@ -115,12 +115,23 @@ export interface LagReport {
   maxStallDuring?: string;
 }
 
+/** File that startLagProbe appends every stall of 50 ms or more to (bench/README.md, "Finding a stall"). */
+const STALL_LOG = process.env.KRYPTON_BENCH_STALL_LOG;
+
+/** This thread's CPU time and run-queue wait so far, ms (Linux; null elsewhere): was a stall work or waiting for a core? */
+function threadSchedMs(): { cpu: number; wait: number } | null {
+  try {
+    const [cpu, wait] = readFileSync("/proc/thread-self/schedstat", "utf8").split(" ").map(Number);
+    return { cpu: cpu / 1e6, wait: wait / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Measures main-thread stalls: a setInterval(…, 1) probe records the gaps between its ticks while the work
  * runs. A gap of 80 ms means something held the thread for about 80 ms (what a user would feel as a freeze).
  */
-/** File that startLagProbe appends every stall of 50 ms or more to (bench/README.md, "Finding a stall"). */
-const STALL_LOG = process.env.KRYPTON_BENCH_STALL_LOG;
 
 export function startLagProbe(doing?: () => string): { stop(): LagReport } {
   const gaps: number[] = [];
@@ -129,11 +140,20 @@ export function startLagProbe(doing?: () => string): { stop(): LagReport } {
   let ticks = 0;
   let longest = 0;
   let longestDuring: string | undefined;
+  let sched = STALL_LOG ? threadSchedMs() : null;
   const timer = setInterval(() => {
     const now = performance.now();
     gaps.push(now - last);
-    // Diagnosis: each long stall, stamped in the clock of --cpu-prof profiles (µs), to find what ran then.
-    if (STALL_LOG && now - last >= 50) appendFileSync(STALL_LOG, `${process.hrtime.bigint() / 1000n} ${(now - last).toFixed(0)} ${doing?.() ?? ""}\n`);
+    // Diagnosis: each long stall, stamped in the clock of --cpu-prof profiles (µs), to find what ran then,
+    // with how much of it this thread ran and how much it waited for a core (another thread or process had it).
+    if (STALL_LOG) {
+      const was = sched;
+      sched = threadSchedMs();
+      if (now - last >= 50) {
+        const split = was && sched ? ` cpu ${(sched.cpu - was.cpu).toFixed(0)} wait ${(sched.wait - was.wait).toFixed(0)}` : "";
+        appendFileSync(STALL_LOG, `${process.hrtime.bigint() / 1000n} ${(now - last).toFixed(0)} ${doing?.() ?? ""}${split}\n`);
+      }
+    }
     if (now - last > longest) {
       longest = now - last;
       longestDuring = doing?.();
