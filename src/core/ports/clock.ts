@@ -10,7 +10,7 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): () => void;
   /** Resolves after ms; rejects with an AbortError when the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /** Gives the host's event loop a turn, so long work never holds the UI thread for long. Callers waiting together resume one per turn, in order. */
+  /** Gives the host's event loop a turn, so long work never holds the UI thread for long. */
   yieldToHost(): Promise<void>;
 }
 
@@ -42,17 +42,6 @@ export function untilAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise
 
 /** Builds a full Clock from a host's timer and time source. */
 export function clockFromTimers(now: () => number, setTimer: (fn: () => void, ms: number) => () => void): Clock {
-  // Work that yields resumes one at a time, a host turn (its timers, I/O, painting) between each: when every
-  // yield had its own timer, the embedding workers, a save and a scan that yielded together all resumed in
-  // the same turn and ran their slices back to back (three 12 ms slices, 70-90 ms on a busy 2-core machine).
-  const waiting: (() => void)[] = [];
-  let scheduled = false;
-  const resumeNext = () => {
-    const next = waiting.shift();
-    scheduled = waiting.length > 0;
-    if (scheduled) setTimer(resumeNext, 0);
-    next?.();
-  };
   return {
     now,
     setTimer,
@@ -69,13 +58,6 @@ export function clockFromTimers(now: () => number, setTimer: (fn: () => void, ms
         }, ms);
         signal?.addEventListener("abort", onAbort, { once: true });
       }),
-    yieldToHost: () =>
-      new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        if (!scheduled) {
-          scheduled = true;
-          setTimer(resumeNext, 0);
-        }
-      }),
+    yieldToHost: () => new Promise<void>((resolve) => void setTimer(resolve, 0)),
   };
 }
