@@ -226,28 +226,11 @@ export async function encodeShard(
   let count = 0;
   for (const n of notes) count += n.chunks.length;
   const records: Chunk[] = new Array<Chunk>(count);
-  // Vectors are copied before the first tick, straight into one array (no view per chunk): embedding goes
-  // on meanwhile, and the shard must be one snapshot. Texts are strings, which nothing changes.
-  const flags = new Uint8Array(count);
-  let withVector = 0;
-  const allCodes = new Int8Array(count * dim);
-  const allScales = new Float32Array(count);
   let r = 0;
-  for (const n of notes) {
-    for (const rec of n.chunks) {
-      records[r] = { ...rec.chunk, text: textOf(rec) };
-      const vec = dim > 0 ? vectorOf(rec) : null;
-      if (vec) {
-        if (vec.codes.length !== dim) throw new Error(`Vector of ${vec.codes.length} dimensions in a ${dim}-dimension index`);
-        flags[r] = 1;
-        allCodes.set(vec.codes, withVector * dim);
-        allScales[withVector++] = vec.scale;
-      }
-      r++;
-    }
-  }
-  const codes = allCodes.subarray(0, withVector * dim);
-  const scales = allScales.subarray(0, withVector);
+  for (const n of notes) for (const rec of n.chunks) records[r++] = { ...rec.chunk, text: textOf(rec) };
+  // Vectors are copied before the first tick: embedding goes on meanwhile, and the shard must be one
+  // snapshot. Texts are strings, which nothing changes.
+  const { flags, codes, scales, withVector } = gatherVectors(notes, count, dim, vectorOf);
   // The texts are measured here and encoded straight into the file below, in steps that yield: an encode
   // per text (an array each, whose allocations drive the collector) held the thread for a third of a second
   // at 100,000 notes.
@@ -327,6 +310,27 @@ export function encodeShardVectors(
   let count = 0;
   for (const n of notes) count += n.chunks.length;
   if (count !== old.count) return null;
+  const { flags, codes, scales, withVector } = gatherVectors(notes, count, dim, vectorOf);
+  const layout = shardLayout({ ...old, dim, vectors: withVector });
+  const bytes = new Uint8Array(layout.total);
+  // Header and index part (its flags rewritten), then the new vectors, then postings, meta and texts as they were.
+  bytes.set(previous.subarray(0, old.flagsAt), 0);
+  new DataView(bytes.buffer).setUint32(8 + 4 * 1, dim, true);
+  new DataView(bytes.buffer).setUint32(8 + 4 * 2, withVector, true);
+  bytes.set(flags, layout.flagsAt);
+  new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(scales);
+  new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(codes);
+  bytes.set(previous.subarray(old.vectorsEnd), layout.vectorsEnd);
+  return bytes;
+}
+
+/** The shard's vectors in chunk order, copied into one array (no view per chunk), and which chunks have one. */
+function gatherVectors(
+  notes: readonly NoteRecord[],
+  count: number,
+  dim: number,
+  vectorOf: (record: ChunkRecord) => StoredCodes | null,
+): { flags: Uint8Array; codes: Int8Array; scales: Float32Array; withVector: number } {
   const flags = new Uint8Array(count);
   const allCodes = new Int8Array(count * dim);
   const allScales = new Float32Array(count);
@@ -344,17 +348,7 @@ export function encodeShardVectors(
       r++;
     }
   }
-  const layout = shardLayout({ ...old, dim, vectors: withVector });
-  const bytes = new Uint8Array(layout.total);
-  // Header and index part (its flags rewritten), then the new vectors, then postings, meta and texts as they were.
-  bytes.set(previous.subarray(0, old.flagsAt), 0);
-  new DataView(bytes.buffer).setUint32(8 + 4 * 1, dim, true);
-  new DataView(bytes.buffer).setUint32(8 + 4 * 2, withVector, true);
-  bytes.set(flags, layout.flagsAt);
-  new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(allScales.subarray(0, withVector));
-  new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(allCodes.subarray(0, withVector * dim));
-  bytes.set(previous.subarray(old.vectorsEnd), layout.vectorsEnd);
-  return bytes;
+  return { flags, codes: allCodes.subarray(0, withVector * dim), scales: allScales.subarray(0, withVector), withVector };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
