@@ -1,6 +1,6 @@
 /**
  * The Mermaid text Krypton writes for a workflow, rendered by the real Mermaid library (the engine Obsidian
- * ships) in a real Chromium: awkward agent names (`end`, quotes, brackets, pipes, `#`, `<b>`) and every
+ * ships: the dev dependency is pinned to Obsidian's Mermaid, 11.13 since its July 2026 release) in a real Chromium: awkward agent names (`end`, quotes, brackets, pipes, `#`, `<b>`) and every
  * shipped example must draw without a parse error.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
