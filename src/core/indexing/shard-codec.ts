@@ -95,6 +95,15 @@ export function shardLayout(h: ShardHeader): ShardLayout {
   return { ...h, listingAt, wordsAt, wordEndsAt, postingStartAt, lengthsAt, flagsAt, indexEnd, codesAt, vectorsEnd, postingsEnd, metaAt, textsAt, total };
 }
 
+/** Writes a format-5 header at the start of `bytes` (readHeader's fields, in its order). */
+function writeHeader(bytes: Uint8Array, h: ShardHeader): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, SHARD_FORMAT, true);
+  const fields = [h.count, h.dim, h.vectors, h.listingBytes, h.wordCount, h.wordBytes, h.postingCount, h.metaBytes, h.textBytes];
+  fields.forEach((value, k) => view.setUint32(8 + 4 * k, value, true));
+}
+
 /** Reads a format-5 header; throws IndexLoadError when the bytes are not one. */
 export function readHeader(bytes: Uint8Array): ShardHeader {
   if (bytes.length < 8) throw new IndexLoadError("shard file is truncated");
@@ -256,11 +265,7 @@ export async function encodeShard(
     textBytes,
   });
   const bytes = new Uint8Array(layout.total);
-  const view = new DataView(bytes.buffer);
-  const header = [layout.count, layout.dim, layout.vectors, layout.listingBytes, layout.wordCount, layout.wordBytes, layout.postingCount, layout.metaBytes, layout.textBytes];
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, SHARD_FORMAT, true);
-  header.forEach((value, k) => view.setUint32(8 + 4 * k, value, true));
+  writeHeader(bytes, layout);
   bytes.set(listing, layout.listingAt);
   bytes.set(words.wordBytes, layout.wordsAt);
   new Uint32Array(bytes.buffer, layout.wordEndsAt, layout.wordCount).set(words.wordEnds);
@@ -313,10 +318,10 @@ export function encodeShardVectors(
   const { flags, codes, scales, withVector } = gatherVectors(notes, count, dim, vectorOf);
   const layout = shardLayout({ ...old, dim, vectors: withVector });
   const bytes = new Uint8Array(layout.total);
-  // Header and index part (its flags rewritten), then the new vectors, then postings, meta and texts as they were.
+  // The index part as it was (a new header, its flags rewritten), then the new vectors, then postings, meta
+  // and texts as they were.
   bytes.set(previous.subarray(0, old.flagsAt), 0);
-  new DataView(bytes.buffer).setUint32(8 + 4 * 1, dim, true);
-  new DataView(bytes.buffer).setUint32(8 + 4 * 2, withVector, true);
+  writeHeader(bytes, layout);
   bytes.set(flags, layout.flagsAt);
   new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(scales);
   new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(codes);
