@@ -117,6 +117,8 @@ export interface LagReport {
 
 /** File that startLagProbe appends every stall of 50 ms or more to (bench/README.md, "Finding a stall"). */
 const STALL_LOG = process.env.KRYPTON_BENCH_STALL_LOG;
+/** File that startLagProbe appends the process's memory to about twice a second (bench/README.md, "Finding a memory peak"). */
+const MEMORY_LOG = process.env.KRYPTON_BENCH_MEMORY_LOG;
 
 /** This thread's CPU time and run-queue wait so far, ms (Linux; null elsewhere): was a stall work or waiting for a core? */
 function threadSchedMs(): { cpu: number; wait: number } | null {
@@ -160,6 +162,11 @@ export function startLagProbe(doing?: () => string): { stop(): LagReport } {
     }
     last = now;
     if (++ticks % 25 === 0) peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    if (MEMORY_LOG && ticks % 500 === 0) {
+      const m = process.memoryUsage();
+      const mb = (n: number): string => (n / 1_048_576).toFixed(0);
+      appendFileSync(MEMORY_LOG, `${(now / 1000).toFixed(1)} rss ${mb(m.rss)} heapTotal ${mb(m.heapTotal)} heapUsed ${mb(m.heapUsed)} external ${mb(m.external)} arrayBuffers ${mb(m.arrayBuffers)} ${doing?.() ?? ""}\n`);
+    }
   }, 1);
   return {
     stop() {

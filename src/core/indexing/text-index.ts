@@ -1,6 +1,6 @@
 import type { Chunk } from "./chunk";
 import { analyzeQuery, detectLanguage, forEachTerm, type Language } from "./text-analyzer";
-import { pickCompletions, PREFIX_KEY, scoreQuery, ScoringScratch, type PostingRun, type WordPostings } from "./text-scoring";
+import { PACKED_SPAN, packPosting, pickCompletions, PREFIX_KEY, scoreQuery, ScoringScratch, type PostingRun, type WordPostings } from "./text-scoring";
 
 /**
  * Full-text search over chunks: an inverted index with BM25 scoring and field boosts (BM25F-style: a word
@@ -37,7 +37,8 @@ export interface TextHit<T> {
 
 /**
  * A word's postings: the ones added one by one (docs/weights/length, in slot order), and the ones loaded
- * with a shard, which stay in that shard's block: `segments` holds (block, from, to) triples.
+ * with a shard or sealed, which stay in their block: `segments` holds (block, from, to, base) quadruples,
+ * `base` being the document the run's packed offsets count from.
  */
 interface Postings {
   docs: Int32Array;
@@ -47,10 +48,9 @@ interface Postings {
   segmentCount: number;
 }
 
-/** A loaded shard's postings, term-major: each word's documents are one run of docs/weights. */
+/** A loaded shard's or a seal's postings, term-major and packed (packPosting): each word's are one or more runs. */
 interface Block {
-  docs: Int32Array;
-  weights: Float32Array;
+  packed: Uint32Array;
 }
 
 /**
@@ -206,7 +206,7 @@ export class TextIndex<T> {
   async seal(between: () => Promise<void>, wordsPerStep = 64): Promise<void> {
     if (this.listPostings === 0) return;
     const id = this.blocks.length;
-    const block: Block = { docs: new Int32Array(this.listPostings), weights: new Float32Array(this.listPostings) };
+    const block: Block = { packed: new Uint32Array(this.listPostings) };
     this.blocks.push(block);
     let at = 0;
     let n = 0;
@@ -218,14 +218,22 @@ export class TextIndex<T> {
       const length = p.length;
       if (length > 0) {
         // Lists only grow here between steps if a caller adds meanwhile: make room rather than fail.
-        if (at + length > block.docs.length) resizeBlock(block, Math.max(at + length, Math.ceil(block.docs.length * 1.25)));
+        if (at + length > block.packed.length) resizeBlock(block, Math.max(at + length, Math.ceil(block.packed.length * 1.25)));
         // A plain loop: two subarray views per word were 300,000 allocations per seal at 164,000 words.
         const { docs, weights } = p;
+        const packed = block.packed;
+        let start = at;
+        let base = docs[0];
         for (let i = 0; i < length; i++) {
-          block.docs[at + i] = docs[i];
-          block.weights[at + i] = weights[i];
+          const doc = docs[i];
+          if (doc - base >= PACKED_SPAN) {
+            addSegment(p, id, start, at + i, base);
+            start = at + i;
+            base = doc;
+          }
+          packed[at + i] = packPosting(doc - base, weights[i]);
         }
-        addSegment(p, id, at, at + length);
+        addSegment(p, id, start, at + length, base);
         at += length;
         this.listPostings -= length;
         p.docs = NO_DOCS;
@@ -235,7 +243,7 @@ export class TextIndex<T> {
       if (++n % wordsPerStep === 0) await between();
     }
     // Searches compact lists between steps (dropping removed documents): the block may have room left.
-    if (at < block.docs.length) resizeBlock(block, at);
+    if (at < block.packed.length) resizeBlock(block, at);
   }
 
   /** Posting lists for a shard's dictionary (created when new), for addBlock(). */
@@ -270,15 +278,28 @@ export class TextIndex<T> {
       this.liveCount++;
       this.totalLength += lengths[i];
     }
-    const entries = postingStart[terms.length];
-    const block: Block = { docs: new Int32Array(entries), weights: new Float32Array(entries) };
-    for (let e = 0; e < entries; e++) {
-      block.docs[e] = first + pairs[2 * e];
-      block.weights[e] = pairWeights[2 * e + 1];
-    }
+    const packed = new Uint32Array(postingStart[terms.length]);
     const id = this.blocks.length;
-    this.blocks.push(block);
-    for (let t = 0; t < terms.length; t++) if (postingStart[t + 1] > postingStart[t]) addSegment(terms[t], id, postingStart[t], postingStart[t + 1]);
+    this.blocks.push({ packed });
+    // Each word's entries (ascending chunks, checked when the shard was read) as one run, or more in a shard
+    // of over PACKED_SPAN chunks (one huge note).
+    for (let t = 0; t < terms.length; t++) {
+      const from = postingStart[t];
+      const to = postingStart[t + 1];
+      if (to <= from) continue;
+      let start = from;
+      let base = first + pairs[2 * from];
+      for (let e = from; e < to; e++) {
+        const doc = first + pairs[2 * e];
+        if (doc - base >= PACKED_SPAN) {
+          addSegment(terms[t], id, start, e, base);
+          start = e;
+          base = doc;
+        }
+        packed[e] = packPosting(doc - base, pairWeights[2 * e + 1]);
+      }
+      addSegment(terms[t], id, start, to, base);
+    }
     return first;
   }
 
@@ -344,8 +365,7 @@ export class TextIndex<T> {
         const runs: PostingRun[] = [];
         for (let k = 0; k < p.segmentCount; k++) {
           const segments = p.segments as Int32Array;
-          const block = this.blocks[segments[3 * k]];
-          runs.push({ docs: block.docs, weights: block.weights, from: segments[3 * k + 1], to: segments[3 * k + 2] });
+          runs.push({ packed: this.blocks[segments[4 * k]].packed, base: segments[4 * k + 3], from: segments[4 * k + 1], to: segments[4 * k + 2] });
         }
         if (p.length > 0) runs.push({ docs: p.docs, weights: p.weights, from: 0, to: p.length });
         return runs;
@@ -407,35 +427,33 @@ export class TextIndex<T> {
   }
 }
 
-/** A word's postings in loaded blocks: (block, from, to), in a typed array grown by doubling. */
-function addSegment(p: Postings, block: number, from: number, to: number): void {
-  const at = 3 * p.segmentCount;
-  if (p.segments === null || at + 3 > p.segments.length) {
-    const grown = new Int32Array(Math.max(6, (p.segments?.length ?? 0) * 2));
+/** A word's postings in blocks: (block, from, to, base), in a typed array grown by doubling. */
+function addSegment(p: Postings, block: number, from: number, to: number, base: number): void {
+  const at = 4 * p.segmentCount;
+  if (p.segments === null || at + 4 > p.segments.length) {
+    const grown = new Int32Array(Math.max(8, (p.segments?.length ?? 0) * 2));
     if (p.segments) grown.set(p.segments);
     p.segments = grown;
   }
   p.segments[at] = block;
   p.segments[at + 1] = from;
   p.segments[at + 2] = to;
+  p.segments[at + 3] = base;
   p.segmentCount++;
 }
 
 /** Gives a block exactly `size` entries (its first ones kept). */
 function resizeBlock(block: Block, size: number): void {
-  const docs = new Int32Array(size);
-  docs.set(block.docs.subarray(0, Math.min(size, block.docs.length)));
-  const weights = new Float32Array(size);
-  weights.set(block.weights.subarray(0, Math.min(size, block.weights.length)));
-  block.docs = docs;
-  block.weights = weights;
+  const packed = new Uint32Array(size);
+  packed.set(block.packed.subarray(0, Math.min(size, block.packed.length)));
+  block.packed = packed;
 }
 
 /** Postings of a word, removed documents included (for ordering completions). */
 function postingCount(p: Postings | undefined): number {
   if (!p) return 0;
   let n = p.length;
-  for (let k = 0; k < p.segmentCount; k++) n += (p.segments as Int32Array)[3 * k + 2] - (p.segments as Int32Array)[3 * k + 1];
+  for (let k = 0; k < p.segmentCount; k++) n += (p.segments as Int32Array)[4 * k + 2] - (p.segments as Int32Array)[4 * k + 1];
   return n;
 }
 

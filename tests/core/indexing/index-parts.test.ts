@@ -3,7 +3,8 @@ import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
 import { compareBytes, compareCodePoints, decodeShard, encodeShard, encodeShardVectors, IndexLoadError } from "../../../src/core/indexing/shard-codec";
 import type { NoteRecord } from "../../../src/core/indexing/index-records";
-import { TextIndex } from "../../../src/core/indexing/text-index";
+import { FIELD_BOOST, TextIndex } from "../../../src/core/indexing/text-index";
+import { MAX_POSTING_WEIGHT, PACKED_SPAN, packPosting } from "../../../src/core/indexing/text-scoring";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
 import { VectorStore } from "../../../src/core/indexing/vector-store";
 import type { Chunk } from "../../../src/core/indexing/chunk";
@@ -219,6 +220,42 @@ describe("TextIndex", () => {
     await sealed.seal(async () => undefined);
     same();
     expect(sealed.size).toBe(plain.size);
+  });
+
+  it("keeps every posting of a word in more chunks than one packed run spans, loaded, sealed and one by one alike", async () => {
+    // 70,000 chunks in one shard (one huge note) and one scan: the word "common" is in all of them, so its
+    // runs must split at PACKED_SPAN; "tally" is counted 40,000 times in one chunk (past MAX_POSTING_WEIGHT,
+    // which every form of run caps alike).
+    const count = PACKED_SPAN + 4464;
+    const chunks = Array.from({ length: count }, (_, i) =>
+      chunk(`c${i}`, `common w${i % 997}${i % 5000 === 7 ? " tally".repeat(i === 65007 ? 40000 : 1 + (i % 9)) : ""}`, { title: "", path: "n.md" }),
+    );
+    const oneByOne = new TextIndex<string>();
+    chunks.forEach((c) => oneByOne.add(c, c.id));
+    const sealed = new TextIndex<string>();
+    sealed.add(chunk("before", "common"), "before");
+    sealed.removeSlot(0);
+    chunks.forEach((c) => sealed.add(c, c.id));
+    await sealed.seal(async () => undefined, 4096);
+    const loaded = new TextIndex<string>();
+    const note: NoteRecord = { path: "n.md", hash: "h", mtime: 1, size: 1, title: "", aliases: [], tags: [], shard: 0, chunks: chunks.map((c) => ({ chunk: c, slot: -1, at: -1, textSlot: -1 })) };
+    const stored = decodeShard(await encodeShard([note], 0, () => null, (rec) => rec.chunk.text as string), 0, 0).text;
+    loaded.addBlock(chunks.map((c) => c.id), loaded.resolveTerms(stored.dictionary), stored);
+    for (const [q, limit] of [["common", count], ["w996", 100], ["tally", 20], ["common tally w7", 50]] as const) {
+      const a = oneByOne.searchNow(q, limit).map((h) => [h.owner, h.score.toFixed(5), h.matched]);
+      expect(a.length).toBe(q === "common" ? count : Math.min(limit, a.length));
+      for (const other of [sealed, loaded]) expect({ q, hits: other.searchNow(q, limit).map((h) => [h.owner, h.score.toFixed(5), h.matched]) }).toEqual({ q, hits: a });
+    }
+    expect(loaded.searchNow("tally", 20).map((h) => h.owner)).toContain("c65007");
+  });
+
+  it("packs a posting's boosted count exactly: every field boost is a multiple of one half", () => {
+    for (const boost of Object.values(FIELD_BOOST)) expect(Number.isInteger(boost * 2)).toBe(true);
+    for (const weight of [0.5, 1, 1.5, 3, 7.5, 1234.5, 32767.5]) expect(packPosting(12345, weight) & 0xffff).toBe(weight * 2);
+    expect(packPosting(PACKED_SPAN - 1, 1) >>> 16).toBe(PACKED_SPAN - 1);
+    // Beyond MAX_POSTING_WEIGHT a count stays at the top, in packed runs and the scorer alike.
+    expect(MAX_POSTING_WEIGHT).toBe(32767.5);
+    expect(packPosting(0, 40000) & 0xffff).toBe(0xffff);
   });
 
   it("scores with field boosts, removes lazily and compacts", async () => {
