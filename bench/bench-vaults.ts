@@ -5,17 +5,18 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parentPort, Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import type { Embedder } from "../src/core/ports/embedder";
 import { silentLogger } from "../src/core/ports/logger";
 import { VaultIndex } from "../src/core/indexing/vault-index";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
 import { createNodeHost } from "../src/node/node-host";
 import { HashEmbedder, hashEmbedding } from "../tests/support/hash-embedder";
+import { densify } from "./dense-embedding";
 import { type BenchContext, DIM, EMBEDDER_ID, round, startLagProbe, stats } from "./bench-kit";
-import { generateVault, seededRandom, type SyntheticVault, type VaultSpec, writeVault } from "./synthetic-vault";
+import { generateVault, type SyntheticVault, type VaultSpec, writeVault } from "./synthetic-vault";
 
 const VAULT_MARKER = ".bench-vault.json";
 const INDEX_MARKER = ".bench-index-ready";
@@ -55,9 +56,6 @@ export class DenseHashEmbedder extends HashEmbedder {
   }
 }
 
-/** Makes dist/bench.cjs, started as a worker thread, serve denseEmbedding to an OffThreadEmbedder. */
-export const EMBED_WORKER_FLAG = "--embed-worker";
-
 /**
  * The zero-latency embedder with its arithmetic in a worker thread, for the measurements of main-thread
  * stalls while building: a real embedder (Ollama) computes in its own process, and the stand-in's work
@@ -72,8 +70,11 @@ export class OffThreadEmbedder implements Embedder {
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }>();
 
-  constructor(script: string) {
-    this.worker = new Worker(script, { argv: [EMBED_WORKER_FLAG] });
+  /** `benchScript`: dist/bench.cjs, beside which the build puts the worker's own small bundle. */
+  constructor(benchScript: string) {
+    // Its own bundle of a few kilobytes: started from all of dist/bench.cjs, the worker took ~58 MB of the
+    // process's RSS, which the peak-memory figures of indexing then counted as Krypton's.
+    this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"));
     this.worker.on("message", ({ id, vectors }: { id: number; vectors: Float32Array[] }) => {
       this.waiting.get(id)?.resolve(vectors);
       this.waiting.delete(id);
@@ -100,38 +101,6 @@ export class OffThreadEmbedder implements Embedder {
   close(): Promise<number> {
     return this.worker.terminate();
   }
-}
-
-/** The worker side of OffThreadEmbedder (run-bench.ts starts it on EMBED_WORKER_FLAG); vectors are transferred, not copied. */
-export function serveEmbeddingsInWorker(): void {
-  const port = parentPort;
-  if (!port) throw new Error(`${EMBED_WORKER_FLAG} runs in a worker thread only`);
-  port.on("message", ({ id, texts }: { id: number; texts: string[] }) => {
-    const vectors = texts.map((t) => denseEmbedding(t));
-    port.postMessage({ id, vectors }, vectors.map((v) => v.buffer as ArrayBuffer));
-  });
-}
-
-export function denseEmbedding(text: string): Float32Array {
-  return densify(hashEmbedding(text, DIM), text);
-}
-
-function densify(v: Float32Array, text: string): Float32Array {
-  const random = seededRandom(hashSeed(text));
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) {
-    v[i] += (random() * 2 - 1) * 0.02;
-    norm += v[i] * v[i];
-  }
-  const inv = 1 / Math.sqrt(norm);
-  for (let i = 0; i < v.length; i++) v[i] *= inv;
-  return v;
-}
-
-function hashSeed(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
 }
 
 function specName(spec: VaultSpec): string {

@@ -6,7 +6,7 @@ import { embeddingText, chunkNote } from "../src/core/indexing/markdown-chunker"
 import type { Chunk } from "../src/core/indexing/chunk";
 import { DEFAULT_SETTINGS } from "../src/core/settings";
 import { DIM } from "./bench-kit";
-import { denseEmbedding } from "./bench-vaults";
+import { denseEmbedding } from "./dense-embedding";
 import type { SyntheticVault } from "./synthetic-vault";
 
 export interface Corpus {

@@ -29,9 +29,9 @@ import {
   target,
   type TargetResult,
 } from "./bench-kit";
+import { denseEmbedding } from "./dense-embedding";
 import {
   benchSettings,
-  denseEmbedding,
   OffThreadEmbedder,
   ensureVault,
   markIndexReady,

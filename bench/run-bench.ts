@@ -12,7 +12,7 @@ import { cpus, totalmem, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { BenchContext, MeasurementResult, Scale, TargetResult } from "./bench-kit";
 import { errorText, now, RESULT_PREFIX, round } from "./bench-kit";
-import { buildIndexHere, EMBED_WORKER_FLAG, queryIndexHere, serveEmbeddingsInWorker } from "./bench-vaults";
+import { buildIndexHere, queryIndexHere } from "./bench-vaults";
 import { PLUGIN_QUERIES } from "./measure-cold-start";
 import { findMeasurement, MEASUREMENTS } from "./measurements";
 import { MCP_DEMO_SERVER_FLAG, serveDemoMcpOverStdio } from "./mcp-client-bench";
@@ -144,7 +144,6 @@ function figuresMarkdown(report: { generatedAt: string; command: string; machine
 
 async function main(): Promise<void> {
   if (process.argv.includes(MCP_DEMO_SERVER_FLAG)) return serveDemoMcpOverStdio();
-  if (process.argv.includes(EMBED_WORKER_FLAG)) return serveEmbeddingsInWorker();
   const args = parseArgs(process.argv.slice(2));
   if (args.prepareIndex) {
     await buildIndexHere(resolve(args.prepareIndex));

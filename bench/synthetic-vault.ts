@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { chunkNote } from "../src/core/indexing/markdown-chunker";
 import { DEFAULT_SETTINGS } from "../src/core/settings";
+import { seededRandom } from "./seeded-random";
 
 export interface SyntheticNote {
   path: string;
@@ -30,17 +31,6 @@ export interface VaultSpec {
   queries?: number;
 }
 
-/** mulberry32: small, fast, good enough for test data. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOPICS: Record<string, string[]> = {
   "Machine Learning": [
