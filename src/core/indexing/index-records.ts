@@ -21,13 +21,25 @@ export interface NoteRecord {
 }
 
 /**
- * A chunk as the index keeps it in memory: its text only until the chunk is saved in its shard file, then
- * read back on demand (IndexStore.textsOf), so a 100k-note vault does not hold half a gigabyte of text.
+ * A chunk as the index keeps it in memory: one object holding only what is the chunk's own. Its path,
+ * title, aliases and tags are its note's, and its id is derived from the path and its position (chunkId),
+ * so half a million chunks hold no copy of them: a chunk object and an id string per chunk were ~100 MB
+ * of a 100,000-note index. Searches hand out ChunkMeta objects made for their hits (chunkMetaOf).
+ *
+ * Its text is held only until the chunk is saved in its shard file, then read back on demand
+ * (IndexStore.textsOf), so a 100k-note vault does not hold half a gigabyte of text.
  */
-export type IndexedChunk = ChunkMeta & { text?: string };
-
 export interface ChunkRecord {
-  chunk: IndexedChunk;
+  /** The note the chunk belongs to. */
+  readonly note: NoteRecord;
+  /** Its position in the note (0-based). */
+  readonly k: number;
+  readonly headings: string[];
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly textHash: string;
+  /** The chunk's text until it is saved, then undefined. */
+  text: string | undefined;
   /** VectorStore slot, or -1 while the chunk has no vector yet. */
   slot: number;
   /** Position of the chunk in its saved shard file, or -1 while it is not saved. */
@@ -35,7 +47,48 @@ export interface ChunkRecord {
   /** Its document slot in the text index, or -1 before it is added. */
   textSlot: number;
   /** Set when the chunk left the index (its note was removed or changed). */
-  detached?: true;
+  detached: boolean;
+}
+
+/** A new record of chunk `k` of `note` (every record is made here: one object shape for all of them). */
+export function chunkRecord(
+  note: NoteRecord,
+  k: number,
+  chunk: Pick<ChunkMeta, "headings" | "startLine" | "endLine" | "textHash">,
+  text: string | undefined,
+  at = -1,
+): ChunkRecord {
+  return { note, k, headings: chunk.headings, startLine: chunk.startLine, endLine: chunk.endLine, textHash: chunk.textHash, text, slot: -1, at, textSlot: -1, detached: false };
+}
+
+/** The id of chunk `k` of the note at `path` (the chunker's ids, and every record's). */
+export function chunkIdOf(path: string, k: number): string {
+  return `${path}#${k}`;
+}
+
+export function chunkId(rec: ChunkRecord): string {
+  return chunkIdOf(rec.note.path, rec.k);
+}
+
+/** The chunk as searches and callers see it (a fresh object: the index keeps none per chunk). */
+export function chunkMetaOf(rec: ChunkRecord): ChunkMeta {
+  const { note } = rec;
+  return {
+    id: chunkId(rec),
+    path: note.path,
+    title: note.title,
+    aliases: note.aliases,
+    tags: note.tags,
+    headings: rec.headings,
+    startLine: rec.startLine,
+    endLine: rec.endLine,
+    textHash: rec.textHash,
+  };
+}
+
+/** The chunk with its text. */
+export function chunkOf(rec: ChunkRecord, text: string): Chunk {
+  return { ...chunkMetaOf(rec), text };
 }
 
 /** The text sent to the embedder for a chunk (Chunk.textHash covers it: same hash, same vector). */

@@ -1,6 +1,6 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
-import type { ChunkRecord, NoteRecord } from "./index-records";
+import { type ChunkRecord, chunkOf, chunkRecord, type NoteRecord } from "./index-records";
 import { IndexLoadError, readShardFile, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
 import { encodeShard, encodeShardVectors, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
@@ -96,7 +96,7 @@ export class IndexStore {
   }
 
   isCurrent(rec: ChunkRecord): boolean {
-    return rec.detached !== true;
+    return !rec.detached;
   }
 
   /** Gives a chunk its vector; false when the chunk was replaced or already has one. */
@@ -104,7 +104,7 @@ export class IndexStore {
     if (!this.isCurrent(rec) || rec.slot >= 0) return false;
     rec.slot = this.vectors.add(vector);
     this.slotOwner[rec.slot] = rec;
-    this.markDirty(this.notes.get(rec.chunk.path)?.shard);
+    this.markDirty(rec.note.shard);
     return true;
   }
 
@@ -144,16 +144,19 @@ export class IndexStore {
     const old = this.notes.get(meta.path);
     if (old) this.detach(old);
     ownNoteStrings(meta, chunks);
-    const records: ChunkRecord[] = chunks.map((chunk) => {
+    const shard = this.assignShard(old?.shard, chunks.length);
+    const note: NoteRecord = { ...meta, chunks: new Array<ChunkRecord>(chunks.length), shard };
+    const records = note.chunks;
+    chunks.forEach((chunk, k) => {
+      const rec = chunkRecord(note, k, chunk, chunk.text);
       const slots = this.recycled.get(chunk.textHash);
-      const slot = slots && slots.length > 0 ? (slots.pop() as number) : -1;
-      const rec: ChunkRecord = { chunk, slot, at: -1, textSlot: -1 };
+      if (slots && slots.length > 0) {
+        rec.slot = slots.pop() as number;
+        this.slotOwner[rec.slot] = rec;
+      }
       this.unsavedTextChars += chunk.text.length;
-      if (slot >= 0) this.slotOwner[slot] = rec;
-      return rec;
+      records[k] = rec;
     });
-    const shard = this.assignShard(old?.shard, records.length);
-    const note: NoteRecord = { ...meta, chunks: records, shard };
     this.notes.set(note.path, note);
     this.chunkCount += records.length;
     this.shards.get(shard)?.paths.add(note.path);
@@ -242,7 +245,7 @@ export class IndexStore {
           onDisk++;
         }
         this.chunkCount++;
-        if (reanalyze) rec.textSlot = this.text.add({ ...rec.chunk, text: shard.texts.textAt(i) }, rec);
+        if (reanalyze) rec.textSlot = this.text.add(chunkOf(rec, shard.texts.textAt(i)), rec);
         else owners[i] = rec;
         i++;
         if (i % TEXT_INSERT_SLICE === 0) await slicer.tick();
@@ -294,12 +297,12 @@ export class IndexStore {
           this.dirty.add(id);
           continue;
         }
-        const previousTexts = previous && notes.some((n) => n.chunks.some((r) => r.chunk.text === undefined)) ? await this.shardTexts(data, previous) : null;
+        const previousTexts = previous && notes.some((n) => n.chunks.some((r) => r.text === undefined)) ? await this.shardTexts(data, previous) : null;
         bytes = await encodeShard(
           notes,
           this.vectors.dim,
           vectorOf,
-          (rec) => rec.chunk.text ?? (previousTexts as ShardTexts).textAt(rec.at),
+          (rec) => rec.text ?? (previousTexts as ShardTexts).textAt(rec.at),
           () => slicer.tick(),
         );
       }
@@ -323,9 +326,9 @@ export class IndexStore {
         }
         for (const rec of note.chunks) {
           rec.at = at++;
-          if (rec.chunk.text !== undefined) {
-            this.unsavedTextChars -= rec.chunk.text.length;
-            rec.chunk.text = undefined;
+          if (rec.text !== undefined) {
+            this.unsavedTextChars -= rec.text.length;
+            rec.text = undefined;
           }
         }
       }
@@ -341,7 +344,7 @@ export class IndexStore {
    * first: a damaged part is never carried over under fresh checksums.
    */
   private async withNewVectors(data: DataDirPort, previous: ShardEntry, notes: NoteRecord[], vectorOf: (rec: ChunkRecord) => StoredCodes | null): Promise<Uint8Array | null> {
-    if (notes.length === 0 || notes.some((n) => n.chunks.some((r) => r.chunk.text !== undefined || r.at < 0))) return null;
+    if (notes.length === 0 || notes.some((n) => n.chunks.some((r) => r.text !== undefined || r.at < 0))) return null;
     const file = await readShardFile(data, previous).catch(() => null);
     // The notes as they are now (a save or a change may have come while the file was read).
     if (!file || notes.some((n) => this.notes.get(n.path) !== n)) return null;
@@ -355,13 +358,13 @@ export class IndexStore {
    */
   private async notesWithTexts(data: DataDirPort, paths: string[], previous: ShardEntry | undefined): Promise<NoteRecord[]> {
     const notes = paths.map((p) => this.notes.get(p)).filter((n): n is NoteRecord => n !== undefined);
-    const needsFile = notes.some((n) => n.chunks.some((r) => r.chunk.text === undefined));
+    const needsFile = notes.some((n) => n.chunks.some((r) => r.text === undefined));
     if (!needsFile) return notes;
     let texts: ShardTexts | null = null;
     if (previous) texts = await this.shardTexts(data, previous).catch(() => null);
     const kept: NoteRecord[] = [];
     for (const note of notes) {
-      const readable = note.chunks.every((r) => r.chunk.text !== undefined || (texts !== null && r.at >= 0 && r.at < texts.count));
+      const readable = note.chunks.every((r) => r.text !== undefined || (texts !== null && r.at >= 0 && r.at < texts.count));
       if (readable) kept.push(note);
       else this.detach(note);
     }
@@ -380,11 +383,11 @@ export class IndexStore {
       const byFile = new Map<string, { entry: ShardEntry; wanted: number[] }>();
       records.forEach((rec, i) => {
         if (out[i] !== null) return;
-        if (rec.chunk.text !== undefined) {
-          out[i] = rec.chunk.text;
+        if (rec.text !== undefined) {
+          out[i] = rec.text;
           return;
         }
-        const note = this.notes.get(rec.chunk.path);
+        const note = this.notes.get(rec.note.path);
         const entry = note ? this.shardFiles.get(note.shard) : undefined;
         if (!entry || rec.at < 0) return;
         const group = byFile.get(entry.file);
@@ -402,8 +405,8 @@ export class IndexStore {
         for (const i of wanted) {
           const rec = records[i];
           // Only if the file is still the chunk's (positions belong to one file).
-          const current = this.shardFiles.get(this.notes.get(rec.chunk.path)?.shard ?? -1);
-          if (rec.chunk.text !== undefined) out[i] = rec.chunk.text;
+          const current = this.shardFiles.get(this.notes.get(rec.note.path)?.shard ?? -1);
+          if (rec.text !== undefined) out[i] = rec.text;
           else if (current?.file === entry.file && rec.at < texts.count) out[i] = safeText(texts, rec.at);
         }
       }
@@ -442,11 +445,11 @@ export class IndexStore {
       this.chunkCount--;
       this.text.removeSlot(rec.textSlot);
       rec.textSlot = -1;
-      if (rec.chunk.text !== undefined) this.unsavedTextChars -= rec.chunk.text.length;
+      if (rec.text !== undefined) this.unsavedTextChars -= rec.text.length;
       if (rec.slot >= 0) {
-        const list = this.recycled.get(rec.chunk.textHash);
+        const list = this.recycled.get(rec.textHash);
         if (list) list.push(rec.slot);
-        else this.recycled.set(rec.chunk.textHash, [rec.slot]);
+        else this.recycled.set(rec.textHash, [rec.slot]);
         this.slotOwner[rec.slot] = undefined;
         rec.slot = -1;
       }
@@ -479,7 +482,7 @@ export class IndexStore {
 }
 
 /**
- * Replaces, in place, a note's title, aliases, tags and heading trails by copies that own their characters
+ * Replaces, in place, a note's title, aliases, tags and its chunks' heading trails by copies that own their characters
  * (ownString): cut from the note's text, they would keep all of it in memory long after its chunk texts
  * were saved and dropped. Arrays shared by several chunks are copied once; equal heading trails become one.
  */
@@ -505,12 +508,8 @@ function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[]
   ownList(meta.tags);
   // Chunks of one section carry equal heading trails: one array for them all (nothing mutates a trail).
   const trails = new Map<string, string[]>();
+  // The records keep the trails only (title, aliases and tags are the note's; ids are derived).
   for (const chunk of chunks) {
-    // `${path}#${n}` is a rope of two strings over the path: one flat string is one object to mark, not three.
-    chunk.id = ownString(chunk.id);
-    chunk.title = own(chunk.title);
-    ownList(chunk.aliases);
-    ownList(chunk.tags);
     const key = chunk.headings.join("\n");
     const shared = trails.get(key);
     if (shared) chunk.headings = shared;

@@ -1,5 +1,5 @@
-import type { Chunk } from "./chunk";
-import type { ChunkRecord, IndexedChunk, NoteRecord } from "./index-records";
+import type { Chunk, ChunkMeta } from "./chunk";
+import { type ChunkRecord, chunkIdOf, chunkOf, chunkRecord, type NoteRecord } from "./index-records";
 import { storedListingProblem, storedScalesProblem, storedShardMetaProblem, storedNotesProblemV2, storedTextProblem, storedVectorsProblem } from "./index-validation";
 import { quantizeInto } from "./int8-vectors";
 import { forEachChunkWord } from "./text-index";
@@ -155,7 +155,7 @@ export interface StoredNote {
   ln: number[];
   /** The chunks' text hashes (16 hex digits each), one after the other. */
   x: string;
-  /** Chunk ids, only when they are not `${path}#${k}`. */
+  /** Chunk ids other than `${path}#${k}`, from earlier versions: read as valid, not used (ids are derived, chunkIdOf). */
   i?: string[];
 }
 
@@ -236,7 +236,7 @@ export async function encodeShard(
   for (const n of notes) count += n.chunks.length;
   const records: Chunk[] = new Array<Chunk>(count);
   let r = 0;
-  for (const n of notes) for (const rec of n.chunks) records[r++] = { ...rec.chunk, text: textOf(rec) };
+  for (const n of notes) for (const rec of n.chunks) records[r++] = chunkOf(rec, textOf(rec));
   // Vectors are copied before the first tick: embedding goes on meanwhile, and the shard must be one
   // snapshot. Texts are strings, which nothing changes.
   const { flags, codes, scales, withVector } = gatherVectors(notes, count, dim, vectorOf);
@@ -478,8 +478,7 @@ function storedMeta(notes: readonly NoteRecord[]): StoredShardMeta {
     const hd: number[] = [];
     const ln: number[] = [];
     let x = "";
-    let plainIds = true;
-    n.chunks.forEach(({ chunk: c }, k) => {
+    for (const c of n.chunks) {
       const key = c.headings.join("\u0000");
       let trail = trailIds.get(key);
       if (trail === undefined) {
@@ -490,9 +489,9 @@ function storedMeta(notes: readonly NoteRecord[]): StoredShardMeta {
       hd.push(trail);
       ln.push(c.startLine, c.endLine);
       x += c.textHash.length === HASH_DIGITS ? c.textHash : c.textHash.padEnd(HASH_DIGITS, "0").slice(0, HASH_DIGITS);
-      if (c.id !== `${n.path}#${k}`) plainIds = false;
-    });
-    return { h: n.hash, t: n.title, a: n.aliases, g: n.tags, hd, ln, x, ...(plainIds ? {} : { i: n.chunks.map((r) => r.chunk.id) }) };
+    }
+    // Ids are derived from path and position (chunkIdOf): none is stored.
+    return { h: n.hash, t: n.title, a: n.aliases, g: n.tags, hd, ln, x };
   });
   return { trails, notes: stored };
 }
@@ -514,11 +513,11 @@ export function decodeMeta(bytes: Uint8Array, listing: StoredListing): StoredSha
 }
 
 /** Chunk k of note `note` (position `k` within it) as the meta part describes it. */
-export function chunkFromMeta(meta: StoredShardMeta, listing: StoredListing, note: number, k: number): IndexedChunk {
+export function chunkFromMeta(meta: StoredShardMeta, listing: StoredListing, note: number, k: number): ChunkMeta {
   const n = meta.notes[note];
   const path = listing.p[note];
   return {
-    id: n.i ? n.i[k] : `${path}#${k}`,
+    id: chunkIdOf(path, k),
     path,
     title: n.t,
     aliases: n.a,
@@ -563,10 +562,10 @@ function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headO
   const notes: NoteRecord[] = [];
   let seen = 0;
   listing.p.forEach((path, k) => {
-    const chunks = new Array<ChunkRecord>(listing.n[k]);
-    for (let c = 0; c < listing.n[k]; c++) chunks[c] = { chunk: chunkFromMeta(meta, listing, k, c), slot: -1, at: seen + c, textSlot: -1 };
+    const note: NoteRecord = { path, hash: meta.notes[k].h, mtime: listing.m[k], size: listing.s[k], title: meta.notes[k].t, aliases: meta.notes[k].a, tags: meta.notes[k].g, chunks: new Array<ChunkRecord>(listing.n[k]), shard: shardId };
+    for (let c = 0; c < listing.n[k]; c++) note.chunks[c] = recordFromMeta(note, meta.notes[k], meta.trails, c, seen + c);
     seen += listing.n[k];
-    notes.push({ path, hash: meta.notes[k].h, mtime: listing.m[k], size: listing.s[k], title: meta.notes[k].t, aliases: meta.notes[k].a, tags: meta.notes[k].g, chunks, shard: shardId });
+    notes.push(note);
   });
   for (const [k, why] of listing.l ?? []) notes[k].limited = why;
   const texts = headOnly ? textsNotRead(count) : textSection(bytes, layout.textsAt, count, layout.textBytes);
@@ -610,6 +609,12 @@ function vectorIndexOf(flags: Uint8Array): { vectorIndex: Int32Array; withVector
   let withVector = 0;
   for (let i = 0; i < flags.length; i++) if (flags[i] === 1) vectorIndex[i] = withVector++;
   return { vectorIndex, withVector };
+}
+
+/** Record of chunk k of `note` as its stored note `n` describes it, at position `at` in the shard. */
+function recordFromMeta(note: NoteRecord, n: StoredNote, trails: string[][], k: number, at: number): ChunkRecord {
+  const chunk = { headings: trails[n.hd[k]], startLine: n.ln[2 * k], endLine: n.ln[2 * k + 1], textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS) };
+  return chunkRecord(note, k, chunk, undefined, at);
 }
 
 /** Formats 2 and 4: the meta JSON after a shorter header, chunk-major words, and (2) float32 vectors. */
@@ -678,22 +683,21 @@ function decodeOlder(bytes: Uint8Array, format: number, shardId: number, expecte
   let seen = 0;
   if (format === 2) {
     for (const n of stored as StoredNoteV2[]) {
-      const chunks: ChunkRecord[] = n.c.map((c, k) => {
+      const note = noteRecordOlder(n, shardId);
+      n.c.forEach((c, k) => {
         textsV2.push(c[4]);
-        const chunk: IndexedChunk = { id: c[0], path: n.p, title: n.t, aliases: n.a, tags: n.g, headings: c[1], startLine: c[2], endLine: c[3], textHash: c[5] };
-        return { chunk, slot: -1, at: seen + k, textSlot: -1 };
+        note.chunks.push(chunkRecord(note, k, { headings: c[1], startLine: c[2], endLine: c[3], textHash: c[5] }, undefined, seen + k));
       });
-      seen += chunks.length;
-      notes.push(noteRecordOlder(n, chunks, shardId));
+      seen += note.chunks.length;
+      notes.push(note);
     }
   } else {
     const { trails, notes: stored4 } = stored as { trails: string[][]; notes: StoredNoteV4[] };
     for (const n of stored4) {
-      const listing: StoredListing = { p: [n.p], m: [n.m], s: [n.s], n: [n.n] };
-      const chunks = new Array<ChunkRecord>(n.n);
-      for (let k = 0; k < n.n; k++) chunks[k] = { chunk: chunkFromMeta({ trails, notes: [n] }, listing, 0, k), slot: -1, at: seen + k, textSlot: -1 };
+      const note = noteRecordOlder(n, shardId);
+      for (let k = 0; k < n.n; k++) note.chunks.push(recordFromMeta(note, n, trails, k, seen + k));
       seen += n.n;
-      notes.push(noteRecordOlder(n, chunks, shardId));
+      notes.push(note);
     }
   }
   if (seen !== count) throw new IndexLoadError("shard chunk count does not match");
@@ -718,8 +722,8 @@ function storedMetaV4Problem(raw: unknown): string | null {
   return storedListingProblem(listing, null) ?? storedShardMetaProblem(raw, listing.p, listing.n);
 }
 
-function noteRecordOlder(n: StoredNoteV4 | StoredNoteV2, chunks: ChunkRecord[], shardId: number): NoteRecord {
-  const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title: n.t, aliases: n.a, tags: n.g, chunks, shard: shardId };
+function noteRecordOlder(n: StoredNoteV4 | StoredNoteV2, shardId: number): NoteRecord {
+  const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title: n.t, aliases: n.a, tags: n.g, chunks: [], shard: shardId };
   if (typeof n.l === "string" && n.l) note.limited = n.l;
   return note;
 }

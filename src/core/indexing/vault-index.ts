@@ -7,7 +7,7 @@ import { QueryVectors } from "../search/query-vectors";
 import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
 import type { Chunk, ChunkMeta } from "./chunk";
-import type { ChunkRecord } from "./index-records";
+import { type ChunkRecord, chunkId, chunkMetaOf, chunkOf } from "./index-records";
 import { waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createReadPolicy, isNoteRefusedError, type ReadPolicy } from "../notes/read-policy";
@@ -404,26 +404,28 @@ export class VaultIndex implements VaultIndexApi {
   async chunksOf(path: string): Promise<Chunk[]> {
     await this.untilLoaded();
     const records = this.store.notes.get(path)?.chunks ?? [];
-    return this.withTexts(records);
-  }
-
-  /** Chunks with their texts (read back from the shard files, or from the note when a file is gone). */
-  private async withTexts(records: readonly ChunkRecord[]): Promise<Chunk[]> {
     const texts = await this.textsOf(records);
-    return records.map((rec, i) => ({ ...rec.chunk, text: texts[i] ?? "" }));
+    return records.map((rec, i) => chunkOf(rec, texts[i] ?? ""));
   }
 
   /**
    * The texts of chunks: in memory until saved, then from their shard file. When a file was replaced by
-   * another process since this one loaded it, the chunk's lines are read from the note itself.
+   * another process since this one loaded it, or the chunk has no record any more (`undefined`: its note
+   * changed since a search handed it out), the chunk's lines are read from the note itself.
    */
-  private async textsOf(records: readonly ChunkRecord[]): Promise<(string | null)[]> {
-    const texts = await this.store.textsOf(this.host.data, records);
+  private async textsOf(records: readonly (ChunkRecord | undefined)[], spans?: readonly Pick<ChunkMeta, "path" | "startLine" | "endLine">[]): Promise<(string | null)[]> {
+    const known = records.filter((r): r is ChunkRecord => r !== undefined);
+    const stored = await this.store.textsOf(this.host.data, known);
+    let j = 0;
+    const texts = records.map((r) => (r ? stored[j++] : null));
     this.reindexUnreadableShards();
     const notes = new Map<string, string[] | null>();
     for (let i = 0; i < records.length; i++) {
       if (texts[i] !== null) continue;
-      const { path, startLine, endLine } = records[i].chunk;
+      const rec = records[i];
+      const span = spans?.[i] ?? (rec ? { path: rec.note.path, startLine: rec.startLine, endLine: rec.endLine } : null);
+      if (!span) continue;
+      const { path, startLine, endLine } = span;
       if (!notes.has(path)) notes.set(path, await this.host.vault.readNote(path).then((t) => t.split(/\r?\n/), () => null));
       const lines = notes.get(path);
       if (lines) texts[i] = lines.slice(startLine - 1, endLine).join("\n");
@@ -551,23 +553,23 @@ export class VaultIndex implements VaultIndexApi {
     textSearch: async (query, limit) => {
       const policy = this.readPolicy();
       const hits = await this.store.text.search(query, limit);
-      return hits.filter((h) => policy.mayRead(h.owner.chunk.path)).map((h) => ({ chunk: h.owner.chunk, score: h.score, matched: h.matched, coverage: h.coverage }));
+      return hits.filter((h) => policy.mayRead(h.owner.note.path)).map((h) => ({ chunk: chunkMetaOf(h.owner), score: h.score, matched: h.matched, coverage: h.coverage }));
     },
     withTexts: async (chunks) => {
-      const records = chunks.map((c) => this.recordOf(c) ?? { chunk: c, slot: -1, at: -1, textSlot: -1 });
-      return this.withTexts(records);
+      const texts = await this.textsOf(chunks.map((c) => this.recordOf(c)), chunks);
+      return chunks.map((c, i) => ({ ...c, text: texts[i] ?? "" }));
     },
     queryVector: (query, signal) => this.queryVector(query, signal),
     vectorSearch: async (query, k, accept) => {
       const policy = this.readPolicy();
       const hits = this.store.vectors.search(query, k, (slot) => {
         const rec = this.store.chunkOfSlot(slot);
-        return rec !== undefined && policy.mayRead(rec.chunk.path) && accept(rec.chunk.path);
+        return rec !== undefined && policy.mayRead(rec.note.path) && accept(rec.note.path);
       });
       const out: { chunk: ChunkMeta; cosine: number }[] = [];
       hits.slots.forEach((slot, i) => {
         const rec = this.store.chunkOfSlot(slot);
-        if (rec) out.push({ chunk: rec.chunk, cosine: hits.scores[i] });
+        if (rec) out.push({ chunk: chunkMetaOf(rec), cosine: hits.scores[i] });
       });
       return { hits: out, mean: hits.mean, std: hits.std, count: hits.count };
     },
@@ -578,10 +580,15 @@ export class VaultIndex implements VaultIndexApi {
     },
   };
 
-  /** The record of a chunk handed out by the search source (found through its note: no map of every chunk id). */
+  /**
+   * The record of a chunk handed out by the search source, through its note and its position in the id (no
+   * map of every chunk id); undefined once the note was chunked anew and that position holds other text.
+   */
   private recordOf(chunk: ChunkMeta): ChunkRecord | undefined {
     const records = this.store.notes.get(chunk.path)?.chunks;
-    return records?.find((r) => r.chunk === chunk) ?? records?.find((r) => r.chunk.id === chunk.id);
+    const k = Number(chunk.id.slice(chunk.path.length + 1));
+    const rec = records && Number.isInteger(k) ? records[k] : undefined;
+    return rec && chunkId(rec) === chunk.id && rec.textHash === chunk.textHash ? rec : undefined;
   }
 
   /** The query's vector, or null (keyword-only) when there are no usable vectors or the embedder fails. */

@@ -35,7 +35,7 @@ describe("chunk texts live on disk once saved", () => {
       expect(store.unsavedTextChars).toBe(expected.join("").length);
       await store.writeDirtyShards(host.data, 1, slicer);
       const records = store.notes.get("Tides.md")!.chunks;
-      expect(records.every((r) => r.chunk.text === undefined && r.at >= 0)).toBe(true);
+      expect(records.every((r) => r.text === undefined && r.at >= 0)).toBe(true);
       expect(store.unsavedTextChars).toBe(0);
       expect(await store.textsOf(host.data, records)).toEqual(expected);
 
@@ -78,7 +78,7 @@ describe("chunk texts live on disk once saved", () => {
       };
       // The Tides chunks got vectors: the previous file is read whole (and checked), no text is read on its
       // own, and the new file is what a full encode gives, byte for byte.
-      records.forEach((rec, i) => rec.chunk.path === "Tides.md" && store.setVector(rec, vector(i)));
+      records.forEach((rec, i) => rec.note.path === "Tides.md" && store.setVector(rec, vector(i)));
       await store.writeDirtyShards(host.data, 2, slicer);
       expect(reads).toEqual(["whole file"]);
       expect(await saved()).toEqual(await fullEncode());
@@ -90,7 +90,7 @@ describe("chunk texts live on disk once saved", () => {
       const bytes = await fs.readFile(file);
       bytes[entry.parts!.vectors.end + 5] ^= 0xff;
       await fs.writeFile(file, bytes);
-      records.forEach((rec, i) => rec.chunk.path === "Moon.md" && store.setVector(rec, vector(i)));
+      records.forEach((rec, i) => rec.note.path === "Moon.md" && store.setVector(rec, vector(i)));
       reads.length = 0;
       await store.writeDirtyShards(host.data, 3, slicer);
       // Whole (failing its checksum), then its texts alone, for a full encode.

@@ -7,6 +7,7 @@ import { ProviderError } from "../../../src/core/providers/provider-error";
 import { createOllamaEmbedder } from "../../../src/core/providers/ollama/ollama-embedder";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { IndexStore } from "../../../src/core/indexing/index-store";
+import { chunkId } from "../../../src/core/indexing/index-records";
 import { chunkNote } from "../../../src/core/indexing/markdown-chunker";
 import { VaultIndex } from "../../../src/core/indexing/vault-index";
 import { WorkSlicer } from "../../../src/core/indexing/work-slicer";
@@ -181,6 +182,6 @@ describe("stopping in the middle of a long note", () => {
     const records = store.notes.get("Long.md")!.chunks;
     expect(records.every((r) => r.textSlot >= 0)).toBe(true);
     expect(store.text.size).toBe(chunks.length);
-    expect(store.text.searchNow("word150", 5).map((h) => h.owner.chunk.id)).toEqual([chunks.find((c) => c.text.includes("Word150 "))!.id]);
+    expect(store.text.searchNow("word150", 5).map((h) => chunkId(h.owner))).toEqual([chunks.find((c) => c.text.includes("Word150 "))!.id]);
   });
 });

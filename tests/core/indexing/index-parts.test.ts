@@ -2,7 +2,7 @@ import { checksumBytes, partChecksum } from "../../../src/core/indexing/checksum
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
 import { compareBytes, compareCodePoints, decodeShard, encodeShard, encodeShardVectors, IndexLoadError } from "../../../src/core/indexing/shard-codec";
-import type { NoteRecord } from "../../../src/core/indexing/index-records";
+import { type ChunkRecord, chunkId, chunkRecord, type NoteRecord } from "../../../src/core/indexing/index-records";
 import { FIELD_BOOST, TextIndex } from "../../../src/core/indexing/text-index";
 import { MAX_POSTING_WEIGHT, PACKED_SPAN, packPosting } from "../../../src/core/indexing/text-scoring";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
@@ -12,6 +12,13 @@ import { makeSnippet } from "../../../src/core/search/snippet";
 
 function chunk(id: string, text: string, extra: Partial<Chunk> = {}): Chunk {
   return { id, path: `${id}.md`, title: id, aliases: [], tags: [], headings: [], startLine: 1, endLine: 1, text, textHash: id, ...extra };
+}
+
+/** A note record holding these chunks as the store makes them (texts in memory, not saved yet). */
+function noteRecord(path: string, chunks: Chunk[], extra: Partial<NoteRecord> = {}): NoteRecord {
+  const note: NoteRecord = { path, hash: "h", mtime: 1, size: 1, title: path, aliases: [], tags: [], shard: 0, chunks: [], ...extra };
+  chunks.forEach((c, k) => note.chunks.push(chunkRecord(note, k, c, c.text)));
+  return note;
 }
 
 describe("exclusions", () => {
@@ -140,8 +147,8 @@ describe("TextIndex", () => {
     const slotsA = chunks.map((c) => oneByOne.add(c, c.id));
     // The block: the chunks' stored analysis, as a shard file holds it (encoded and decoded for real).
     const loaded = new TextIndex<string>();
-    const records: NoteRecord[] = chunks.map((c) => ({ path: c.path, hash: "h", mtime: 1, size: 1, title: c.title, aliases: [], tags: [], shard: 0, chunks: [{ chunk: c, slot: -1, at: -1, textSlot: -1 }] }));
-    const stored = decodeShard(await encodeShard(records, 0, () => null, (rec) => rec.chunk.text as string), 0, 0).text;
+    const records = chunks.map((c) => noteRecord(c.path, [c], { title: c.title }));
+    const stored = decodeShard(await encodeShard(records, 0, () => null, (rec) => rec.text as string), 0, 0).text;
     // Sorted words: what lets a search find a word in a shard without decoding its word list.
     expect(stored.dictionary).toEqual([...stored.dictionary].sort());
     const first = loaded.addBlock(chunks.map((c) => c.id), loaded.resolveTerms(stored.dictionary), stored);
@@ -238,8 +245,8 @@ describe("TextIndex", () => {
     chunks.forEach((c) => sealed.add(c, c.id));
     await sealed.seal(async () => undefined, 4096);
     const loaded = new TextIndex<string>();
-    const note: NoteRecord = { path: "n.md", hash: "h", mtime: 1, size: 1, title: "", aliases: [], tags: [], shard: 0, chunks: chunks.map((c) => ({ chunk: c, slot: -1, at: -1, textSlot: -1 })) };
-    const stored = decodeShard(await encodeShard([note], 0, () => null, (rec) => rec.chunk.text as string), 0, 0).text;
+    const note = noteRecord("n.md", chunks, { title: "" });
+    const stored = decodeShard(await encodeShard([note], 0, () => null, (rec) => rec.text as string), 0, 0).text;
     loaded.addBlock(chunks.map((c) => c.id), loaded.resolveTerms(stored.dictionary), stored);
     for (const [q, limit] of [["common", count], ["w996", 100], ["tally", 20], ["common tally w7", 50]] as const) {
       const a = oneByOne.searchNow(q, limit).map((h) => [h.owner, h.score.toFixed(5), h.matched]);
@@ -305,27 +312,21 @@ describe("TextIndex", () => {
 });
 
 describe("index shards", () => {
-  const note = (path: string, texts: string[]): NoteRecord => ({
-    path,
-    hash: "h",
-    mtime: 1,
-    size: 2,
-    title: path,
-    aliases: ["al"],
-    tags: ["t"],
-    shard: 0,
-    chunks: texts.map((text, i) => ({ chunk: { ...chunk(`${path}#${i}`, text), path }, slot: i, at: -1, textSlot: -1 })),
-  });
+  const note = (path: string, texts: string[]): NoteRecord => {
+    const n = noteRecord(path, texts.map((text, i) => ({ ...chunk(`${path}#${i}`, text), path })), { size: 2, aliases: ["al"], tags: ["t"] });
+    n.chunks.forEach((rec, i) => (rec.slot = i));
+    return n;
+  };
 
   it("round-trips notes, chunks and only the vectors that exist", async () => {
     const notes = [note("a.md", ["one", "two"]), note("b.md", ["three"])];
     const vectors = [{ codes: new Int8Array([127, 0]), scale: 1 / 127 }, null, { codes: new Int8Array([0, -127]), scale: 1 / 127 }];
     let k = 0;
-    const bytes = await encodeShard(notes, 2, () => vectors[k++], (rec) => rec.chunk.text as string);
+    const bytes = await encodeShard(notes, 2, () => vectors[k++], (rec) => rec.text as string);
     const decoded = decodeShard(bytes, 3, 2);
     expect(decoded.notes.map((n) => n.path)).toEqual(["a.md", "b.md"]);
     // Texts are not part of the decoded records: they are read by position, on demand.
-    expect(decoded.notes[0].chunks[1].chunk.text).toBeUndefined();
+    expect(decoded.notes[0].chunks[1].text).toBeUndefined();
     expect(decoded.notes[0].chunks[1].at).toBe(1);
     expect([0, 1, 2].map((i) => decoded.texts.textAt(i))).toEqual(["one", "two", "three"]);
     expect(decoded.notes[1].shard).toBe(3);
@@ -340,7 +341,7 @@ describe("index shards", () => {
     const pieces = ["plain ascii", "café déjà vu", "東京の雨", "emoji 🌧️ and 𝄞", "half \ud83c pair"];
     const texts = Array.from({ length: 1000 }, (_, i) => `${pieces[i % pieces.length]} ${i}`);
     let ticks = 0;
-    const bytes = await encodeShard([note("many.md", texts)], 0, () => null, (rec) => rec.chunk.text as string, async () => void ticks++);
+    const bytes = await encodeShard([note("many.md", texts)], 0, () => null, (rec) => rec.text as string, async () => void ticks++);
     const decoded = decodeShard(bytes, 0, 0);
     const expected = texts.map((t) => new TextDecoder().decode(new TextEncoder().encode(t)));
     expect(Array.from({ length: 1000 }, (_, i) => decoded.texts.textAt(i))).toEqual(expected);
@@ -352,11 +353,11 @@ describe("index shards", () => {
   it("re-encodes a shard whose chunks only got vectors byte for byte as a full encode would, and refuses one whose notes changed", async () => {
     const texts = ["café and 東京", "two", "three 🌧️", "four"];
     const notes = [note("a.md", texts.slice(0, 2)), note("b.md", texts.slice(2))];
-    const textOf = (rec: { chunk: { text?: string } }) => rec.chunk.text as string;
+    const textOf = (rec: ChunkRecord) => rec.text as string;
     const codes = (k: number) => ({ codes: new Int8Array([k, -k, 3]), scale: 0.5 + k });
     // Saved with one vector, then three more came.
-    const before = await encodeShard(notes, 3, (rec) => (rec.chunk.id === "a.md#0" ? codes(1) : null), textOf);
-    const now = (rec: { chunk: { id: string } }) => (rec.chunk.id === "b.md#1" ? null : codes(rec.chunk.id.length));
+    const before = await encodeShard(notes, 3, (rec) => (chunkId(rec) === "a.md#0" ? codes(1) : null), textOf);
+    const now = (rec: ChunkRecord) => (chunkId(rec) === "b.md#1" ? null : codes(chunkId(rec).length));
     const full = await encodeShard(notes, 3, now, textOf);
     expect(encodeShardVectors(before, notes, 3, now)).toEqual(full);
     // Vectors dropped altogether, and a shard saved before any vector existed.
@@ -366,41 +367,38 @@ describe("index shards", () => {
     // Anything the file holds about the notes changed: a full encode is needed.
     expect(encodeShardVectors(before, [notes[0]], 3, now)).toBeNull();
     expect(encodeShardVectors(before, [{ ...notes[0], mtime: 9 }, notes[1]], 3, now)).toBeNull();
-    const rehashed = { ...notes[1], chunks: notes[1].chunks.map((r, i) => ({ ...r, chunk: { ...r.chunk, textHash: i === 0 ? "changed" : r.chunk.textHash } })) };
+    const rehashed = { ...notes[1], chunks: notes[1].chunks.map((r, i) => ({ ...r, textHash: i === 0 ? "changed" : r.textHash })) };
     expect(encodeShardVectors(before, [notes[0], rehashed], 3, now)).toBeNull();
     expect(encodeShardVectors(before.subarray(0, before.length - 1), notes, 3, now)).toBeNull();
     expect(encodeShardVectors(new Uint8Array(100), notes, 3, now)).toBeNull();
   });
 
-  it("stores chunks as columns: heading trails once per shard, ids only when they are not path#n, hashes and lines exact", async () => {
+  it("stores chunks as columns: heading trails once per shard, no ids (derived from path#n), hashes and lines exact", async () => {
     const hash = (n: number) => n.toString(16).padStart(16, "0");
-    const plain: NoteRecord = {
-      ...note("p.md", ["one", "two", "three"]),
-      chunks: ["one", "two", "three"].map((text, i) => ({
-        chunk: { ...chunk(`p.md#${i}`, text), path: "p.md", headings: i === 0 ? [] : ["Setup", "Ollama"], startLine: 1 + i * 10, endLine: 5 + i * 10, textHash: hash(i) },
-        slot: -1,
-        at: -1,
-        textSlot: -1,
-      })),
-    };
-    const odd: NoteRecord = { ...note("o.md", ["x"]), chunks: [{ chunk: { ...chunk("custom-id", "x"), path: "o.md", headings: ["Setup", "Ollama"], textHash: hash(99) }, slot: -1, at: -1, textSlot: -1 }] };
-    const bytes = await encodeShard([plain, odd], 0, () => null, (rec) => rec.chunk.text as string);
+    const plain = noteRecord(
+      "p.md",
+      ["one", "two", "three"].map((text, i) => ({ ...chunk(`p.md#${i}`, text), path: "p.md", headings: i === 0 ? [] : ["Setup", "Ollama"], startLine: 1 + i * 10, endLine: 5 + i * 10, textHash: hash(i) })),
+    );
+    const other = noteRecord("o.md", [{ ...chunk("o.md#0", "x"), path: "o.md", headings: ["Setup", "Ollama"], textHash: hash(99) }]);
+    const bytes = await encodeShard([plain, other], 0, () => null, (rec) => rec.text as string);
+    expect(new TextDecoder().decode(bytes)).not.toContain("p.md#");
     const decoded = decodeShard(bytes, 0, 0);
     const [p, o] = decoded.notes;
-    expect(p.chunks.map((r) => r.chunk.id)).toEqual(["p.md#0", "p.md#1", "p.md#2"]);
-    expect(o.chunks[0].chunk.id).toBe("custom-id");
-    expect(p.chunks.map((r) => [r.chunk.startLine, r.chunk.endLine, r.chunk.textHash])).toEqual([0, 1, 2].map((i) => [1 + i * 10, 5 + i * 10, hash(i)]));
-    expect(p.chunks[1].chunk.headings).toEqual(["Setup", "Ollama"]);
+    expect(p.chunks.map((r) => chunkId(r))).toEqual(["p.md#0", "p.md#1", "p.md#2"]);
+    expect(chunkId(o.chunks[0])).toBe("o.md#0");
+    expect(o.chunks[0].note).toBe(o);
+    expect(p.chunks.map((r) => [r.startLine, r.endLine, r.textHash])).toEqual([0, 1, 2].map((i) => [1 + i * 10, 5 + i * 10, hash(i)]));
+    expect(p.chunks[1].headings).toEqual(["Setup", "Ollama"]);
     // One trail object for every chunk under the same headings, across notes.
-    expect(p.chunks[2].chunk.headings).toBe(p.chunks[1].chunk.headings);
-    expect(o.chunks[0].chunk.headings).toBe(p.chunks[1].chunk.headings);
+    expect(p.chunks[2].headings).toBe(p.chunks[1].headings);
+    expect(o.chunks[0].headings).toBe(p.chunks[1].headings);
   });
 
   it("sorts shard words in the byte order of their UTF-8 (what a one-shot search binary-searches), non-ASCII included", async () => {
     const tricky = ["zebra", "äpfel", "apfel", "東京", "京都", "ｆｕｌｌ", "\u{1F600}smile", "\uE000private", "ω", "a", "ab", "\u{20000}cjk"];
     const encode = (w: string) => new TextEncoder().encode(w);
     for (const a of tricky) for (const b of tricky) expect(Math.sign(compareCodePoints(a, b))).toBe(Math.sign(compareBytes(encode(a), encode(b))));
-    const bytes = await encodeShard([note("w.md", [tricky.join(" ")])], 0, () => null, (rec) => rec.chunk.text as string);
+    const bytes = await encodeShard([note("w.md", [tricky.join(" ")])], 0, () => null, (rec) => rec.text as string);
     const words = decodeShard(bytes, 0, 0).text.dictionary;
     expect(words.length).toBeGreaterThan(5);
     const sorted = [...words].sort((a, b) => compareBytes(encode(a), encode(b)));
@@ -477,8 +475,8 @@ describe("IndexStore", () => {
     });
     // The changed note's new chunk is listed too (the note went to the end of the map), once.
     expect(pending).toHaveLength(2001);
-    expect(pending.filter((rec) => !store.isCurrent(rec)).map((rec) => rec.chunk.id)).toEqual(["n0.md#0", "n0.md#1"]);
-    expect(pending.filter((rec) => store.isCurrent(rec) && rec.chunk.path === "n0.md").map((rec) => rec.chunk.text)).toEqual(["changed"]);
+    expect(pending.filter((rec) => !store.isCurrent(rec)).map((rec) => chunkId(rec))).toEqual(["n0.md#0", "n0.md#1"]);
+    expect(pending.filter((rec) => store.isCurrent(rec) && rec.note.path === "n0.md").map((rec) => rec.text)).toEqual(["changed"]);
     expect(ticks).toBe(Math.floor(1001 / 256));
   });
 });
