@@ -5,7 +5,7 @@
  */
 import { hashEmbedding } from "../tests/support/hash-embedder";
 import { DIM } from "./bench-kit";
-import { seededRandom } from "./seeded-random";
+import { seededRandom } from "../tests/support/seeded-random";
 
 export function denseEmbedding(text: string): Float32Array {
   return densify(hashEmbedding(text, DIM), text);

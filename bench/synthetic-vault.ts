@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { chunkNote } from "../src/core/indexing/markdown-chunker";
 import { DEFAULT_SETTINGS } from "../src/core/settings";
-import { seededRandom } from "./seeded-random";
+import { seededRandom } from "../tests/support/seeded-random";
 
 export interface SyntheticNote {
   path: string;

@@ -3,19 +3,8 @@ import { appendCards, deckTag, formatCard, type NewCard } from "../../../src/cor
 import { appendToDeck, deckSnapshot } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, type SrFormat } from "../../../src/core/flashcards/sr-format";
 import { FsVault } from "../../../src/node/fs-vault";
+import { seededRandom as rng } from "../../support/seeded-random";
 import { makeTempVault } from "../../support/temp-vault";
-
-/** Deterministic PRNG so a failure reproduces (seed in the test name). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ["cell", "ATP", "ключ", "数据", "émigré", "λ", "🙂", "x=1", "a|b", "[[Link]]", "#tag", "**bold**", "==hi==", "`code`", "::", "?"];
 

@@ -1,4 +1,4 @@
-/** mulberry32: small, fast, good enough for test data. */
+/** mulberry32: small, fast, good enough for test data; seeded, so a failure or a benchmark vault reproduces. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
