@@ -1,6 +1,6 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
-import { type ChunkRecord, chunkOf, chunkRecord, type NoteRecord } from "./index-records";
+import { type ChunkRecord, chunkOf, chunkRecord, encodeTrail, type NoteRecord } from "./index-records";
 import { IndexLoadError, readShardFile, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
 import { encodeShard, encodeShardVectors, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
@@ -143,12 +143,12 @@ export class IndexStore {
   ): Promise<void> {
     const old = this.notes.get(meta.path);
     if (old) this.detach(old);
-    ownNoteStrings(meta, chunks);
+    const trails = ownNoteStrings(meta, chunks);
     const shard = this.assignShard(old?.shard, chunks.length);
     const note: NoteRecord = { ...meta, chunks: new Array<ChunkRecord>(chunks.length), shard };
     const records = note.chunks;
     chunks.forEach((chunk, k) => {
-      const rec = chunkRecord(note, k, chunk, chunk.text);
+      const rec = chunkRecord(note, k, trails[k], chunk, chunk.text);
       const slots = this.recycled.get(chunk.textHash);
       if (slots && slots.length > 0) {
         rec.slot = slots.pop() as number;
@@ -482,42 +482,28 @@ export class IndexStore {
 }
 
 /**
- * Replaces, in place, a note's title, aliases, tags and its chunks' heading trails by copies that own their characters
- * (ownString): cut from the note's text, they would keep all of it in memory long after its chunk texts
- * were saved and dropped. Arrays shared by several chunks are copied once; equal heading trails become one.
+ * Replaces, in place, a note's title, aliases and tags by copies that own their characters (ownString): cut
+ * from the note's text, they would keep all of it in memory long after its chunk texts were saved and
+ * dropped. Returns each chunk's heading trail as the records keep it (encodeTrail: flat, owned), one
+ * string for all the chunks of a section.
  */
-function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[] }, chunks: Chunk[]): void {
-  const copies = new Map<string, string>();
-  const own = (s: string): string => {
-    if (s.length < 13) return s;
-    let copy = copies.get(s);
-    if (copy === undefined) {
-      copy = ownString(s);
-      copies.set(s, copy);
-    }
-    return copy;
+function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[] }, chunks: Chunk[]): string[] {
+  const own = (list: string[]): void => {
+    for (let i = 0; i < list.length; i++) list[i] = ownString(list[i]);
   };
-  const done = new Set<string[]>();
-  const ownList = (list: string[]): void => {
-    if (done.has(list)) return;
-    done.add(list);
-    for (let i = 0; i < list.length; i++) list[i] = own(list[i]);
-  };
-  meta.title = own(meta.title);
-  ownList(meta.aliases);
-  ownList(meta.tags);
-  // Chunks of one section carry equal heading trails: one array for them all (nothing mutates a trail).
-  const trails = new Map<string, string[]>();
-  // The records keep the trails only (title, aliases and tags are the note's; ids are derived).
-  for (const chunk of chunks) {
+  meta.title = ownString(meta.title);
+  own(meta.aliases);
+  if (meta.tags !== meta.aliases) own(meta.tags);
+  const trails = new Map<string, string>();
+  return chunks.map((chunk) => {
     const key = chunk.headings.join("\n");
-    const shared = trails.get(key);
-    if (shared) chunk.headings = shared;
-    else {
-      ownList(chunk.headings);
-      trails.set(key, chunk.headings);
+    let trail = trails.get(key);
+    if (trail === undefined) {
+      trail = encodeTrail(chunk.headings);
+      trails.set(key, trail);
     }
-  }
+    return trail;
+  });
 }
 
 /** A text that does not decode counts as unreadable (null), like a missing file. */

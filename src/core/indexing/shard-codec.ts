@@ -1,5 +1,5 @@
 import type { Chunk, ChunkMeta } from "./chunk";
-import { type ChunkRecord, chunkIdOf, chunkOf, chunkRecord, type NoteRecord } from "./index-records";
+import { type ChunkRecord, chunkIdOf, chunkOf, chunkRecord, encodeTrail, headingsOf, type NoteRecord } from "./index-records";
 import { storedListingProblem, storedScalesProblem, storedShardMetaProblem, storedNotesProblemV2, storedTextProblem, storedVectorsProblem } from "./index-validation";
 import { quantizeInto } from "./int8-vectors";
 import { forEachChunkWord } from "./text-index";
@@ -479,12 +479,11 @@ function storedMeta(notes: readonly NoteRecord[]): StoredShardMeta {
     const ln: number[] = [];
     let x = "";
     for (const c of n.chunks) {
-      const key = c.headings.join("\u0000");
-      let trail = trailIds.get(key);
+      let trail = trailIds.get(c.trail);
       if (trail === undefined) {
         trail = trails.length;
-        trails.push(c.headings);
-        trailIds.set(key, trail);
+        trails.push(headingsOf(c));
+        trailIds.set(c.trail, trail);
       }
       hd.push(trail);
       ln.push(c.startLine, c.endLine);
@@ -561,9 +560,11 @@ function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headO
   if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
   const notes: NoteRecord[] = [];
   let seen = 0;
+  // One string per trail for all its chunks (as the store keeps them).
+  const trails = meta.trails.map(encodeTrail);
   listing.p.forEach((path, k) => {
     const note: NoteRecord = { path, hash: meta.notes[k].h, mtime: listing.m[k], size: listing.s[k], title: meta.notes[k].t, aliases: meta.notes[k].a, tags: meta.notes[k].g, chunks: new Array<ChunkRecord>(listing.n[k]), shard: shardId };
-    for (let c = 0; c < listing.n[k]; c++) note.chunks[c] = recordFromMeta(note, meta.notes[k], meta.trails, c, seen + c);
+    for (let c = 0; c < listing.n[k]; c++) note.chunks[c] = recordFromMeta(note, meta.notes[k], trails, c, seen + c);
     seen += listing.n[k];
     notes.push(note);
   });
@@ -611,10 +612,10 @@ function vectorIndexOf(flags: Uint8Array): { vectorIndex: Int32Array; withVector
   return { vectorIndex, withVector };
 }
 
-/** Record of chunk k of `note` as its stored note `n` describes it, at position `at` in the shard. */
-function recordFromMeta(note: NoteRecord, n: StoredNote, trails: string[][], k: number, at: number): ChunkRecord {
-  const chunk = { headings: trails[n.hd[k]], startLine: n.ln[2 * k], endLine: n.ln[2 * k + 1], textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS) };
-  return chunkRecord(note, k, chunk, undefined, at);
+/** Record of chunk k of `note` as its stored note `n` describes it (`trails`: the shard's, encoded), at position `at` in the shard. */
+function recordFromMeta(note: NoteRecord, n: StoredNote, trails: readonly string[], k: number, at: number): ChunkRecord {
+  const chunk = { startLine: n.ln[2 * k], endLine: n.ln[2 * k + 1], textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS) };
+  return chunkRecord(note, k, trails[n.hd[k]], chunk, undefined, at);
 }
 
 /** Formats 2 and 4: the meta JSON after a shorter header, chunk-major words, and (2) float32 vectors. */
@@ -686,13 +687,14 @@ function decodeOlder(bytes: Uint8Array, format: number, shardId: number, expecte
       const note = noteRecordOlder(n, shardId);
       n.c.forEach((c, k) => {
         textsV2.push(c[4]);
-        note.chunks.push(chunkRecord(note, k, { headings: c[1], startLine: c[2], endLine: c[3], textHash: c[5] }, undefined, seen + k));
+        note.chunks.push(chunkRecord(note, k, encodeTrail(c[1]), { startLine: c[2], endLine: c[3], textHash: c[5] }, undefined, seen + k));
       });
       seen += note.chunks.length;
       notes.push(note);
     }
   } else {
-    const { trails, notes: stored4 } = stored as { trails: string[][]; notes: StoredNoteV4[] };
+    const { trails: stored4Trails, notes: stored4 } = stored as { trails: string[][]; notes: StoredNoteV4[] };
+    const trails = stored4Trails.map(encodeTrail);
     for (const n of stored4) {
       const note = noteRecordOlder(n, shardId);
       for (let k = 0; k < n.n; k++) note.chunks.push(recordFromMeta(note, n, trails, k, seen + k));

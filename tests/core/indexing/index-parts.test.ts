@@ -2,7 +2,7 @@ import { checksumBytes, partChecksum } from "../../../src/core/indexing/checksum
 import { createExclusionFilter, globToRegExp } from "../../../src/core/indexing/exclusions";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
 import { compareBytes, compareCodePoints, decodeShard, encodeShard, encodeShardVectors, IndexLoadError } from "../../../src/core/indexing/shard-codec";
-import { type ChunkRecord, chunkId, chunkRecord, type NoteRecord } from "../../../src/core/indexing/index-records";
+import { type ChunkRecord, chunkId, chunkRecord, encodeTrail, headingsOf, type NoteRecord } from "../../../src/core/indexing/index-records";
 import { FIELD_BOOST, TextIndex } from "../../../src/core/indexing/text-index";
 import { MAX_POSTING_WEIGHT, PACKED_SPAN, packPosting } from "../../../src/core/indexing/text-scoring";
 import { tokenizeWords } from "../../../src/core/indexing/text-tokenizer";
@@ -17,7 +17,7 @@ function chunk(id: string, text: string, extra: Partial<Chunk> = {}): Chunk {
 /** A note record holding these chunks as the store makes them (texts in memory, not saved yet). */
 function noteRecord(path: string, chunks: Chunk[], extra: Partial<NoteRecord> = {}): NoteRecord {
   const note: NoteRecord = { path, hash: "h", mtime: 1, size: 1, title: path, aliases: [], tags: [], shard: 0, chunks: [], ...extra };
-  chunks.forEach((c, k) => note.chunks.push(chunkRecord(note, k, c, c.text)));
+  chunks.forEach((c, k) => note.chunks.push(chunkRecord(note, k, encodeTrail(c.headings), c, c.text)));
   return note;
 }
 
@@ -311,6 +311,19 @@ describe("TextIndex", () => {
   });
 });
 
+describe("heading trails", () => {
+  it("keep a trail as one string and give back exactly the headings, empty ones and none included", () => {
+    const note = noteRecord("n.md", []);
+    for (const headings of [[], [""], ["", ""], ["Setup"], ["Setup", "Ollama", "東京 🌧️"], ["a".repeat(40), "", "b"]]) {
+      const trail = encodeTrail(headings);
+      expect(typeof trail).toBe("string");
+      expect(headingsOf(chunkRecord(note, 0, trail, { startLine: 1, endLine: 1, textHash: "h" }, undefined))).toEqual(headings);
+    }
+    expect(encodeTrail([])).toBe("");
+    expect(encodeTrail([""])).not.toBe(encodeTrail([]));
+  });
+});
+
 describe("index shards", () => {
   const note = (path: string, texts: string[]): NoteRecord => {
     const n = noteRecord(path, texts.map((text, i) => ({ ...chunk(`${path}#${i}`, text), path })), { size: 2, aliases: ["al"], tags: ["t"] });
@@ -388,10 +401,10 @@ describe("index shards", () => {
     expect(chunkId(o.chunks[0])).toBe("o.md#0");
     expect(o.chunks[0].note).toBe(o);
     expect(p.chunks.map((r) => [r.startLine, r.endLine, r.textHash])).toEqual([0, 1, 2].map((i) => [1 + i * 10, 5 + i * 10, hash(i)]));
-    expect(p.chunks[1].headings).toEqual(["Setup", "Ollama"]);
-    // One trail object for every chunk under the same headings, across notes.
-    expect(p.chunks[2].headings).toBe(p.chunks[1].headings);
-    expect(o.chunks[0].headings).toBe(p.chunks[1].headings);
+    expect(p.chunks.map((r) => headingsOf(r))).toEqual([[], ["Setup", "Ollama"], ["Setup", "Ollama"]]);
+    expect(headingsOf(o.chunks[0])).toEqual(["Setup", "Ollama"]);
+    // One trail for every chunk under the same headings, across notes.
+    expect(new TextDecoder().decode(bytes).match(/"Ollama"/g)).toHaveLength(1);
   });
 
   it("sorts shard words in the byte order of their UTF-8 (what a one-shot search binary-searches), non-ASCII included", async () => {
