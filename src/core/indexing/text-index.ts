@@ -37,15 +37,22 @@ export interface TextHit<T> {
 
 /**
  * A word's postings: the ones added one by one (docs/weights/length, in slot order), and the ones loaded
- * with a shard or sealed, which stay in their block: `segments` holds (block, from, to, base) quadruples,
- * `base` being the document the run's packed offsets count from.
+ * with a shard or sealed, which stay in their block as runs (block, from, to, base), `base` being the
+ * document the run's packed offsets count from. The first run is kept in the object itself (most words
+ * are in one shard only: a typed array of runs per word was ~45 MB of a 100,000-note index), the others
+ * in `more` as quadruples.
  */
 interface Postings {
   docs: Int32Array;
   weights: Float32Array;
   length: number;
-  segments: Int32Array | null;
+  /** Runs in blocks, the first one included. */
   segmentCount: number;
+  block0: number;
+  from0: number;
+  to0: number;
+  base0: number;
+  more: Int32Array | null;
 }
 
 /** A loaded shard's or a seal's postings, term-major and packed (packPosting): each word's are one or more runs. */
@@ -62,7 +69,7 @@ const NO_DOCS = new Int32Array(0);
 const NO_WEIGHTS = new Float32Array(0);
 
 function newPostings(): Postings {
-  return { docs: NO_DOCS, weights: NO_WEIGHTS, length: 0, segments: null, segmentCount: 0 };
+  return { docs: NO_DOCS, weights: NO_WEIGHTS, length: 0, segmentCount: 0, block0: 0, from0: 0, to0: 0, base0: 0, more: null };
 }
 
 /** A word's posting list, resolved once per shard dictionary when loading (opaque outside this file). */
@@ -363,9 +370,10 @@ export class TextIndex<T> {
         this.compactList(word, p);
         // In document order: blocks hold older documents than the list (added since), in the order they were made.
         const runs: PostingRun[] = [];
-        for (let k = 0; k < p.segmentCount; k++) {
-          const segments = p.segments as Int32Array;
-          runs.push({ packed: this.blocks[segments[4 * k]].packed, base: segments[4 * k + 3], from: segments[4 * k + 1], to: segments[4 * k + 2] });
+        if (p.segmentCount > 0) runs.push({ packed: this.blocks[p.block0].packed, base: p.base0, from: p.from0, to: p.to0 });
+        for (let k = 0; k < p.segmentCount - 1; k++) {
+          const more = p.more as Int32Array;
+          runs.push({ packed: this.blocks[more[4 * k]].packed, base: more[4 * k + 3], from: more[4 * k + 1], to: more[4 * k + 2] });
         }
         if (p.length > 0) runs.push({ docs: p.docs, weights: p.weights, from: 0, to: p.length });
         return runs;
@@ -427,18 +435,26 @@ export class TextIndex<T> {
   }
 }
 
-/** A word's postings in blocks: (block, from, to, base), in a typed array grown by doubling. */
+/** Adds a run in a block to a word: the first in the word's own fields, later ones in a typed array grown by doubling. */
 function addSegment(p: Postings, block: number, from: number, to: number, base: number): void {
-  const at = 4 * p.segmentCount;
-  if (p.segments === null || at + 4 > p.segments.length) {
-    const grown = new Int32Array(Math.max(8, (p.segments?.length ?? 0) * 2));
-    if (p.segments) grown.set(p.segments);
-    p.segments = grown;
+  if (p.segmentCount === 0) {
+    p.block0 = block;
+    p.from0 = from;
+    p.to0 = to;
+    p.base0 = base;
+    p.segmentCount = 1;
+    return;
   }
-  p.segments[at] = block;
-  p.segments[at + 1] = from;
-  p.segments[at + 2] = to;
-  p.segments[at + 3] = base;
+  const at = 4 * (p.segmentCount - 1);
+  if (p.more === null || at + 4 > p.more.length) {
+    const grown = new Int32Array(Math.max(8, (p.more?.length ?? 0) * 2));
+    if (p.more) grown.set(p.more);
+    p.more = grown;
+  }
+  p.more[at] = block;
+  p.more[at + 1] = from;
+  p.more[at + 2] = to;
+  p.more[at + 3] = base;
   p.segmentCount++;
 }
 
@@ -453,7 +469,8 @@ function resizeBlock(block: Block, size: number): void {
 function postingCount(p: Postings | undefined): number {
   if (!p) return 0;
   let n = p.length;
-  for (let k = 0; k < p.segmentCount; k++) n += (p.segments as Int32Array)[4 * k + 2] - (p.segments as Int32Array)[4 * k + 1];
+  if (p.segmentCount > 0) n += p.to0 - p.from0;
+  for (let k = 0; k < p.segmentCount - 1; k++) n += (p.more as Int32Array)[4 * k + 2] - (p.more as Int32Array)[4 * k + 1];
   return n;
 }
 
