@@ -71,10 +71,15 @@ export function chunkRecord(
  * Callers share one string between the chunks of a trail.
  */
 export function encodeTrail(headings: readonly string[]): string {
+  // Concatenation makes a rope of every piece: one flat string is one object to keep.
+  return ownString(trailKey(headings));
+}
+
+/** encodeTrail's text before it is flattened: a key to find a trail already encoded (equal keys, equal trails). */
+export function trailKey(headings: readonly string[]): string {
   let trail = "";
   for (const h of headings) trail += `\n${h}`;
-  // Concatenation makes a rope of every piece: one flat string is one object to keep.
-  return ownString(trail);
+  return trail;
 }
 
 export function headingsOf(rec: ChunkRecord): string[] {

@@ -1,6 +1,6 @@
 import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
-import { type ChunkRecord, chunkOf, chunkRecord, encodeTrail, type NoteRecord } from "./index-records";
+import { type ChunkRecord, chunkOf, chunkRecord, type NoteRecord, trailKey } from "./index-records";
 import { IndexLoadError, readShardFile, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
 import { encodeShard, encodeShardVectors, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
@@ -496,10 +496,10 @@ function ownNoteStrings(meta: { title: string; aliases: string[]; tags: string[]
   if (meta.tags !== meta.aliases) own(meta.tags);
   const trails = new Map<string, string>();
   return chunks.map((chunk) => {
-    const key = chunk.headings.join("\n");
+    const key = trailKey(chunk.headings);
     let trail = trails.get(key);
     if (trail === undefined) {
-      trail = encodeTrail(chunk.headings);
+      trail = ownString(key);
       trails.set(key, trail);
     }
     return trail;

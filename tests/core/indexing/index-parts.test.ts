@@ -469,6 +469,19 @@ describe("snippets", () => {
 });
 
 describe("IndexStore", () => {
+  it("gives each chunk of a note its own heading trail, an empty heading apart from none, equal trails shared", async () => {
+    const { IndexStore } = await import("../../../src/core/indexing/index-store");
+    const { WorkSlicer } = await import("../../../src/core/indexing/work-slicer");
+    const clock = { now: () => 0, setTimer: () => () => undefined, sleep: async () => undefined, yieldToHost: async () => undefined };
+    const store = new IndexStore();
+    const trails = [[], [""], ["Setup"], ["Setup", ""], ["Setup"]];
+    const chunks = trails.map((headings, i) => chunk(`n.md#${i}`, `text ${i}`, { path: "n.md", headings }));
+    await store.putNote({ path: "n.md", hash: "h", mtime: 1, size: 1, title: "n", aliases: [], tags: [] }, chunks, new WorkSlicer(clock));
+    const records = store.notes.get("n.md")!.chunks;
+    expect(records.map((r) => headingsOf(r))).toEqual(trails);
+    expect(records[4].trail).toBe(records[2].trail);
+  });
+
   it("lists the chunks waiting for a vector in steps, and a chunk replaced meanwhile is no longer current", async () => {
     const { IndexStore } = await import("../../../src/core/indexing/index-store");
     const { WorkSlicer } = await import("../../../src/core/indexing/work-slicer");
