@@ -309,9 +309,9 @@ export function encodeShardVectors(
   }
   if (old.total !== previous.length || (old.dim !== dim && old.vectors > 0)) return null;
   const listing = encoder.encode(JSON.stringify(storedListing(notes)));
-  if (!sameBytes(listing, previous.subarray(old.listingAt, old.listingAt + old.listingBytes))) return null;
+  if (compareBytes(listing, previous.subarray(old.listingAt, old.listingAt + old.listingBytes)) !== 0) return null;
   const meta = encoder.encode(JSON.stringify(storedMeta(notes)));
-  if (!sameBytes(meta, previous.subarray(old.metaAt, old.metaAt + old.metaBytes))) return null;
+  if (compareBytes(meta, previous.subarray(old.metaAt, old.metaAt + old.metaBytes)) !== 0) return null;
   let count = 0;
   for (const n of notes) count += n.chunks.length;
   if (count !== old.count) return null;
@@ -354,12 +354,6 @@ function gatherVectors(
     }
   }
   return { flags, codes: allCodes.subarray(0, withVector * dim), scales: allScales.subarray(0, withVector), withVector };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
@@ -524,8 +518,13 @@ export function chunkFromMeta(meta: StoredShardMeta, listing: StoredListing, not
     headings: meta.trails[n.hd[k]],
     startLine: n.ln[2 * k],
     endLine: n.ln[2 * k + 1],
-    textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS),
+    textHash: storedTextHash(n, k),
   };
+}
+
+/** Chunk k's text hash in its stored note's hash column. */
+function storedTextHash(n: StoredNote, k: number): string {
+  return n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS);
 }
 
 /**
@@ -614,7 +613,7 @@ function vectorIndexOf(flags: Uint8Array): { vectorIndex: Int32Array; withVector
 
 /** Record of chunk k of `note` as its stored note `n` describes it (`trails`: the shard's, encoded), at position `at` in the shard. */
 function recordFromMeta(note: NoteRecord, n: StoredNote, trails: readonly string[], k: number, at: number): ChunkRecord {
-  const chunk = { startLine: n.ln[2 * k], endLine: n.ln[2 * k + 1], textHash: n.x.slice(k * HASH_DIGITS, (k + 1) * HASH_DIGITS) };
+  const chunk = { startLine: n.ln[2 * k], endLine: n.ln[2 * k + 1], textHash: storedTextHash(n, k) };
   return chunkRecord(note, k, trails[n.hd[k]], chunk, undefined, at);
 }
 
