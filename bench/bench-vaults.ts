@@ -10,6 +10,7 @@ import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { Embedder } from "../src/core/ports/embedder";
 import { silentLogger } from "../src/core/ports/logger";
+import { AbortedError } from "../src/core/util/errors";
 import { VaultIndex } from "../src/core/indexing/vault-index";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
 import { createNodeHost } from "../src/node/node-host";
@@ -50,7 +51,7 @@ export class DenseHashEmbedder extends HashEmbedder {
 
   override embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     this.calls++;
-    if (signal?.aborted) return Promise.reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
+    if (signal?.aborted) return Promise.reject(new AbortedError());
     this.embeddedTexts += texts.length;
     return Promise.resolve(texts.map((text) => densify(hashEmbedding(text, this.dim), text)));
   }
@@ -89,7 +90,7 @@ export class OffThreadEmbedder implements Embedder {
   }
 
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    if (signal?.aborted) return Promise.reject(Object.assign(new Error("Aborted"), { name: "AbortError" }));
+    if (signal?.aborted) return Promise.reject(new AbortedError());
     this.calls++;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
