@@ -138,7 +138,7 @@ export async function writeShard(data: DataDirPort, id: number, generation: numb
 export type ShardPartName = keyof ShardParts;
 const PART_ORDER: readonly ShardPartName[] = ["index", "vectors", "postings", "meta"];
 
-/** Where a part of a format-5 shard lies, from its manifest entry. */
+/** Where a part of a shard (format 5 or later) lies, from its manifest entry. */
 function partRange(entry: ShardEntry, name: ShardPartName): ByteRange {
   const parts = entry.parts;
   if (!parts) throw new IndexLoadError(`shard ${entry.file} has no parts`);
@@ -148,7 +148,7 @@ function partRange(entry: ShardEntry, name: ShardPartName): ByteRange {
 }
 
 /**
- * One part of a format-5 shard, checked against its own checksum (a one-shot search reads only the parts
+ * One part of a shard (format 5 or later), checked against its own checksum (a one-shot search reads only the parts
  * it needs; readShard reads and checks everything before the texts).
  */
 export async function readShardPart(data: DataDirPort, entry: ShardEntry, name: ShardPartName): Promise<Uint8Array> {

@@ -21,6 +21,7 @@ import {
 import { analyzeQuery } from "./text-analyzer";
 import { pickCompletions, PREFIX_KEY, scoreQuery, ScoringScratch, type PostingRun, type WordPostings } from "./text-scoring";
 import { VectorStore } from "./vector-store";
+import { rowBytes } from "./vector-codes";
 
 /**
  * The saved index, searched where it lies: what a one-shot `krypton search` uses instead of loading the
@@ -254,7 +255,7 @@ export class SavedIndex {
     } else {
       const bytes = await readShardPart(this.data, shard.entry, "vectors");
       scales = new Float32Array(bytes.buffer, bytes.byteOffset, vectors);
-      first = store.addCodesMany(new Int8Array(bytes.buffer, bytes.byteOffset + vectors * 4, vectors * dim), scales, vectors, dim);
+      first = store.addCodesMany(new Int8Array(bytes.buffer, bytes.byteOffset + vectors * 4, vectors * rowBytes(dim)), scales, vectors, dim);
     }
     const problem = storedScalesProblem(scales) ?? store.lengthProblem(first, vectors);
     if (problem) throw new IndexLoadError(`shard ${file} has impossible contents: ${problem}`);
@@ -340,8 +341,8 @@ export class SavedIndex {
 async function readIndexPart(data: DataDirPort, entry: ShardEntry, dim: number): Promise<SavedShard> {
   if (!entry.parts) throw new IndexLoadError(`shard ${entry.file} has another format version`);
   const indexEnd = entry.parts.index.end;
-  // The vectors part is a scale and `dim` codes per vector, padded to 4 bytes: its length gives the count.
-  const vectors = dim > 0 ? Math.floor((entry.parts.vectors.end - indexEnd) / (4 + dim)) : 0;
+  // The vectors part is a scale and a row of codes per vector, padded to 4 bytes: its length gives the count.
+  const vectors = dim > 0 ? Math.floor((entry.parts.vectors.end - indexEnd) / (4 + rowBytes(dim))) : 0;
   const read = await readShardRange(data, entry, { offset: 0, length: indexEnd + vectors * 4 });
   const bytes = read.subarray(0, indexEnd);
   checkShardPart(entry, "index", bytes);

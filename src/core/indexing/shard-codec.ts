@@ -1,12 +1,12 @@
 import type { Chunk, ChunkMeta } from "./chunk";
 import { type ChunkRecord, chunkIdOf, chunkOf, chunkRecord, encodeTrail, headingsOf, type NoteRecord } from "./index-records";
 import { storedListingProblem, storedScalesProblem, storedShardMetaProblem, storedNotesProblemV2, storedTextProblem, storedVectorsProblem } from "./index-validation";
-import { quantizeInto } from "./int8-vectors";
+import { packInt8, packInto, rowBytes } from "./vector-codes";
 import { forEachChunkWord } from "./text-index";
 import type { StoredCodes } from "./vector-store";
 
 /**
- * The bytes of one shard file (index-persistence.ts names and checks the files). Format 5, every section
+ * The bytes of one shard file (index-persistence.ts names and checks the files). Format 6, every section
  * 4-byte aligned, in the order a reader needs them:
  *
  *   header     48 bytes: signature, format, then the counts and lengths below (ShardHeader)
@@ -18,17 +18,21 @@ import type { StoredCodes } from "./vector-store";
  *   postingStart  per word, where its postings begin (term-major; one more entry at the end)
  *   lengths    per chunk, its boosted length (BM25)
  *   flags      per chunk, 1 when it has a vector
- *   ─ vectors part ─  a float32 scale per vector, then the int8 codes (int8-vectors.ts)
+ *   ─ vectors part ─  a float32 scale per vector, then the 4-bit codes, a row of rowBytes(dim) bytes each,
+ *                     laid out as the vector store holds them (vector-codes.ts), so they are read in place
  *   ─ postings part ─ per word, its (chunk, weight) pairs: uint32 chunk position, float32 weight
  *   ─ meta part ─     JSON: heading trails, and per note its hash, title, aliases, tags and chunk columns
  *   ─ texts ─         per chunk its text's end offset, then the UTF-8 texts (read only for hits)
  *
  * The manifest has a checksum per part (ShardParts), so a reader can check exactly what it reads.
- * Formats 2 (float32 vectors, texts inside the JSON) and 4 (chunk-major words) are still decoded.
+ * Formats 2 (float32 vectors, texts inside the JSON), 4 (chunk-major words, int8 codes) and 5 (this layout
+ * with int8 codes, `dim` bytes per vector) are still decoded; their vectors are packed into 4-bit codes.
  */
-export const SHARD_FORMAT = 5;
+export const SHARD_FORMAT = 6;
 /** Formats decodeShard reads (older ones are rewritten in the current format at the next save, vectors kept). */
-export const READABLE_SHARD_FORMATS: readonly number[] = [2, 4, 5];
+export const READABLE_SHARD_FORMATS: readonly number[] = [2, 4, 5, 6];
+/** The format before 4-bit codes: the same layout with int8 codes. */
+const INT8_CODES_FORMAT = 5;
 export const HEADER_BYTES = 48;
 const MAGIC = 0x5358524b; // "KRXS" little-endian
 const HEADER_BYTES_V4 = 32;
@@ -42,7 +46,7 @@ export class IndexLoadError extends Error {
   }
 }
 
-/** The counts a format-5 header holds. */
+/** The counts a format-5 or format-6 header holds. */
 export interface ShardHeader {
   format: number;
   /** Chunks. */
@@ -59,7 +63,7 @@ export interface ShardHeader {
   textBytes: number;
 }
 
-/** Byte offsets of a format-5 shard's sections (from its header alone). */
+/** Byte offsets of a format-5 or format-6 shard's sections (from its header alone). */
 export interface ShardLayout extends ShardHeader {
   listingAt: number;
   wordsAt: number;
@@ -87,7 +91,7 @@ export function shardLayout(h: ShardHeader): ShardLayout {
   const flagsAt = lengthsAt + h.count * 4;
   const indexEnd = align4(flagsAt + h.count);
   const codesAt = indexEnd + h.vectors * 4;
-  const vectorsEnd = align4(codesAt + h.vectors * h.dim);
+  const vectorsEnd = align4(codesAt + h.vectors * (h.format === INT8_CODES_FORMAT ? h.dim : rowBytes(h.dim)));
   const postingsEnd = vectorsEnd + h.postingCount * 8;
   const metaAt = postingsEnd;
   const textsAt = align4(metaAt + h.metaBytes);
@@ -95,7 +99,7 @@ export function shardLayout(h: ShardHeader): ShardLayout {
   return { ...h, listingAt, wordsAt, wordEndsAt, postingStartAt, lengthsAt, flagsAt, indexEnd, codesAt, vectorsEnd, postingsEnd, metaAt, textsAt, total };
 }
 
-/** Writes a format-5 header at the start of `bytes` (readHeader's fields, in its order). */
+/** Writes a current-format header at the start of `bytes` (readHeader's fields, in its order). */
 function writeHeader(bytes: Uint8Array, h: ShardHeader): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   view.setUint32(0, MAGIC, true);
@@ -104,19 +108,19 @@ function writeHeader(bytes: Uint8Array, h: ShardHeader): void {
   fields.forEach((value, k) => view.setUint32(8 + 4 * k, value, true));
 }
 
-/** Reads a format-5 header; throws IndexLoadError when the bytes are not one. */
-export function readHeader(bytes: Uint8Array): ShardHeader {
+/** Reads a header of one of `formats` (the current one unless told); throws IndexLoadError when the bytes are not one. */
+export function readHeader(bytes: Uint8Array, formats: readonly number[] = [SHARD_FORMAT]): ShardHeader {
   if (bytes.length < 8) throw new IndexLoadError("shard file is truncated");
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (view.getUint32(0, true) !== MAGIC) throw new IndexLoadError("shard file has a wrong signature");
   const format = view.getUint32(4, true);
-  if (format !== SHARD_FORMAT) throw new IndexLoadError("shard file has another format version");
+  if (!formats.includes(format)) throw new IndexLoadError("shard file has another format version");
   if (bytes.length < HEADER_BYTES) throw new IndexLoadError("shard file is truncated");
   const at = (k: number) => view.getUint32(8 + 4 * k, true);
   return { format, count: at(0), dim: at(1), vectors: at(2), listingBytes: at(3), wordCount: at(4), wordBytes: at(5), postingCount: at(6), metaBytes: at(7), textBytes: at(8) };
 }
 
-/** The manifest's checksums of a format-5 shard's parts: each part begins where the one before ends (index at 0). */
+/** The manifest's checksums of a format-5 or format-6 shard's parts: each part begins where the one before ends (index at 0). */
 export interface ShardParts {
   index: ShardPart;
   vectors: ShardPart;
@@ -273,7 +277,7 @@ export async function encodeShard(
   new Float32Array(bytes.buffer, layout.lengthsAt, count).set(words.lengths);
   bytes.set(flags, layout.flagsAt);
   new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(scales);
-  new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(codes);
+  new Int8Array(bytes.buffer, layout.codesAt, codes.length).set(codes);
   new Uint32Array(bytes.buffer, layout.vectorsEnd, words.pairCount * 2).set(words.pairs.subarray(0, words.pairCount * 2));
   bytes.set(meta, layout.metaAt);
   const textEnds = new Uint32Array(bytes.buffer, layout.textsAt, count);
@@ -289,7 +293,7 @@ export async function encodeShard(
 }
 
 /**
- * A shard whose notes are exactly those of `previous` (a format-5 file, checked by the caller), with new
+ * A shard whose notes are exactly those of `previous` (a current-format file, checked by the caller), with new
  * vectors: the listing, words, postings, meta and texts are copied byte for byte, only the flags and the
  * vectors part are written. Saving a shard whose chunks just got vectors (every save while embedding) then
  * reads, analyses and encodes no text. Null when the notes differ in anything the file holds (listing or
@@ -324,7 +328,7 @@ export function encodeShardVectors(
   writeHeader(bytes, layout);
   bytes.set(flags, layout.flagsAt);
   new Float32Array(bytes.buffer, layout.indexEnd, withVector).set(scales);
-  new Int8Array(bytes.buffer, layout.codesAt, withVector * dim).set(codes);
+  new Int8Array(bytes.buffer, layout.codesAt, codes.length).set(codes);
   bytes.set(previous.subarray(old.vectorsEnd), layout.vectorsEnd);
   return bytes;
 }
@@ -337,7 +341,8 @@ function gatherVectors(
   vectorOf: (record: ChunkRecord) => StoredCodes | null,
 ): { flags: Uint8Array; codes: Int8Array; scales: Float32Array; withVector: number } {
   const flags = new Uint8Array(count);
-  const allCodes = new Int8Array(count * dim);
+  const row = rowBytes(dim);
+  const allCodes = new Int8Array(count * row);
   const allScales = new Float32Array(count);
   let withVector = 0;
   let r = 0;
@@ -345,15 +350,15 @@ function gatherVectors(
     for (const rec of n.chunks) {
       const vec = dim > 0 ? vectorOf(rec) : null;
       if (vec) {
-        if (vec.codes.length !== dim) throw new Error(`Vector of ${vec.codes.length} dimensions in a ${dim}-dimension index`);
+        if (vec.codes.length !== row) throw new Error(`Vector row of ${vec.codes.length} bytes in a ${dim}-dimension index`);
         flags[r] = 1;
-        allCodes.set(vec.codes, withVector * dim);
+        allCodes.set(vec.codes, withVector * row);
         allScales[withVector++] = vec.scale;
       }
       r++;
     }
   }
-  return { flags, codes: allCodes.subarray(0, withVector * dim), scales: allScales.subarray(0, withVector), withVector };
+  return { flags, codes: allCodes.subarray(0, withVector * row), scales: allScales.subarray(0, withVector), withVector };
 }
 
 /**
@@ -539,11 +544,12 @@ export function decodeShard(bytes: Uint8Array, shardId: number, expectedDim: num
   if (!READABLE_SHARD_FORMATS.includes(format)) throw new IndexLoadError("shard file has another format version");
   // Typed-array views need 4-byte alignment: copy the file buffer once if it is misaligned.
   const aligned = bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
-  return format === SHARD_FORMAT ? decodeV5(aligned, shardId, expectedDim, headOnly) : decodeOlder(aligned, format, shardId, expectedDim, headOnly);
+  return format >= INT8_CODES_FORMAT ? decodeLaidOut(aligned, shardId, expectedDim, headOnly) : decodeOlder(aligned, format, shardId, expectedDim, headOnly);
 }
 
-function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headOnly: boolean): DecodedShard {
-  const layout = shardLayout(readHeader(bytes));
+/** Formats 5 and 6: sections found from the header (format 5's int8 codes are packed into 4-bit ones here). */
+function decodeLaidOut(bytes: Uint8Array, shardId: number, expectedDim: number, headOnly: boolean): DecodedShard {
+  const layout = shardLayout(readHeader(bytes, [INT8_CODES_FORMAT, SHARD_FORMAT]));
   const { count, dim } = layout;
   if (dim !== 0 && expectedDim !== 0 && dim !== expectedDim) throw new IndexLoadError("shard vectors have another dimension");
   if ((headOnly ? layout.textsAt : layout.total) !== bytes.length) throw new IndexLoadError("shard file has a wrong length");
@@ -553,10 +559,12 @@ function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headO
   const text = wordsOf(bytes, layout);
   const { vectorIndex, withVector } = vectorIndexOf(bytes.subarray(layout.flagsAt, layout.flagsAt + count));
   if (withVector !== layout.vectors) throw new IndexLoadError("shard has impossible contents: its vector flags do not match its vector count");
-  const scales = new Float32Array(bytes.buffer, base + layout.indexEnd, withVector);
-  const codes = new Int8Array(bytes.buffer, base + layout.codesAt, withVector * dim);
+  let scales = new Float32Array(bytes.buffer, base + layout.indexEnd, withVector);
+  const int8 = layout.format === INT8_CODES_FORMAT;
+  let codes = new Int8Array(bytes.buffer, base + layout.codesAt, withVector * (int8 ? dim : rowBytes(dim)));
   const contentProblem = storedTextProblem(text, count) ?? storedScalesProblem(scales);
   if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
+  if (int8) ({ codes, scales } = packInt8(codes, scales, withVector, dim));
   const notes: NoteRecord[] = [];
   let seen = 0;
   // One string per trail for all its chunks (as the store keeps them).
@@ -569,7 +577,7 @@ function decodeV5(bytes: Uint8Array, shardId: number, expectedDim: number, headO
   });
   for (const [k, why] of listing.l ?? []) notes[k].limited = why;
   const texts = headOnly ? textsNotRead(count) : textSection(bytes, layout.textsAt, count, layout.textBytes);
-  return { notes, vectorIndex, codes, scales, format: SHARD_FORMAT, text, texts };
+  return { notes, vectorIndex, codes, scales, format: layout.format, text, texts };
 }
 
 /** The words of a format-5 shard: dictionary decoded, postings as views of the file. */
@@ -652,13 +660,14 @@ function decodeOlder(bytes: Uint8Array, format: number, shardId: number, expecte
   if (format === 2) {
     const floats = new Float32Array(bytes.buffer, base + flagsEnd, withVector * dim);
     vectorsProblem = storedVectorsProblem(floats, dim);
-    codes = new Int8Array(withVector * dim);
+    codes = new Int8Array(withVector * rowBytes(dim));
     scales = new Float32Array(withVector);
-    if (!vectorsProblem) for (let v = 0; v < withVector; v++) scales[v] = quantizeInto(floats, v * dim, dim, codes, v * dim);
+    if (!vectorsProblem) for (let v = 0; v < withVector; v++) scales[v] = packInto(floats, v * dim, dim, codes, v * rowBytes(dim));
   } else {
     scales = new Float32Array(bytes.buffer, base + flagsEnd, withVector);
     codes = new Int8Array(bytes.buffer, base + scalesEnd, withVector * dim);
     vectorsProblem = storedScalesProblem(scales);
+    if (!vectorsProblem) ({ codes, scales } = packInt8(codes, scales, withVector, dim));
   }
   const dictionary = parseJson(bytes.subarray(vectorsEnd, vectorsEnd + dictLength), "shard word list is unreadable");
   if (!Array.isArray(dictionary) || !dictionary.every((w) => typeof w === "string")) throw new IndexLoadError("shard word list is malformed");
@@ -772,7 +781,7 @@ export function textSection(bytes: Uint8Array, at: number, count: number, textBy
   };
 }
 
-/** The byte boundaries of an encoded (format 5) shard's parts, for its manifest entry. */
+/** The byte boundaries of an encoded (current-format) shard's parts, for its manifest entry. */
 export function partEnds(bytes: Uint8Array): { index: number; vectors: number; postings: number; meta: number } {
   const layout = shardLayout(readHeader(bytes));
   return { index: layout.indexEnd, vectors: layout.vectorsEnd, postings: layout.postingsEnd, meta: layout.textsAt };

@@ -1,14 +1,14 @@
 import type { PartChecksum } from "./checksum";
-import { dotKernel, type DotKernel, type MixKernel, type NormKernel, quantizeInto } from "./int8-vectors";
+import { codeAt, dotKernel, type DotKernel, type MixKernel, type NormKernel, packInto, quantizeQueryInto, rowBytes } from "./vector-codes";
 import { vectorProblem } from "./vector-check";
 
 /**
- * The embedding vectors: unit-normalized on the way in and kept as int8 codes with one scale per vector
- * (int8-vectors.ts), back to back in one WebAssembly memory, so a search is one SIMD scan over contiguous
- * bytes (~25 ms for 500k 768-d vectors on one core) and 500k vectors take 400 MB instead of 1.6 GB.
+ * The embedding vectors: unit-normalized on the way in and kept as 4-bit codes with one scale per vector
+ * (vector-codes.ts), back to back in one WebAssembly memory, so a search is one SIMD scan over contiguous
+ * bytes (~25 ms for 500k 768-d vectors on one core) and 500k vectors take 190 MB instead of 1.5 GB.
  * Brute force is exact and, at vault sizes (≤ a few 100k chunks), as fast as an approximate index.
- * Candidates from the int8 scan are re-scored with the float query against the codes before they are
- * returned, so reported cosines are as precise as the codes allow.
+ * Candidates from the scan (int8 query) are re-scored with the float query against the codes before they
+ * are returned, so reported cosines are as precise as the codes allow.
  */
 const BLOCK_SLOTS = 4096;
 const PAGE = 65536;
@@ -31,7 +31,7 @@ export interface VectorHits {
   count: number;
 }
 
-/** A vector as stored: its int8 codes (a view, valid until the store grows) and its scale. */
+/** A vector as stored: its row of 4-bit codes (rowBytes(dim) bytes; a view, valid until the store grows) and its scale. */
 export interface StoredCodes {
   codes: Int8Array;
   scale: number;
@@ -49,9 +49,9 @@ export class VectorStore {
   private capacity = 0;
   private liveCount = 0;
   private dimension = 0;
-  /** Bytes per slot: the dimension rounded up to 16 (the SIMD width), zero padded. */
+  /** Bytes per slot: rowBytes(dim), half a byte per dimension in whole 16-byte groups, zero padded. */
   private stride = 0;
-  /** Byte offsets in the memory: the query's codes, the scan's int32 output for one block, then the slots. */
+  /** Byte offsets in the memory: the query's int8 codes (2 × stride bytes), the scan's int32 output for one block, then the slots. */
   private readonly queryAt = 0;
   private outAt = 0;
   private slotsAt = 0;
@@ -113,7 +113,7 @@ export class VectorStore {
     if (this.unit.length !== dim) this.unit = new Float32Array(dim);
     const unit = this.unit;
     for (let i = 0; i < dim; i++) unit[i] = vector[i] * inv;
-    this.scales[slot] = quantizeInto(unit, 0, dim, this.bytes(), this.rowAt(slot));
+    this.scales[slot] = packInto(unit, 0, dim, this.bytes(), this.rowAt(slot));
     return slot;
   }
 
@@ -124,30 +124,28 @@ export class VectorStore {
   addNormalizedMany(source: Float32Array, count: number, dim: number): number {
     const first = this.appendSlots(count, dim);
     const bytes = this.bytes();
-    for (let v = 0; v < count; v++) this.scales[first + v] = quantizeInto(source, v * dim, dim, bytes, this.rowAt(first + v));
+    for (let v = 0; v < count; v++) this.scales[first + v] = packInto(source, v * dim, dim, bytes, this.rowAt(first + v));
     return first;
   }
 
-  /** Stores `count` quantized vectors (codes packed `dim` apart, one scale each) in consecutive new slots; returns the first. */
+  /** Stores `count` quantized vectors (rows of codes back to back, rowBytes(dim) each, one scale each) in consecutive new slots; returns the first. */
   addCodesMany(codes: Int8Array, scales: Float32Array, count: number, dim: number): number {
     const first = this.appendSlots(count, dim);
-    const bytes = this.bytes();
-    if (this.stride === dim) bytes.set(codes.subarray(0, count * dim), this.rowAt(first));
-    else for (let v = 0; v < count; v++) bytes.set(codes.subarray(v * dim, (v + 1) * dim), this.rowAt(first + v));
+    this.bytes().set(codes.subarray(0, count * this.stride), this.rowAt(first));
     this.scales.set(scales.subarray(0, count), first);
     return first;
   }
 
   /**
    * `count` new consecutive slots whose codes the caller writes in place (`codes`, a view of this store's
-   * memory, `dim` bytes per vector back to back) and whose scales it sets with setScales: a shard's vectors
-   * read straight from disk, not copied. Null when rows are padded (a dimension not a multiple of 16):
-   * use addCodesMany then.
+   * memory, rowBytes(dim) bytes per vector back to back, as a shard file holds them) and whose scales it sets
+   * with setScales: a shard's vectors read straight from disk, not copied. Null for another dimension or
+   * no vectors.
    */
   appendInPlace(count: number, dim: number): { first: number; codes: Uint8Array } | null {
-    if ((this.dimension !== 0 && dim !== this.dimension) || dim % 16 !== 0 || count <= 0) return null;
+    if ((this.dimension !== 0 && dim !== this.dimension) || count <= 0) return null;
     const first = this.appendSlots(count, dim);
-    return { first, codes: new Uint8Array((this.memory as WebAssembly.Memory).buffer, this.rowAt(first), count * dim) };
+    return { first, codes: new Uint8Array((this.memory as WebAssembly.Memory).buffer, this.rowAt(first), count * this.stride) };
   }
 
   /**
@@ -199,7 +197,7 @@ export class VectorStore {
   /** A slot's codes (a view valid until the store grows) and scale. */
   codesAt(slot: number): StoredCodes {
     const at = this.rowAt(slot);
-    return { codes: this.bytes().subarray(at, at + this.dimension), scale: this.scales[slot] };
+    return { codes: this.bytes().subarray(at, at + this.stride), scale: this.scales[slot] };
   }
 
   /** The vector in a slot, decoded to floats (a copy). */
@@ -209,7 +207,7 @@ export class VectorStore {
     const bytes = this.bytes();
     const at = this.rowAt(slot);
     const scale = this.scales[slot];
-    for (let i = 0; i < this.dimension; i++) out[i] = bytes[at + i] * scale;
+    for (let i = 0; i < this.dimension; i++) out[i] = codeAt(bytes, at, i) * scale;
     return out;
   }
 
@@ -226,7 +224,7 @@ export class VectorStore {
     const bytes = this.bytes();
     const at = this.rowAt(slot);
     let dot = 0;
-    for (let i = 0; i < this.dimension; i++) dot += bytes[at + i] * unitQuery[i];
+    for (let i = 0; i < this.dimension; i++) dot += codeAt(bytes, at, i) * unitQuery[i];
     return dot * this.scales[slot];
   }
 
@@ -259,10 +257,10 @@ export class VectorStore {
     const inv = 1 / Math.sqrt(norm);
     for (let i = 0; i < dim; i++) unit[i] = query[i] * inv;
     const bytes = this.bytes();
-    bytes.fill(0, this.queryAt, this.queryAt + this.stride);
-    const queryScale = quantizeInto(unit, 0, dim, bytes, this.queryAt);
+    bytes.fill(0, this.queryAt, this.queryAt + 2 * this.stride);
+    const queryScale = quantizeQueryInto(unit, 0, dim, bytes, this.queryAt);
 
-    // More candidates than asked for: int8 scores may order near-ties differently from the exact ones.
+    // More candidates than asked for: the scan's scores may order near-ties differently from the exact ones.
     const wanted = Math.max(k * 2, k + 32);
     const heap = new TopK(wanted);
     const live = this.live;
@@ -332,8 +330,8 @@ export class VectorStore {
     const wanted = exact ? slots : Math.max(slots, Math.floor(this.capacity * 1.5));
     const capacity = Math.ceil(wanted / BLOCK_SLOTS) * BLOCK_SLOTS;
     if (!this.memory) {
-      this.stride = Math.ceil(this.dimension / 16) * 16;
-      this.outAt = align16(this.queryAt + this.stride);
+      this.stride = rowBytes(this.dimension);
+      this.outAt = align16(this.queryAt + 2 * this.stride);
       this.slotsAt = align16(this.outAt + BLOCK_SLOTS * 4);
       this.memory = new WebAssembly.Memory({ initial: Math.ceil((this.slotsAt + capacity * this.stride) / PAGE) });
       const kernel = dotKernel(this.memory);

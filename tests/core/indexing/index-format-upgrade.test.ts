@@ -6,11 +6,13 @@ import { makeHarness, type Harness } from "./index-harness";
 /**
  * tests/fixtures/index-format-2 holds a vault indexed by the previous release (format 2: float32 vectors,
  * embedder hash:32); index-format-4 the same vault saved in format 4 (int8 vectors, chunk-major words, no
- * note listing). Updating Krypton must keep those vectors: no note is embedded again.
+ * note listing); index-format-5 the same saved in format 5 (int8 vectors, today's layout otherwise).
+ * Updating Krypton must keep those vectors (packed into 4-bit codes): no note is embedded again.
  */
 describe.each([
   [2, "float32 vectors"],
   [4, "chunk-major words"],
+  [5, "int8 vectors"],
 ])("VaultIndex: an index saved in format %i (%s)", (format) => {
   const FIXTURE = join(__dirname, `../../fixtures/index-format-${format}/vault`);
   let h: Harness;
