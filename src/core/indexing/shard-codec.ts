@@ -1,5 +1,5 @@
 import type { Chunk, ChunkMeta } from "./chunk";
-import { type ChunkRecord, chunkIdOf, chunkOf, chunkRecord, encodeTrail, headingsOf, type NoteRecord } from "./index-records";
+import { type ChunkRecord, chunkIdOf, chunkOf, chunkRecord, encodeTrail, headingsOf, noteRecord, type NoteRecord } from "./index-records";
 import { storedListingProblem, storedScalesProblem, storedShardMetaProblem, storedNotesProblemV2, storedTextProblem, storedVectorsProblem } from "./index-validation";
 import { packInt8, packInto, rowBytes } from "./vector-codes";
 import { forEachChunkWord } from "./text-index";
@@ -570,7 +570,7 @@ function decodeLaidOut(bytes: Uint8Array, shardId: number, expectedDim: number, 
   // One string per trail for all its chunks (as the store keeps them).
   const trails = meta.trails.map(encodeTrail);
   listing.p.forEach((path, k) => {
-    const note: NoteRecord = { path, hash: meta.notes[k].h, mtime: listing.m[k], size: listing.s[k], title: meta.notes[k].t, aliases: meta.notes[k].a, tags: meta.notes[k].g, chunks: new Array<ChunkRecord>(listing.n[k]), shard: shardId };
+    const note = noteRecord({ path, hash: meta.notes[k].h, mtime: listing.m[k], size: listing.s[k], title: meta.notes[k].t, aliases: meta.notes[k].a, tags: meta.notes[k].g }, listing.n[k], shardId);
     for (let c = 0; c < listing.n[k]; c++) note.chunks[c] = recordFromMeta(note, meta.notes[k], trails, c, seen + c);
     seen += listing.n[k];
     notes.push(note);
@@ -733,7 +733,7 @@ function storedMetaV4Problem(raw: unknown): string | null {
 }
 
 function noteRecordOlder(n: StoredNoteV4 | StoredNoteV2, shardId: number): NoteRecord {
-  const note: NoteRecord = { path: n.p, hash: n.h, mtime: n.m, size: n.s, title: n.t, aliases: n.a, tags: n.g, chunks: [], shard: shardId };
+  const note = noteRecord({ path: n.p, hash: n.h, mtime: n.m, size: n.s, title: n.t, aliases: n.a, tags: n.g }, 0, shardId);
   if (typeof n.l === "string" && n.l) note.limited = n.l;
   return note;
 }
