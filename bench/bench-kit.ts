@@ -146,14 +146,15 @@ export function startLagProbe(doing?: () => string): { stop(): LagReport } {
   const timer = setInterval(() => {
     const now = performance.now();
     gaps.push(now - last);
-    // Diagnosis: each long stall, stamped in the clock of --cpu-prof profiles (µs), to find what ran then,
-    // with how much of it this thread ran and how much it waited for a core (another thread or process had it).
+    // Diagnosis: each long stall, stamped in the clock of --cpu-prof profiles (µs) and in ms since the
+    // process started (the clock of --trace-gc), to find what ran then, with how much of it this thread ran
+    // and how much it waited for a core (another thread or process had it).
     if (STALL_LOG) {
       const was = sched;
       sched = threadSchedMs();
       if (now - last >= 50) {
         const split = was && sched ? ` cpu ${(sched.cpu - was.cpu).toFixed(0)} wait ${(sched.wait - was.wait).toFixed(0)}` : "";
-        appendFileSync(STALL_LOG, `${process.hrtime.bigint() / 1000n} ${(now - last).toFixed(0)} ${doing?.() ?? ""}${split}\n`);
+        appendFileSync(STALL_LOG, `${process.hrtime.bigint() / 1000n} ${(now - last).toFixed(0)} ${doing?.() ?? ""}${split} at ${now.toFixed(0)}\n`);
       }
     }
     if (now - last > longest) {

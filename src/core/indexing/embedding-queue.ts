@@ -75,7 +75,6 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
   let lastCheckpoint = clock.now();
   let failure: unknown = null;
   let checkpointing: Promise<void> | null = null;
-  let reserved = false;
 
   const nextBatch = (): ChunkRecord[] => {
     const batch: ChunkRecord[] = [];
@@ -122,11 +121,6 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
           throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
         }
         checkBatch(vectors);
-        // The first answer tells the dimension: room for every vector of the run, made once.
-        if (!reserved) {
-          reserved = true;
-          store.reserveVectors(total - done, vectors[0]?.length ?? 0);
-        }
       } catch (err) {
         if (failure === null) failure = err;
         stopAll.abort();

@@ -108,15 +108,6 @@ export class IndexStore {
     return true;
   }
 
-  /**
-   * Room for `count` more vectors of `dim` dimensions, made in one step (an embedding run knows how many
-   * chunks it embeds). Grown by half again as vectors came, each growth was a burst of external memory that
-   * V8 answers with extra "memory pressure" collections (16 of them while embedding 100,000 notes, 4 now).
-   */
-  reserveVectors(count: number, dim: number): void {
-    if (dim > 0 && count > 0) this.vectors.reserve(this.vectors.size + count, dim);
-  }
-
   /** Forgets every vector (another embedder's vectors cannot be compared with this one's). */
   dropVectors(newOwner: string | null): void {
     if (this.vectorsOf === null && this.vectors.size === 0 && !this.vectorsSaved) {

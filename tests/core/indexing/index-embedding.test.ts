@@ -1,6 +1,5 @@
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import type { IndexStatus } from "../../../src/core/indexing/index-status";
-import { VectorStore } from "../../../src/core/indexing/vector-store";
 import { HashEmbedder } from "../../support/hash-embedder";
 import { makeHarness, longNote, type Harness } from "./index-harness";
 
@@ -26,22 +25,6 @@ describe("VaultIndex: embedding", () => {
     const hits = await index.searchNotes("basil");
     expect(hits[0].path).toBe("Garden.md");
     expect(hits[0].chunks[0].vectorScore).toBe(0);
-  });
-
-  it("makes room for every vector of an embedding run in one step, once the first answer gives the dimension", async () => {
-    const reserve = jest.spyOn(VectorStore.prototype, "reserve");
-    try {
-      h = await makeHarness(files, new HashEmbedder({ dim: 16, batchSize: 4 }));
-      const index = h.open();
-      const status = await index.open();
-      await index.idle();
-      expect(status.embedded).toBe(status.chunks);
-      expect(status.chunks).toBeGreaterThan(8);
-      // One reservation for all the chunks, made at the first batch (not grown batch by batch).
-      expect(reserve.mock.calls).toEqual([[status.chunks, 16]]);
-    } finally {
-      reserve.mockRestore();
-    }
   });
 
   it("builds keyword-only when the embedder is unreachable, then fills vectors in when it is back", async () => {
