@@ -76,8 +76,8 @@ export class OffThreadEmbedder implements Embedder {
     // Its own bundle of a few kilobytes: started from all of dist/bench.cjs, the worker took ~58 MB of the
     // process's RSS, which the peak-memory figures of indexing then counted as Krypton's.
     this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"));
-    this.worker.on("message", ({ id, vectors }: { id: number; vectors: Float32Array[] }) => {
-      this.waiting.get(id)?.resolve(vectors);
+    this.worker.on("message", ({ id, data }: { id: number; data: Float32Array }) => {
+      this.waiting.get(id)?.resolve(Array.from({ length: data.length / DIM }, (_, i) => data.subarray(i * DIM, (i + 1) * DIM)));
       this.waiting.delete(id);
     });
     const fail = (err: unknown) => {

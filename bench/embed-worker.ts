@@ -1,13 +1,17 @@
 /**
  * The worker thread of OffThreadEmbedder (bench-vaults.ts), bundled on its own as dist/bench-embed-worker.cjs:
- * computes denseEmbedding for each request; the vectors are transferred, not copied.
+ * computes denseEmbedding for each request and sends a batch's vectors back in one transferred buffer, as
+ * the real embedders return a batch (vectorsInOneBuffer): a buffer per vector made the receiving thread
+ * advance the collector's marking at every one of them.
  */
 import { parentPort } from "node:worker_threads";
 import { denseEmbedding } from "./dense-embedding";
+import { DIM } from "./bench-kit";
 
 const port = parentPort;
 if (!port) throw new Error("bench-embed-worker runs in a worker thread only");
 port.on("message", ({ id, texts }: { id: number; texts: string[] }) => {
-  const vectors = texts.map((t) => denseEmbedding(t));
-  port.postMessage({ id, vectors }, vectors.map((v) => v.buffer as ArrayBuffer));
+  const data = new Float32Array(texts.length * DIM);
+  texts.forEach((t, i) => data.set(denseEmbedding(t), i * DIM));
+  port.postMessage({ id, data }, [data.buffer]);
 });

@@ -3,7 +3,7 @@ import type { Embedder } from "../ports/embedder";
 import { ProviderError } from "../providers/provider-error";
 import { AbortedError, isAbortError } from "../util/errors";
 import { timeoutSignal, withRetry } from "../providers/retry";
-import { chunkOf, embeddingInput, type ChunkRecord } from "./index-records";
+import { embeddingInput, type ChunkRecord } from "./index-records";
 import type { IndexStore } from "./index-store";
 import { vectorProblem } from "./vector-check";
 
@@ -99,7 +99,7 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
         const text = found[i];
         if (text === null) return;
         batch.push(rec);
-        texts.push(embeddingInput(chunkOf(rec, text)));
+        texts.push(embeddingInput(rec, text));
       });
       // Unreadable texts stay pending (the next scan reads their notes again).
       done += taken.length - batch.length;

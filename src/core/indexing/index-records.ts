@@ -140,7 +140,11 @@ export function chunkOf(rec: ChunkRecord, text: string): Chunk {
   return { ...chunkMetaOf(rec), text };
 }
 
-/** The text sent to the embedder for a chunk (Chunk.textHash covers it: same hash, same vector). */
-export function embeddingInput(chunk: Chunk): string {
-  return embeddingText(chunk);
+/**
+ * The text sent to the embedder for a chunk (Chunk.textHash covers it: same hash, same vector), from its
+ * record and text: no ChunkMeta (an id string, a copy of the note's fields) is made for each of the
+ * half-million chunks a large vault embeds.
+ */
+export function embeddingInput(rec: ChunkRecord, text: string): string {
+  return embeddingText({ title: rec.note.title, headings: headingsOf(rec), text });
 }

@@ -25,15 +25,20 @@ export function rowBytes(dim: number): number {
 /** Quantizes source[from .. from + dim) (unit length) into a row of 4-bit codes at codes[to ..); returns its scale (0 for a zero vector). */
 export function packInto(source: ArrayLike<number>, from: number, dim: number, codes: Int8Array, to: number): number {
   const bytes = rowBytes(dim);
-  codes.fill(0, to, to + bytes);
   const max = largest(source, from, dim);
-  if (!(max > 0)) return 0;
+  if (!(max > 0)) {
+    codes.fill(0, to, to + bytes);
+    return 0;
+  }
+  // |value| ≤ max, so every code is within ±CODE_MAX without clamping.
   const inv = CODE_MAX / max;
-  for (let i = 0; i < dim; i++) {
-    const code = Math.max(-CODE_MAX, Math.min(CODE_MAX, Math.round(source[from + i] * inv)));
-    const at = to + ((i >> 5) << 4) + (i & 15);
+  for (let b = 0; b < bytes; b++) {
+    // Byte b holds dimension d (low nibble) and d + 16 (high nibble); past the dimension, zeros.
+    const d = ((b >> 4) << 5) + (b & 15);
+    const low = d < dim ? Math.round(source[from + d] * inv) : 0;
+    const high = d + 16 < dim ? Math.round(source[from + d + 16] * inv) : 0;
     // Int8Array stores the byte's two's complement: the high nibble keeps its sign.
-    codes[at] = (i & 16) === 0 ? (codes[at] & 0xf0) | (code & 15) : (codes[at] & 15) | (code << 4);
+    codes[to + b] = (low & 15) | (high << 4);
   }
   return max / CODE_MAX;
 }

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { embeddingInput } from "../../../src/core/indexing/index-records";
+import { embeddingText } from "../../../src/core/indexing/markdown-chunker";
 import { IndexStore } from "../../../src/core/indexing/index-store";
 import { readShardFile } from "../../../src/core/indexing/index-persistence";
 import { encodeShard } from "../../../src/core/indexing/shard-codec";
@@ -156,7 +156,8 @@ describe("chunk texts live on disk once saved", () => {
       expect(hit.snippet).toContain("moon");
       const chunks = await budgeted.chunksOf("Topic 3.md");
       expect(chunks).toEqual(await whole.chunksOf("Topic 3.md"));
-      expect(chunks.map((c) => embeddingInput(c))).toEqual(reference.embedder.texts.filter((t) => t.includes("subject3 ")));
+      // What was embedded is each chunk's embeddingText (what its textHash covers), made from its record.
+      expect(chunks.map((c) => embeddingText(c))).toEqual(reference.embedder.texts.filter((t) => t.includes("subject3 ")));
     } finally {
       await reference.cleanup();
       await small.cleanup();

@@ -46,6 +46,10 @@ describe("Ollama embedder (against a loopback Ollama)", () => {
     expect(vectors).toHaveLength(2);
     expect(vectors[0]).toBeInstanceOf(Float32Array);
     expect(Array.from(vectors[1])).toEqual(Array.from(hashEmbedding("second text", 24)).map((x) => Math.fround(x)));
+    expect(Array.from(vectors[0])).toEqual(Array.from(hashEmbedding("first text", 24)).map((x) => Math.fround(x)));
+    // The batch's vectors are views of one buffer (one backing store per batch, not per vector).
+    expect(vectors[1].buffer).toBe(vectors[0].buffer);
+    expect(vectors[0].buffer.byteLength).toBe(2 * 24 * 4);
     const [req] = ollama.requestsTo("embed");
     expect((req.body as { input: string[] }).input).toEqual(["first text", "second text"]);
   });

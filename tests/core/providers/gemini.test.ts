@@ -218,7 +218,11 @@ describe("GeminiEmbedder", () => {
       expect(v).toBeInstanceOf(Float32Array);
       expect(v).toHaveLength(768);
       expect(Math.hypot(...v)).toBeCloseTo(1, 4);
+      // Views of one buffer for the batch, each normalized on its own.
+      expect(v.buffer).toBe(vectors[0].buffer);
     }
+    expect(vectors[0].buffer.byteLength).toBe(3 * 768 * 4);
+    expect(Array.from(vectors[0])).not.toEqual(Array.from(vectors[1]));
     const req = server.requestsTo("batchEmbed")[0];
     expect((req.body as { requests: { outputDimensionality: number }[] }).requests[0].outputDimensionality).toBe(768);
     expect(embedder().id).toBe("gemini:gemini-embedding-001");

@@ -1,4 +1,4 @@
-import type { Embedder } from "../../ports/embedder";
+import { type Embedder, vectorsInOneBuffer } from "../../ports/embedder";
 import { guardedCall } from "../guarded-stream";
 import { ProviderError } from "../provider-error";
 import { DEFAULT_RETRY_POLICY } from "../retry";
@@ -47,12 +47,14 @@ export class GeminiEmbedder implements Embedder {
     if (vectors.length !== texts.length || vectors.some((v) => v.length === 0)) {
       throw new ProviderError("bad-response", `Gemini returned ${vectors.length} embeddings for ${texts.length} texts.`);
     }
-    return vectors.map(normalize);
+    const dim = vectors[0].length;
+    if (vectors.some((v) => v.length !== dim)) throw new ProviderError("bad-response", "Gemini returned embeddings of different lengths.");
+    return vectorsInOneBuffer(vectors, dim).map(normalize);
   }
 }
 
-function normalize(values: number[]): Float32Array {
-  const v = Float32Array.from(values);
+/** Scales a vector to unit length in place. */
+function normalize(v: Float32Array): Float32Array {
   let norm = 0;
   for (let i = 0; i < v.length; i++) norm += v[i] * v[i];
   if (norm > 0) {

@@ -1,6 +1,6 @@
 import { Ollama } from "ollama/browser";
 import type { Clock } from "../../ports/clock";
-import type { Embedder } from "../../ports/embedder";
+import { type Embedder, vectorsInOneBuffer } from "../../ports/embedder";
 import type { Host } from "../../ports/host";
 import type { FetchLike } from "../../ports/http";
 import type { KryptonSettings } from "../../settings";
@@ -85,13 +85,13 @@ class OllamaEmbedder implements Embedder {
         );
       }
       let dim = -1;
-      return embeddings.map((row: unknown) => {
+      for (const row of embeddings as unknown[]) {
         if (!Array.isArray(row) || row.length === 0 || (dim >= 0 && row.length !== dim) || !row.every((x) => typeof x === "number" && Number.isFinite(x))) {
           throw new ProviderError("bad-response", "Ollama returned a malformed embedding.");
         }
         dim = row.length;
-        return Float32Array.from(row as number[]);
-      });
+      }
+      return vectorsInOneBuffer(embeddings as number[][], dim);
     } catch (err) {
       if ((err as { name?: string })?.name === "SyntaxError" && !guard.stopped() && !guard.timedOut()) {
         throw new ProviderError("bad-response", `Ollama sent an unreadable answer (${(err as Error).message}).`);
