@@ -223,8 +223,15 @@ export class VectorStore {
   private dotWith(slot: number, unitQuery: ArrayLike<number>): number {
     const bytes = this.bytes();
     const at = this.rowAt(slot);
+    const dim = this.dimension;
     let dot = 0;
-    for (let i = 0; i < this.dimension; i++) dot += codeAt(bytes, at, i) * unitQuery[i];
+    // A byte at a time (two dimensions, vector-codes.ts's layout): searches re-score hundreds of candidates.
+    for (let b = 0; b < this.stride; b++) {
+      const byte = bytes[at + b];
+      const d = ((b >> 4) << 5) + (b & 15);
+      if (d < dim) dot += ((byte << 28) >> 28) * unitQuery[d];
+      if (d + 16 < dim) dot += (byte >> 4) * unitQuery[d + 16];
+    }
     return dot * this.scales[slot];
   }
 
