@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
-import type { Embedder } from "../src/core/ports/embedder";
+import { type Embedder, vectorViews } from "../src/core/ports/embedder";
 import { silentLogger } from "../src/core/ports/logger";
 import { AbortedError } from "../src/core/util/errors";
 import { VaultIndex } from "../src/core/indexing/vault-index";
@@ -77,7 +77,7 @@ export class OffThreadEmbedder implements Embedder {
     // process's RSS, which the peak-memory figures of indexing then counted as Krypton's.
     this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"));
     this.worker.on("message", ({ id, data }: { id: number; data: Float32Array }) => {
-      this.waiting.get(id)?.resolve(Array.from({ length: data.length / DIM }, (_, i) => data.subarray(i * DIM, (i + 1) * DIM)));
+      this.waiting.get(id)?.resolve(vectorViews(data, DIM));
       this.waiting.delete(id);
     });
     const fail = (err: unknown) => {

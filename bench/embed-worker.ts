@@ -7,11 +7,11 @@
 import { parentPort } from "node:worker_threads";
 import { denseEmbedding } from "./dense-embedding";
 import { DIM } from "./bench-kit";
+import { packedVectors } from "../src/core/ports/embedder";
 
 const port = parentPort;
 if (!port) throw new Error("bench-embed-worker runs in a worker thread only");
 port.on("message", ({ id, texts }: { id: number; texts: string[] }) => {
-  const data = new Float32Array(texts.length * DIM);
-  texts.forEach((t, i) => data.set(denseEmbedding(t), i * DIM));
+  const data = packedVectors(texts.map(denseEmbedding), DIM);
   port.postMessage({ id, data }, [data.buffer]);
 });

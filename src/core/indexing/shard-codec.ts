@@ -91,12 +91,17 @@ export function shardLayout(h: ShardHeader): ShardLayout {
   const flagsAt = lengthsAt + h.count * 4;
   const indexEnd = align4(flagsAt + h.count);
   const codesAt = indexEnd + h.vectors * 4;
-  const vectorsEnd = align4(codesAt + h.vectors * (h.format === INT8_CODES_FORMAT ? h.dim : rowBytes(h.dim)));
+  const vectorsEnd = align4(codesAt + h.vectors * codeBytes(h.format, h.dim));
   const postingsEnd = vectorsEnd + h.postingCount * 8;
   const metaAt = postingsEnd;
   const textsAt = align4(metaAt + h.metaBytes);
   const total = textsAt + h.count * 4 + h.textBytes;
   return { ...h, listingAt, wordsAt, wordEndsAt, postingStartAt, lengthsAt, flagsAt, indexEnd, codesAt, vectorsEnd, postingsEnd, metaAt, textsAt, total };
+}
+
+/** Bytes of one vector's codes in a shard of `format`: a row of 4-bit codes, or (format 5) `dim` int8 codes. */
+function codeBytes(format: number, dim: number): number {
+  return format === INT8_CODES_FORMAT ? dim : rowBytes(dim);
 }
 
 /** Writes a current-format header at the start of `bytes` (readHeader's fields, in its order). */
@@ -561,7 +566,7 @@ function decodeLaidOut(bytes: Uint8Array, shardId: number, expectedDim: number, 
   if (withVector !== layout.vectors) throw new IndexLoadError("shard has impossible contents: its vector flags do not match its vector count");
   let scales = new Float32Array(bytes.buffer, base + layout.indexEnd, withVector);
   const int8 = layout.format === INT8_CODES_FORMAT;
-  let codes = new Int8Array(bytes.buffer, base + layout.codesAt, withVector * (int8 ? dim : rowBytes(dim)));
+  let codes = new Int8Array(bytes.buffer, base + layout.codesAt, withVector * codeBytes(layout.format, dim));
   const contentProblem = storedTextProblem(text, count) ?? storedScalesProblem(scales);
   if (contentProblem) throw new IndexLoadError(`shard has impossible contents: ${contentProblem}`);
   if (int8) ({ codes, scales } = packInt8(codes, scales, withVector, dim));

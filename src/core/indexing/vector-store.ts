@@ -1,11 +1,11 @@
 import type { PartChecksum } from "./checksum";
-import { codeAt, dotKernel, type DotKernel, type MixKernel, type NormKernel, packInto, quantizeQueryInto, rowBytes } from "./vector-codes";
+import { codeAt, dotKernel, dotRow, type DotKernel, type MixKernel, type NormKernel, packInto, quantizeQueryInto, rowBytes } from "./vector-codes";
 import { vectorProblem } from "./vector-check";
 
 /**
  * The embedding vectors: unit-normalized on the way in and kept as 4-bit codes with one scale per vector
  * (vector-codes.ts), back to back in one WebAssembly memory, so a search is one SIMD scan over contiguous
- * bytes (~25 ms for 500k 768-d vectors on one core) and 500k vectors take 190 MB instead of 1.5 GB.
+ * bytes (~45 ms for 532k 768-d vectors on one core) and 500k vectors take 190 MB instead of 1.5 GB.
  * Brute force is exact and, at vault sizes (≤ a few 100k chunks), as fast as an approximate index.
  * Candidates from the scan (int8 query) are re-scored with the float query against the codes before they
  * are returned, so reported cosines are as precise as the codes allow.
@@ -221,18 +221,7 @@ export class VectorStore {
 
   /** A slot's decoded vector dotted with a unit-length float query. */
   private dotWith(slot: number, unitQuery: ArrayLike<number>): number {
-    const bytes = this.bytes();
-    const at = this.rowAt(slot);
-    const dim = this.dimension;
-    let dot = 0;
-    // A byte at a time (two dimensions, vector-codes.ts's layout): searches re-score hundreds of candidates.
-    for (let b = 0; b < this.stride; b++) {
-      const byte = bytes[at + b];
-      const d = ((b >> 4) << 5) + (b & 15);
-      if (d < dim) dot += ((byte << 28) >> 28) * unitQuery[d];
-      if (d + 16 < dim) dot += (byte >> 4) * unitQuery[d + 16];
-    }
-    return dot * this.scales[slot];
+    return dotRow(this.bytes(), this.rowAt(slot), this.dimension, unitQuery) * this.scales[slot];
   }
 
   /** Frees a slot (its codes are zeroed so scans score it 0 and skip it). */

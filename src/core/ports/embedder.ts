@@ -15,12 +15,20 @@ export interface Embedder {
  * (stalls of 100+ ms) while a 100,000-note vault embedded. Embedders return their batches this way.
  */
 export function vectorsInOneBuffer(rows: readonly ArrayLike<number>[], dim: number): Float32Array[] {
+  return vectorViews(packedVectors(rows, dim), dim);
+}
+
+/** Equal-length vectors copied back to back into one Float32Array (`dim` values each). */
+export function packedVectors(rows: readonly ArrayLike<number>[], dim: number): Float32Array<ArrayBuffer> {
   const all = new Float32Array(rows.length * dim);
-  const out = new Array<Float32Array>(rows.length);
-  for (let r = 0; r < rows.length; r++) {
-    const view = all.subarray(r * dim, (r + 1) * dim);
-    view.set(rows[r]);
-    out[r] = view;
-  }
+  for (let r = 0; r < rows.length; r++) all.set(rows[r], r * dim);
+  return all;
+}
+
+/** The vectors lying back to back in `all`, `dim` values each, as views of it (nothing copied). */
+export function vectorViews(all: Float32Array, dim: number): Float32Array[] {
+  const count = dim > 0 ? Math.floor(all.length / dim) : 0;
+  const out = new Array<Float32Array>(count);
+  for (let r = 0; r < count; r++) out[r] = all.subarray(r * dim, (r + 1) * dim);
   return out;
 }

@@ -1,4 +1,4 @@
-import { vectorsInOneBuffer } from "../../../src/core/ports/embedder";
+import { packedVectors, vectorsInOneBuffer, vectorViews } from "../../../src/core/ports/embedder";
 
 describe("vectorsInOneBuffer", () => {
   it("copies equal-length rows into views of one Float32Array, in order", () => {
@@ -12,5 +12,15 @@ describe("vectorsInOneBuffer", () => {
     expect(Array.from(vectors[0])).toEqual([1, 2, 3]);
     expect(Array.from(vectors[2])).toEqual([7, 8, 9]);
     expect(vectorsInOneBuffer([], 768)).toEqual([]);
+  });
+
+  it("packs rows back to back and views a packed buffer without copying", () => {
+    const all = packedVectors([[1, 2], [3, 4]], 2);
+    expect(Array.from(all)).toEqual([1, 2, 3, 4]);
+    const views = vectorViews(all, 2);
+    expect(views.map((v) => Array.from(v))).toEqual([[1, 2], [3, 4]]);
+    all[3] = 9;
+    expect(views[1][1]).toBe(9);
+    expect(vectorViews(new Float32Array(0), 768)).toEqual([]);
   });
 });
