@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
-import { type Embedder, vectorViews } from "../src/core/ports/embedder";
+import type { Embedder, EmbeddingVector } from "../src/core/ports/embedder";
 import { silentLogger } from "../src/core/ports/logger";
 import { AbortedError } from "../src/core/util/errors";
 import { VaultIndex } from "../src/core/indexing/vault-index";
@@ -16,6 +16,7 @@ import { DEFAULT_SETTINGS, type KryptonSettings } from "../src/core/settings";
 import { createNodeHost } from "../src/node/node-host";
 import { HashEmbedder, hashEmbedding } from "../tests/support/hash-embedder";
 import { densify } from "./dense-embedding";
+import { newEmbedRing, readFromRing, SLOT_VECTORS } from "./embed-ring";
 import { type BenchContext, DIM, EMBEDDER_ID, round, startLagProbe, stats } from "./bench-kit";
 import { generateVault, type SyntheticVault, type VaultSpec, writeVault } from "./synthetic-vault";
 
@@ -64,20 +65,23 @@ export class DenseHashEmbedder extends HashEmbedder {
  */
 export class OffThreadEmbedder implements Embedder {
   readonly id = EMBEDDER_ID;
-  readonly batchSize = 64;
+  readonly batchSize = SLOT_VECTORS;
   private readonly worker: Worker;
   /** embed() calls so far. */
   calls = 0;
   private nextId = 0;
-  private readonly waiting = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Map<number, { resolve: (v: EmbeddingVector[]) => void; reject: (e: unknown) => void }>();
 
   /** `benchScript`: dist/bench.cjs, beside which the build puts the worker's own small bundle. */
   constructor(benchScript: string) {
     // Its own bundle of a few kilobytes: started from all of dist/bench.cjs, the worker took ~58 MB of the
     // process's RSS, which the peak-memory figures of indexing then counted as Krypton's.
-    this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"));
-    this.worker.on("message", ({ id, data }: { id: number; data: Float32Array }) => {
-      this.waiting.get(id)?.resolve(vectorViews(data, DIM));
+    const ring = newEmbedRing();
+    this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"), { workerData: ring });
+    this.worker.on("message", ({ id, slot, count }: { id: number; slot: number; count: number }) => {
+      // Copied out at once, whoever waits for it: the slot is free again for the worker.
+      const vectors = readFromRing(ring, slot, count);
+      this.waiting.get(id)?.resolve(vectors);
       this.waiting.delete(id);
     });
     const fail = (err: unknown) => {
@@ -89,7 +93,7 @@ export class OffThreadEmbedder implements Embedder {
     this.worker.unref();
   }
 
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  embed(texts: string[], signal?: AbortSignal): Promise<EmbeddingVector[]> {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     this.calls++;
     const id = this.nextId++;

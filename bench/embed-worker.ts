@@ -1,17 +1,15 @@
 /**
  * The worker thread of OffThreadEmbedder (bench-vaults.ts), bundled on its own as dist/bench-embed-worker.cjs:
- * computes denseEmbedding for each request and sends a batch's vectors back in one transferred buffer, as
- * the real embedders return a batch (vectorsInOneBuffer): a buffer per vector made the receiving thread
- * advance the collector's marking at every one of them.
+ * computes denseEmbedding for each request and hands the batch back through the shared ring (embed-ring.ts).
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { denseEmbedding } from "./dense-embedding";
-import { DIM } from "./bench-kit";
-import { packedVectors } from "../src/core/ports/embedder";
+import { type EmbedRing, writeToRing } from "./embed-ring";
 
 const port = parentPort;
 if (!port) throw new Error("bench-embed-worker runs in a worker thread only");
+const ring = workerData as EmbedRing;
 port.on("message", ({ id, texts }: { id: number; texts: string[] }) => {
-  const data = packedVectors(texts.map(denseEmbedding), DIM);
-  port.postMessage({ id, data }, [data.buffer]);
+  const slot = writeToRing(ring, texts.map(denseEmbedding));
+  port.postMessage({ id, slot, count: texts.length });
 });

@@ -1,5 +1,5 @@
 import { type Clock, untilAborted } from "../ports/clock";
-import type { Embedder } from "../ports/embedder";
+import type { Embedder, EmbeddingVector } from "../ports/embedder";
 import { ProviderError } from "../providers/provider-error";
 import { AbortedError, isAbortError } from "../util/errors";
 import { timeoutSignal, withRetry } from "../providers/retry";
@@ -87,57 +87,68 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
     return batch;
   };
 
+  /**
+   * Embeds one batch and stores its vectors; false when the run must stop. Its own function so the batch's
+   * texts and vectors are garbage the moment it returns: kept in scope across the checkpoint's file I/O,
+   * they outlived two young-generation collections and were promoted, ~7% of all the vectors of a large
+   * vault turning into old-generation garbage that only a full collection frees.
+   */
+  const embedBatch = async (taken: ChunkRecord[]): Promise<boolean> => {
+    const found = await options.textsOf(taken);
+    const batch: ChunkRecord[] = [];
+    const texts: string[] = [];
+    for (let i = 0; i < taken.length; i++) {
+      const text = found[i];
+      if (text === null) continue;
+      batch.push(taken[i]);
+      texts.push(embeddingInput(taken[i], text));
+    }
+    // Unreadable texts stay pending (the next scan reads their notes again).
+    done += taken.length - batch.length;
+    if (batch.length === 0) return true;
+    let vectors: EmbeddingVector[];
+    try {
+      if (!firstTaken) {
+        // The first batch of the run, with a short deadline: is anybody answering?
+        firstTaken = true;
+        try {
+          vectors = await firstBatch(embedder, texts, options.firstAnswerTimeoutMs ?? FIRST_ANSWER_TIMEOUT_MS, clock, signal);
+        } finally {
+          releaseFirst();
+        }
+      } else {
+        vectors = await withRetry(() => untilAborted(embedder.embed(texts, signal), signal), { ...options.retry, clock, signal, shouldRetry: isRetryableEmbedFailure });
+      }
+      if (!Array.isArray(vectors) || vectors.length !== batch.length) {
+        throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
+      }
+      checkBatch(vectors);
+    } catch (err) {
+      if (failure === null) failure = err;
+      stopAll.abort();
+      return false;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        if (store.setVector(batch[i], vectors[i])) embedded++;
+      } catch (err) {
+        // A vector of another dimension than the index: the model changed under the same name.
+        if (failure === null) failure = err;
+        return false;
+      }
+    }
+    done += batch.length;
+    sinceCheckpoint += batch.length;
+    options.onProgress(Math.min(done, total), total);
+    return true;
+  };
+
   const worker = async (): Promise<void> => {
     while (failure === null && !signal?.aborted) {
       if (options.between) await options.between();
       const taken = nextBatch();
       if (taken.length === 0) return;
-      const found = await options.textsOf(taken);
-      const batch: ChunkRecord[] = [];
-      const texts: string[] = [];
-      taken.forEach((rec, i) => {
-        const text = found[i];
-        if (text === null) return;
-        batch.push(rec);
-        texts.push(embeddingInput(rec, text));
-      });
-      // Unreadable texts stay pending (the next scan reads their notes again).
-      done += taken.length - batch.length;
-      if (batch.length === 0) continue;
-      let vectors: Float32Array[];
-      try {
-        if (!firstTaken) {
-          // The first batch of the run, with a short deadline: is anybody answering?
-          firstTaken = true;
-          try {
-            vectors = await firstBatch(embedder, texts, options.firstAnswerTimeoutMs ?? FIRST_ANSWER_TIMEOUT_MS, clock, signal);
-          } finally {
-            releaseFirst();
-          }
-        } else {
-          vectors = await withRetry(() => untilAborted(embedder.embed(texts, signal), signal), { ...options.retry, clock, signal, shouldRetry: isRetryableEmbedFailure });
-        }
-        if (!Array.isArray(vectors) || vectors.length !== batch.length) {
-          throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
-        }
-        checkBatch(vectors);
-      } catch (err) {
-        if (failure === null) failure = err;
-        stopAll.abort();
-        return;
-      }
-      for (let i = 0; i < batch.length; i++) {
-        try {
-          if (store.setVector(batch[i], vectors[i])) embedded++;
-        } catch (err) {
-          // A vector of another dimension than the index: the model changed under the same name.
-          if (failure === null) failure = err;
-          return;
-        }
-      }
-      done += batch.length;
-      sinceCheckpoint += batch.length;
-      options.onProgress(Math.min(done, total), total);
+      if (!(await embedBatch(taken))) return;
       const due = sinceCheckpoint >= options.checkpointEveryChunks || clock.now() - lastCheckpoint >= options.checkpointEveryMs;
       if (due && !checkpointing) {
         sinceCheckpoint = 0;
@@ -182,7 +193,7 @@ function checkBatch(vectors: ArrayLike<number>[]): void {
  * One batch with a deadline for the first answer; retried (within the same deadline) only on failures
  * that come back fast, such as a 503 while the model loads.
  */
-async function firstBatch(embedder: Embedder, texts: string[], timeoutMs: number, clock: Clock, signal: AbortSignal): Promise<Float32Array[]> {
+async function firstBatch(embedder: Embedder, texts: string[], timeoutMs: number, clock: Clock, signal: AbortSignal): Promise<EmbeddingVector[]> {
   const deadline = timeoutSignal(clock, timeoutMs, signal);
   try {
     return await withRetry(() => untilAborted(embedder.embed(texts, deadline.signal), deadline.signal), {

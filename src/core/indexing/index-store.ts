@@ -100,7 +100,7 @@ export class IndexStore {
   }
 
   /** Gives a chunk its vector; false when the chunk was replaced or already has one. */
-  setVector(rec: ChunkRecord, vector: Float32Array): boolean {
+  setVector(rec: ChunkRecord, vector: ArrayLike<number>): boolean {
     if (!this.isCurrent(rec) || rec.slot >= 0) return false;
     rec.slot = this.vectors.add(vector);
     this.slotOwner[rec.slot] = rec;

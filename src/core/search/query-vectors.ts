@@ -56,9 +56,11 @@ export class QueryVectors {
         return null;
       }
       this.failed = null;
-      this.cache.set(key, vector);
+      // Kept (the cache): its own typed copy, not the decoded answer.
+      const kept = Float32Array.from(vector);
+      this.cache.set(key, kept);
       if (this.cache.size > this.size) this.cache.delete(this.cache.keys().next().value as string);
-      return vector;
+      return kept;
     } catch (err) {
       if (timeout.timedOut()) {
         this.fail(`the embedding model did not answer within ${Math.max(1, Math.round(this.timeoutMs / 1000))} s`);

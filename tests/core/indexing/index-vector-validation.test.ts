@@ -30,6 +30,16 @@ describe("vectorProblem: the one check before a vector is stored or ranks", () =
     store.add([1, 0, 0]);
     expect(store.size).toBe(1);
   });
+
+  it("stores a plain array of numbers (what embedders return) exactly as the same vector in a Float32Array", () => {
+    const store = new VectorStore();
+    const values = Array.from({ length: 64 }, (_, i) => Math.fround(Math.sin(i + 1)));
+    const fromArray = store.add(values);
+    const fromTyped = store.add(Float32Array.from(values));
+    expect(Array.from(store.codesAt(fromArray).codes)).toEqual(Array.from(store.codesAt(fromTyped).codes));
+    expect(store.codesAt(fromArray).scale).toBe(store.codesAt(fromTyped).scale);
+    expect(store.cosine(fromArray, values)).toBeCloseTo(1, 2);
+  });
 });
 
 describe("VaultIndex with an embedding server that sends bad vectors", () => {

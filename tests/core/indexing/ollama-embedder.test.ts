@@ -44,12 +44,10 @@ describe("Ollama embedder (against a loopback Ollama)", () => {
     expect(e.batchSize).toBe(8);
     const vectors = await e.embed(["first text", "second text"]);
     expect(vectors).toHaveLength(2);
-    expect(vectors[0]).toBeInstanceOf(Float32Array);
-    expect(Array.from(vectors[1])).toEqual(Array.from(hashEmbedding("second text", 24)).map((x) => Math.fround(x)));
-    expect(Array.from(vectors[0])).toEqual(Array.from(hashEmbedding("first text", 24)).map((x) => Math.fround(x)));
-    // The batch's vectors are views of one buffer (one backing store per batch, not per vector).
-    expect(vectors[1].buffer).toBe(vectors[0].buffer);
-    expect(vectors[0].buffer.byteLength).toBe(2 * 24 * 4);
+    expect(Array.from(vectors[1])).toEqual(Array.from(hashEmbedding("second text", 24)));
+    expect(Array.from(vectors[0])).toEqual(Array.from(hashEmbedding("first text", 24)));
+    // The decoded arrays themselves: no typed array (an array buffer, V8 external memory) per batch or vector.
+    expect(vectors.every((v) => Array.isArray(v))).toBe(true);
     const [req] = ollama.requestsTo("embed");
     expect((req.body as { input: string[] }).input).toEqual(["first text", "second text"]);
   });

@@ -215,13 +215,11 @@ describe("GeminiEmbedder", () => {
     const vectors = await embedder().embed(["ollama setup", "gemini keys", "tavily search"]);
     expect(vectors).toHaveLength(3);
     for (const v of vectors) {
-      expect(v).toBeInstanceOf(Float32Array);
+      // The decoded arrays, each normalized in place: no typed array (V8 external memory) per batch or vector.
+      expect(Array.isArray(v)).toBe(true);
       expect(v).toHaveLength(768);
-      expect(Math.hypot(...v)).toBeCloseTo(1, 4);
-      // Views of one buffer for the batch, each normalized on its own.
-      expect(v.buffer).toBe(vectors[0].buffer);
+      expect(Math.hypot(...Array.from(v))).toBeCloseTo(1, 4);
     }
-    expect(vectors[0].buffer.byteLength).toBe(3 * 768 * 4);
     expect(Array.from(vectors[0])).not.toEqual(Array.from(vectors[1]));
     const req = server.requestsTo("batchEmbed")[0];
     expect((req.body as { requests: { outputDimensionality: number }[] }).requests[0].outputDimensionality).toBe(768);

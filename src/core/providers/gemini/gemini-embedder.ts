@@ -1,4 +1,4 @@
-import { type Embedder, vectorsInOneBuffer } from "../../ports/embedder";
+import type { Embedder, EmbeddingVector } from "../../ports/embedder";
 import { guardedCall } from "../guarded-stream";
 import { ProviderError } from "../provider-error";
 import { DEFAULT_RETRY_POLICY } from "../retry";
@@ -23,7 +23,7 @@ export class GeminiEmbedder implements Embedder {
     this.id = `gemini:${options.model}`;
   }
 
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embed(texts: string[], signal?: AbortSignal): Promise<EmbeddingVector[]> {
     if (texts.length === 0) return [];
     const { apiKey, model } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
@@ -49,12 +49,12 @@ export class GeminiEmbedder implements Embedder {
     }
     const dim = vectors[0].length;
     if (vectors.some((v) => v.length !== dim)) throw new ProviderError("bad-response", "Gemini returned embeddings of different lengths.");
-    return vectorsInOneBuffer(vectors, dim).map(normalize);
+    return vectors.map(normalize);
   }
 }
 
-/** Scales a vector to unit length in place. */
-function normalize(v: Float32Array): Float32Array {
+/** Scales a vector to unit length in place (the decoded answer's own array: nothing is copied). */
+function normalize(v: number[]): number[] {
   let norm = 0;
   for (let i = 0; i < v.length; i++) norm += v[i] * v[i];
   if (norm > 0) {

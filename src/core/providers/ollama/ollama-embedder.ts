@@ -1,6 +1,6 @@
 import { Ollama } from "ollama/browser";
 import type { Clock } from "../../ports/clock";
-import { type Embedder, vectorsInOneBuffer } from "../../ports/embedder";
+import type { Embedder, EmbeddingVector } from "../../ports/embedder";
 import type { Host } from "../../ports/host";
 import type { FetchLike } from "../../ports/http";
 import type { KryptonSettings } from "../../settings";
@@ -58,7 +58,7 @@ class OllamaEmbedder implements Embedder {
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
   }
 
-  async embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  async embed(texts: string[], signal?: AbortSignal): Promise<EmbeddingVector[]> {
     if (texts.length === 0) return [];
     try {
       return await this.request(texts, signal);
@@ -71,7 +71,7 @@ class OllamaEmbedder implements Embedder {
     }
   }
 
-  private async request(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  private async request(texts: string[], signal?: AbortSignal): Promise<EmbeddingVector[]> {
     const { model, clock, fetch, timeoutMs } = this.options;
     const guard = createRequestGuard({ clock, fetch, timeoutMs, signal });
     try {
@@ -91,7 +91,7 @@ class OllamaEmbedder implements Embedder {
         }
         dim = row.length;
       }
-      return vectorsInOneBuffer(embeddings as number[][], dim);
+      return embeddings as number[][];
     } catch (err) {
       if ((err as { name?: string })?.name === "SyntaxError" && !guard.stopped() && !guard.timedOut()) {
         throw new ProviderError("bad-response", `Ollama sent an unreadable answer (${(err as Error).message}).`);
