@@ -27,6 +27,11 @@ export function newEmbedRing(): EmbedRing {
   };
 }
 
+/** The float values of `vectors` vectors at the start of a slot (the slot layout lives here alone). */
+function slotValues(ring: EmbedRing, slot: number, vectors: number): Float32Array {
+  return new Float32Array(ring.values, slot * SLOT_VECTORS * DIM * 4, vectors * DIM);
+}
+
 /** Worker side: takes a free slot (waiting for one to be released if need be) and writes the vectors in. */
 export function writeToRing(ring: EmbedRing, vectors: readonly Float32Array[]): number {
   if (vectors.length > SLOT_VECTORS) throw new Error(`a batch of ${vectors.length} vectors is over the ring's ${SLOT_VECTORS}`);
@@ -35,7 +40,7 @@ export function writeToRing(ring: EmbedRing, vectors: readonly Float32Array[]): 
     const released = Atomics.load(flags, RING_SLOTS);
     for (let slot = 0; slot < RING_SLOTS; slot++) {
       if (Atomics.compareExchange(flags, slot, 0, 1) !== 0) continue;
-      const values = new Float32Array(ring.values, slot * SLOT_VECTORS * DIM * 4, SLOT_VECTORS * DIM);
+      const values = slotValues(ring, slot, vectors.length);
       vectors.forEach((v, r) => values.set(v, r * DIM));
       return slot;
     }
@@ -45,7 +50,7 @@ export function writeToRing(ring: EmbedRing, vectors: readonly Float32Array[]): 
 
 /** Indexing side: copies a slot's vectors out into plain arrays and releases the slot. */
 export function readFromRing(ring: EmbedRing, slot: number, count: number): number[][] {
-  const values = new Float32Array(ring.values, slot * SLOT_VECTORS * DIM * 4, count * DIM);
+  const values = slotValues(ring, slot, count);
   const out = new Array<number[]>(count);
   for (let r = 0; r < count; r++) {
     const row = new Array<number>(DIM);
