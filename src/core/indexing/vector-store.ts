@@ -1,6 +1,6 @@
 import type { PartChecksum } from "./checksum";
 import { codeAt, dotKernel, dotRow, type DotKernel, type MixKernel, type NormKernel, packInto, quantizeQueryInto, rowBytes } from "./vector-codes";
-import { vectorProblem } from "./vector-check";
+import { readVector } from "./vector-check";
 
 /**
  * The embedding vectors: unit-normalized on the way in and kept as 4-bit codes with one scale per vector
@@ -71,6 +71,7 @@ export class VectorStore {
   }
   private kernelIsSimd = false;
   private unit = new Float32Array(0);
+  private values = new Float64Array(0);
 
   /** Drops every vector and fixes the dimension for the ones to come. */
   reset(dim = 0): void {
@@ -101,18 +102,20 @@ export class VectorStore {
   /** Stores a vector (normalized, then quantized) and returns its slot. */
   add(vector: ArrayLike<number>): number {
     if (this.dimension > 0 && vector.length !== this.dimension) throw new DimensionMismatchError(vector.length, this.dimension);
-    const problem = vectorProblem(vector, 0);
+    // One scratch pair for every add: a fresh 3 KB array per chunk was garbage the collector chased all
+    // through the embedding of a large vault. The values are read once, checked, into `values`.
+    if (this.values.length < vector.length) this.values = new Float64Array(vector.length);
+    const values = this.values;
+    const problem = readVector(vector, 0, values);
     if (problem) throw new Error(`Refusing to store an unusable vector (${problem})`);
     const slot = this.allocate(vector.length);
     const dim = this.dimension;
     let norm = 0;
-    for (let i = 0; i < dim; i++) norm += vector[i] * vector[i];
+    for (let i = 0; i < dim; i++) norm += values[i] * values[i];
     const inv = norm > 0 && Number.isFinite(norm) ? 1 / Math.sqrt(norm) : 0;
-    // One scratch vector for every add: a fresh 3 KB array per chunk was garbage the collector chased all
-    // through the embedding of a large vault.
     if (this.unit.length !== dim) this.unit = new Float32Array(dim);
     const unit = this.unit;
-    for (let i = 0; i < dim; i++) unit[i] = vector[i] * inv;
+    for (let i = 0; i < dim; i++) unit[i] = values[i] * inv;
     this.scales[slot] = packInto(unit, 0, dim, this.bytes(), this.rowAt(slot));
     return slot;
   }

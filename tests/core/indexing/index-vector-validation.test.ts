@@ -1,6 +1,6 @@
 import { nodeClock } from "../../../src/node/node-clock";
 import { createOllamaEmbedder } from "../../../src/core/providers/ollama/ollama-embedder";
-import { vectorProblem } from "../../../src/core/indexing/vector-check";
+import { readVector, vectorProblem } from "../../../src/core/indexing/vector-check";
 import { VectorStore } from "../../../src/core/indexing/vector-store";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeHarness, type Harness } from "./index-harness";
@@ -20,6 +20,30 @@ describe("vectorProblem: the one check before a vector is stored or ranks", () =
     expect(vectorProblem([0, 0, 0], 3)).toMatch(/all zeros/);
     expect(vectorProblem([0.1, 0.2], 3)).toMatch(/2 dimensions instead of 3/);
     expect(vectorProblem([], 0)).toMatch(/empty/);
+  });
+
+  it("finds a value that is not a number in every kind of input it takes: plain, holey and array-like", () => {
+    expect(vectorProblem([0.1, "0.5", 0.3] as unknown as number[], 3)).toMatch(/NaN at position 1/);
+    expect(vectorProblem([0.1, 0.2, null] as unknown as number[], 3)).toMatch(/NaN at position 2/);
+    const holey = new Array<number>(3);
+    holey[0] = 0.5;
+    holey[2] = 0.5;
+    expect(vectorProblem(holey, 3)).toMatch(/NaN at position 1/);
+    expect(vectorProblem({ length: 2, 0: 1, 1: true } as unknown as ArrayLike<number>, 2)).toMatch(/NaN at position 1/);
+    expect(vectorProblem({ length: 2, 0: 1, 1: 0.5 }, 2)).toBeNull();
+    expect(vectorProblem(Float64Array.from([0.25, -1]), 2)).toBeNull();
+    expect(vectorProblem(Float64Array.from([0.25, Infinity]), 2)).toMatch(/out of range/);
+    // The same function after seeing every kind (one loop per kind: none of them slows the others down).
+    expect(vectorProblem([0.1, -0.2, 0.3], 3)).toBeNull();
+  });
+
+  it("reads a vector longer than any before (its scratch grows) and leaves the values for the caller", () => {
+    const long = Array.from({ length: 5000 }, (_, i) => (i % 7) - 3);
+    expect(vectorProblem(long, 5000)).toBeNull();
+    const into = new Float64Array(3);
+    expect(readVector([1, 2, 3], 3, into)).toBeNull();
+    expect(Array.from(into)).toEqual([1, 2, 3]);
+    expect(() => readVector(long, 0, into)).toThrow(RangeError);
   });
 
   it("the vector store refuses an unusable vector instead of storing zeros or NaN", () => {
