@@ -62,16 +62,23 @@ export interface Manifest {
 
 /**
  * The chunk texts of one shard file (checked against its manifest entry) without reading the rest: what a
- * search reads to show its hits.
+ * search reads to show its hits. With `into` (at least shardTextsLength(entry) bytes), read into that buffer
+ * when the data dir can read in place: the texts then last only until the buffer is reused
+ * (ShardTextBuffers).
  */
-export async function readShardTexts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
+export async function readShardTexts(data: DataDirPort, entry: ShardEntry, into?: Uint8Array): Promise<ShardTexts> {
   // Format 2: the texts are inside the notes' JSON.
   if (entry.textsAt === undefined) return decodeShard(await readChecked(data, entry), entry.id, 0).texts;
-  const length = entry.bytes - entry.textsAt;
-  const bytes = await readChecked(data, entry, { offset: entry.textsAt, length });
+  const length = shardTextsLength(entry);
+  const bytes = await readChecked(data, entry, { offset: entry.textsAt, length }, into);
   const textBytes = length - entry.chunks * 4;
   if (textBytes < 0) throw new IndexLoadError(`shard ${entry.file} has a wrong length`);
   return textSection(bytes, 0, entry.chunks, textBytes);
+}
+
+/** Bytes of a shard file's chunk-text part (formats 4 and later; 0 for format 2, whose texts are not apart). */
+export function shardTextsLength(entry: ShardEntry): number {
+  return entry.textsAt === undefined ? 0 : entry.bytes - entry.textsAt;
 }
 
 /** A whole shard file, checked against both of its manifest checksums. */
@@ -83,8 +90,8 @@ export function readShardFile(data: DataDirPort, entry: ShardEntry): Promise<Uin
  * Reads a shard file, or a range of it, and checks it against the manifest entry: the whole file against
  * both checksums, the part before the texts against `checksum`, the texts against `textsChecksum`.
  */
-async function readChecked(data: DataDirPort, entry: ShardEntry, range?: ByteRange): Promise<Uint8Array> {
-  const bytes = await readShardRange(data, entry, range);
+async function readChecked(data: DataDirPort, entry: ShardEntry, range?: ByteRange, into?: Uint8Array): Promise<Uint8Array> {
+  const bytes = await readShardRange(data, entry, range, into);
   const at = entry.textsAt;
   // Format-5 entries (with parts) were summed with partChecksum, older ones with checksumBytes.
   const sum = entry.parts ? partChecksum : checksumBytes;
@@ -164,10 +171,17 @@ export function checkShardPart(entry: ShardEntry, name: ShardPartName, bytes: Ui
 
 /**
  * A shard file, or a range of it, 4-byte aligned for typed-array views, without a checksum: missing or
- * short files are errors. The postings a search reads a few words at a time are checked for shape by
+ * short files are errors. With `into`, a range is read into that buffer where the data dir can. The postings a search reads a few words at a time are checked for shape by
  * their reader instead; everything else goes through readChecked or readShardPart.
  */
-export async function readShardRange(data: DataDirPort, entry: ShardEntry, range?: ByteRange): Promise<Uint8Array> {
+export async function readShardRange(data: DataDirPort, entry: ShardEntry, range?: ByteRange, into?: Uint8Array): Promise<Uint8Array> {
+  if (range && into && data.readInto && into.length >= range.length && into.byteOffset % 4 === 0) {
+    const target = into.subarray(0, range.length);
+    const got = await data.readInto(`${INDEX_DIR}/${entry.file}`, range.offset, target);
+    if (got === null) throw new IndexLoadError(`shard ${entry.file} is missing`);
+    if (got !== range.length) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);
+    return target;
+  }
   const bytes = await data.read(`${INDEX_DIR}/${entry.file}`, range);
   if (!bytes) throw new IndexLoadError(`shard ${entry.file} is missing`);
   if (bytes.length !== (range ? range.length : entry.bytes)) throw new IndexLoadError(`shard ${entry.file} is truncated or has a wrong size`);

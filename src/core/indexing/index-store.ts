@@ -2,6 +2,7 @@ import type { DataDirPort } from "../ports/data-dir";
 import type { Chunk } from "./chunk";
 import { type ChunkRecord, chunkOf, chunkRecord, type NoteFacts, noteRecord, type NoteRecord, trailKey } from "./index-records";
 import { IndexLoadError, readShardFile, readShardTexts, type ShardEntry, SHARD_MAX_CHUNKS, writeShard } from "./index-persistence";
+import { ShardTextBuffers } from "./shard-text-buffers";
 import { encodeShard, encodeShardVectors, type DecodedShard, type ShardTexts } from "./shard-codec";
 import { TextIndex } from "./text-index";
 import { type StoredCodes, VectorStore } from "./vector-store";
@@ -48,6 +49,8 @@ export class IndexStore {
   private recycled = new Map<string, number[]>();
   /** Chunk texts of recently read shard files, by file name (a name is never reused for other contents). */
   private readonly textCache = new Map<string, ShardTexts>();
+  /** Where textsOf reads shard texts it does not find in textCache. */
+  private readonly textBuffers = new ShardTextBuffers();
   /** Characters of chunk text held in memory (chunks not saved yet). */
   unsavedTextChars = 0;
   /** Shards whose chunk texts could not be read back (damaged or cut files), with why: VaultIndex re-indexes their notes. */
@@ -69,6 +72,7 @@ export class IndexStore {
     this.nextShardId = 0;
     this.recycled.clear();
     this.textCache.clear();
+    this.textBuffers.clear();
     this.unsavedTextChars = 0;
   }
 
@@ -401,7 +405,7 @@ export class IndexStore {
       });
       if (byFile.size === 0) break;
       for (const { entry, wanted } of byFile.values()) {
-        const texts = await this.shardTexts(data, entry).catch((err: unknown) => {
+        const texts = await this.textsForNow(data, entry).catch((err: unknown) => {
           // Damage (not a file replaced meanwhile, which the second round handles) is reported.
           if (err instanceof IndexLoadError && this.shardFiles.get(entry.id)?.file === entry.file && !/missing/.test(err.message)) this.unreadableTexts.set(entry.id, err.message);
           return null;
@@ -422,6 +426,11 @@ export class IndexStore {
   /** Paths of the notes in one shard. */
   notesInShard(id: number): string[] {
     return [...(this.shards.get(id)?.paths ?? [])];
+  }
+
+  /** A shard's texts for a reader that takes them out before it yields: the cache if a save put them there, else a reused buffer. */
+  private textsForNow(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
+    return this.textCache.get(entry.file) !== undefined ? this.shardTexts(data, entry) : this.textBuffers.texts(data, entry);
   }
 
   private async shardTexts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {

@@ -117,6 +117,12 @@ describe("chunk texts live on disk once saved", () => {
         reads.push({ path, ...range });
         return read(path, range);
       };
+      // Chunk texts are read into a reused buffer (ShardTextBuffers): in place, where the data dir can.
+      const readInto = host.data.readInto!.bind(host.data);
+      host.data.readInto = (path, offset, target) => {
+        reads.push({ path, offset, length: target.length });
+        return readInto(path, offset, target);
+      };
       const index = new VaultIndex({ host, settings: () => h.settings, embedder: () => h.embedder, options: FAST });
       try {
         await index.open(undefined, { readOnly: true });
