@@ -70,18 +70,16 @@ export class OffThreadEmbedder implements Embedder {
   /** embed() calls so far. */
   calls = 0;
   private nextId = 0;
-  private readonly waiting = new Map<number, { resolve: (v: EmbeddingVector[]) => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Map<number, { resolve: (at: { slot: number; count: number }) => void; reject: (e: unknown) => void }>();
+  private readonly ring = newEmbedRing();
 
   /** `benchScript`: dist/bench.cjs, beside which the build puts the worker's own small bundle. */
   constructor(benchScript: string) {
     // Its own bundle of a few kilobytes: started from all of dist/bench.cjs, the worker took ~58 MB of the
     // process's RSS, which the peak-memory figures of indexing then counted as Krypton's.
-    const ring = newEmbedRing();
-    this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"), { workerData: ring });
+    this.worker = new Worker(join(dirname(benchScript), "bench-embed-worker.cjs"), { workerData: this.ring });
     this.worker.on("message", ({ id, slot, count }: { id: number; slot: number; count: number }) => {
-      // Copied out at once, whoever waits for it: the slot is free again for the worker.
-      const vectors = readFromRing(ring, slot, count);
-      this.waiting.get(id)?.resolve(vectors);
+      this.waiting.get(id)?.resolve({ slot, count });
       this.waiting.delete(id);
     });
     const fail = (err: unknown) => {
@@ -97,10 +95,15 @@ export class OffThreadEmbedder implements Embedder {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     this.calls++;
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    const answered = new Promise<{ slot: number; count: number }>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ id, texts });
     });
+    // Copied out of the ring (freeing the slot) in the promise reaction, right before the caller's code runs,
+    // as the real embedders decode their JSON: copied in the message handler instead, about a third of all
+    // vectors were promoted into the old generation before the caller took them (a young collection can
+    // come between a message's handler and the reactions it triggers), garbage only a full collection frees.
+    return answered.then(({ slot, count }) => readFromRing(this.ring, slot, count));
   }
 
   close(): Promise<number> {
