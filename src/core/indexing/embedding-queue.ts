@@ -55,7 +55,6 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
   const pending = await store.pendingChunks(options.tick ?? (() => Promise.resolve()));
   const total = pending.length;
   if (total === 0) return { embedded: 0 };
-  store.expectVectors(total);
   const batchSize = Math.max(1, Math.floor(embedder.batchSize) || 1);
   const { clock } = options;
   // Aborted by the caller, or by the first failure for good: batches still in flight stop too.

@@ -103,11 +103,6 @@ export class IndexStore {
     return !rec.detached;
   }
 
-  /** About this many chunks are about to get vectors (VectorStore.expectMore). */
-  expectVectors(count: number): void {
-    this.vectors.expectMore(count);
-  }
-
   /** Gives a chunk its vector; false when the chunk was replaced or already has one. */
   setVector(rec: ChunkRecord, vector: ArrayLike<number>): boolean {
     if (!this.isCurrent(rec) || rec.slot >= 0) return false;

@@ -65,11 +65,6 @@ export class VectorStore {
     return this.liveCount;
   }
 
-  /** Slots there is room for before the memory grows again. */
-  get capacitySlots(): number {
-    return this.capacity;
-  }
-
   /** Whether searches run the SIMD WebAssembly kernel (false: the JavaScript fallback). */
   get simd(): boolean {
     return this.kernelIsSimd;
@@ -92,7 +87,6 @@ export class VectorStore {
     this.liveCount = 0;
     this.dimension = dim;
     this.stride = 0;
-    this.expected = 0;
   }
 
   /**
@@ -104,17 +98,6 @@ export class VectorStore {
     if (dim !== this.dimension || slots <= this.capacity) return;
     this.ensureCapacity(slots, true);
   }
-
-  /**
-   * A hint that about `count` more vectors are on their way (an embedding run knows how many chunks it
-   * embeds): the next growth makes room for all of them at once. Every growth of this memory counts as
-   * external memory, and V8 starts a full collection for each 64 MB of it, so growing by half again each
-   * time meant four or five full collections while a 100k-note vault embedded; one growth is one.
-   */
-  expectMore(count: number): void {
-    this.expected = Math.max(this.expected, this.next + Math.max(0, Math.floor(count)));
-  }
-  private expected = 0;
 
   /** Stores a vector (normalized, then quantized) and returns its slot. */
   add(vector: ArrayLike<number>): number {
@@ -343,7 +326,7 @@ export class VectorStore {
     if (slots <= this.capacity) return;
     // Grown by half again each time: every growth of this (external) memory nudges the garbage collector,
     // and a block at a time meant a hundred of them while indexing a large vault. Untouched pages cost no RSS.
-    const wanted = exact ? slots : Math.max(slots, Math.floor(this.capacity * 1.5), this.expected);
+    const wanted = exact ? slots : Math.max(slots, Math.floor(this.capacity * 1.5));
     const capacity = Math.ceil(wanted / BLOCK_SLOTS) * BLOCK_SLOTS;
     if (!this.memory) {
       this.stride = rowBytes(this.dimension);

@@ -55,24 +55,6 @@ describe("vectorProblem: the one check before a vector is stored or ranks", () =
     expect(store.size).toBe(1);
   });
 
-  it("makes room for the vectors an embedding run announces in one growth, and grows by half again otherwise", () => {
-    const unit = (i: number) => [Math.cos(i), Math.sin(i), 0.5];
-    const plain = new VectorStore();
-    plain.add(unit(0));
-    expect(plain.capacitySlots).toBe(4096);
-    for (let i = 1; i <= 4096; i++) plain.add(unit(i));
-    expect(plain.capacitySlots).toBe(8192);
-
-    const told = new VectorStore();
-    told.expectMore(20_000);
-    told.add(unit(0));
-    const room = told.capacitySlots;
-    expect(room).toBeGreaterThanOrEqual(20_000);
-    for (let i = 1; i < 20_000; i++) told.add(unit(i));
-    expect(told.capacitySlots).toBe(room);
-    expect(told.size).toBe(20_000);
-  });
-
   it("stores a plain array of numbers (what embedders return) exactly as the same vector in a Float32Array", () => {
     const store = new VectorStore();
     const values = Array.from({ length: 64 }, (_, i) => Math.fround(Math.sin(i + 1)));
