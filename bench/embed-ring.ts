@@ -1,10 +1,11 @@
 /**
  * How the bench's stand-in embedder hands vectors from its worker thread to the indexing thread: through a
- * ring of shared slots, copied out on arrival into plain arrays of numbers, which is what the real embedders
- * give the index (JSON decoded: see Embedder.embed). Posting the arrays themselves would not do: V8
- * deserializes any message over 100 KB (a batch is ~400 KB) straight into the old generation, so every
- * batch became garbage that only a full collection frees, which no real embedder causes. Posting a typed
- * array would make an array buffer per batch (V8 external memory), which no real embedder does either.
+ * ring of shared slots, copied out into plain arrays of numbers (what the real embedders give the index:
+ * JSON decoded, see Embedder.embed) when the index takes them (OffThreadEmbedder.embed says why then).
+ * Posting the arrays themselves would not do: V8 deserializes any message over 100 KB (a batch is ~400 KB)
+ * straight into the old generation, so every batch became garbage that only a full collection frees, which
+ * no real embedder causes. Posting a typed array would make an array buffer per batch (V8 external memory),
+ * which no real embedder does either.
  */
 import { DIM } from "./bench-kit";
 

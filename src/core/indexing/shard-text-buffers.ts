@@ -22,7 +22,8 @@ export class ShardTextBuffers {
   async texts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
     const length = shardTextsLength(entry);
     if (!data.readInto || length === 0) return readShardTexts(data, entry);
-    const held = this.slots.find((s) => !s.busy && s.file === entry.file && s.texts);
+    // A slot being filled has no file, so it is never taken for one.
+    const held = this.slots.find((s) => s.file === entry.file);
     if (held?.texts) {
       held.used = ++this.uses;
       return held.texts;
