@@ -123,6 +123,19 @@ describe("vector codes", () => {
     }
   });
 
+  it("a vector store normalizes what it takes and every query: providers may hand back vectors of any length", () => {
+    // Gemini's embeddings cut to 768 dimensions are not unit length; the store is the one place that scales them.
+    const store = new VectorStore();
+    const long = store.add([30, 40, 0, 0]);
+    const short = store.add([0, 0.001, 0, 0]);
+    const hits = store.search([0.6, 0.8, 0, 0], 2);
+    expect(hits.slots[0]).toBe(long);
+    expect(hits.scores[0]).toBeCloseTo(1, 1);
+    expect(store.cosine(long, [3, 4, 0, 0])).toBeCloseTo(1, 1);
+    expect(store.cosine(short, [0, 500, 0, 0])).toBeCloseTo(1, 1);
+    expect(store.cosine(long, [0, 0, 7, 0])).toBeCloseTo(0, 1);
+  });
+
   it("a vector store checks codes written in place with the same checksum as the bytes on disk", () => {
     const store = new VectorStore();
     store.reset(32);

@@ -10,7 +10,8 @@ export const DEFAULT_GEMINI_EMBEDDING_MODEL = "gemini-embedding-001";
 /**
  * gemini-embedding-001 returns 3,072 dimensions by default; 768 keeps the vector store 4× smaller with a
  * small loss (Google's own recommendation lists 768 among the supported sizes). Such truncated vectors are
- * not unit length, so they are normalized here.
+ * not unit length; the vector store normalizes every vector it takes (and every query), so they are handed
+ * on as decoded.
  */
 export const GEMINI_EMBEDDING_DIM = 768;
 
@@ -49,17 +50,6 @@ export class GeminiEmbedder implements Embedder {
     }
     const dim = vectors[0].length;
     if (vectors.some((v) => v.length !== dim)) throw new ProviderError("bad-response", "Gemini returned embeddings of different lengths.");
-    return vectors.map(normalize);
+    return vectors;
   }
-}
-
-/** Scales a vector to unit length in place (the decoded answer's own array: nothing is copied). */
-function normalize(v: number[]): number[] {
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) norm += v[i] * v[i];
-  if (norm > 0) {
-    const inv = 1 / Math.sqrt(norm);
-    for (let i = 0; i < v.length; i++) v[i] *= inv;
-  }
-  return v;
 }
