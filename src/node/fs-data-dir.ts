@@ -13,8 +13,8 @@ export class FsDataDir implements DataDirPort {
   }
 
   async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
+    if (range) return diskRanges.read(this.full(path), range);
     try {
-      if (range) return await readRange(this.full(path), range);
       const buf = await fs.readFile(this.full(path));
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (err) {
@@ -23,13 +23,8 @@ export class FsDataDir implements DataDirPort {
     }
   }
 
-  async readInto(path: string, offset: number, target: Uint8Array): Promise<number | null> {
-    try {
-      return await readIntoFile(this.full(path), offset, target);
-    } catch (err) {
-      if (isCode(err, "ENOENT")) return null;
-      throw err;
-    }
+  readInto(path: string, offset: number, target: Uint8Array): Promise<number | null> {
+    return diskRanges.readInto(this.full(path), offset, target);
   }
 
   async readText(path: string): Promise<string | null> {
@@ -138,6 +133,24 @@ export class FsDataDir implements DataDirPort {
 
 export function dataDirOf(vaultRoot: string): string {
   return join(resolve(vaultRoot), ".krypton");
+}
+
+/**
+ * Parts of a file by its path on disk, null when the file does not exist: the CLI's data folder reads
+ * through these, and so does the desktop plugin's (Obsidian's adapter only reads whole files).
+ */
+export const diskRanges = {
+  read: (file: string, range: ByteRange): Promise<Uint8Array | null> => orMissing(readRange(file, range)),
+  readInto: (file: string, offset: number, target: Uint8Array): Promise<number | null> => orMissing(readIntoFile(file, offset, target)),
+};
+
+async function orMissing<T>(reading: Promise<T>): Promise<T | null> {
+  try {
+    return await reading;
+  } catch (err) {
+    if (isCode(err, "ENOENT")) return null;
+    throw err;
+  }
 }
 
 async function readRange(file: string, range: ByteRange): Promise<Uint8Array> {

@@ -1,4 +1,7 @@
-import { App, FileSystemAdapter } from "../support/obsidian-stub";
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+import { App, FileSystemAdapter, Platform, Plugin } from "../support/obsidian-stub";
+import { createObsidianHost } from "../../src/obsidian/host/obsidian-host";
+import { silentLogger } from "../../src/core/ports/logger";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { ObsidianDataDir } from "../../src/obsidian/host/obsidian-data-dir";
 import { promises as fs } from "node:fs";
@@ -78,4 +81,54 @@ test("paths cannot leave .krypton", async () => {
   await expect(data.writeAtomic("../Note.md", "overwritten")).rejects.toThrow("Invalid data path");
   await expect(data.read("index/../../Note.md")).rejects.toThrow("Invalid data path");
   expect(await temp.read("Note.md")).toBe("# Note");
+});
+
+describe("reads of part of a file", () => {
+  const bytes = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7) & 255);
+  const countWholeReads = (a: FileSystemAdapter): { n: number } => {
+    const counter = { n: 0 };
+    const whole = a.readBinary.bind(a);
+    a.readBinary = (path: string) => {
+      counter.n++;
+      return whole(path);
+    };
+    return counter;
+  };
+
+  afterEach(() => {
+    Platform.isDesktopApp = true;
+  });
+
+  test("on desktop the host reads ranges and reads in place through Node's fs, never the whole file", async () => {
+    const plugin = new Plugin(new App(temp.root) as never, { id: "krypton" } as never);
+    const host = createObsidianHost(plugin as never, { logger: silentLogger, ollamaUrl: () => "http://127.0.0.1:1" });
+    await host.data.writeAtomic("index/shard-0-1.bin", bytes);
+    const whole = countWholeReads(plugin.app.vault.adapter as unknown as FileSystemAdapter);
+
+    expect(Array.from((await host.data.read("index/shard-0-1.bin", { offset: 100_000, length: 5 }))!)).toEqual(Array.from(bytes.subarray(100_000, 100_005)));
+    // A range running past the end comes back short, as FsDataDir's does.
+    expect((await host.data.read("index/shard-0-1.bin", { offset: 299_998, length: 10 }))!.length).toBe(2);
+    const target = new Uint8Array(1000);
+    expect(host.data.readInto).toBeDefined();
+    expect(await host.data.readInto!("index/shard-0-1.bin", 250_000, target)).toBe(1000);
+    expect(Array.from(target)).toEqual(Array.from(bytes.subarray(250_000, 251_000)));
+    expect(await host.data.readInto!("index/shard-0-1.bin", 299_500, target)).toBe(500);
+    // Missing files read as null, like every other read of the port.
+    expect(await host.data.read("index/missing.bin", { offset: 0, length: 4 })).toBeNull();
+    expect(await host.data.readInto!("index/missing.bin", 0, target)).toBeNull();
+    await expect(host.data.readInto!("../Note.md", 0, target)).rejects.toThrow("Invalid data path");
+    expect(whole.n).toBe(0);
+  });
+
+  test("on mobile (no Node) a range is cut from the whole file and nothing reads in place", async () => {
+    Platform.isDesktopApp = false;
+    const plugin = new Plugin(new App(temp.root) as never, { id: "krypton" } as never);
+    const host = createObsidianHost(plugin as never, { logger: silentLogger, ollamaUrl: () => "http://127.0.0.1:1" });
+    await host.data.writeAtomic("index/shard-0-1.bin", bytes);
+    const whole = countWholeReads(plugin.app.vault.adapter as unknown as FileSystemAdapter);
+    expect(host.data.readInto).toBeUndefined();
+    expect(Array.from((await host.data.read("index/shard-0-1.bin", { offset: 7, length: 3 }))!)).toEqual([49, 56, 63]);
+    expect(await host.data.read("index/missing.bin", { offset: 0, length: 4 })).toBeNull();
+    expect(whole.n).toBe(1);
+  });
 });

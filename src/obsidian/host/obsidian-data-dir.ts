@@ -14,14 +14,31 @@ const TEMP_SUFFIX = ".tmp";
  * then see "no file", which the index treats like any missing or corrupt partition (rebuild with a
  * notice), so the tradeoff costs a rebuild in the worst case and never a half-written file.
  */
+/**
+ * Reads of part of a file, by its vault path; null when the file does not exist. Obsidian's adapter reads
+ * whole files only, so without these every search hit's text and every shard loaded read its whole shard
+ * file. The desktop host provides them through Node's fs (obsidian-host.ts); mobile has none.
+ */
+export interface FileRanges {
+  read(path: string, range: ByteRange): Promise<Uint8Array | null>;
+  readInto(path: string, offset: number, target: Uint8Array): Promise<number | null>;
+}
+
 export class ObsidianDataDir implements DataDirPort {
+  /** Present when the host can read part of a file in place (desktop): see FileRanges. */
+  readonly readInto?: (path: string, offset: number, target: Uint8Array) => Promise<number | null>;
+
   constructor(
     private readonly adapter: DataAdapter,
     private readonly root: string = KRYPTON_DIR,
-  ) {}
+    private readonly ranges?: FileRanges,
+  ) {
+    if (ranges) this.readInto = async (path, offset, target) => ranges.readInto(this.resolve(path), offset, target);
+  }
 
   async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
     const full = this.resolve(path);
+    if (range && this.ranges) return this.ranges.read(full, range);
     if (!(await this.adapter.exists(full))) return null;
     try {
       const bytes = new Uint8Array(await this.adapter.readBinary(full));

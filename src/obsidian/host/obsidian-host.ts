@@ -3,7 +3,7 @@ import type { Host } from "../../core/ports/host";
 import type { Logger } from "../../core/ports/logger";
 import type { VaultLocation } from "../../core/tools/tool";
 import { createObsidianClock } from "./obsidian-clock";
-import { ObsidianDataDir } from "./obsidian-data-dir";
+import { ObsidianDataDir, type FileRanges } from "./obsidian-data-dir";
 import { createObsidianFetch, ollamaCorsNotice } from "./obsidian-fetch";
 import { ObsidianVault } from "./obsidian-vault";
 
@@ -28,7 +28,7 @@ export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions)
   });
   const host: Host = {
     vault: new ObsidianVault(app, plugin, { assertInside: desktopSymlinkGuard(app) }),
-    data: new ObsidianDataDir(app.vault.adapter),
+    data: new ObsidianDataDir(app.vault.adapter, undefined, desktopFileRanges(app)),
     fetch,
     clock: createObsidianClock(),
     logger: options.logger,
@@ -66,5 +66,20 @@ function desktopSymlinkGuard(app: App): ((path: string) => Promise<void>) | unde
   return async (path) => {
     location ??= import("../../node/path-symlink-guard").then((m) => m.nodeVaultLocation(adapter.getBasePath()));
     await (await location).assertInside?.(path);
+  };
+}
+
+/**
+ * On desktop the data folder is on disk: reads of part of a shard file (a hit's texts, a shard's search
+ * part) go through Node's fs there, as in the CLI, instead of reading the whole file. Loaded on first use.
+ */
+function desktopFileRanges(app: App): FileRanges | undefined {
+  const adapter = app.vault.adapter;
+  if (!Platform.isDesktopApp || !(adapter instanceof FileSystemAdapter)) return undefined;
+  let node: Promise<typeof import("../../node/fs-data-dir")> | undefined;
+  const disk = async () => (await (node ??= import("../../node/fs-data-dir"))).diskRanges;
+  return {
+    read: async (path, range) => (await disk()).read(adapter.getFullPath(path), range),
+    readInto: async (path, offset, target) => (await disk()).readInto(adapter.getFullPath(path), offset, target),
   };
 }
