@@ -10,9 +10,10 @@
  * a dist/cli.cjs that another worker is rewriting at that moment.
  */
 import { execFile, spawn } from "node:child_process";
-import { promises as fs, mkdtempSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDirForFile } from "../support/temp-dirs";
 import { promisify } from "node:util";
 
 export const REPO_ROOT = join(__dirname, "..", "..");
@@ -25,7 +26,7 @@ export async function buildCli(): Promise<string> {
   await acquireLock();
   try {
     await promisify(execFile)(process.execPath, [join(REPO_ROOT, "esbuild.config.mjs"), "cli"], { cwd: REPO_ROOT });
-    const dir = mkdtempSync(join(tmpdir(), "krypton-cli-"));
+    const dir = tempDirForFile("krypton-cli-");
     const copy = join(dir, "cli.cjs");
     await fs.copyFile(join(REPO_ROOT, "dist", "cli.cjs"), copy);
     bundlePath = copy;

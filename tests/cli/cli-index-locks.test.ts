@@ -4,9 +4,10 @@
  * cannot write (run as the unprivileged user "nobody" when the tests run as root).
  */
 import { execFile } from "node:child_process";
-import { promises as fs, mkdtempSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDirForFile } from "../support/temp-dirs";
 import { promisify } from "node:util";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
@@ -175,7 +176,7 @@ describe("a vault the CLI cannot write", () => {
   beforeAll(async () => {
     ollama = await startOllamaServer();
     // The private bundle copy lives in a 0700 folder; another user needs a readable copy.
-    const dir = mkdtempSync(join(tmpdir(), "krypton-cli-shared-"));
+    const dir = tempDirForFile("krypton-cli-shared-");
     entry = join(dir, "cli.cjs");
     await fs.copyFile(await buildCli(), entry);
     await fs.chmod(dir, 0o755);

@@ -1,9 +1,10 @@
 // Krypton's MCP client against real MCP servers built with the SDK: a stdio process, Streamable HTTP and
 // legacy SSE on 127.0.0.1. The tools land in the one tool registry and run through registry.call, as the
 // agent loop runs them.
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { readFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDirForFile } from "../support/temp-dirs";
 import { McpClientManager, type McpClientManagerOptions } from "../../src/core/mcp-client/mcp-client-manager";
 import { EMPTY_SERVER, type McpServerConfig } from "../../src/core/mcp-client/server-config";
 import { WIRE_NAME_MAX } from "../../src/core/mcp-client/tool-names";
@@ -121,7 +122,7 @@ describe("stdio servers", () => {
   });
 
   it("cancels a running call: the server receives notifications/cancelled", async () => {
-    const eventsFile = join(mkdtempSync(join(tmpdir(), "krypton-mcp-")), "events.txt");
+    const eventsFile = join(tempDirForFile("krypton-mcp-"), "events.txt");
     const { manager, registry } = makeManager();
     await manager.apply([stdioServer("demo", { env: { MCP_EVENTS_FILE: eventsFile } })]);
     const controller = new AbortController();
@@ -133,7 +134,7 @@ describe("stdio servers", () => {
   });
 
   it("times a call out, tells the model, and cancels it on the server", async () => {
-    const eventsFile = join(mkdtempSync(join(tmpdir(), "krypton-mcp-")), "events.txt");
+    const eventsFile = join(tempDirForFile("krypton-mcp-"), "events.txt");
     const { manager, registry } = makeManager({ callTimeoutMs: () => 300 });
     await manager.apply([stdioServer("demo", { env: { MCP_EVENTS_FILE: eventsFile } })]);
     const error = await registry.call("demo:slow", {}).catch((e: unknown) => e);

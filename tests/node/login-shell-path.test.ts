@@ -1,8 +1,9 @@
 // The "use login-shell PATH" option: PATH comes from `$SHELL -lc` (a real shell process), merged into the
 // SDK's default environment, and a stdio server really starts with it.
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { tempDirForFile } from "../support/temp-dirs";
 import { McpClientManager } from "../../src/core/mcp-client/mcp-client-manager";
 import { EMPTY_SERVER } from "../../src/core/mcp-client/server-config";
 import { ToolRegistry } from "../../src/core/tools/tool-registry";
@@ -11,7 +12,7 @@ import { createStdioTransportFactory, environmentFor } from "../../src/node/mcp-
 import { bundleForNode } from "../mcp/support/bundle";
 
 const posix = process.platform !== "win32";
-const dir = mkdtempSync(join(tmpdir(), "krypton-shell-"));
+const dir = tempDirForFile("krypton-shell-");
 
 /** A fake login shell: profile noise on stdout, its own PATH, then runs the command it was given (-lc CMD). */
 function fakeShell(name: string, body: string): string {

@@ -83,6 +83,8 @@ test("paths cannot leave .krypton", async () => {
   expect(await temp.read("Note.md")).toBe("# Note");
 });
 
+class TestPlugin extends Plugin {}
+
 describe("reads of part of a file", () => {
   const bytes = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7) & 255);
   const countWholeReads = (a: FileSystemAdapter): { n: number } => {
@@ -100,7 +102,7 @@ describe("reads of part of a file", () => {
   });
 
   test("on desktop the host reads ranges and reads in place through Node's fs, never the whole file", async () => {
-    const plugin = new Plugin(new App(temp.root) as never, { id: "krypton" } as never);
+    const plugin = new TestPlugin(new App(temp.root) as never, { id: "krypton" } as never);
     const host = createObsidianHost(plugin as never, { logger: silentLogger, ollamaUrl: () => "http://127.0.0.1:1" });
     await host.data.writeAtomic("index/shard-0-1.bin", bytes);
     const whole = countWholeReads(plugin.app.vault.adapter as unknown as FileSystemAdapter);
@@ -122,7 +124,7 @@ describe("reads of part of a file", () => {
 
   test("on mobile (no Node) a range is cut from the whole file and nothing reads in place", async () => {
     Platform.isDesktopApp = false;
-    const plugin = new Plugin(new App(temp.root) as never, { id: "krypton" } as never);
+    const plugin = new TestPlugin(new App(temp.root) as never, { id: "krypton" } as never);
     const host = createObsidianHost(plugin as never, { logger: silentLogger, ollamaUrl: () => "http://127.0.0.1:1" });
     await host.data.writeAtomic("index/shard-0-1.bin", bytes);
     const whole = countWholeReads(plugin.app.vault.adapter as unknown as FileSystemAdapter);
