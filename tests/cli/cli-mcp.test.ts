@@ -177,8 +177,14 @@ describe("krypton mcp", () => {
   ])("HTTP options without --http are a usage error, not silently ignored (%j)", async (extra, name) => {
     const r = await runCli(["mcp", vault.root, ...extra], { input: "" });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${name} only apply with --http`);
+    expect(r.stderr).toContain(`${name} applies only with --http`);
     expect(r.stdout).toBe("");
+  });
+
+  it("names every HTTP option given without --http", async () => {
+    const r = await runCli(["mcp", vault.root, "--port", "8080", "--token", "a-user-chosen-token-0123456789"], { input: "" });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--port, --token apply only with --http");
   });
 
   it.each(["*", "null", "app.example", "https://app.example/path"])("--allow-origin %s is a usage error", async (origin) => {

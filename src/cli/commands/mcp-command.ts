@@ -99,7 +99,7 @@ function checkHttpOptions(args: ParsedArgs, ctx: CommandContext, http: boolean):
   const origins = listOption(args, "allow-origin");
   if (!http) {
     const given = ["port", "token", "allow-origin"].filter((name) => args.options[name] !== undefined).map((name) => `--${name}`);
-    if (given.length > 0) throw new UsageError(`${given.join(", ")} only apply with --http (stdio has no port, token or origins)`);
+    if (given.length > 0) throw new UsageError(`${given.join(", ")} ${given.length === 1 ? "applies" : "apply"} only with --http (stdio has no port, token or origins)`);
     return [];
   }
   const flagToken = stringOption(args, "token");
