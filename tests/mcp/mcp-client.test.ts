@@ -118,7 +118,7 @@ describe("stdio servers", () => {
     const [status] = await manager.apply([{ ...EMPTY_SERVER, name: "missing", command: "krypton-no-such-command-xyz", useLoginShellPath: false }]);
     expect(status.state).toBe("failed");
     expect(status.error).toMatch(/ENOENT|not found/);
-    expect(status.error).toContain("login-shell PATH");
+    expect(status.error).toContain('turn on "Use login-shell path"');
   });
 
   it("cancels a running call: the server receives notifications/cancelled", async () => {

@@ -223,7 +223,7 @@ function describeFailure(err: unknown, opened: OpenedTransport): string {
   if (status === 401 || status === 403) message = `HTTP ${status}: the server refused the credentials (check the Authorization header)`;
   else if (status !== undefined && !message.includes(String(status))) message = `HTTP ${status}: ${message}`;
   const code = (err as { code?: unknown }).code;
-  if (code === "ENOENT" || /ENOENT/.test(message)) message += ' (command not found: give its full path, or turn on "Use login-shell PATH")';
+  if (code === "ENOENT" || /ENOENT/.test(message)) message += ' (command not found: give its full path, or turn on "Use login-shell path")';
   if (err instanceof McpError && err.code === Number(ErrorCode.ConnectionClosed)) message = "the server exited or closed the connection";
   return withStderr(message, opened);
 }
