@@ -39,7 +39,7 @@ export class GoalService {
   }
 
   async create(goal: string, targetText?: string): Promise<Goal> {
-    const name = goal.replace(/\s+/g, " ").trim();
+    const name = cleanGoalName(goal);
     if (!name) throw new AgentError("Missing required parameter: goal", "invalid-input");
     if (name.length > 200) throw new AgentError("The goal is too long (at most 200 characters).", "invalid-input");
     const today = this.today();
@@ -73,10 +73,17 @@ export class GoalService {
     return goals;
   }
 
-  /** The goal whose name best matches ("AWS" finds "Pass AWS SAA"). */
+  /**
+   * The goal with exactly this name (case and spacing aside), else the one sharing most words with it ("AWS"
+   * finds "Pass AWS SAA"); a tie goes to the first listed.
+   */
   async find(name: string): Promise<Goal> {
-    const words = name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
     const goals = await this.list();
+    // Exact first: "Pass AWS" shares as many words with "AWS Pass exam", which may be listed before it.
+    const key = cleanGoalName(name).toLowerCase();
+    const exact = goals.find((g) => cleanGoalName(g.goal).toLowerCase() === key);
+    if (exact) return exact;
+    const words = name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
     const scored = goals
       .map((g) => {
         const hay = `${g.goal} ${g.path}`.toLowerCase();
@@ -155,6 +162,11 @@ export class GoalService {
     const folder = this.folder();
     return folder ? `${folder}/${name}.md` : `${name}.md`;
   }
+}
+
+/** A goal's name as create() stores it, and as find() compares it (lowercased): spacing collapsed. */
+function cleanGoalName(name: string): string {
+  return name.replace(/\s+/g, " ").trim();
 }
 
 export function goalLine(p: GoalProgress): string {

@@ -120,6 +120,32 @@ describe("GoalService over a real vault", () => {
     await expect(la.log("kubernetes", 10)).rejects.toThrow(/No study goal matches/);
   });
 
+  it("an exact name wins over shared words: \"Pass AWS\" is not \"AWS Pass exam\", which lists first with as many", async () => {
+    const goals = service("UTC");
+    await goals.create("Pass AWS");
+    await goals.create("AWS Pass exam");
+    expect((await goals.list()).map((g) => g.goal)).toEqual(["AWS Pass exam", "Pass AWS"]);
+    await goals.log("Pass AWS", 30);
+    // Case and spacing as create() normalises them.
+    await goals.log("  pass   aws ", 15);
+    expect(await world.vault.read("Study goals/Pass AWS.md")).toContain("## Sessions\n\n- 2026-11-24: 30 min\n- 2026-11-24: 15 min\n");
+    expect(await world.vault.read("Study goals/AWS Pass exam.md")).toMatch(/## Sessions\n\n$/);
+    expect((await goals.progress("Pass AWS")).goal.path).toBe("Study goals/Pass AWS.md");
+    expect((await goals.progress("aws pass EXAM")).goal.path).toBe("Study goals/AWS Pass exam.md");
+  });
+
+  it("without an exact name, the goal sharing most words; a tie goes to the first listed", async () => {
+    const goals = service("UTC");
+    await goals.create("Pass AWS");
+    await goals.create("AWS Pass exam");
+    await goals.create("Learn Rust");
+    expect((await goals.log("rust", 20)).path).toBe("Study goals/Learn Rust.md");
+    expect((await goals.log("exam", 10)).path).toBe("Study goals/AWS Pass exam.md");
+    expect((await goals.progress("pass the aws exam")).goal.path).toBe("Study goals/AWS Pass exam.md");
+    expect((await goals.progress("aws")).goal.path).toBe("Study goals/AWS Pass exam.md");
+    await expect(goals.log("kubernetes", 10)).rejects.toThrow(/No study goal matches "kubernetes"\. Your goals: AWS Pass exam; Learn Rust; Pass AWS\./);
+  });
+
   it("logging keeps frontmatter minutes in step: a hand-edited goal note differs only in the minutes value and the new session line", async () => {
     const handEdited = [
       "---",
