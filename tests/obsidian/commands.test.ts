@@ -230,3 +230,23 @@ test("Study goals dashboard lists every goal with its minutes from the sessions 
   expect(cells[3]).toMatch(/^2099-01-15 \(\d+ days left\)$/);
   expect(p.app.commands.commands["krypton:study-goals-dashboard"]).toBeDefined();
 });
+
+test("Study goals dashboard: one row per goal note, even for goals whose names overlap or repeat", async () => {
+  const goals = p.services.core.goals;
+  await goals.create("Pass AWS");
+  await goals.create("AWS Pass exam");
+  await goals.log("AWS Pass exam", 45);
+  await p.app.vault.createFolder("Study goals/Archive");
+  await p.app.vault.create("Study goals/Archive/Pass AWS.md", "---\nkrypton-goal: true\ngoal: Pass AWS\n---\n# Pass AWS\n\n## Sessions\n- 2025-03-01: 2h\n");
+  const modal = new StudyGoalsModal(p.app as never, p.services);
+  modal.open();
+  await modal.render();
+  // open() starts a render of its own: read the table of the render awaited here, the last one.
+  const table = Array.from(openModal()!.querySelectorAll("table")).pop()!;
+  const rows = Array.from(table.querySelectorAll("tr")).slice(1);
+  expect(rows.map((tr) => Array.from(tr.querySelectorAll("td")).slice(0, 2).map((td) => td.textContent).join(" | ")).sort()).toEqual([
+    "AWS Pass exam | 45 min",
+    "Pass AWS | 0 min",
+    "Pass AWS | 2h",
+  ]);
+});

@@ -71,7 +71,7 @@ export async function runGoalIntent(goals: GoalService, intent: GoalIntent, sign
     case "list": {
       const all = await goals.list();
       if (!all.length) return 'You have no study goals yet. Say "set a study goal: <goal> by <date>".';
-      const lines = await Promise.all(all.map(async (g) => `- ${goalLine(await goals.progress(g.goal))}`));
+      const lines = all.map((g) => `- ${goalLine(goals.progressOf(g))}`);
       return `Your study goals:\n${lines.join("\n")}`;
     }
     case "progress":

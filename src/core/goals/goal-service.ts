@@ -114,7 +114,11 @@ export class GoalService {
   }
 
   async progress(name: string): Promise<GoalProgress> {
-    const goal = await this.find(name);
+    return this.progressOf(await this.find(name));
+  }
+
+  /** Progress of a goal already in hand (from list()): listings must not look goals up again by name. */
+  progressOf(goal: Goal): GoalProgress {
     const today = this.today();
     const last7Days = goal.sessions.filter((s) => s.date <= today && daysBetween(s.date, today) < 7).reduce((sum, s) => sum + s.minutes, 0);
     return { goal, today, daysLeft: goal.target ? daysBetween(today, goal.target) : null, last7Days };

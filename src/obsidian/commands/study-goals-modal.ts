@@ -30,7 +30,7 @@ export class StudyGoalsModal extends Modal {
     let rows: GoalProgress[];
     try {
       const goals = this.services.core.goals;
-      rows = await Promise.all((await goals.list()).map((g) => goals.progress(g.goal)));
+      rows = (await goals.list()).map((g) => goals.progressOf(g));
     } catch (err) {
       el.createEl("p", { text: `Could not read the goals: ${errorMessage(err)}` });
       return;

@@ -146,6 +146,22 @@ describe("GoalService over a real vault", () => {
     await expect(goals.log("kubernetes", 10)).rejects.toThrow(/No study goal matches "kubernetes"\. Your goals: AWS Pass exam; Learn Rust; Pass AWS\./);
   });
 
+  it("listing shows each goal note once with its own minutes, even when names overlap or repeat", async () => {
+    const goals = service("UTC");
+    await goals.create("Pass AWS");
+    await goals.create("AWS Pass exam");
+    await goals.log("AWS Pass exam", 45);
+    // A second note with the very same name (kept by hand in a subfolder): still a goal of its own.
+    await world.vault.write("Study goals/Archive/Pass AWS.md", "---\nkrypton-goal: true\ngoal: Pass AWS\n---\n# Pass AWS\n\n## Sessions\n- 2025-03-01: 2h\n");
+    const agent = createGoalAgent({ goals, logger: world.host.logger });
+    const text = (await agent.tryHandle("what are my study goals", [], {}))?.text ?? "";
+    const lines = text.split("\n").slice(1);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^- \*\*AWS Pass exam\*\*: 45 min in 1 session,/);
+    expect(lines[1]).toMatch(/^- \*\*Pass AWS\*\*: 2h in 1 session,/);
+    expect(lines[2]).toMatch(/^- \*\*Pass AWS\*\*: 0 min in 0 sessions,/);
+  });
+
   it("logging keeps frontmatter minutes in step: a hand-edited goal note differs only in the minutes value and the new session line", async () => {
     const handEdited = [
       "---",
