@@ -123,6 +123,27 @@ describe("krypton index / search / status", () => {
     expect((JSON.parse(loaded.stdout) as SearchJson[])[0].path).toBe("Travel/Porto.md");
   });
 
+  it("index finds chunk texts damaged on disk, indexes their notes again and says so; the next search answers in place again", async () => {
+    expect((await runCli(["index", vault.root], { env })).code).toBe(0);
+    const indexDir = join(vault.root, ".krypton", "index");
+    const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8")) as { shards: { file: string }[] };
+    const file = join(indexDir, manifest.shards[0].file);
+    const bytes = await fs.readFile(file);
+    bytes[bytes.length - 2] ^= 0x21; // a chunk text: the part a load does not check
+    await fs.writeFile(file, bytes);
+    const debug = { ...env, KRYPTON_DEBUG: "1" };
+    const damaged = await runCli(["search", vault.root, "steep hills", "--json"], { env: debug });
+    expect(damaged.stderr).not.toMatch(/Searched the saved index in place/);
+
+    const repaired = await runCli(["index", vault.root], { env });
+    expect(repaired.code).toBe(0);
+    expect(repaired.stderr).toMatch(/the index was damaged: .*checksum mismatch.*its notes were indexed again/);
+    expect((await runCli(["index", vault.root], { env })).stderr).not.toMatch(/damaged/);
+    const inPlace = await runCli(["search", vault.root, "steep hills", "--json"], { env: debug });
+    expect(inPlace.stderr).toMatch(/Searched the saved index in place/);
+    expect((JSON.parse(inPlace.stdout) as SearchJson[])[0].path).toBe("Travel/Lisbon.md");
+  });
+
   it("search --limit caps the result count; the query may be several words without quotes", async () => {
     const r = await runCli(["search", vault.root, "steep", "descent", "--limit", "1", "--json"], { env });
     expect(r.code).toBe(0);

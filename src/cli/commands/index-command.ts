@@ -4,7 +4,7 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
 import { countOf, formatCount, type Output } from "../output";
-import { openIndex, openVaultSession } from "../vault-session";
+import { openIndex, openVaultSession, type VaultSession } from "../vault-session";
 import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 
 export const indexCommand: Command = {
@@ -38,6 +38,8 @@ export const indexCommand: Command = {
       const started = Date.now();
       const rebuild = flag(args, "rebuild");
       let status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, rebuild, warnReadOnly: false }));
+      if (!rebuild && !status.readOnly) status = await withAbortOnInterrupt(ctx, (signal) => checkSavedTexts(session, signal));
+      for (const repair of status.repaired ?? []) ctx.output.warn(`the index was damaged: ${repair}`);
       let byHolder: string | null = null;
       if (status.readOnly && !status.writeError && !rebuild && waitSeconds > 0) {
         // Two writers would corrupt the index: the holder (Obsidian, `krypton mcp`, another index run) does the update.
@@ -70,6 +72,16 @@ export const indexCommand: Command = {
     }
   },
 };
+
+/**
+ * The chunk texts are the one part of the saved index a load does not check: `index` checks them, and the
+ * notes of a damaged shard are indexed again (and saved) before the summary.
+ */
+async function checkSavedTexts(session: VaultSession, signal: AbortSignal): Promise<IndexStatus> {
+  await session.core.index.checkSavedTexts(signal);
+  await session.core.index.idle();
+  return session.core.index.status();
+}
 
 /** Long enough for a holder's heartbeat (5 s) plus an ordinary incremental sync with embedding. */
 const DEFAULT_WAIT_SECONDS = 120;

@@ -27,6 +27,8 @@ export interface IndexStatus {
   partial?: IndexFailure[];
   /** Set when a corrupt or incompatible index was discarded and rebuilt. */
   rebuiltReason?: string;
+  /** Damaged parts this process found in the saved index and indexed again (the notes are unchanged). */
+  repaired?: string[];
   /** True when this process does not write the index (it searches, but saves nothing): see the fields below for why. */
   readOnly?: boolean;
   /** Opened read-only on purpose (search, status): the writer lock was never asked for. */

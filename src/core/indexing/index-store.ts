@@ -401,8 +401,7 @@ export class IndexStore {
       if (byFile.size === 0) break;
       for (const { entry, wanted } of byFile.values()) {
         const texts = await this.textsForNow(data, entry).catch((err: unknown) => {
-          // Damage (not a file replaced meanwhile, which the second round handles) is reported.
-          if (err instanceof IndexLoadError && this.shardFiles.get(entry.id)?.file === entry.file && !/missing/.test(err.message)) this.unreadableTexts.set(entry.id, err.message);
+          this.noteTextDamage(entry, err);
           return null;
         });
         if (!texts) continue;
@@ -424,6 +423,24 @@ export class IndexStore {
   }
 
   /** A shard's texts for a reader that takes them out before it yields: the cache if a save put them there, else a reused buffer. */
+  /**
+   * Reads every saved shard's chunk texts and checks them against their checksums, which a load does not
+   * (it reads the parts before them): damaged ones join unreadableTexts. A search finds such damage only
+   * in the shards its hits are in; `krypton index` checks them all, so it can repair what it finds.
+   */
+  async checkSavedTexts(data: DataDirPort, tick: () => Promise<void>): Promise<void> {
+    for (const entry of [...this.shardFiles.values()]) {
+      await tick();
+      if (this.textCache.get(entry.file) !== undefined) continue; // read and checked already
+      await this.textBuffers.texts(data, entry).catch((err: unknown) => this.noteTextDamage(entry, err));
+    }
+  }
+
+  /** Damage (not a file replaced or removed meanwhile, which a second read handles) is recorded for repair. */
+  private noteTextDamage(entry: ShardEntry, err: unknown): void {
+    if (err instanceof IndexLoadError && this.shardFiles.get(entry.id)?.file === entry.file && !/missing/.test(err.message)) this.unreadableTexts.set(entry.id, err.message);
+  }
+
   private textsForNow(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
     return this.textCache.get(entry.file) !== undefined ? this.shardTexts(data, entry) : this.textBuffers.texts(data, entry);
   }

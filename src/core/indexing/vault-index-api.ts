@@ -23,6 +23,11 @@ export interface VaultIndexApi extends SearchApi {
    * then reloads; null when that did not happen within timeoutMs.
    */
   syncViaHolder(signal: AbortSignal | undefined, timeoutMs: number): Promise<IndexStatus | null>;
+  /**
+   * Checks the saved chunk texts, the one part a load does not check; a writer indexes the notes of a
+   * damaged shard again in the background (idle() waits for it; the status lists it under `repaired`).
+   */
+  checkSavedTexts(signal?: AbortSignal): Promise<IndexStatus>;
   /** Throws everything away and indexes from scratch. */
   rebuild(signal?: AbortSignal): Promise<IndexStatus>;
   /** Queues one vault event; changes are applied shortly after, in the background. */

@@ -349,6 +349,26 @@ export class VaultIndex implements VaultIndexApi {
    * texts come from the notes themselves.
    */
   private readonly reportedDamage = new Set<string>();
+  /** What reindexUnreadableShards repaired in this process, for the status. */
+  private readonly repairs: string[] = [];
+
+  /**
+   * Checks the saved chunk texts of every shard against their checksums (IndexStore.checkSavedTexts); a
+   * writer indexes the notes of damaged shards again in the background (await idle() for it). For
+   * `krypton index`: without it, damage there was only ever found by a search, which in the CLI is a
+   * reader and cannot repair it, so every later search loaded the whole index.
+   */
+  checkSavedTexts(callerSignal?: AbortSignal): Promise<IndexStatus> {
+    const run = this.untilClose(callerSignal);
+    const signal = run.signal;
+    return this.whileLinked(run, async () => {
+      if (!this.opened || !this.writable) return this.status();
+      const slicer = this.slicer(signal);
+      await this.store.checkSavedTexts(this.host.data, () => slicer.tick());
+      this.reindexUnreadableShards();
+      return this.status();
+    });
+  }
 
   private reindexUnreadableShards(): void {
     for (const [id, why] of this.store.unreadableTexts) {
@@ -357,6 +377,7 @@ export class VaultIndex implements VaultIndexApi {
       this.reportedDamage.add(why);
       this.host.logger.warn(`Index damaged: ${why}; ${this.writable ? "its notes are indexed again" : "chunk texts are read from the notes"}`);
       if (!this.writable) continue;
+      this.repairs.push(`${why}; its notes were indexed again`);
       for (const path of this.store.notesInShard(id)) {
         this.store.removeNote(path);
         this.queued.set(path, "check");
@@ -386,6 +407,7 @@ export class VaultIndex implements VaultIndexApi {
     const queryFailure = this.queryVectors.failure();
     if (queryFailure) s.queryEmbedError = queryFailure;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
+    if (this.repairs.length > 0) s.repaired = [...this.repairs];
     if (this.opened && !this.writable) {
       s.readOnly = true;
       if (this.readOnlyByChoice) s.readOnlyByChoice = true;

@@ -239,6 +239,65 @@ describe("chunk texts live on disk once saved", () => {
     }
   });
 
+  it("checkSavedTexts finds damaged texts no search read; a writer indexes those notes again, reusing their vectors, and the next check finds nothing", async () => {
+    const h = await makeHarness(notes);
+    try {
+      const first = h.open();
+      await first.open();
+      await first.close();
+      const indexDir = join(h.vault.root, ".krypton", "index");
+      const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8"));
+      const entry = manifest.shards[manifest.shards.length - 1];
+      const file = join(indexDir, entry.file);
+      const bytes = await fs.readFile(file);
+      bytes[bytes.length - 3] ^= 0x21; // one byte of the last chunk's text
+      await fs.writeFile(file, bytes);
+      const notesBefore = await Promise.all(Object.keys(notes).map((n) => fs.readFile(join(h.vault.root, n), "utf8")));
+
+      // A reader cannot repair: it checks nothing and changes nothing.
+      const reader = h.open();
+      try {
+        await reader.open(undefined, { readOnly: true });
+        expect((await reader.checkSavedTexts()).repaired).toBeUndefined();
+      } finally {
+        await reader.close();
+      }
+      expect(await fs.readFile(file)).toEqual(bytes);
+
+      const index = h.open();
+      try {
+        const opened = await index.open();
+        // A load does not read the texts: the damage is not seen yet.
+        expect(opened.rebuiltReason).toBeUndefined();
+        expect(opened.repaired).toBeUndefined();
+        h.embedder.reset();
+        const checked = await index.checkSavedTexts();
+        expect(checked.repaired).toHaveLength(1);
+        expect(checked.repaired![0]).toMatch(/checksum mismatch.*indexed again/);
+        await index.idle();
+        const after = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8"));
+        expect(after.shards.map((s: { file: string }) => s.file)).not.toContain(entry.file);
+        expect(h.embedder.calls).toBe(0); // the vectors came back by text hash
+        expect(index.status().embedded).toBe(index.status().chunks);
+      } finally {
+        await index.close();
+      }
+      const again = h.open();
+      try {
+        await again.open();
+        expect((await again.checkSavedTexts()).repaired).toBeUndefined();
+        const hit = (await again.searchNotes("moon pulls the ocean"))[0];
+        expect(hit.chunks[0].chunk.text).toContain("The moon pulls the ocean");
+      } finally {
+        await again.close();
+      }
+      // The notes themselves were only read.
+      expect(await Promise.all(Object.keys(notes).map((n) => fs.readFile(join(h.vault.root, n), "utf8")))).toEqual(notesBefore);
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it("a reader whose shard file was replaced by the writer since it loaded still shows the chunk's text (read from the note)", async () => {
     const h = await makeHarness(notes);
     try {
