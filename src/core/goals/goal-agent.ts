@@ -1,5 +1,5 @@
 import type { Agent } from "../agents/agent";
-import { normalizeMessage } from "../agents/intent-patterns";
+import { cleanArgument, normalizeMessage } from "../agents/intent-patterns";
 import { AgentError } from "../notes/agent-error";
 import type { Logger } from "../ports/logger";
 import { parseMinutes } from "./goal-parse";
@@ -21,21 +21,22 @@ const LIST = new RegExp(`${LEAD}(?:what\\s+are|show(?:\\s+me)?|list)\\s+(?:all\\
 const PROGRESS = new RegExp(`${LEAD}(?:how\\s+am\\s+i\\s+doing|how'?s\\s+my\\s+progress|what'?s\\s+my\\s+progress)\\s+(?:on|with|for)\\s+(.+)$`, "i");
 const PLAN = new RegExp(`${LEAD}plan\\s+(?:my|the|this)\\s+week\\s+(?:for|on)\\s+(.+)$`, "i");
 
+/** Goal names lose the quotes, brackets and end punctuation a chat message wraps them in ("Pass AWS"), as other agents' arguments do. */
 export function detectGoalIntent(message: string): GoalIntent | null {
   if (message.length > 400) return null;
   const text = normalizeMessage(message);
   let m = CREATE.exec(text);
-  if (m) return { type: "create", goal: m[1].trim(), ...(m[2] ? { target: m[2].trim() } : {}) };
+  if (m) return { type: "create", goal: cleanArgument(m[1]), ...(m[2] ? { target: m[2].trim() } : {}) };
   if (LIST.test(text)) return { type: "list" };
   m = PROGRESS.exec(text);
-  if (m) return { type: "progress", goal: m[1].trim() };
+  if (m) return { type: "progress", goal: cleanArgument(m[1]) };
   m = PLAN.exec(text);
-  if (m) return { type: "plan", goal: m[1].trim() };
+  if (m) return { type: "plan", goal: cleanArgument(m[1]) };
   m = LOG.exec(text);
   if (m) {
     const minutes = parseMinutes(m[1]);
     // "log 30 minutes on AWS" but not "log my thoughts on AWS".
-    if (minutes !== null && /\d/.test(m[1])) return { type: "log", minutes, goal: m[2].trim() };
+    if (minutes !== null && /\d/.test(m[1])) return { type: "log", minutes, goal: cleanArgument(m[2]) };
   }
   return null;
 }

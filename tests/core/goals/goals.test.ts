@@ -72,6 +72,11 @@ describe("goal parsing: what people type", () => {
     expect(detectGoalIntent("what are my study goals?")).toEqual({ type: "list" });
     expect(detectGoalIntent("how am I doing on AWS")).toEqual({ type: "progress", goal: "AWS" });
     expect(detectGoalIntent("plan my week for AWS")).toEqual({ type: "plan", goal: "AWS" });
+    // Quoted or linked names come without their wrapping, so an exact name still matches exactly.
+    expect(detectGoalIntent('log 30 minutes on "Pass AWS"')).toEqual({ type: "log", minutes: 30, goal: "Pass AWS" });
+    expect(detectGoalIntent("how am I doing on [[Pass AWS]]?")).toEqual({ type: "progress", goal: "Pass AWS" });
+    expect(detectGoalIntent("set a study goal: 'Pass AWS'")).toEqual({ type: "create", goal: "Pass AWS" });
+    expect(detectGoalIntent("plan my week for `Pass AWS`.")).toEqual({ type: "plan", goal: "Pass AWS" });
     expect(detectGoalIntent("log my thoughts on AWS")).toBeNull();
     expect(detectGoalIntent("what is a study goal?")).toBeNull();
   });
