@@ -74,8 +74,10 @@ export class GoalService {
   }
 
   /**
-   * The goal with exactly this name (case and spacing aside), else the one sharing most words with it ("AWS"
-   * finds "Pass AWS SAA"); a tie goes to the first listed.
+   * The goal with exactly this name (case and spacing aside), else the one sharing most whole words with its
+   * name or file name ("AWS" finds "Pass AWS SAA"). The folder is not compared (every goal's path has "Study
+   * goals" in it), nor are parts of words ("a" was in every goal). A tie is refused, naming the goals: a log
+   * must not land on whichever goal happened to be listed first.
    */
   async find(name: string): Promise<Goal> {
     const goals = await this.list();
@@ -83,16 +85,20 @@ export class GoalService {
     const key = cleanGoalName(name).toLowerCase();
     const exact = goals.find((g) => cleanGoalName(g.goal).toLowerCase() === key);
     if (exact) return exact;
-    const words = name.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const words = [...new Set(wordsOf(name))];
     const scored = goals
       .map((g) => {
-        const hay = `${g.goal} ${g.path}`.toLowerCase();
-        return { g, score: words.filter((w) => hay.includes(w)).length };
+        const own = new Set([...wordsOf(g.goal), ...wordsOf(g.path.slice(g.path.lastIndexOf("/") + 1).replace(/\.md$/i, ""))]);
+        return { g, score: words.filter((w) => own.has(w)).length };
       })
       .filter((x) => x.score > 0)
       .sort((a, b) => b.score - a.score);
     if (!scored.length) {
       throw new AgentError(goals.length ? `No study goal matches "${name}". Your goals: ${goals.map((g) => g.goal).join("; ")}.` : `You have no study goals yet. Say "set a study goal: <goal> by <date>".`, "not-found");
+    }
+    const tied = scored.filter((x) => x.score === scored[0].score);
+    if (tied.length > 1) {
+      throw new AgentError(`"${name}" matches more than one study goal: ${tied.map((x) => `"${x.g.goal}"`).join(", ")}. Use the goal's full name.`, "invalid-input");
     }
     return scored[0].g;
   }
@@ -166,6 +172,11 @@ export class GoalService {
     const folder = this.folder();
     return folder ? `${folder}/${name}.md` : `${name}.md`;
   }
+}
+
+/** Lowercased whole words (letters and digits), for find()'s word matching. */
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 /** A goal's name as create() stores it, and as find() compares it (lowercased): spacing collapsed. */

@@ -139,7 +139,7 @@ describe("GoalService over a real vault", () => {
     expect((await goals.progress("aws pass EXAM")).goal.path).toBe("Study goals/AWS Pass exam.md");
   });
 
-  it("without an exact name, the goal sharing most words; a tie goes to the first listed", async () => {
+  it("without an exact name, the goal sharing most whole words; a tie is refused and nothing is logged", async () => {
     const goals = service("UTC");
     await goals.create("Pass AWS");
     await goals.create("AWS Pass exam");
@@ -147,7 +147,13 @@ describe("GoalService over a real vault", () => {
     expect((await goals.log("rust", 20)).path).toBe("Study goals/Learn Rust.md");
     expect((await goals.log("exam", 10)).path).toBe("Study goals/AWS Pass exam.md");
     expect((await goals.progress("pass the aws exam")).goal.path).toBe("Study goals/AWS Pass exam.md");
-    expect((await goals.progress("aws")).goal.path).toBe("Study goals/AWS Pass exam.md");
+    const before = await world.vault.read("Study goals/Pass AWS.md");
+    await expect(goals.log("aws", 10)).rejects.toThrow(/"aws" matches more than one study goal: "AWS Pass exam", "Pass AWS"\. Use the goal's full name\./);
+    // Neither the folder ("Study goals/") nor part of a word matches: "a" and "study" name no goal.
+    await expect(goals.log("study", 10)).rejects.toThrow(/No study goal matches "study"/);
+    await expect(goals.log("a", 10)).rejects.toThrow(/No study goal matches "a"/);
+    await expect(goals.log("rus", 10)).rejects.toThrow(/No study goal matches "rus"/);
+    expect(await world.vault.read("Study goals/Pass AWS.md")).toBe(before);
     await expect(goals.log("kubernetes", 10)).rejects.toThrow(/No study goal matches "kubernetes"\. Your goals: AWS Pass exam; Learn Rust; Pass AWS\./);
   });
 
