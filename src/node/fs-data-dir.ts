@@ -1,5 +1,5 @@
 import { close, open, promises as fs, read } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { ByteRange, DataDirPort } from "../core/ports/data-dir";
 import { isCode } from "./fs-vault";
@@ -18,7 +18,7 @@ export class FsDataDir implements DataDirPort {
       const buf = await fs.readFile(this.full(path));
       return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
     } catch (err) {
-      if (isCode(err, "ENOENT")) return null;
+      if (isMissing(err)) return null;
       throw err;
     }
   }
@@ -31,7 +31,7 @@ export class FsDataDir implements DataDirPort {
     try {
       return await fs.readFile(this.full(path), "utf8");
     } catch (err) {
-      if (isCode(err, "ENOENT")) return null;
+      if (isMissing(err)) return null;
       throw err;
     }
   }
@@ -45,7 +45,7 @@ export class FsDataDir implements DataDirPort {
       await fs.rename(temp, full);
     } catch (err) {
       await fs.rm(temp, { force: true }).catch(() => undefined);
-      throw this.writeError(err);
+      throw await this.writeError(err, full);
     }
   }
 
@@ -57,7 +57,7 @@ export class FsDataDir implements DataDirPort {
       return true;
     } catch (err) {
       if (isCode(err, "EEXIST")) return false;
-      throw this.writeError(err);
+      throw await this.writeError(err, full);
     }
   }
 
@@ -76,7 +76,7 @@ export class FsDataDir implements DataDirPort {
     try {
       return (await fs.stat(this.full(path))).size;
     } catch (err) {
-      if (isCode(err, "ENOENT")) return null;
+      if (isMissing(err)) return null;
       throw err;
     }
   }
@@ -94,7 +94,7 @@ export class FsDataDir implements DataDirPort {
     try {
       return (await fs.readdir(this.full(dir))).sort();
     } catch (err) {
-      if (isCode(err, "ENOENT") || isCode(err, "ENOTDIR")) return [];
+      if (isMissing(err)) return [];
       throw err;
     }
   }
@@ -111,17 +111,37 @@ export class FsDataDir implements DataDirPort {
     try {
       await fs.mkdir(dirname(full), { recursive: true });
     } catch (err) {
-      throw this.writeError(err);
+      throw await this.writeError(err, full);
     }
   }
 
-  /** A permission problem in the user's words, naming the folder ("cannot write /notes/.krypton (permission denied)"). */
-  private writeError(err: unknown): unknown {
-    const why = isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
+  /**
+   * A problem the user can fix, in their words and naming the folder: "cannot write /notes/.krypton
+   * (permission denied)", or "(it is a file, not a folder: move or rename it)".
+   */
+  private async writeError(err: unknown, full: string): Promise<unknown> {
+    let why = isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
+    // A file where a folder must be (say a note named ".krypton"): mkdir fails with ENOTDIR, or EEXIST when it is the parent itself.
+    if (!why && (isCode(err, "ENOTDIR") || isCode(err, "EEXIST"))) {
+      const file = await this.fileInTheWay(full);
+      if (file) why = `${file === this.dir ? "it" : file} is a file, not a folder: move or rename it`;
+    }
     if (!why) return err;
     const wrapped = new Error(`cannot write ${this.dir} (${why})`) as Error & { code?: string };
     wrapped.code = (err as { code?: string }).code;
     return wrapped;
+  }
+
+  /** The first folder on the way from .krypton to `full` that is a file instead, or null. */
+  private async fileInTheWay(full: string): Promise<string | null> {
+    let dir = this.dir;
+    for (const part of ["", ...relative(this.dir, dirname(full)).split(sep).filter(Boolean)]) {
+      dir = join(dir, part);
+      const info = await fs.stat(dir).catch(() => null);
+      if (!info) return null;
+      if (!info.isDirectory()) return dir;
+    }
+    return null;
   }
 
   private full(path: string): string {
@@ -144,11 +164,16 @@ export const diskRanges = {
   readInto: (file: string, offset: number, target: Uint8Array): Promise<number | null> => orMissing(readIntoFile(file, offset, target)),
 };
 
+/** Nothing at the path: a file in the way of its folder (ENOTDIR) means the file does not exist either. */
+function isMissing(err: unknown): boolean {
+  return isCode(err, "ENOENT") || isCode(err, "ENOTDIR");
+}
+
 async function orMissing<T>(reading: Promise<T>): Promise<T | null> {
   try {
     return await reading;
   } catch (err) {
-    if (isCode(err, "ENOENT")) return null;
+    if (isMissing(err)) return null;
     throw err;
   }
 }

@@ -226,3 +226,49 @@ describe("a vault the CLI cannot write", () => {
     expect(r.stderr).not.toMatch(/another Krypton process/);
   });
 });
+
+describe("a file named .krypton in the vault", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await buildCli();
+    ollama = await startOllamaServer();
+    env = { KRYPTON_OLLAMA_URL: ollama.url };
+  }, 120_000);
+  afterAll(async () => {
+    await ollama.close();
+  });
+  beforeEach(async () => {
+    vault = await makeTempVault({ "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n", ".krypton": "not a folder\n" });
+  });
+  afterEach(async () => {
+    await vault.cleanup();
+  });
+
+  const cannotWrite = () => `cannot write ${join(vault.root, ".krypton")} (it is a file, not a folder: move or rename it)`;
+
+  it("index fails with one line naming the file and what to do", async () => {
+    const r = await runCli(["index", vault.root], { env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`krypton: the index was not saved: ${cannotWrite()}\n`);
+    expect(await vault.read(".krypton")).toBe("not a folder\n");
+  });
+
+  it("search still finds notes (in memory), as in a read-only vault", async () => {
+    const r = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
+    expect(r.stderr).not.toMatch(/ENOTDIR|rebuilt/);
+  });
+
+  it("ask still answers, with the read-only vault's warnings", async () => {
+    const r = await runCli(["ask", vault.root, "What goes into sourdough?", "--mode", "none"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("This is the test model's answer.");
+    expect(r.stderr).toContain(`${cannotWrite()}: the index is kept in memory only and not saved`);
+    expect(r.stderr).toContain(`This conversation is not saved (${cannotWrite()})`);
+    expect(r.stderr).not.toMatch(/ENOTDIR|rebuilt/);
+  });
+});
