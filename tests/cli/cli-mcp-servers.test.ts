@@ -62,6 +62,14 @@ it("says where an empty secret should come from", async () => {
   expect(r.stderr).toContain("HTTP 401");
 });
 
+it("names a stored server with no command instead of Node's spawn error", async () => {
+  await vaultWith([{ ...stdio("blank"), command: "" }, stdio("good")]);
+  const r = await runCli(["mcp-servers", vault.root]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toBe('krypton: warning: MCP server "blank" has no command\n');
+  expect(r.stdout).toContain("good: 8 tools");
+});
+
 it("with no servers configured, says so", async () => {
   await vaultWith([]);
   const r = await runCli(["mcp-servers", vault.root]);

@@ -121,6 +121,14 @@ describe("stdio servers", () => {
     expect(status.error).toContain('turn on "Use login-shell path"');
   });
 
+  it("reports a stored server with no command by name, not with Node's spawn error", async () => {
+    const logLines: string[] = [];
+    const { manager } = makeManager({}, logLines);
+    const [status] = await manager.apply([stdioServer("blank", { command: "" })]);
+    expect(status).toMatchObject({ state: "failed", error: '"blank" has no command' });
+    expect(logLines.join("\n")).toContain('MCP server "blank" has no command');
+  });
+
   it("cancels a running call: the server receives notifications/cancelled", async () => {
     const eventsFile = join(tempDirForFile("krypton-mcp-"), "events.txt");
     const { manager, registry } = makeManager();

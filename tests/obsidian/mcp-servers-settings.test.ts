@@ -133,7 +133,7 @@ test("the form adds a server and checks it before saving", async () => {
   control(row("Name"), TextComponent).simulateInput("web");
   const save = () => button(rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Save"))!, "Save").simulateClick();
   await save();
-  expect(tab.containerEl.textContent).toContain('server "web": the command is empty');
+  expect(tab.containerEl.textContent).toContain('MCP server "web" has no command');
   expect(p.services.settings().mcpServers).toEqual([]);
 
   control(row("Command"), TextComponent).simulateInput(process.execPath);

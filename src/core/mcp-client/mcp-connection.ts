@@ -3,7 +3,7 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolRe
 import type { FetchLike } from "../ports/http";
 import { AbortedError, errorMessage, isAbortError } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
-import type { McpServerConfig } from "./server-config";
+import { serverStartProblem, type McpServerConfig } from "./server-config";
 import { httpStatusOf, openHttpTransport, shouldFallBackToSse, type OpenedTransport, type StdioTransportFactory } from "./transports";
 
 export interface ConnectOptions {
@@ -169,6 +169,8 @@ async function connectClient(config: McpServerConfig, options: ConnectOptions): 
 
   if (config.transport === "stdio") {
     if (!options.stdio) throw fail("stdio servers run on desktop and in the CLI only", "unsupported");
+    const problem = serverStartProblem(config);
+    if (problem) throw new McpServerError(problem, config.name, "failed");
     let opened: OpenedTransport;
     try {
       opened = await options.stdio(config);

@@ -133,14 +133,25 @@ function fromDesktopEntry(name: string, entry: unknown): McpServerConfig {
   };
 }
 
+/**
+ * What keeps a server from being started at all, or null: the one check the settings form, the Test button
+ * and every connect make (mcp-connection.ts), in the plugin and the CLI alike. A stored server can still
+ * lack a command (a hand-edited data.json); Node would say only "The argument 'file' cannot be empty".
+ * Worded to follow "MCP server ", as the CLI's warnings and the log put it.
+ */
+export function serverStartProblem(server: McpServerConfig): string | null {
+  if (server.transport === "stdio" && server.command.trim() === "") return `"${server.name}" has no command`;
+  return null;
+}
+
 /** The form's check before saving: what is missing or wrong, or null. */
 export function serverConfigProblem(server: McpServerConfig, others: readonly McpServerConfig[] = []): string | null {
   const nameProblem = serverNameProblem(server.name);
   if (nameProblem) return nameProblem;
   if (others.some((o) => o.name === server.name)) return `a server named "${server.name}" already exists`;
   if (server.transport === "stdio") {
-    if (server.command.trim() === "") return `server "${server.name}": the command is empty`;
-    return null;
+    const problem = serverStartProblem(server);
+    return problem && `MCP server ${problem}`;
   }
   let url: URL;
   try {

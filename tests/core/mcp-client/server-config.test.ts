@@ -70,7 +70,8 @@ describe("stored servers", () => {
 
   it("checks the form", () => {
     expect(serverConfigProblem({ ...EMPTY_SERVER, name: "" })).toMatch(/needs a name/);
-    expect(serverConfigProblem({ ...EMPTY_SERVER, name: "a" })).toMatch(/command is empty/);
+    expect(serverConfigProblem({ ...EMPTY_SERVER, name: "a" })).toBe('MCP server "a" has no command');
+    expect(serverConfigProblem({ ...EMPTY_SERVER, name: "a", command: "  " })).toBe('MCP server "a" has no command');
     expect(serverConfigProblem({ ...EMPTY_SERVER, name: "a", command: "npx" }, [{ ...EMPTY_SERVER, name: "a" }])).toMatch(/already exists/);
     expect(serverConfigProblem({ ...EMPTY_SERVER, name: "a", transport: "http", url: "example.com" })).toMatch(/not a valid URL/);
     expect(serverConfigProblem({ ...EMPTY_SERVER, name: "a", transport: "http", url: "https://example.com/mcp" })).toBeNull();
