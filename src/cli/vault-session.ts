@@ -12,7 +12,7 @@ import type { CommandContext } from "./command";
 import { loadCliConfig, mcpSecretVariable, type CliConfig } from "./config";
 import { probeTcp, withConnectTimeout } from "./connect-timeout-fetch";
 import { CliError, UsageError } from "./errors";
-import { formatCount, progressLine, type Output } from "./output";
+import { countOf, formatCount, progressLine, type Output } from "./output";
 
 /** One vault opened by a command: the core from createKrypton on the Node host, with the CLI's settings. */
 export interface VaultSession {
@@ -174,7 +174,7 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
     output.warn(
       status.embedded === 0
         ? `the saved index has no embeddings yet (run \`krypton index ${session.root}\`); searching by keywords only`
-        : `${formatCount(missing)} of ${formatCount(status.chunks)} chunks changed since the last \`krypton index\` and are searched by keywords only`,
+        : `${formatCount(missing)} of ${countOf(status.chunks, "chunk")} changed since the last \`krypton index\` and ${missing === 1 ? "is" : "are"} searched by keywords only`,
     );
   } else if (warnKeywordOnly && status.keywordOnly && embeddingsOn && !notEmbedding) {
     const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
@@ -186,11 +186,11 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
     output.warn(`the index is being updated by ${status.heldBy ?? "another Krypton process"}: using the saved index as it is`);
   }
   for (const p of (status.partial ?? []).slice(0, 5)) output.warn(`${p.path}: ${p.error}`);
-  if ((status.partial?.length ?? 0) > 5) output.warn(`... and ${formatCount((status.partial?.length ?? 0) - 5)} more notes indexed in part`);
+  if ((status.partial?.length ?? 0) > 5) output.warn(`... and ${countOf((status.partial?.length ?? 0) - 5, "more note")} indexed in part`);
   const failures = status.failures;
   const shown = failures.slice(0, 5);
   for (const f of shown) output.warn(`skipped ${f.path}: ${f.error}`);
-  if (failures.length > shown.length) output.warn(`... and ${formatCount(failures.length - shown.length)} more notes skipped`);
+  if (failures.length > shown.length) output.warn(`... and ${countOf(failures.length - shown.length, "more note")} skipped`);
 }
 
 /** "Ollama is not reachable at URL (connection refused)", or null when the embedding server accepts connections. */

@@ -199,7 +199,7 @@ describe("krypton index / search / status", () => {
     const search = await runCli(["search", vault.root, "sourdough", "--json"], { env });
     expect(search.code).toBe(0);
     // search never asks for the lock; the new note is searched in memory, by keywords until indexed.
-    expect(search.stderr).toMatch(/warning: 1 of \d+ chunks changed since the last `krypton index`/);
+    expect(search.stderr).toMatch(/warning: 1 of \d+ chunks changed since the last `krypton index` and is searched by keywords only/);
     expect((JSON.parse(search.stdout) as SearchJson[]).map((h) => h.path)).toEqual(expect.arrayContaining(["Cooking/Bread.md", "Cooking/Pizza.md"]));
 
     // The holder never answers the request (it is a file, not a process): index gives up after --wait.
@@ -293,6 +293,25 @@ describe("krypton index / search / status", () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^Index: +ready$/m);
     expect(human.stdout).toMatch(/^Notes: +5$/m);
+  });
+
+  it("status counts one skipped note and one note indexed in part in the singular", async () => {
+    // 100-character chunks: a note of 2,100 paragraphs is over the 2,000-chunk limit without being large.
+    await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ embeddingProvider: "none", chunkMaxChars: 100 }));
+    const paragraphs = Array.from({ length: 2_100 }, (_, i) => `Paragraph ${i} about herons and tides, long enough to fill a chunk of one hundred characters.`);
+    await vault.write("Big.md", `# Big\n\n${paragraphs.join("\n\n")}\n`);
+    const binary = (name: string) => fs.writeFile(join(vault.root, name), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]));
+    await binary("Image.md");
+    const r = await runCli(["status", vault.root], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Skipped: +1 note \(see warnings\)$/m);
+    expect(r.stdout).toMatch(/^In part: +1 note over a per-note limit \(see warnings\)$/m);
+
+    // Five warnings are shown by name; the sixth skipped note is counted.
+    for (let i = 0; i < 5; i++) await binary(`Image${i}.md`);
+    const more = await runCli(["status", vault.root], { env });
+    expect(more.stdout).toMatch(/^Skipped: +6 notes \(see warnings\)$/m);
+    expect(more.stderr).toContain("krypton: warning: ... and 1 more note skipped\n");
   });
 
   it("an unreadable note is skipped with a warning naming it; the rest is indexed (exit 0)", async () => {

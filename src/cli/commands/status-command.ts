@@ -4,7 +4,7 @@ import { flag } from "../args";
 import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
-import { formatCount, type Output } from "../output";
+import { countOf, formatCount, type Output } from "../output";
 import { openIndex, openVaultSession, type VaultSession } from "../vault-session";
 import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
 
@@ -73,10 +73,10 @@ function printStatus(output: Output, session: VaultSession, status: IndexStatus)
     ["Gemini key", s.geminiApiKey],
     ["Tavily key", s.tavilyApiKey],
   ];
-  if (status.failures.length > 0) rows.push(["Skipped", `${formatCount(status.failures.length)} notes (see warnings)`]);
+  if (status.failures.length > 0) rows.push(["Skipped", `${countOf(status.failures.length, "note")} (see warnings)`]);
   if (status.rebuiltReason) rows.push(["Rebuilt", status.rebuiltReason]);
   if (status.heldBy) rows.push(["Written by", status.heldBy]);
-  if ((status.partial?.length ?? 0) > 0) rows.push(["In part", `${formatCount(status.partial?.length ?? 0)} notes over a per-note limit (see warnings)`]);
+  if ((status.partial?.length ?? 0) > 0) rows.push(["In part", `${countOf(status.partial?.length ?? 0, "note")} over a per-note limit (see warnings)`]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 1;
   for (const [k, v] of rows) output.line(`${`${k}:`.padEnd(width)} ${v}`);
 }

@@ -227,7 +227,8 @@ export class McpClientManager {
         }
         this.syncRegistry();
       });
-      this.logger.info(`MCP server ${entry.config.name}: ${connection.listTools().length} tools (${connection.transportKind})`);
+      const tools = connection.listTools().length;
+      this.logger.info(`MCP server ${entry.config.name}: ${tools} ${tools === 1 ? "tool" : "tools"} (${connection.transportKind})`);
     } catch (err) {
       if (this.entries.get(entry.config.name) !== entry) return;
       entry.state = err instanceof McpServerError && err.kind === "unsupported" ? "unsupported" : "failed";
