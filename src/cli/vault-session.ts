@@ -119,10 +119,17 @@ export async function checkVaultPath(vaultArg: string | undefined, cwd: string):
   return root;
 }
 
+/**
+ * What a command does with the index, which decides what a missing embedder means for it: "search" (search,
+ * ask and chat with retrieval: it searches by keywords), "index" (notes are indexed by keywords and get
+ * their vectors later), "none" (it does not search: status, ask and chat without retrieval; no warning).
+ */
+export type IndexUse = "search" | "index" | "none";
+
 export interface OpenIndexOptions {
   signal?: AbortSignal;
-  /** Warn when the index has no vectors although an embedder is configured (search, ask). */
-  warnKeywordOnly?: boolean;
+  /** Default "search". */
+  use?: IndexUse;
   /** Throw the persisted index away and build from scratch. */
   rebuild?: boolean;
   /** Warn when another process holds the index's writer lock (the caller may explain it better itself). */
@@ -153,32 +160,34 @@ export async function openIndex(session: VaultSession, output: Output, options: 
     stop();
     output.clearProgress();
   }
-  reportIndexProblems(session, status, output, { warnKeywordOnly: options.warnKeywordOnly ?? true, warnReadOnly: options.warnReadOnly ?? true });
+  reportIndexProblems(session, status, output, { use: options.use ?? "search", warnReadOnly: options.warnReadOnly ?? true });
   return status;
 }
 
 /** The index's problems and degraded modes (keyword-only, read-only, notes skipped or indexed in part) as warnings on stderr. */
-export function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { warnKeywordOnly: boolean; warnReadOnly: boolean }): void {
-  const { warnKeywordOnly } = options;
+export function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { use: IndexUse; warnReadOnly: boolean }): void {
+  const { use } = options;
   if (status.lockNotice) output.warn(status.lockNotice);
   if (status.rebuiltReason) output.warn(`the index was rebuilt: ${status.rebuiltReason}`);
   const embeddingsOn = session.config.settings.embeddingProvider !== "none";
   // A process that does not write the index does not embed either: its missing vectors are no embedder's fault.
   const notEmbedding = status.readOnly === true && !status.embedderError;
-  if (warnKeywordOnly && session.embedderUnreachable) {
-    output.warn(`${session.embedderUnreachable}; searching by keywords only`);
+  if (use === "none") {
+    // Nothing is searched: a missing embedder changes nothing for this command.
   } else if (notEmbedding && !options.warnReadOnly) {
     // The caller explains the read-only state itself (index waits for the holder): no keyword-only guesswork.
-  } else if (warnKeywordOnly && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
+  } else if (session.embedderUnreachable) {
+    output.warn(keywordOnlyWarning(session.embedderUnreachable, use));
+  } else if (use === "search" && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
     const missing = status.chunks - status.embedded;
     output.warn(
       status.embedded === 0
-        ? `the saved index has no embeddings yet (run \`krypton index ${session.root}\`); searching by keywords only`
+        ? keywordOnlyWarning(`the saved index has no embeddings yet (run \`krypton index ${session.root}\`)`, use)
         : `${formatCount(missing)} of ${countOf(status.chunks, "chunk")} changed since the last \`krypton index\` and ${missing === 1 ? "is" : "are"} searched by keywords only`,
     );
-  } else if (warnKeywordOnly && status.keywordOnly && embeddingsOn && !notEmbedding) {
+  } else if (status.keywordOnly && embeddingsOn && !notEmbedding) {
     const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
-    output.warn(`${why}; searching by keywords only`);
+    output.warn(keywordOnlyWarning(why, use));
   }
   if (status.writeError && options.warnReadOnly) {
     output.warn(`${status.writeError}: the index is kept in memory only and not saved`);
@@ -191,6 +200,17 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
   const shown = failures.slice(0, 5);
   for (const f of shown) output.warn(`skipped ${f.path}: ${f.error}`);
   if (failures.length > shown.length) output.warn(`... and ${countOf(failures.length - shown.length, "more note")} skipped`);
+}
+
+/**
+ * Why there are no vectors, then what that means for the command: a search goes by keywords; an index run
+ * indexes by keywords, keeps the vectors it has, and a later run adds the missing ones (the embedder is
+ * asked only for chunks without a vector).
+ */
+export function keywordOnlyWarning(why: string, use: Exclude<IndexUse, "none">): string {
+  return use === "index"
+    ? `${why}; notes are indexed by keywords only (saved vectors are kept), and a later \`krypton index\` adds the missing vectors once the model is reachable`
+    : `${why}; searching by keywords only`;
 }
 
 /** "Ollama is not reachable at URL (connection refused)", or null when the embedding server accepts connections. */

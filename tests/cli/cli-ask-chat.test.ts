@@ -5,7 +5,7 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { startGeminiServer } from "../support/servers/gemini-server";
+import { DEFAULT_GEMINI_KEY, startGeminiServer } from "../support/servers/gemini-server";
 import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
@@ -314,6 +314,22 @@ describe("krypton ask / chat", () => {
       expect(withBoth).toBeDefined();
       expect(withBoth).not.toContain("a new topic");
       expect(conversations.some((c) => c.includes("a new topic") && c.includes("Third answer."))).toBe(true);
+    });
+
+    it("with the embedder down, --mode none says nothing about keywords; /mode rag then says it searches by keywords only", async () => {
+      // Chat from Gemini, embeddings from an Ollama that is not running (the harness's dead port).
+      const gemini = await startGeminiServer();
+      try {
+        const chatEnv = { KRYPTON_CHAT_PROVIDER: "gemini", KRYPTON_CHAT_MODEL: "gemini-2.5-flash", KRYPTON_GEMINI_BASE_URL: gemini.url, GEMINI_API_KEY: DEFAULT_GEMINI_KEY };
+        const r = await runCli(["chat", vault.root, "--mode", "none"], { env: chatEnv, input: "hello\n/mode rag\nsourdough?\n" });
+        expect(r.code).toBe(0);
+        expect(gemini.requestsTo("stream")).toHaveLength(2);
+        const [beforeRag, afterRag] = r.stderr.split("Mode: rag");
+        expect(beforeRag).not.toMatch(/keywords|not reachable/);
+        expect(afterRag).toContain("krypton: warning: Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?); searching by keywords only\n");
+      } finally {
+        await gemini.close();
+      }
     });
 
     it("a bad /mode is reported and the chat goes on", async () => {

@@ -179,6 +179,22 @@ describe("krypton index / search / status", () => {
     }
   });
 
+  it("with Ollama down, index says notes are indexed by keywords and a later run adds the vectors, which it does", async () => {
+    const built = JSON.parse((await runCli(["index", vault.root, "--json"], { env })).stdout) as { chunks: number };
+    await vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
+    const down = await runCli(["index", vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    expect(down.code).toBe(0);
+    expect(down.stderr).toBe(
+      "krypton: warning: Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?); notes are indexed by keywords only " +
+        "(saved vectors are kept), and a later `krypton index` adds the missing vectors once the model is reachable\n",
+    );
+    expect(JSON.parse(down.stdout)).toMatchObject({ chunks: built.chunks + 1, embedded: built.chunks });
+    ollama.reset();
+    const back = await runCli(["index", vault.root, "--json"], { env });
+    expect(JSON.parse(back.stdout)).toMatchObject({ embedded: built.chunks + 1, keywordOnly: false });
+    expect(ollama.requestsTo("embed").map((q) => JSON.stringify(q.body))).toEqual([expect.stringContaining("Sourdough pizza dough.")]);
+  });
+
   it("a keyword-only run while Ollama is down keeps the vectors already in the index", async () => {
     const built = await runCli(["index", vault.root, "--json"], { env });
     const chunks = JSON.parse(built.stdout).chunks as number;

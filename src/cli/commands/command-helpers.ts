@@ -34,9 +34,11 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
  * summarize). An index that fails to open is not fatal: the chat pipeline answers without notes and says so.
  */
 export async function prepareIndex(session: VaultSession, mode: RetrievalMode, output: Output, signal: AbortSignal): Promise<void> {
-  if (mode !== "rag" && mode !== "hybrid" && !session.config.settings.agentsEnabled) return;
+  const retrieves = mode === "rag" || mode === "hybrid";
+  if (!retrieves && !session.config.settings.agentsEnabled) return;
   try {
-    await openIndex(session, output, { signal });
+    // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
+    await openIndex(session, output, { signal, use: retrieves ? "search" : "none" });
   } catch (err) {
     if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
     output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);

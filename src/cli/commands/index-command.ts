@@ -37,7 +37,7 @@ export const indexCommand: Command = {
     try {
       const started = Date.now();
       const rebuild = flag(args, "rebuild");
-      let status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, rebuild, warnReadOnly: false }));
+      let status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, rebuild, use: "index", warnReadOnly: false }));
       if (!rebuild && !status.readOnly) status = await withAbortOnInterrupt(ctx, (signal) => checkSavedTexts(session, signal));
       for (const repair of status.repaired ?? []) ctx.output.warn(`the index was damaged: ${repair}`);
       let byHolder: string | null = null;

@@ -4,7 +4,7 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_OK, UsageError } from "../errors";
 import { printHits, type Output } from "../output";
-import { openIndex, openVaultSession, reportIndexProblems } from "../vault-session";
+import { keywordOnlyWarning, openIndex, openVaultSession, reportIndexProblems } from "../vault-session";
 import { withAbortOnInterrupt } from "./command-helpers";
 
 /** One line of `krypton search --json`: the shape scripts rely on. */
@@ -50,7 +50,7 @@ export const searchCommand: Command = {
         // A saved index that matches the vault answers without being loaded (only what the query needs is read).
         const saved = await session.core.index.searchSavedNotes(query, { limit, signal });
         if (saved) {
-          reportIndexProblems(session, saved.status, ctx.output, { warnKeywordOnly: true, warnReadOnly: true });
+          reportIndexProblems(session, saved.status, ctx.output, { use: "search", warnReadOnly: true });
           return saved;
         }
         await openIndex(session, ctx.output, { signal, readOnly: true });
@@ -59,7 +59,7 @@ export const searchCommand: Command = {
       });
       // The index had vectors but this query got none (the embedder timed out, failed or sent bad data).
       const queryProblem = status.queryEmbedError;
-      if (queryProblem) ctx.output.warn(`${queryProblem}; searching by keywords only`);
+      if (queryProblem) ctx.output.warn(keywordOnlyWarning(queryProblem, "search"));
       const results = hits.map(toJson);
       if (flag(args, "json")) ctx.output.json(results);
       else printResults(ctx.output, query, hits);

@@ -25,7 +25,7 @@ export const statusCommand: Command = {
     checkPositionals(args.positionals, 1);
     const session = await openVaultSession(args.positionals[0], args, ctx);
     try {
-      const status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, warnKeywordOnly: false, readOnly: true }));
+      const status = await withAbortOnInterrupt(ctx, (signal) => openIndex(session, ctx.output, { signal, use: "none", readOnly: true }));
       if (flag(args, "json")) ctx.output.json({ vault: session.root, settings: publicSettings(session), index: status });
       else printStatus(ctx.output, session, status);
       return status.state === "error" ? EXIT_FAILURE : EXIT_OK;
