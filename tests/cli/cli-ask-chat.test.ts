@@ -314,6 +314,13 @@ describe("krypton ask / chat", () => {
       expect(withBoth).toBeDefined();
       expect(withBoth).not.toContain("a new topic");
       expect(conversations.some((c) => c.includes("a new topic") && c.includes("Third answer."))).toBe(true);
+
+      // /new says where the conversation it leaves was saved, as the end of the chat does for the last one.
+      const first = (JSON.parse(withBoth!) as { id: string }).id;
+      const last = (JSON.parse(conversations.find((c) => c.includes("a new topic"))!) as { id: string }).id;
+      const saved = (id: string) => `Saved conversation ${id} in .krypton/chat/ (continue with --conversation ${id})`;
+      expect(r.stderr).toContain(`${saved(first)}\nNew conversation.\n`);
+      expect(r.stderr.trimEnd().endsWith(saved(last))).toBe(true);
     });
 
     it("with the embedder down, --mode none says nothing about keywords; /mode rag then says it searches by keywords only", async () => {

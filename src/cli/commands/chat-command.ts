@@ -90,6 +90,7 @@ async function chatLoop(
         const command = name.toLowerCase();
         if (command === "quit" || command === "exit" || command === "q") break;
         if (command === "new") {
+          if (conversationId) output.info(savedLine(conversationId));
           conversationId = undefined;
           output.info("New conversation.");
         } else if (command === "mode") {
@@ -159,11 +160,15 @@ async function chatLoop(
     rl.close();
   }
   // Also after Ctrl+C at the prompt: the user learns where the conversation went and how to go on with it.
-  if (conversationId) output.info(`Saved conversation ${conversationId} in .krypton/chat/ (continue with --conversation ${conversationId})`);
+  if (conversationId) output.info(savedLine(conversationId));
   // Scripts piping messages in learn from the exit code whether every answer worked.
   return failed && !interactive ? EXIT_FAILURE : EXIT_OK;
 }
 
+/** Where a conversation went and how to go on with it: said when the chat ends and when /new leaves one. */
+function savedLine(conversationId: string): string {
+  return `Saved conversation ${conversationId} in .krypton/chat/ (continue with --conversation ${conversationId})`;
+}
 
 /** `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. */
 async function runWorkflowInChat(session: VaultSession, line: string, activeNotePath: string | undefined, confirm: ConfirmPort | undefined, ctx: CommandContext): Promise<void> {
