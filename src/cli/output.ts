@@ -1,5 +1,5 @@
 import type { IndexStatus } from "../core/indexing/index-status";
-import { oneLine } from "../core/util/text";
+import { countOf, formatCount, oneLine } from "../core/util/text";
 
 /**
  * Where the CLI writes. stdout carries results only (so `--json` output pipes cleanly); progress,
@@ -116,15 +116,7 @@ export function progressLine(status: IndexStatus, barWidth = 24): string {
 }
 
 /** "1 note", "2 notes", "1,234 chunks". */
-export function countOf(n: number, singular: string, plural = `${singular}s`): string {
-  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
-}
-
-export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
-}
-
-export { oneLine };
+export { countOf, formatCount, oneLine };
 
 /** Search results as the CLI prints them (`search`, and the search agent in `ask`/`chat`). */
 export function printHits(

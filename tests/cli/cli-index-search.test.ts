@@ -189,6 +189,9 @@ describe("krypton index / search / status", () => {
         "(saved vectors are kept), and a later `krypton index` adds the missing vectors once the model is reachable\n",
     );
     expect(JSON.parse(down.stdout)).toMatchObject({ chunks: built.chunks + 1, embedded: built.chunks });
+    // The summary says the vectors already there were kept, not "no embeddings".
+    const summary = await runCli(["index", vault.root], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    expect(summary.stdout).toMatch(new RegExp(`keyword-only this run \\(${built.chunks} with vectors kept from ollama:`));
     ollama.reset();
     const back = await runCli(["index", vault.root, "--json"], { env });
     expect(JSON.parse(back.stdout)).toMatchObject({ embedded: built.chunks + 1, keywordOnly: false });

@@ -17,6 +17,10 @@ test("the tooltip explains keyword-only mode with the embedder's own words", () 
   const tip = statusBarTooltip({ ...base, keywordOnly: true, embedderError: "Ollama is not reachable at http://localhost:11434" });
   expect(tip).toContain("Keyword-only search: Ollama is not reachable at http://localhost:11434");
   expect(tip).toContain("41,230 chunks");
+  // One of a thing is said in the singular.
+  const one = statusBarTooltip({ ...base, notes: 1, chunks: 1, embedded: 1, failures: [{ path: "A.md", error: "EACCES" }] });
+  expect(one).toContain("1 note, 1 chunk, 1 with vectors");
+  expect(one).toContain("1 note could not be indexed");
 });
 
 test("failures are named by file, at most five, and a rebuild says why", () => {

@@ -88,9 +88,11 @@ const DEFAULT_WAIT_SECONDS = 120;
 
 function printSummary(output: Output, status: IndexStatus, elapsedMs: number, byHolder: string | null = null): void {
   // The totals in the index, said as such: "with vectors" counts every chunk that has one, not this run's work.
-  const vectors = status.keywordOnly
-    ? "keyword-only (no embeddings)"
-    : `${formatCount(status.embedded)} of them with vectors from ${status.embedder ?? "?"}`;
+  const vectors = !status.keywordOnly
+    ? `${formatCount(status.embedded)} of them with vectors from ${status.embedder ?? "?"}`
+    : status.embedded > 0
+      ? `keyword-only this run (${formatCount(status.embedded)} with vectors kept from ${status.embedder ?? "an earlier run"})`
+      : "keyword-only (no embeddings)";
   output.line(
     `Indexed ${countOf(status.notes, "note")}: ${countOf(status.chunks, "chunk")}, ${vectors} (${(elapsedMs / 1000).toFixed(1)} s)${byHolder ? `, updated by ${byHolder}` : ""}.`,
   );

@@ -17,6 +17,7 @@ import type { ChunkHit, SearchApi } from "../search/search-types";
 import type { KryptonSettings, RetrievalMode } from "../settings";
 import type { WebSearch, WebSnippet } from "../web/web-search";
 import { AbortedError, errorMessage, isAbortError, throwIfAborted } from "../util/errors";
+import { countOf, formatCount } from "../util/text";
 
 export interface Notice {
   code: string;
@@ -115,7 +116,7 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     );
     let hits = mergeHits(perQuery).slice(0, settings.maxK);
     if (status?.state === "indexing") {
-      const progress = status.progress ? ` (${status.progress.done} of ${status.progress.total} notes)` : "";
+      const progress = status.progress ? ` (${formatCount(status.progress.done)} of ${countOf(status.progress.total, "note")})` : "";
       notices.push({ code: "rag-partial", message: `Indexing is still running${progress}: some notes may be missing from this answer.` });
     }
     if (status?.keywordOnly && status.embedderError) {

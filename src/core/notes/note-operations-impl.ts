@@ -18,6 +18,7 @@ import { askModel } from "../model/ask-model";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
+import { countOf, formatCount } from "../util/text";
 
 export interface NoteOperationsDeps {
   host: Host;
@@ -68,7 +69,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
   function requireIndex(): void {
     const status = deps.index.status();
     if (status.state === "ready" || (status.state === "indexing" && status.chunks > 0)) return;
-    const progress = status.progress ? ` (${status.progress.done} of ${status.progress.total} notes)` : "";
+    const progress = status.progress ? ` (${formatCount(status.progress.done)} of ${countOf(status.progress.total, "note")})` : "";
     const message =
       status.state === "indexing"
         ? `The index is not ready yet: indexing${progress}. Try again when it finishes.`

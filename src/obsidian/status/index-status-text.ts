@@ -1,6 +1,7 @@
 import type { IndexStatus } from "../../core/indexing/index-status";
+import { countOf, formatCount } from "../../core/util/text";
 
-const fmt = (n: number) => n.toLocaleString("en-US");
+const fmt = formatCount;
 
 /** The status bar's one line: "Indexing 1,234 / 10,000 notes", "Krypton: 10,000 notes indexed", ... */
 export function statusBarText(status: IndexStatus): string {
@@ -15,7 +16,7 @@ export function statusBarText(status: IndexStatus): string {
       return `${verb} ${fmt(p.done)} / ${fmt(p.total)} notes`;
     }
     case "ready":
-      return `Krypton: ${fmt(status.notes)} ${status.notes === 1 ? "note" : "notes"} indexed${status.keywordOnly ? " (keyword only)" : ""}`;
+      return `Krypton: ${countOf(status.notes, "note")} indexed${status.keywordOnly ? " (keyword only)" : ""}`;
     case "error":
       return "Krypton: index error";
     case "empty":
@@ -25,7 +26,7 @@ export function statusBarText(status: IndexStatus): string {
 
 /** The status bar's tooltip: why keyword-only, how many vectors, what failed. */
 export function statusBarTooltip(status: IndexStatus): string {
-  const lines = [`${fmt(status.notes)} notes, ${fmt(status.chunks)} chunks, ${fmt(status.embedded)} with vectors`];
+  const lines = [`${countOf(status.notes, "note")}, ${countOf(status.chunks, "chunk")}, ${fmt(status.embedded)} with vectors`];
   if (status.keywordOnly) {
     lines.push(
       status.embedderError
@@ -33,7 +34,7 @@ export function statusBarTooltip(status: IndexStatus): string {
         : "Keyword-only search: no embedding model is configured",
     );
   }
-  if (status.failures.length > 0) lines.push(`${status.failures.length} notes could not be indexed`);
+  if (status.failures.length > 0) lines.push(`${countOf(status.failures.length, "note")} could not be indexed`);
   lines.push("Click for details");
   return lines.join("\n");
 }
