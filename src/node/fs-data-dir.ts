@@ -1,7 +1,7 @@
 import { close, open, promises as fs, read } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import type { ByteRange, DataDirPort } from "../core/ports/data-dir";
+import { dataDirWriteError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
 import { isCode } from "./fs-vault";
 
 /** Krypton's machine-state folder (<vault>/.krypton) on disk. Writes are temp file + rename. */
@@ -120,14 +120,14 @@ export class FsDataDir implements DataDirPort {
    * (permission denied)", or "(it is a file, not a folder: move or rename it)".
    */
   private async writeError(err: unknown, full: string): Promise<unknown> {
-    let why = isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
+    let why: { fileInTheWay: string } | string | null = isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
     // A file where a folder must be (say a note named ".krypton"): mkdir fails with ENOTDIR, or EEXIST when it is the parent itself.
     if (!why && (isCode(err, "ENOTDIR") || isCode(err, "EEXIST"))) {
       const file = await this.fileInTheWay(full);
-      if (file) why = `${file === this.dir ? "it" : file} is a file, not a folder: move or rename it`;
+      if (file) why = { fileInTheWay: file };
     }
     if (!why) return err;
-    const wrapped = new Error(`cannot write ${this.dir} (${why})`) as Error & { code?: string };
+    const wrapped = dataDirWriteError(this.dir, why) as Error & { code?: string };
     wrapped.code = (err as { code?: string }).code;
     return wrapped;
   }

@@ -12,7 +12,7 @@ import { createObsidianHost } from "./host/obsidian-host";
 import { createObsidianLogger, debugFlagOn } from "./host/obsidian-logger";
 import { detectSecretStorage, SecretStore } from "./host/secret-store";
 import { McpBridge } from "./mcp/mcp-bridge";
-import { failureNoticeText, rebuiltNoticeText } from "./status/index-status-text";
+import { failureNoticeText, notSavedNoticeText, rebuiltNoticeText } from "./status/index-status-text";
 import { errorMessage } from "../core/util/errors";
 import { SerialQueue } from "../core/util/serial-queue";
 
@@ -37,6 +37,7 @@ export class KryptonServices {
   private unsubscribeVault: (() => void) | null = null;
   private lastFailureReport = "";
   private lastRebuildReport = "";
+  private lastNotSavedReport = "";
   private lastMarkdownPath: string | undefined;
   private closed = false;
   private closing: Promise<void> | null = null;
@@ -153,11 +154,14 @@ export class KryptonServices {
     });
   }
 
-  /** A notice for notes that failed (named by file) and one when a broken index was rebuilt; each once. */
+  /** A notice for notes that failed (named by file), one when a broken index was rebuilt, one when it cannot be saved; each once. */
   private reportOutcome(status: IndexStatus): void {
     const rebuilt = rebuiltNoticeText(status);
     if (rebuilt && rebuilt !== this.lastRebuildReport) new Notice(rebuilt, 10_000);
     this.lastRebuildReport = rebuilt ?? "";
+    const notSaved = notSavedNoticeText(status);
+    if (notSaved && notSaved !== this.lastNotSavedReport) new Notice(notSaved, 15_000);
+    this.lastNotSavedReport = notSaved ?? "";
     const failures = failureNoticeText(status);
     if (failures && failures !== this.lastFailureReport) new Notice(failures, 15_000);
     this.lastFailureReport = failures ?? "";

@@ -34,3 +34,13 @@ export interface ByteRange {
   offset: number;
   length: number;
 }
+
+/**
+ * Why the data folder cannot be written: `why` in words ("permission denied"), or a file standing where a
+ * folder must be (a note named ".krypton"). Both hosts' data dirs say it this way; the index shows it as the
+ * status's writeError.
+ */
+export function dataDirWriteError(dataDir: string, why: { fileInTheWay: string } | string): Error {
+  const words = typeof why === "string" ? why : `${why.fileInTheWay === dataDir ? "it" : why.fileInTheWay} is a file, not a folder: move or rename it`;
+  return new Error(`cannot write ${dataDir} (${words})`);
+}

@@ -1,5 +1,5 @@
 import { normalizePath, type DataAdapter } from "obsidian";
-import type { ByteRange, DataDirPort } from "../../core/ports/data-dir";
+import { dataDirWriteError, type ByteRange, type DataDirPort } from "../../core/ports/data-dir";
 import { KRYPTON_DIR } from "./obsidian-vault";
 
 const TEMP_SUFFIX = ".tmp";
@@ -130,7 +130,10 @@ export class ObsidianDataDir implements DataDirPort {
     let current = "";
     for (const part of parts) {
       current = current ? `${current}/${part}` : part;
-      if (!(await this.adapter.exists(current))) await this.adapter.mkdir(current);
+      const stat = await this.adapter.stat(current);
+      // A file where a folder must be (a note named ".krypton"): said plainly, not as the adapter's ENOTDIR.
+      if (stat?.type === "file") throw dataDirWriteError(this.root, { fileInTheWay: current });
+      if (!stat) await this.adapter.mkdir(current);
     }
   }
 

@@ -34,6 +34,7 @@ export function statusBarTooltip(status: IndexStatus): string {
         : "Keyword-only search: no embedding model is configured",
     );
   }
+  if (status.writeError) lines.push(`Not saved: ${status.writeError}`);
   if (status.failures.length > 0) lines.push(`${countOf(status.failures.length, "note")} could not be indexed`);
   lines.push("Click for details");
   return lines.join("\n");
@@ -89,6 +90,11 @@ export function failureNoticeText(status: IndexStatus): string | null {
     if (partial.length > 5) lines.push(`…and ${partial.length - 5} more (see "Show index status").`);
   }
   return lines.join("\n");
+}
+
+/** When the .krypton folder cannot be written (permissions, a file in its place): said once, with what still works. */
+export function notSavedNoticeText(status: IndexStatus): string | null {
+  return status.writeError ? `Krypton cannot save its index: ${status.writeError}. Search still works; the index is kept in memory only until this is fixed.` : null;
 }
 
 export function rebuiltNoticeText(status: IndexStatus): string | null {
