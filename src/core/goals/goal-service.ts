@@ -76,15 +76,18 @@ export class GoalService {
   /**
    * The goal with exactly this name (case and spacing aside), else the one sharing most whole words with its
    * name or file name ("AWS" finds "Pass AWS SAA"). The folder is not compared (every goal's path has "Study
-   * goals" in it), nor are parts of words ("a" was in every goal). A tie is refused, naming the goals: a log
-   * must not land on whichever goal happened to be listed first.
+   * goals" in it), nor are parts of words ("a" was in every goal). A tie, or two goals of the same name, is
+   * refused, naming them: a log must not land on whichever goal happened to be listed first.
    */
   async find(name: string): Promise<Goal> {
     const goals = await this.list();
     // Exact first: "Pass AWS" shares as many words with "AWS Pass exam", which may be listed before it.
     const key = cleanGoalName(name).toLowerCase();
-    const exact = goals.find((g) => cleanGoalName(g.goal).toLowerCase() === key);
-    if (exact) return exact;
+    const exact = goals.filter((g) => cleanGoalName(g.goal).toLowerCase() === key);
+    if (exact.length === 1) return exact[0];
+    if (exact.length > 1) {
+      throw new AgentError(`More than one study goal is named "${exact[0].goal}": ${exact.map((g) => g.path).join(", ")}. Rename one of them.`, "invalid-input");
+    }
     const words = [...new Set(wordsOf(name))];
     const scored = goals
       .map((g) => {

@@ -171,6 +171,10 @@ describe("GoalService over a real vault", () => {
     expect(lines[0]).toMatch(/^- \*\*AWS Pass exam\*\*: 45 min in 1 session,/);
     expect(lines[1]).toMatch(/^- \*\*Pass AWS\*\*: 2h in 1 session,/);
     expect(lines[2]).toMatch(/^- \*\*Pass AWS\*\*: 0 min in 0 sessions,/);
+    // Two goals of the very same name: a log names both notes and writes neither.
+    const before = await world.vault.read("Study goals/Pass AWS.md");
+    await expect(goals.log("pass aws", 10)).rejects.toThrow('More than one study goal is named "Pass AWS": Study goals/Archive/Pass AWS.md, Study goals/Pass AWS.md. Rename one of them.');
+    expect(await world.vault.read("Study goals/Pass AWS.md")).toBe(before);
   });
 
   it("logging keeps frontmatter minutes in step: a hand-edited goal note differs only in the minutes value and the new session line", async () => {
