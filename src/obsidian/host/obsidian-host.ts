@@ -76,8 +76,8 @@ function desktopSymlinkGuard(app: App): ((path: string) => Promise<void>) | unde
 function desktopFileRanges(app: App): FileRanges | undefined {
   const adapter = app.vault.adapter;
   if (!Platform.isDesktopApp || !(adapter instanceof FileSystemAdapter)) return undefined;
-  let node: Promise<typeof import("../../node/fs-data-dir")> | undefined;
-  const disk = async () => (await (node ??= import("../../node/fs-data-dir"))).diskRanges;
+  let node: Promise<typeof import("../../node/file-ranges")> | undefined;
+  const disk = async () => (await (node ??= import("../../node/file-ranges"))).diskRanges;
   return {
     read: async (path, range) => (await disk()).read(adapter.getFullPath(path), range),
     readInto: async (path, offset, target) => (await disk()).readInto(adapter.getFullPath(path), offset, target),
