@@ -1,7 +1,8 @@
 import { close, open, read } from "node:fs";
 import type { ByteRange } from "../core/ports/data-dir";
+import { isMissing } from "./fs-errors";
 
-// Only node:fs: the desktop plugin loads this module on its own (obsidian-host.ts), without the CLI's vault
+// Only node:fs (and fs-errors.ts): the desktop plugin loads this module on its own (obsidian-host.ts), without the CLI's vault
 // and its stat worker.
 
 /**
@@ -12,12 +13,6 @@ export const diskRanges = {
   read: (file: string, range: ByteRange): Promise<Uint8Array | null> => orMissing(readRange(file, range)),
   readInto: (file: string, offset: number, target: Uint8Array): Promise<number | null> => orMissing(readIntoFile(file, offset, target)),
 };
-
-/** Nothing at the path: a file in the way of its folder (ENOTDIR) means the file does not exist either. */
-export function isMissing(err: unknown): boolean {
-  const code = typeof err === "object" && err !== null ? (err as { code?: unknown }).code : undefined;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
 
 async function orMissing<T>(reading: Promise<T>): Promise<T | null> {
   try {

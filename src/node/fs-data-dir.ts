@@ -2,8 +2,8 @@ import { promises as fs } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { dataDirWriteError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
-import { isCode } from "./fs-vault";
-import { diskRanges, isMissing } from "./file-ranges";
+import { diskRanges } from "./file-ranges";
+import { isCode, isMissing } from "./fs-errors";
 
 /** Krypton's machine-state folder (<vault>/.krypton) on disk. Writes are temp file + rename. */
 export class FsDataDir implements DataDirPort {

@@ -3,6 +3,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
+import { isCode } from "./fs-errors";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
@@ -184,8 +185,4 @@ export class FsVault implements VaultPort {
     if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
     return full;
   }
-}
-
-export function isCode(err: unknown, code: string): boolean {
-  return typeof err === "object" && err !== null && (err as { code?: string }).code === code;
 }

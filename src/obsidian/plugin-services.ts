@@ -35,9 +35,8 @@ export class KryptonServices {
   /** One index job at a time; a later one waits for the earlier. */
   private readonly indexJobs = new SerialQueue();
   private unsubscribeVault: (() => void) | null = null;
-  private lastFailureReport = "";
-  private lastRebuildReport = "";
-  private lastNotSavedReport = "";
+  /** The text each kind of outcome notice last said ("" once it cleared): a notice is shown again only when it changes. */
+  private readonly lastReports = new Map<string, string>();
   private lastMarkdownPath: string | undefined;
   private closed = false;
   private closing: Promise<void> | null = null;
@@ -156,15 +155,14 @@ export class KryptonServices {
 
   /** A notice for notes that failed (named by file), one when a broken index was rebuilt, one when it cannot be saved; each once. */
   private reportOutcome(status: IndexStatus): void {
-    const rebuilt = rebuiltNoticeText(status);
-    if (rebuilt && rebuilt !== this.lastRebuildReport) new Notice(rebuilt, 10_000);
-    this.lastRebuildReport = rebuilt ?? "";
-    const notSaved = notSavedNoticeText(status);
-    if (notSaved && notSaved !== this.lastNotSavedReport) new Notice(notSaved, 15_000);
-    this.lastNotSavedReport = notSaved ?? "";
-    const failures = failureNoticeText(status);
-    if (failures && failures !== this.lastFailureReport) new Notice(failures, 15_000);
-    this.lastFailureReport = failures ?? "";
+    this.noticeOnChange("rebuilt", rebuiltNoticeText(status), 10_000);
+    this.noticeOnChange("not-saved", notSavedNoticeText(status), 15_000);
+    this.noticeOnChange("failures", failureNoticeText(status), 15_000);
+  }
+
+  private noticeOnChange(kind: string, text: string | null, durationMs: number): void {
+    if (text && text !== this.lastReports.get(kind)) new Notice(text, durationMs);
+    this.lastReports.set(kind, text ?? "");
   }
 
   // ------------------------------------------------------------------------------------------ MCP bridge

@@ -2,7 +2,7 @@ import { parseCards } from "../flashcards/card-parser";
 import { countDue } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { normalizeVaultPath } from "../notes/note-paths";
+import { baseNameOf, normalizeVaultPath } from "../notes/note-paths";
 import type { Host } from "../ports/host";
 import { NoteExistsError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
@@ -91,7 +91,7 @@ export class GoalService {
     const words = [...new Set(wordsOf(name))];
     const scored = goals
       .map((g) => {
-        const own = new Set([...wordsOf(g.goal), ...wordsOf(g.path.slice(g.path.lastIndexOf("/") + 1).replace(/\.md$/i, ""))]);
+        const own = new Set([...wordsOf(g.goal), ...wordsOf(baseNameOf(g.path))]);
         return { g, score: words.filter((w) => own.has(w)).length };
       })
       .filter((x) => x.score > 0)

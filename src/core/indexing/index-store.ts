@@ -422,7 +422,6 @@ export class IndexStore {
     return [...(this.shards.get(id)?.paths ?? [])];
   }
 
-  /** A shard's texts for a reader that takes them out before it yields: the cache if a save put them there, else a reused buffer. */
   /**
    * Reads every saved shard's chunk texts and checks them against their checksums, which a load does not
    * (it reads the parts before them): damaged ones join unreadableTexts. A search finds such damage only
@@ -441,6 +440,7 @@ export class IndexStore {
     if (err instanceof IndexLoadError && this.shardFiles.get(entry.id)?.file === entry.file && !/missing/.test(err.message)) this.unreadableTexts.set(entry.id, err.message);
   }
 
+  /** A shard's texts for a reader that takes them out before it yields: the cache if a save put them there, else a reused buffer. */
   private textsForNow(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
     return this.textCache.get(entry.file) !== undefined ? this.shardTexts(data, entry) : this.textBuffers.texts(data, entry);
   }

@@ -10,7 +10,7 @@ import { serverConfigProblem, serverSecrets, type McpServerConfig } from "./serv
 import { assignWireNames, qualifiedToolName } from "./tool-names";
 import { resultText } from "./tool-result";
 import type { StdioTransportFactory } from "./transports";
-import { clip } from "../util/text";
+import { clip, countOf } from "../util/text";
 
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
 export const MCP_CALL_TIMEOUT_MS = 60_000;
@@ -227,8 +227,7 @@ export class McpClientManager {
         }
         this.syncRegistry();
       });
-      const tools = connection.listTools().length;
-      this.logger.info(`MCP server ${entry.config.name}: ${tools} ${tools === 1 ? "tool" : "tools"} (${connection.transportKind})`);
+      this.logger.info(`MCP server ${entry.config.name}: ${countOf(connection.listTools().length, "tool")} (${connection.transportKind})`);
     } catch (err) {
       if (this.entries.get(entry.config.name) !== entry) return;
       entry.state = err instanceof McpServerError && err.kind === "unsupported" ? "unsupported" : "failed";

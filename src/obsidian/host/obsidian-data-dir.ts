@@ -5,16 +5,6 @@ import { KRYPTON_DIR } from "./obsidian-vault";
 const TEMP_SUFFIX = ".tmp";
 
 /**
- * DataDirPort over Obsidian's DataAdapter for "<vault>/.krypton/". The Vault API does not list
- * dot-folders, so this goes through app.vault.adapter, which works on desktop and mobile alike.
- *
- * Atomic write = write a temp file, then adapter.rename onto the target. Obsidian's rename refuses an
- * existing destination ("Destination file already exists!"), so replacing a file is remove + rename:
- * a crash in that instant leaves the target missing (the complete temp file stays beside it). Readers
- * then see "no file", which the index treats like any missing or corrupt partition (rebuild with a
- * notice), so the tradeoff costs a rebuild in the worst case and never a half-written file.
- */
-/**
  * Reads of part of a file, by its vault path; null when the file does not exist. Obsidian's adapter reads
  * whole files only, so without these every search hit's text and every shard loaded read its whole shard
  * file. The desktop host provides them through Node's fs (obsidian-host.ts); mobile has none.
@@ -24,6 +14,16 @@ export interface FileRanges {
   readInto(path: string, offset: number, target: Uint8Array): Promise<number | null>;
 }
 
+/**
+ * DataDirPort over Obsidian's DataAdapter for "<vault>/.krypton/". The Vault API does not list
+ * dot-folders, so this goes through app.vault.adapter, which works on desktop and mobile alike.
+ *
+ * Atomic write = write a temp file, then adapter.rename onto the target. Obsidian's rename refuses an
+ * existing destination ("Destination file already exists!"), so replacing a file is remove + rename:
+ * a crash in that instant leaves the target missing (the complete temp file stays beside it). Readers
+ * then see "no file", which the index treats like any missing or corrupt partition (rebuild with a
+ * notice), so the tradeoff costs a rebuild in the worst case and never a half-written file.
+ */
 export class ObsidianDataDir implements DataDirPort {
   /** Present when the host can read part of a file in place (desktop): see FileRanges. */
   readonly readInto?: (path: string, offset: number, target: Uint8Array) => Promise<number | null>;

@@ -1,8 +1,6 @@
 import type { IndexStatus } from "../../core/indexing/index-status";
 import { countOf, formatCount } from "../../core/util/text";
 
-const fmt = formatCount;
-
 /** The status bar's one line: "Indexing 1,234 / 10,000 notes", "Krypton: 10,000 notes indexed", ... */
 export function statusBarText(status: IndexStatus): string {
   switch (status.state) {
@@ -13,7 +11,7 @@ export function statusBarText(status: IndexStatus): string {
       if (!p) return "Krypton: indexing…";
       if (p.phase === "saving") return "Krypton: saving index…";
       const verb = p.phase === "embedding" ? "Embedding" : "Indexing";
-      return `${verb} ${fmt(p.done)} / ${fmt(p.total)} notes`;
+      return `${verb} ${formatCount(p.done)} / ${formatCount(p.total)} notes`;
     }
     case "ready":
       return `Krypton: ${countOf(status.notes, "note")} indexed${status.keywordOnly ? " (keyword only)" : ""}`;
@@ -26,7 +24,7 @@ export function statusBarText(status: IndexStatus): string {
 
 /** The status bar's tooltip: why keyword-only, how many vectors, what failed. */
 export function statusBarTooltip(status: IndexStatus): string {
-  const lines = [`${countOf(status.notes, "note")}, ${countOf(status.chunks, "chunk")}, ${fmt(status.embedded)} with vectors`];
+  const lines = [`${countOf(status.notes, "note")}, ${countOf(status.chunks, "chunk")}, ${formatCount(status.embedded)} with vectors`];
   if (status.keywordOnly) {
     lines.push(
       status.embedderError
@@ -44,12 +42,12 @@ export function statusBarTooltip(status: IndexStatus): string {
 export function statusDetails(status: IndexStatus): { label: string; value: string }[] {
   const rows = [
     { label: "State", value: stateLabel(status) },
-    { label: "Notes", value: fmt(status.notes) },
-    { label: "Chunks", value: fmt(status.chunks) },
-    { label: "Chunks with vectors", value: fmt(status.embedded) },
+    { label: "Notes", value: formatCount(status.notes) },
+    { label: "Chunks", value: formatCount(status.chunks) },
+    { label: "Chunks with vectors", value: formatCount(status.embedded) },
     { label: "Embedding model", value: status.embedder ?? "none (keyword-only search)" },
   ];
-  if (status.progress) rows.push({ label: "Progress", value: `${fmt(status.progress.done)} / ${fmt(status.progress.total)} (${status.progress.phase})` });
+  if (status.progress) rows.push({ label: "Progress", value: `${formatCount(status.progress.done)} / ${formatCount(status.progress.total)} (${status.progress.phase})` });
   if (status.embedderError) rows.push({ label: "Embedding problem", value: status.embedderError });
   if (status.rebuiltReason) rows.push({ label: "Last rebuild", value: status.rebuiltReason });
   if (status.writeError) rows.push({ label: "Not saved", value: `${status.writeError}: the index is kept in memory only` });

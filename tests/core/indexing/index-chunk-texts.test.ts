@@ -20,6 +20,27 @@ const notes: Record<string, string> = {};
 for (let i = 0; i < 40; i++) notes[`Topic ${i}.md`] = longNote(`Topic ${i}`, 6, `subject${i}`);
 notes["Tides.md"] = "# Tides\n\nThe moon pulls the ocean: high and low tides twice a day.\n";
 
+type SavedShard = { file: string; textsAt: number; chunks: number };
+
+/** Builds and saves the index, then damages the chunk texts of one shard file in place (the search part stays intact). */
+async function savedWithDamagedTexts(
+  h: Awaited<ReturnType<typeof makeHarness>>,
+  pick: (shards: SavedShard[]) => SavedShard,
+  damage: (bytes: Buffer, entry: SavedShard) => void,
+): Promise<{ indexDir: string; entry: SavedShard; file: string; bytes: Buffer }> {
+  const first = h.open();
+  await first.open();
+  await first.close();
+  const indexDir = join(h.vault.root, ".krypton", "index");
+  const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8")) as { shards: SavedShard[] };
+  const entry = pick(manifest.shards);
+  const file = join(indexDir, entry.file);
+  const bytes = await fs.readFile(file);
+  damage(bytes, entry);
+  await fs.writeFile(file, bytes);
+  return { indexDir, entry, file, bytes };
+}
+
 describe("chunk texts live on disk once saved", () => {
   it("the store drops a chunk's text when its shard is written and reads it back by position", async () => {
     const vault = await makeTempVault({});
@@ -201,16 +222,9 @@ describe("chunk texts live on disk once saved", () => {
   it("chunk texts damaged on disk (the search part intact): said once, texts read from the notes, the notes indexed again", async () => {
     const h = await makeHarness(notes);
     try {
-      const first = h.open();
-      await first.open();
-      await first.close();
-      const indexDir = join(h.vault.root, ".krypton", "index");
-      const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8"));
-      const entry = manifest.shards[0];
-      const file = join(indexDir, entry.file);
-      const bytes = await fs.readFile(file);
-      for (let i = entry.textsAt + entry.chunks * 4 + 5; i < bytes.length; i += 101) bytes[i] ^= 0x21;
-      await fs.writeFile(file, bytes);
+      const { indexDir, entry } = await savedWithDamagedTexts(h, (shards) => shards[0], (bytes, entry) => {
+        for (let i = entry.textsAt + entry.chunks * 4 + 5; i < bytes.length; i += 101) bytes[i] ^= 0x21;
+      });
 
       const warnings: string[] = [];
       const logger = { ...silentLogger, warn: (message: string) => void warnings.push(message) };
@@ -242,16 +256,11 @@ describe("chunk texts live on disk once saved", () => {
   it("checkSavedTexts finds damaged texts no search read; a writer indexes those notes again, reusing their vectors, and the next check finds nothing", async () => {
     const h = await makeHarness(notes);
     try {
-      const first = h.open();
-      await first.open();
-      await first.close();
-      const indexDir = join(h.vault.root, ".krypton", "index");
-      const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8"));
-      const entry = manifest.shards[manifest.shards.length - 1];
-      const file = join(indexDir, entry.file);
-      const bytes = await fs.readFile(file);
-      bytes[bytes.length - 3] ^= 0x21; // one byte of the last chunk's text
-      await fs.writeFile(file, bytes);
+      const { indexDir, entry, file, bytes } = await savedWithDamagedTexts(
+        h,
+        (shards) => shards[shards.length - 1],
+        (bytes) => void (bytes[bytes.length - 3] ^= 0x21), // one byte of the last chunk's text
+      );
       const notesBefore = await Promise.all(Object.keys(notes).map((n) => fs.readFile(join(h.vault.root, n), "utf8")));
 
       // A reader cannot repair: it checks nothing and changes nothing.
