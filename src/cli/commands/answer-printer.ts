@@ -100,6 +100,7 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string)
     case "search-results":
       if (result.hits.length === 0) output.line(`No notes match "${result.query}".`);
       printHits(output, result.hits);
+      if (result.keywordOnly) output.warn(result.keywordOnly);
       break;
     case "summary":
       output.line(output.bold(result.title));

@@ -13,6 +13,7 @@ import type { Logger } from "../ports/logger";
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
 import { ProviderError } from "../providers/provider-error";
+import { keywordOnlyReason } from "../search/keyword-only";
 import type { ChunkHit, SearchApi } from "../search/search-types";
 import type { KryptonSettings, RetrievalMode } from "../settings";
 import type { WebSearch, WebSnippet } from "../web/web-search";
@@ -99,12 +100,7 @@ export async function retrieve(
 
 async function searchNotes(queries: string[], question: string, deps: RetrievalDeps, notices: Notice[], signal?: AbortSignal): Promise<ChunkHit[]> {
   const { settings, index } = deps;
-  let status: IndexStatus | undefined;
-  try {
-    status = index.status?.();
-  } catch {
-    status = undefined;
-  }
+  const status = currentStatus(index);
   if (status && status.chunks === 0 && status.state !== "ready") {
     const why = status.state === "error" ? "the index failed to load" : "they are not indexed yet";
     notices.push({ code: "rag-unavailable", message: `Your notes could not be searched (${why}), so this answer does not use them.` });
@@ -119,13 +115,9 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
       const progress = status.progress ? ` (${formatCount(status.progress.done)} of ${countOf(status.progress.total, "note")})` : "";
       notices.push({ code: "rag-partial", message: `Indexing is still running${progress}: some notes may be missing from this answer.` });
     }
-    if (status?.keywordOnly && status.embedderError) {
-      notices.push({ code: "rag-keyword-only", message: `Semantic search is unavailable (${status.embedderError.replace(/\.$/, "")}): notes were matched by keywords only.` });
-    } else if (status && !status.keywordOnly && status.embedded > 0 && hits.length > 0 && hits.every((h) => h.vectorScore === 0)) {
-      // The notes have vectors but this question got none: say what happened (timeout, server error, bad data).
-      const why = index.status?.().queryEmbedError;
-      if (why) notices.push({ code: "rag-keyword-only", message: `Semantic search failed for this question (${why}): notes were matched by keywords only.` });
-    }
+    // The status after the search: a query that could not be embedded shows there.
+    const keywordOnly = keywordOnlyReason(currentStatus(index) ?? status, hits.some((h) => h.vectorScore > 0));
+    if (keywordOnly) notices.push({ code: "rag-keyword-only", message: keywordOnly });
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);
   } catch (err) {
@@ -133,6 +125,14 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     deps.logger.warn("Note search failed; answering without notes", { error: plain(err) });
     notices.push({ code: "rag-unavailable", message: `Your notes could not be searched (${plain(err)}), so this answer does not use them.` });
     return [];
+  }
+}
+
+function currentStatus(index: RetrievalDeps["index"]): IndexStatus | undefined {
+  try {
+    return index.status?.();
+  } catch {
+    return undefined;
   }
 }
 

@@ -19,6 +19,7 @@ import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
 import { countOf, formatCount } from "../util/text";
+import { keywordOnlyReason } from "../search/keyword-only";
 
 export interface NoteOperationsDeps {
   host: Host;
@@ -214,7 +215,8 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         score: n.score,
         startLine: n.startLine,
       }));
-      const result = { kind: "search-results" as const, agent: AGENT_NAMES.search, query: q, hits };
+      const keywordOnly = keywordOnlyReason(deps.index.status(), notes.some((n) => n.chunks.some((c) => c.vectorScore > 0)));
+      const result = { kind: "search-results" as const, agent: AGENT_NAMES.search, query: q, hits, ...(keywordOnly ? { keywordOnly } : {}) };
       return { ...result, text: searchResultsText(result) };
     },
 

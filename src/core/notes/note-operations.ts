@@ -9,6 +9,8 @@ export type AgentResult =
       text: string;
       query: string;
       hits: { path: string; title: string; folder: string; snippet: string; score: number; startLine: number }[];
+      /** Set when meaning could not be used and the notes were matched by keywords only: why, as a sentence. */
+      keywordOnly?: string;
     }
   | { kind: "summary"; agent: string; text: string; title: string; summary: string; sourceFiles: string[] }
   /** The agent recognised the request but a prerequisite is missing ("Open a note first"). */

@@ -18,7 +18,7 @@ export function searchResultsText(r: Omit<SearchResults, "text">): string {
     const snippet = hit.snippet.replace(/\s+/g, " ").trim();
     return `${i + 1}. ${noteLink(hit.path, hit.title)}${where} · ${hit.score.toFixed(2)}${snippet ? `\n   ${snippet}` : ""}`;
   });
-  return [`Found ${count} for "${r.query}":`, "", ...lines].join("\n");
+  return [`Found ${count} for "${r.query}":`, "", ...lines, ...(r.keywordOnly ? ["", `_${r.keywordOnly}_`] : [])].join("\n");
 }
 
 export function summaryText(r: Omit<Summary, "text">, heading: string): string {

@@ -93,6 +93,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     },
     outputSchema: {
       results: z.array(z.object({ filePath: z.string(), title: z.string(), snippet: z.string(), score: z.number() })),
+      keywordOnly: z.string().optional().describe("Set when meaning could not be used: why, and that notes were matched by keywords only."),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(input, context) {
@@ -104,7 +105,9 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
       const text = results
         .map((r, i) => `${i + 1}. ${r.title} (${r.filePath}, score ${r.score.toFixed(2)})\n   ${r.snippet.replace(/\s+/g, " ").trim()}`)
         .join("\n");
-      return { structured: { results }, text };
+      const structured: { results: typeof results; keywordOnly?: string } = { results };
+      if (found.keywordOnly) structured.keywordOnly = found.keywordOnly;
+      return { structured, text: found.keywordOnly ? `${text}\n\n${found.keywordOnly}` : text };
     },
   });
 

@@ -52,6 +52,7 @@ export function renderAgentResult(parent: HTMLElement, result: AgentResult, hand
         if (hit.folder) item.createDiv({ cls: "krypton-search-folder", text: hit.folder });
         if (hit.snippet) item.createDiv({ cls: "krypton-search-snippet", text: hit.snippet });
       }
+      if (result.keywordOnly) block.createDiv({ cls: "krypton-search-keyword-only", text: result.keywordOnly });
       break;
     }
     case "summary": {

@@ -170,7 +170,7 @@ describe("ChatService degradation", () => {
     const events = await h.send("tides moon", { mode: "rag" });
     expect(ofType(events, "notice")).toEqual([expect.objectContaining({ code: "rag-keyword-only", message: expect.stringContaining("matched by keywords only") })]);
     // It says what happened: a server error, not "did not answer in time".
-    expect(ofType(events, "notice")[0].message).toMatch(/^Semantic search failed for this question \(the embedding server failed \(Ollama failed \(500\)/);
+    expect(ofType(events, "notice")[0].message).toMatch(/^Semantic search failed \(the embedding server failed \(Ollama failed \(500\)/);
     expect(ofType(events, "sources")[0].sources[0]).toMatchObject({ path: "Ocean/Tides.md" });
     // With the embedder back, no notice.
     h.ollama.reset();

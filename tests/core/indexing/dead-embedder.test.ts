@@ -9,6 +9,11 @@ import { retrieve } from "../../../src/core/chat/retrieval";
 import { silentLogger } from "../../../src/core/ports/logger";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeHarness, type Harness } from "./index-harness";
+import { createNoteOperations } from "../../../src/core/notes/note-operations-impl";
+import { createNodeHost } from "../../../src/node/node-host";
+import { ToolRegistry } from "../../../src/core/tools/tool-registry";
+import { registerNoteTools } from "../../../src/core/tools/note-tools";
+import type { VaultIndex } from "../../../src/core/indexing/vault-index";
 
 const NOTES = {
   "Gradient.md": "# Gradient descent\n\nGradient descent walks downhill on the loss surface.\n",
@@ -83,10 +88,59 @@ describe("a dead or failing embedder", () => {
       hostKind: "cli",
     });
     const notice = retrieval.notices.find((n) => n.code === "rag-keyword-only");
-    expect(notice?.message).toMatch(/^Semantic search failed for this question \(the embedding/);
+    expect(notice?.message).toMatch(/^Semantic search failed \(the embedding/);
     expect(notice?.message).toContain(index.status().queryEmbedError);
     // Once per process: neither query above nor any later one asked the embedder again.
     await index.searchChunks("another question");
     expect(ollama.requestsTo("embed")).toHaveLength(1);
+  });
+
+  /** The search tools over an index: what the chat's "find notes about X", MCP and agent mode call. */
+  function searchTools(index: VaultIndex) {
+    const host = createNodeHost(h.vault.root, { logger: silentLogger });
+    const operations = createNoteOperations({ host, settings: () => h.settings, index, chatModel: () => null });
+    const registry = new ToolRegistry();
+    registerNoteTools(registry, { operations, vault: host.vault, vaultRoot: h.vault.root });
+    return { operations, registry };
+  }
+
+  it("the search tools say when notes were matched by keywords only, and why (chat agent, MCP, agent mode)", async () => {
+    const index = h.open({ embedder: embedder(), index: { queryTimeoutMs: 300, embedRetryAfterMs: 60_000 } });
+    await index.open();
+    const { operations, registry } = searchTools(index);
+
+    // Working embedder: meaning is used, nothing to say.
+    const fine = await operations.searchNotes("gradient descent");
+    expect(fine.keywordOnly).toBeUndefined();
+    expect(fine.text).not.toMatch(/keywords only/);
+
+    ollama.script({ route: "embed", status: 500 });
+    const found = await operations.searchNotes("walking downhill gradient");
+    expect(found.hits[0].path).toBe("Gradient.md");
+    expect(found.keywordOnly).toMatch(/^Semantic search failed \(the embedding server failed \(Ollama failed \(500\).*: notes were matched by keywords only\.$/);
+    expect(found.text.endsWith(`_${found.keywordOnly}_`)).toBe(true);
+
+    const called = await registry.call("search_notes", { query: "gradient" });
+    expect(called.structured).toMatchObject({ keywordOnly: found.keywordOnly });
+    expect(called.text).toContain(found.keywordOnly);
+  });
+
+  it("a vault without an embedder by choice gets no keyword-only remark from the search tools", async () => {
+    const index = h.open({ embedder: null });
+    await index.open();
+    const { operations, registry } = searchTools(index);
+    const found = await operations.searchNotes("gradient");
+    expect(found.hits[0].path).toBe("Gradient.md");
+    expect(found.keywordOnly).toBeUndefined();
+    expect((await registry.call("search_notes", { query: "gradient" })).structured).not.toHaveProperty("keywordOnly");
+  });
+
+  it("an embedder that is down at indexing: the search tools say semantic search is unavailable", async () => {
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    const index = h.open({ embedder: embedder(), index: { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } } });
+    const status = await index.open();
+    expect(status.keywordOnly).toBe(true);
+    const found = await searchTools(index).operations.searchNotes("gradient");
+    expect(found.keywordOnly).toMatch(/^Semantic search is unavailable \(.+\): notes were matched by keywords only\.$/);
   });
 });

@@ -335,6 +335,26 @@ describe("agent results", () => {
     expect(f.$(".krypton-agent-head").textContent).toContain('2 notes for "orama"');
     (hits[0].querySelector("a") as HTMLElement).click();
     expect(f.context.calls.openNote).toEqual([["Tech/Orama.md", 3, false]]);
+    expect(f.$$(".krypton-search-keyword-only")).toHaveLength(0);
+  });
+
+  it("says under search results when they were matched by keywords only", async () => {
+    f = await mountChatView();
+    const keywordOnly = "Semantic search failed (the embedding model did not answer within 10 s): notes were matched by keywords only.";
+    f.chat.script({
+      type: "agent",
+      result: {
+        kind: "search-results",
+        agent: "search",
+        text: "1 note",
+        query: "orama",
+        hits: [{ path: "Tech/Orama.md", title: "Orama", folder: "Tech", snippet: "Orama is a search engine", score: 0.91, startLine: 4 }],
+        keywordOnly,
+      },
+    });
+    typeAndEnter(f, "find notes about orama");
+    await f.settle();
+    expect(f.$(".krypton-search-keyword-only").textContent).toBe(keywordOnly);
   });
 
   it("renders a summary with its source notes, and results shown from commands", async () => {
