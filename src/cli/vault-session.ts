@@ -6,6 +6,7 @@ import type { Logger } from "../core/ports/logger";
 import type { KryptonSettings } from "../core/settings";
 import type { McpServerStatus } from "../core/mcp-client/mcp-client-manager";
 import { createStdioTransportFactory } from "../node/mcp-stdio-transport";
+import { dataDirOf, dataDirWriteProblem } from "../node/fs-data-dir";
 import { createNodeHost } from "../node/node-host";
 import type { ParsedArgs } from "./args";
 import type { CommandContext } from "./command";
@@ -180,8 +181,12 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
     output.warn(keywordOnlyWarning(session.embedderUnreachable, use));
   } else if (use === "search" && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
     const missing = status.chunks - status.embedded;
+    // `krypton index` would only fail on a data folder it cannot write: say that instead of sending the user there.
+    const cannotSave = status.embedded === 0 ? dataDirWriteProblem(dataDirOf(session.root)) : null;
     output.warn(
-      status.embedded === 0
+      cannotSave
+        ? keywordOnlyWarning(`${cannotSave}, so no index with embeddings can be saved`, use)
+        : status.embedded === 0
         ? keywordOnlyWarning(`the saved index has no embeddings yet (run \`krypton index ${session.root}\`)`, use)
         : `${formatCount(missing)} of ${countOf(status.chunks, "chunk")} changed since the last \`krypton index\` and ${missing === 1 ? "is" : "are"} searched by keywords only`,
     );

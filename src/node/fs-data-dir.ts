@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { accessSync, constants, promises as fs, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { dataDirWriteError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
@@ -155,3 +155,23 @@ export class FsDataDir implements DataDirPort {
 export function dataDirOf(vaultRoot: string): string {
   return join(resolve(vaultRoot), ".krypton");
 }
+
+/**
+ * Why Krypton could not save an index in `dir` (the vault's .krypton), found without writing: it is a file,
+ * or it (or the vault, when it does not exist yet) cannot be written. Null when a write may succeed. For
+ * processes that never write (a search) and would otherwise send the user to `krypton index` for nothing.
+ */
+export function dataDirWriteProblem(dir: string): string | null {
+  const full = resolve(dir);
+  const info = statSync(full, { throwIfNoEntry: false });
+  if (info && !info.isDirectory()) return dataDirWriteError(full, { fileInTheWay: full }).message;
+  try {
+    accessSync(info ? full : dirname(full), constants.W_OK);
+    return null;
+  } catch (err) {
+    if (isCode(err, "EACCES") || isCode(err, "EPERM")) return dataDirWriteError(full, "permission denied").message;
+    if (isCode(err, "EROFS")) return dataDirWriteError(full, "read-only file system").message;
+    return null;
+  }
+}
+

@@ -215,6 +215,7 @@ describe("a vault the CLI cannot write", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
     expect(r.stderr).not.toMatch(/another Krypton process|being updated/);
+    expect(r.stderr).toBe(`krypton: warning: cannot write ${join(vault.root, ".krypton")} (permission denied), so no index with embeddings can be saved; searching by keywords only\n`);
   });
 
   it("ask still answers, warning that the index and the conversation are not saved", async () => {
@@ -261,6 +262,8 @@ describe("a file named .krypton in the vault", () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
     expect(r.stderr).not.toMatch(/ENOTDIR|rebuilt/);
+    // The real reason, not "run krypton index", which could only fail on the same file.
+    expect(r.stderr).toBe(`krypton: warning: ${cannotWrite()}, so no index with embeddings can be saved; searching by keywords only\n`);
   });
 
   it("ask still answers, with the read-only vault's warnings", async () => {
