@@ -23,6 +23,7 @@ import { errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { isSafeId, newId } from "./ids";
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
+import { dropUnreadableParts } from "./stored-message-parts";
 
 export const CHAT_DIR = "chat";
 export const INDEX_FILE = `${CHAT_DIR}/index.json`;
@@ -91,12 +92,6 @@ function parseConversation(text: string): Conversation {
   }
   for (const m of value.messages) dropUnreadableParts(m);
   return value;
-}
-
-/** Optional parts that are unreadable are dropped, not the message (steps: agent mode, newer files). */
-function dropUnreadableParts(m: StoredMessage): StoredMessage {
-  if (m.steps !== undefined && !Array.isArray(m.steps)) delete m.steps;
-  return m;
 }
 
 function parseRecord(text: string): StoredMessage {

@@ -154,6 +154,46 @@ describe("ConversationStore", () => {
     expect(await fs.readFile(join(chatDir(), c.id, "m2.json"), "utf8")).toBe("{ torn");
   });
 
+  it("a message whose optional parts are damaged keeps its text; bad parts and bad list entries are dropped, good ones kept", async () => {
+    const store = open();
+    const c = await store.create();
+    await store.put(c.id, msg("m1", "user", "find notes about tides"));
+    const goodSource = { n: 1, kind: "note", path: "Sea/Tides.md", title: "Tides", headings: [], startLine: 0, endLine: 3, snippet: "The moon pulls." };
+    const goodStep = { tool: { name: "search_notes", arguments: { query: "tides" } }, result: "1 note", outcome: "ok", futureField: 1 };
+    // As a sync conflict, a hand edit or another version could leave it.
+    const damaged = {
+      ...msg("m2", "assistant", "Here is what I found."),
+      mode: "telepathy",
+      sources: [goodSource, null, { n: 2, kind: "note", path: 7 }, "x"],
+      agent: { kind: "search-results", agent: "search-notes", text: "1 note", query: "tides" }, // no hits
+      notices: ["kept", null, 3],
+      steps: [goodStep, null, { tool: { name: 5 } }],
+      usage: "lots",
+      stopped: "yes",
+      error: { message: "not a string" },
+    };
+    await fs.writeFile(join(chatDir(), c.id, "m2.json"), JSON.stringify(damaged));
+
+    const fresh = open();
+    const loaded = (await fresh.get(c.id))?.messages.find((m) => m.id === "m2");
+    expect(fresh.problems()).toEqual([]);
+    expect(loaded).toEqual({ ...msg("m2", "assistant", "Here is what I found."), sources: [goodSource], notices: ["kept"], steps: [goodStep] });
+  });
+
+  it("a well-formed message loads with every part (agent results of each kind, usage, flags)", async () => {
+    const store = open();
+    const c = await store.create();
+    const parts: Partial<StoredMessage>[] = [
+      { agent: { kind: "note-created", agent: "create-note", text: "Created", path: "Krypton/Tides.md", title: "Tides", preview: "# Tides" } },
+      { agent: { kind: "search-results", agent: "search-notes", text: "1", query: "q", hits: [{ path: "a.md", title: "a", folder: "", snippet: "", score: 0.5, startLine: 0 }], keywordOnly: "why" } },
+      { agent: { kind: "summary", agent: "summarize", text: "S", title: "T", summary: "- a", sourceFiles: ["a.md"] } },
+      { agent: { kind: "message", agent: "goals", text: "Open a note first", failed: "no-active-note" }, mode: "hybrid", usage: { promptTokens: 3 }, stopped: true, partial: true, replyTo: "m0", error: "cut" },
+    ];
+    for (const [i, extra] of parts.entries()) await store.put(c.id, msg(`m${i + 1}`, "assistant", `answer ${i}`, extra));
+    const loaded = await open().get(c.id);
+    expect(loaded?.messages).toEqual(parts.map((extra, i) => msg(`m${i + 1}`, "assistant", `answer ${i}`, extra)));
+  });
+
   it("two stores on one vault (plugin and CLI) never drop each other's conversations", async () => {
     const plugin = open();
     const cli = open();

@@ -4,6 +4,13 @@ import { Platform } from "../../support/obsidian-stub/app";
 import { agentNote, type Fixture, Gate, mountChatView, typeAndEnter } from "./chat-view-fixture";
 import type { Source } from "../../../src/core/chat/chat-types";
 import { KryptonChatView, VIEW_TYPE_KRYPTON_CHAT } from "../../../src/obsidian/chat-view/chat-view";
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { ConversationStore } from "../../../src/core/chat/conversation-store";
+import { nodeClock } from "../../../src/node/node-clock";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { FsDataDir, dataDirOf } from "../../../src/node/fs-data-dir";
+import { makeTempVault } from "../../support/temp-vault";
 
 const noteSource: Source = {
   n: 1,
@@ -549,6 +556,39 @@ describe("restart", () => {
       expect(view.contentEl.querySelector(".krypton-message-assistant")?.textContent).toContain("Remembered.");
     } finally {
       await leaf.detach();
+    }
+  });
+});
+
+describe("damaged conversation files", () => {
+  it("a saved answer with damaged parts still opens, showing its text and the parts that are intact", async () => {
+    const vault = await makeTempVault({});
+    try {
+      const store = new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger);
+      const c = await store.create("Tides");
+      await store.put(c.id, { id: "m1", role: "user", content: "find notes about tides", createdAt: 1 });
+      await store.put(c.id, { id: "m2", role: "assistant", content: "Here is what I found.", createdAt: 2, replyTo: "m1" });
+      // A sync conflict or a hand edit: parts of the wrong shape next to good ones.
+      const file = join(dataDirOf(vault.root), "chat", c.id, "m2.json");
+      const saved = JSON.parse(await fs.readFile(file, "utf8")) as Record<string, unknown>;
+      Object.assign(saved, {
+        agent: { kind: "search-results", agent: "search-notes", text: "1 note", query: "tides" },
+        sources: [null, noteSource],
+        notices: [null, "Indexing is still running."],
+        steps: [null, { thought: "looking" }],
+      });
+      await fs.writeFile(file, JSON.stringify(saved));
+
+      f = await mountChatView({ store: new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger) });
+      await f.view.setState({ conversationId: c.id }, { history: false });
+      await f.settle();
+      const answer = f.$(".krypton-message-assistant");
+      expect(answer.textContent).toContain("Here is what I found.");
+      expect(answer.textContent).toContain("Indexing is still running.");
+      expect(answer.textContent).toContain("France");
+      expect(f.$$(".krypton-search-hit")).toHaveLength(0);
+    } finally {
+      await vault.cleanup();
     }
   });
 });
