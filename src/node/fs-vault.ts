@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
 import { isCode } from "./fs-errors";
+import { SerialQueue } from "../core/util/serial-queue";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 
 /**
@@ -16,8 +17,8 @@ export const DEFAULT_CONFIG_DIR = ".obsidian";
 export class FsVault implements VaultPort {
   readonly root: string;
   readonly configDir: string;
-  /** The last pending write per absolute path (see processNote). */
-  private readonly writing = new Map<string, Promise<void>>();
+  /** Note writes, one at a time (see processNote). */
+  private readonly writing = new SerialQueue();
 
   constructor(root: string, options: { configDir?: string } = {}) {
     this.root = resolve(root);
@@ -68,6 +69,11 @@ export class FsVault implements VaultPort {
   }
 
   async readNote(path: string): Promise<string> {
+    return decodeNoteBytes(path, (await this.readReal(path)).bytes);
+  }
+
+  /** The file a note path really is (symbolic links resolved) and its bytes. */
+  private async readReal(path: string): Promise<{ real: string; bytes: Buffer }> {
     const full = this.resolveInside(path);
     try {
       // The real path decides, not the name: a link inside the vault may point anywhere.
@@ -76,7 +82,7 @@ export class FsVault implements VaultPort {
       if (real !== realRoot && !real.startsWith(realRoot + sep)) {
         throw new NoteRefusedError(path, "it is a symbolic link leading outside the vault");
       }
-      return decodeNoteBytes(path, await fs.readFile(real));
+      return { real, bytes: await fs.readFile(real) };
     } catch (err) {
       if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
       throw err;
@@ -127,39 +133,34 @@ export class FsVault implements VaultPort {
   }
 
   async processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void> {
-    const full = this.resolveInside(path);
-    // Writes to one note from this process run one after another: between the re-check and the rename
-    // below, a second write would otherwise be lost (renamed over). Other processes are still re-checked.
-    const previous = this.writing.get(full) ?? Promise.resolve();
-    const run = previous.then(() => this.processNow(path, full, fn, expected));
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.writing.set(full, settled);
-    void settled.then(() => {
-      if (this.writing.get(full) === settled) this.writing.delete(full);
-    });
-    return run;
+    // Writes to notes from this process run one after another: between the re-check and the rename below,
+    // a second write would otherwise be lost (renamed over). One queue for all notes, because two names can
+    // be one file (a link and its target; two spellings of a name on macOS). Other processes are re-checked.
+    return this.writing.run(() => this.processNow(path, fn, expected));
   }
 
-  private async processNow(path: string, full: string, fn: (current: string) => string, expected: string | undefined): Promise<void> {
-    const current = await this.readNote(path);
+  private async processNow(path: string, fn: (current: string) => string, expected: string | undefined): Promise<void> {
+    // The real file is written, not the name asked for: renaming over a symbolic link would turn the link
+    // into a copy and leave the note it points at unchanged (and on macOS, a name asked for in another case
+    // would rename the note).
+    const { real, bytes } = await this.readReal(path);
+    const current = decodeNoteBytes(path, bytes);
     // A Latin-1 note is read through the fallback; appending UTF-8 to it would re-encode the whole note.
-    if (!isUtf8(await fs.readFile(full))) {
+    if (!isUtf8(bytes)) {
       throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
     }
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
-    const next = fn(current);
+    // The text never holds a byte order mark (decodeNoteBytes drops it): put back the one the note had.
+    const next = (hasByteOrderMark(bytes) ? "\uFEFF" : "") + fn(current);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.
-    const temp = join(dirname(full), `.krypton-write-${randomBytes(6).toString("hex")}.tmp`);
-    const { mode } = await fs.stat(full);
+    const temp = join(dirname(real), `.krypton-write-${randomBytes(6).toString("hex")}.tmp`);
+    const { mode } = await fs.stat(real);
     try {
       await fs.writeFile(temp, next, { encoding: "utf8", flag: "wx", mode });
       // Checked again just before the swap: an editor that saved meanwhile wins, not us.
-      if ((await fs.readFile(full, "utf8")) !== current) throw new NoteChangedError(path);
-      await fs.rename(temp, full);
+      if (!(await fs.readFile(real)).equals(bytes)) throw new NoteChangedError(path);
+      await fs.rename(temp, real);
     } finally {
       await fs.rm(temp, { force: true });
     }
@@ -185,4 +186,8 @@ export class FsVault implements VaultPort {
     if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
     return full;
   }
+}
+
+function hasByteOrderMark(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }

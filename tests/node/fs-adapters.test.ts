@@ -161,6 +161,29 @@ describe("FsVault.appendToNote (agent mode, after the user approved the diff)", 
     await expect(host.vault.processNote("Missing.md", (t) => t)).rejects.toBeInstanceOf(NoteNotFoundError);
     expect((await fs.readdir(vault.root)).sort()).toEqual(["NoNewline.md", "Plan.md"]);
   });
+
+  it("appends to the note a symbolic link points at and keeps the link a link", async () => {
+    await fs.mkdir(join(vault.root, "Real"));
+    await fs.rename(join(vault.root, "Plan.md"), join(vault.root, "Real", "Plan.md"));
+    await fs.symlink(join("Real", "Plan.md"), join(vault.root, "Plan.md"));
+    const host = createNodeHost(vault.root);
+    await host.vault.appendToNote("Plan.md", "- one\n", "# Plan\n");
+    expect((await fs.lstat(join(vault.root, "Plan.md"))).isSymbolicLink()).toBe(true);
+    expect(await vault.read("Real/Plan.md")).toBe("# Plan\n- one\n");
+    // The link and its target are one note: writes through both names at once both land.
+    await Promise.all([host.vault.appendToNote("Plan.md", "- two\n"), host.vault.appendToNote("Real/Plan.md", "- three\n")]);
+    expect(await vault.read("Real/Plan.md")).toBe("# Plan\n- one\n- two\n- three\n");
+    expect((await fs.readdir(join(vault.root, "Real"))).sort()).toEqual(["Plan.md"]);
+  });
+
+  it("appends to a note that starts with a byte order mark and keeps the mark", async () => {
+    await fs.writeFile(join(vault.root, "Bom.md"), "\uFEFF# Bom\n");
+    const host = createNodeHost(vault.root);
+    const approved = await host.vault.readNote("Bom.md");
+    await host.vault.appendToNote("Bom.md", "- one\n", approved);
+    await host.vault.processNote("Bom.md", (t) => `${t}- two\n`);
+    expect(await fs.readFile(join(vault.root, "Bom.md"), "utf8")).toBe("\uFEFF# Bom\n- one\n- two\n");
+  });
 });
 
 describe("FsVault reads through the read policy's decoding (read-policy.ts)", () => {
