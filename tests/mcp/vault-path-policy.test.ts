@@ -48,11 +48,21 @@ describe("vault path policy", () => {
     ["Folder/.secret.md", "Hidden"],
     ["Note.md:stream", "character notes cannot have"],
     ["CON.md", "reserved"],
+    ["nul.txt.md", "reserved"],
+    ["Com1 .md", "reserved"],
     ["a".repeat(1025), "longer than 1024"],
+    [`Notes/${"漢".repeat(100)}.md`, "longer than file systems allow (255 bytes"], // 303 bytes: ENAMETOOLONG on ext4 and APFS
+    [`${"😀".repeat(64)}.md`, "longer than file systems allow"],
     ["", "empty"],
   ])("refuses %j (%s)", (input, problem) => {
     expect(() => toVaultRelativePath(input, rules)).toThrow(VaultPathError);
     expect(() => toVaultRelativePath(input, rules)).toThrow(problem);
+  });
+
+  it("measures a name in UTF-8 bytes, as file systems do", () => {
+    const name = `${"漢".repeat(84)}.md`; // 255 bytes
+    expect(toVaultRelativePath(`Notes/${name}`, rules)).toBe(`Notes/${name}`);
+    expect(() => toVaultRelativePath(`Notes/漢${name}`, rules)).toThrow("longer than file systems allow");
   });
 
   it("refuses absolute paths when the host did not say where the vault is", () => {

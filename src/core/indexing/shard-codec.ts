@@ -4,6 +4,7 @@ import { storedListingProblem, storedScalesProblem, storedShardMetaProblem, stor
 import { packInt8, packInto, rowBytes } from "./vector-codes";
 import { forEachChunkWord } from "./text-index";
 import type { StoredCodes } from "./vector-store";
+import { utf8Length } from "../util/text";
 
 /**
  * The bytes of one shard file (index-persistence.ts names and checks the files). Format 6, every section
@@ -806,21 +807,6 @@ export function compareCodePoints(a: string, b: string): number {
 /** Surrogates (U+D800–DFFF, the halves of code points above U+FFFF) rank after every other code unit. */
 function codeUnitRank(c: number): number {
   return c >= 0xd800 && c <= 0xdfff ? c + 0x2000 : c >= 0xe000 ? c - 0x800 : c;
-}
-
-/** The length of a string in UTF-8, as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** Byte order of two UTF-8 strings (the order shard word lists are sorted in: code point order). */

@@ -5,6 +5,7 @@
  * nothing in hidden folders (the config folder, .krypton, .git). Symlinks are the host's part: see
  * VaultLocation.assertInside (Node: src/node/path-symlink-guard.ts).
  */
+import { clip, utf8Length } from "../util/text";
 
 /** A refused path. The message names the problem and is safe to show. */
 export class VaultPathError extends Error {
@@ -22,7 +23,8 @@ export interface VaultPathRules {
 }
 
 const MAX_PATH_LENGTH = 1024;
-const MAX_SEGMENT_LENGTH = 255;
+/** File systems limit a name to 255 bytes (ext4, APFS), not characters: 100 CJK characters are 300 bytes. */
+const MAX_SEGMENT_BYTES = 255;
 const DATA_DIR = ".krypton";
 /** Characters Obsidian does not allow in file names (and ':' would open Windows alternate data streams). */
 const FORBIDDEN_CHARS = /[*"<>:|?]/;
@@ -58,9 +60,9 @@ export function toVaultRelativePath(input: unknown, rules: VaultPathRules, what 
   for (const segment of relative.split("/")) {
     if (segment === "" || segment === ".") continue;
     if (/^[. ]+$/.test(segment)) throw new VaultPathError(`'..' and dot-only names are not allowed in the ${what}: ${show(input)}`);
-    if (segment.length > MAX_SEGMENT_LENGTH) throw new VaultPathError(`A name in the ${what} is longer than ${MAX_SEGMENT_LENGTH} characters`);
+    if (utf8Length(segment) > MAX_SEGMENT_BYTES) throw new VaultPathError(`A name in the ${what} is longer than file systems allow (${MAX_SEGMENT_BYTES} bytes of UTF-8): ${show(segment)}`);
     if (FORBIDDEN_CHARS.test(segment)) throw new VaultPathError(`The ${what} contains a character notes cannot have (* " < > : | ?): ${show(input)}`);
-    if (WINDOWS_RESERVED.test(segment.split(".")[0] ?? "")) throw new VaultPathError(`'${segment}' is a reserved file name: ${show(input)}`);
+    if (isReservedFileName(segment)) throw new VaultPathError(`'${segment}' is a reserved file name: ${show(input)}`);
     segments.push(segment);
   }
   const first = segments[0];
@@ -119,6 +121,11 @@ export async function assertSameVault(
   throw new VaultPathError(`vault_path does not match the served vault: this server serves ${location.root}, not ${given}`);
 }
 
+/** A name Windows refuses whatever its extension ("con.md", "NUL.txt.md", "com1 .md"). */
+export function isReservedFileName(name: string): boolean {
+  return WINDOWS_RESERVED.test((name.split(".")[0] ?? "").trim());
+}
+
 export function isAbsolutePath(path: string): boolean {
   return path.startsWith("/") || WINDOWS_DRIVE.test(path) || /^[A-Za-z]:$/.test(path);
 }
@@ -167,6 +174,5 @@ function assertPlainCharacters(input: string, what: string): void {
 }
 
 function show(path: string): string {
-  const clipped = path.length > 120 ? `${path.slice(0, 119)}…` : path;
-  return JSON.stringify(clipped);
+  return JSON.stringify(clip(path, 120));
 }

@@ -5,6 +5,7 @@ import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
 import { assertSameVault, toFolderPath, toNotePath, type VaultPathRules } from "../notes/vault-path-policy";
+import { cutAt } from "../util/text";
 
 export interface NoteToolsDeps {
   operations: NoteOperations;
@@ -165,9 +166,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
         throw isNoteRefusedError(err) ? new ToolError(err.message, "refused") : err;
       });
       const truncated = full.length > READ_NOTE_MAX_CHARS;
-      // Never cut between the two halves of a surrogate pair (an emoji would turn into garbage).
-      const cut = /[\uD800-\uDBFF]/.test(full.charAt(READ_NOTE_MAX_CHARS - 1)) ? READ_NOTE_MAX_CHARS - 1 : READ_NOTE_MAX_CHARS;
-      const content = truncated ? `${full.slice(0, cut)}${truncationMarker(full.length)}` : full;
+      const content = truncated ? `${cutAt(full, READ_NOTE_MAX_CHARS)}${truncationMarker(full.length)}` : full;
       return { structured: { path, content, truncated, totalChars: full.length }, text: content };
     },
   });

@@ -1,6 +1,31 @@
 /** Cuts text to at most `max` characters, ending with "…" when cut. */
 export function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return text.length > max ? `${cutAt(text, max - 1)}…` : text;
+}
+
+/**
+ * The first `max` UTF-16 code units of text, one fewer when the cut would split a surrogate pair: half a
+ * pair shows as garbage, and a file system stores it as U+FFFD, a name other than the one asked for.
+ */
+export function cutAt(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
+}
+
+/** The length of a string in UTF-8, as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** Text on one line (whitespace runs folded), cut to at most `max` characters: for messages and logs. */
