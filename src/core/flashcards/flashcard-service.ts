@@ -1,6 +1,7 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { normalizeVaultPath } from "../notes/note-paths";
+import { MAX_NAME_CHARS, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
@@ -209,9 +210,8 @@ export class FlashcardService {
 
   deckPathFor(deckName: string): string {
     const folder = normalizeVaultPath(this.deps.settings().flashcardsFolder, this.deps.host.vault.configDir, "folder");
-    // A deck is named, never pathed: no folders, no characters notes cannot have, no leading dot (hidden).
-    const name = cleanDeckName(deckName).replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").replace(/^[.\s]+/, "").trim();
-    const file = `${name || "Deck"}.md`;
+    // A deck is named, never pathed: its file name follows the one rule for names (note-paths.ts).
+    const file = `${noteNameFor(cleanDeckName(deckName)) || "Deck"}.md`;
     return folder ? `${folder}/${file}` : file;
   }
 
@@ -277,7 +277,7 @@ function clampMax(max: number | undefined): number {
 }
 
 function cleanDeckName(name: string): string {
-  const clean = name.replace(/\s+/g, " ").trim().slice(0, 80);
+  const clean = cutAt(name.replace(/\s+/g, " ").trim(), MAX_NAME_CHARS);
   if (!clean) throw new AgentError("The deck name is empty.", "invalid-input");
   return clean;
 }

@@ -2,7 +2,7 @@ import { parseCards } from "../flashcards/card-parser";
 import { countDue } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { baseNameOf, normalizeVaultPath } from "../notes/note-paths";
+import { baseNameOf, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import type { Host } from "../ports/host";
 import { NoteExistsError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
@@ -171,7 +171,7 @@ export class GoalService {
   }
 
   private pathFor(goal: string): string {
-    const name = goal.replace(/[\\/:*?"<>|#^[\]]/g, " ").replace(/\s+/g, " ").replace(/^[.\s]+/, "").trim().slice(0, 80) || "Goal";
+    const name = noteNameFor(goal) || "Goal";
     const folder = this.folder();
     return folder ? `${folder}/${name}.md` : `${name}.md`;
   }

@@ -1,10 +1,17 @@
-import { toVaultRelativePath, VaultPathError } from "./vault-path-policy";
+import { isReservedFileName, toVaultRelativePath, VaultPathError } from "./vault-path-policy";
 import type { VaultPort } from "../ports/vault";
 import { AgentError } from "./agent-error";
 import { errorMessage } from "../util/errors";
+import { cutAt } from "../util/text";
 
 /** Longest file-name stem a created note gets (before "-2" and ".md"). */
 export const MAX_SLUG_CHARS = 60;
+
+/**
+ * Longest readable note name (goals, decks; before " 2" and ".md"). 80 UTF-16 code units are at most 240
+ * bytes of UTF-8, so with its suffix the file name stays within the 255 bytes file systems allow.
+ */
+export const MAX_NAME_CHARS = 80;
 
 /**
  * A file-name stem for a topic: "Machine Learning Basics" → "machine-learning-basics". Letters of any
@@ -17,12 +24,35 @@ export function slugify(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, "-")
     .replace(/^-+|-+$/g, "");
-  // Windows refuses these names whatever the extension ("con.md").
-  if (/^(?:con|prn|aux|nul|com\d|lpt\d)$/.test(slug)) return `${slug}-note`;
+  if (isReservedFileName(slug)) return `${slug}-note`;
   if (slug.length <= MAX_SLUG_CHARS) return slug || "note";
-  const cut = slug.slice(0, MAX_SLUG_CHARS + 1);
+  const cut = cutAt(slug, MAX_SLUG_CHARS + 1);
   const lastDash = cut.lastIndexOf("-");
-  return (lastDash > 10 ? cut.slice(0, lastDash) : cut.slice(0, MAX_SLUG_CHARS)).replace(/-+$/, "");
+  return (lastDash > 10 ? cut.slice(0, lastDash) : cutAt(slug, MAX_SLUG_CHARS)).replace(/-+$/, "");
+}
+
+/**
+ * A readable file-name stem for a name the user gave (a study goal, a flashcard deck): "Tides: part 1?" →
+ * "Tides part 1". The one rule for them on every host: characters notes cannot have ([[links]], #tags and
+ * ^blocks included) and control characters become spaces, invisible ones (zero-width, bidi overrides) go,
+ * no leading or trailing dots and spaces (hidden files; Windows drops trailing ones), no name Windows
+ * reserves, whole characters within MAX_NAME_CHARS. "" when nothing is left: the caller names the fallback.
+ */
+export function noteNameFor(name: string): string {
+  const clean = (text: string) => text.replace(/\s+/g, " ").replace(/^[.\s]+|[.\s]+$/g, "");
+  const stem = clean(
+    cutAt(
+      clean(
+        name
+          .normalize("NFC")
+          .replace(/\p{Cf}+/gu, "")
+          .replace(/[\p{Cc}\\/:*?"<>|#^[\]]/gu, " "),
+      ),
+      MAX_NAME_CHARS,
+    ),
+  );
+  // Windows reserves the part before the first dot ("nul.txt" is "nul"): that part gets the word.
+  return isReservedFileName(stem) ? stem.replace(/^[^.]*/, (head) => `${head.trim()} note`) : stem;
 }
 
 /**
