@@ -45,6 +45,10 @@ export class GoalService {
     const today = this.today();
     const target = targetText?.trim() ? parseDate(targetText, today) : null;
     if (targetText?.trim() && !target) throw new AgentError(`Could not read the date "${targetText}" (try "January 15" or 2027-01-15).`, "invalid-input");
+    // Goals are found by name, case and spacing aside: a second "pass aws saa" beside "Pass AWS SAA" (a file of
+    // its own on a case-sensitive disk) would leave both of them refused by find().
+    const same = (await this.list()).find((g) => cleanGoalName(g.goal).toLowerCase() === name.toLowerCase());
+    if (same) throw new AgentError(`A study goal named "${same.goal}" already exists (${same.path}).`, "invalid-input");
     const path = this.pathFor(name);
     try {
       await this.deps.host.vault.createNote(path, newGoalNote(name, target, today));

@@ -125,6 +125,15 @@ describe("GoalService over a real vault", () => {
     await expect(la.log("kubernetes", 10)).rejects.toThrow(/No study goal matches/);
   });
 
+  it("a goal of the same name in other case or spacing is refused, not created beside it (logging would then refuse both)", async () => {
+    const goals = service("UTC");
+    await goals.create("Pass AWS SAA");
+    await expect(goals.create("pass  aws saa")).rejects.toThrow('A study goal named "Pass AWS SAA" already exists (Study goals/Pass AWS SAA.md)');
+    expect(await fs.readdir(join(world.vault.root, "Study goals"))).toEqual(["Pass AWS SAA.md"]);
+    await goals.log("pass aws saa", 20);
+    expect((await goals.progress("Pass AWS SAA")).goal.minutes).toBe(20);
+  });
+
   it("an exact name wins over shared words: \"Pass AWS\" is not \"AWS Pass exam\", which lists first with as many", async () => {
     const goals = service("UTC");
     await goals.create("Pass AWS");
