@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { decodeNoteBytes, isUtf8, NoteRefusedError } from "../core/notes/read-policy";
+import { assertWritableText, decodeNoteBytes, NoteRefusedError } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
 import { isCode } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
@@ -145,10 +145,7 @@ export class FsVault implements VaultPort {
     // would rename the note).
     const { real, bytes } = await this.readReal(path);
     const current = decodeNoteBytes(path, bytes);
-    // A Latin-1 note is read through the fallback; appending UTF-8 to it would re-encode the whole note.
-    if (!isUtf8(bytes)) {
-      throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
-    }
+    assertWritableText(path, bytes);
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
     // The text never holds a byte order mark (decodeNoteBytes drops it): put back the one the note had.
     const next = (hasByteOrderMark(bytes) ? "\uFEFF" : "") + fn(current);

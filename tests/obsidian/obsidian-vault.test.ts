@@ -1,3 +1,5 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 import { App, Plugin, type PluginManifest } from "../support/obsidian-stub";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { ObsidianVault } from "../../src/obsidian/host/obsidian-vault";
@@ -125,4 +127,26 @@ test("processNote goes through Vault.process: fn's result is written, a throwing
   await expect(vault.processNote("Projects/Plan.md", () => "x", "# Old")).rejects.toBeInstanceOf(NoteChangedError);
   expect(await temp.read("Projects/Plan.md")).toBe("# Plan\nSteps: 2.");
   await expect(vault.processNote(".obsidian/app.json", () => "x")).rejects.toBeInstanceOf(NoteNotFoundError);
+});
+
+test("appendToNote and processNote refuse what readNote refuses: a Latin-1 note is not re-encoded, a link out of the vault is not written through", async () => {
+  const latin = Buffer.from("---\nkrypton-goal: true\n---\n# Señal\n", "latin1");
+  await fs.writeFile(join(temp.root, "Latin.md"), latin);
+  const outside = await makeTempVault({ "Secret.md": "# Secret\n" });
+  try {
+    await fs.symlink(join(outside.root, "Secret.md"), join(temp.root, "Linked.md"));
+    const guarded = new ObsidianVault(new App(temp.root) as never, plugin as never, {
+      assertInside: async (path) => {
+        const real = await fs.realpath(join(temp.root, path));
+        if (!real.startsWith(`${await fs.realpath(temp.root)}/`)) throw new Error("it is a symbolic link leading outside the vault");
+      },
+    });
+    await expect(guarded.processNote("Latin.md", (t) => `${t}- 2026-11-24: 30 min\n`)).rejects.toThrow(/not UTF-8 text/);
+    await expect(guarded.appendToNote("Latin.md", "more\n", await guarded.readNote("Latin.md"))).rejects.toThrow(/not UTF-8 text/);
+    expect(await fs.readFile(join(temp.root, "Latin.md"))).toEqual(latin);
+    await expect(guarded.processNote("Linked.md", (t) => `${t}written\n`)).rejects.toThrow(/symbolic link leading outside the vault/);
+    expect(await outside.read("Secret.md")).toBe("# Secret\n");
+  } finally {
+    await outside.cleanup();
+  }
 });

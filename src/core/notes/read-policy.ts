@@ -121,6 +121,16 @@ export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/**
+ * Refuses to write to a note that is not UTF-8: it was read through the Latin-1 fallback, and writing text
+ * back would re-encode the whole note. Both vault adapters check this before an append or a process.
+ */
+export function assertWritableText(path: string, bytes: Uint8Array): void {
+  if (!isUtf8(bytes)) {
+    throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
+  }
+}
+
 /** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */
 export function isUtf8(bytes: Uint8Array): boolean {
   try {

@@ -1,5 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { decodeNoteBytes, NoteRefusedError } from "../../core/notes/read-policy";
+import { assertWritableText, decodeNoteBytes, NoteRefusedError } from "../../core/notes/read-policy";
 import { errorMessage } from "../../core/util/errors";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
@@ -45,6 +45,11 @@ export class ObsidianVault implements VaultPort {
   async readNote(path: string): Promise<string> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
+    return decodeNoteBytes(file.path, await this.bytesOf(file));
+  }
+
+  /** A note's bytes, refused when it is a symbolic link leading outside the vault. */
+  private async bytesOf(file: TFile): Promise<Uint8Array> {
     if (this.options.assertInside) {
       await this.options.assertInside(file.path).catch((err: unknown) => {
         throw new NoteRefusedError(file.path, err instanceof Error && /symbolic link/.test(err.message) ? "it is a symbolic link leading outside the vault" : errorMessage(err));
@@ -52,7 +57,7 @@ export class ObsidianVault implements VaultPort {
     }
     // Bytes, not cachedRead: cachedRead decodes as UTF-8 and turns a Latin-1 note or a binary file into
     // replacement characters; decodeNoteBytes is the same decoding the CLI uses.
-    return decodeNoteBytes(file.path, new Uint8Array(await this.app.vault.readBinary(file)));
+    return new Uint8Array(await this.app.vault.readBinary(file));
   }
 
   async exists(path: string): Promise<boolean> {
@@ -88,6 +93,11 @@ export class ObsidianVault implements VaultPort {
   async processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
+    // What readNote refuses is not written either (a link out of the vault, a binary file), nor a Latin-1
+    // note: Vault.process hands it over decoded as UTF-8, and writing it back would replace every accent.
+    const bytes = await this.bytesOf(file);
+    decodeNoteBytes(file.path, bytes);
+    assertWritableText(file.path, bytes);
     await this.app.vault.process(file, (current) => {
       if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
       return fn(current);
