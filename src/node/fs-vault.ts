@@ -1,4 +1,5 @@
 import { promises as fs } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { assertWritableText, decodeNoteBytes, NoteRefusedError } from "../core/notes/read-policy";
@@ -106,26 +107,46 @@ export class FsVault implements VaultPort {
 
   async createNote(path: string, content: string): Promise<void> {
     const full = this.resolveInside(path);
-    await fs.mkdir(dirname(full), { recursive: true });
+    const madeFolder = await fs.mkdir(dirname(full), { recursive: true });
     // Write a hidden temp file beside the target, then hard-link it into place: link() fails with
     // EEXIST instead of replacing, so the note appears complete or not at all and nothing is overwritten.
     const temp = join(dirname(full), `.krypton-new-${randomBytes(6).toString("hex")}.tmp`);
-    await fs.writeFile(temp, content, { encoding: "utf8", flag: "wx" });
+    let created = false;
     try {
-      await fs.link(temp, full);
+      await fs.writeFile(temp, content, { encoding: "utf8", flag: "wx" });
+      try {
+        await fs.link(temp, full);
+      } catch (err) {
+        if (isCode(err, "EEXIST")) throw new NoteExistsError(path);
+        if (!isCode(err, "EPERM") && !isCode(err, "ENOTSUP") && !isCode(err, "EXDEV")) throw err;
+        // File systems without hard links: exclusive create is still never an overwrite.
+        await this.createWithoutLink(path, full, content);
+      }
+      created = true;
+    } finally {
+      // Also when the write failed halfway (a full disk): no half-written temp file stays in the vault.
+      await fs.rm(temp, { force: true });
+      if (!created && madeFolder) await removeEmptyFolders(dirname(full), madeFolder);
+    }
+  }
+
+  private async createWithoutLink(path: string, full: string, content: string): Promise<void> {
+    let file: FileHandle;
+    try {
+      file = await fs.open(full, "wx");
     } catch (err) {
       if (isCode(err, "EEXIST")) throw new NoteExistsError(path);
-      if (!isCode(err, "EPERM") && !isCode(err, "ENOTSUP") && !isCode(err, "EXDEV")) throw err;
-      // File systems without hard links: exclusive create is still never an overwrite.
-      try {
-        await fs.writeFile(full, content, { encoding: "utf8", flag: "wx" });
-      } catch (inner) {
-        if (isCode(inner, "EEXIST")) throw new NoteExistsError(path);
-        throw inner;
-      }
-    } finally {
-      await fs.rm(temp, { force: true });
+      throw err;
     }
+    try {
+      await file.writeFile(content, "utf8");
+    } catch (err) {
+      // The file is the one open() just created: a half-written note must not stay.
+      await file.close();
+      await fs.rm(full, { force: true });
+      throw err;
+    }
+    await file.close();
   }
 
   async appendToNote(path: string, text: string, expected?: string): Promise<void> {
@@ -187,4 +208,12 @@ export class FsVault implements VaultPort {
 
 function hasByteOrderMark(bytes: Uint8Array): boolean {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+/** Removes `folder` and its parents up to `top` (the first folder createNote made) while they are empty. */
+async function removeEmptyFolders(folder: string, top: string): Promise<void> {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    // rmdir refuses a folder that is not empty: one that got a file meanwhile stays.
+    if (!(await fs.rmdir(dir).then(() => true, () => false)) || dir === top || dir.length <= top.length) return;
+  }
 }

@@ -63,6 +63,11 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Run through bin/krypton.cjs (the `npx krypton` entry) instead of the private copy. */
   viaBin?: boolean;
+  /**
+   * The largest file the child may write, in KB (the shell's `ulimit -f`): a write past it fails with EFBIG,
+   * as on a full disk, after the part that fits is written.
+   */
+  fileSizeLimitKb?: number;
   /** Called with the child once it runs (to send SIGINT, or write to stdin step by step). */
   onSpawn?: (child: import("node:child_process").ChildProcessWithoutNullStreams) => void;
 }
@@ -89,7 +94,8 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
 
 export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const entry = options.viaBin ? join(REPO_ROOT, "bin", "krypton.cjs") : await buildCli();
-  const child = spawn(process.execPath, [entry, ...args], {
+  const command = options.fileSizeLimitKb === undefined ? [process.execPath, entry, ...args] : ["/bin/sh", "-c", `ulimit -f ${options.fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, entry, ...args];
+  const child = spawn(command[0], command.slice(1), {
     cwd: options.cwd ?? REPO_ROOT,
     env: cleanEnv(options.env),
     stdio: ["pipe", "pipe", "pipe"],
