@@ -13,6 +13,8 @@ describe("vault path policy", () => {
     ["日本語/メモ。.md", "日本語/メモ。.md"],
     ["Growth 50%.md", "Growth 50%.md"],
     ["v1.2 release.md", "v1.2 release.md"],
+    ["考试：数学.md", "考试：数学.md"], // full-width colon: ordinary CJK punctuation, never ':' on disk
+    ["第一章：导论/メモ：一.md", "第一章：导论/メモ：一.md"],
   ])("accepts %j as %j", (input, expected) => {
     expect(toVaultRelativePath(input, rules)).toBe(expected);
   });
@@ -34,6 +36,7 @@ describe("vault path policy", () => {
     ["..\uff0foutside.md", "look-alike"], // fullwidth solidus
     ["\u2024\u2024/outside.md", "look-alike"], // one-dot leaders (NFKC '.')
     ["\u2025/outside.md", "look-alike"], // two-dot leader (NFKC '..')
+    ["Note.md\ufe55stream", "look-alike"], // small colon (NFKC ':'), unlike the full-width one
     ["..\u2215outside.md", "looks like a slash"], // division slash
     ["..\u2044outside.md", "looks like a slash"], // fraction slash
     ["Note.md\u0000.txt", "control characters"],

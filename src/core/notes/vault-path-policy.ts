@@ -37,6 +37,7 @@ const URL_ESCAPE = /%[0-9a-fA-F]{2}/;
 const SLASH_LOOKALIKES = /[\u2215\u2044\u29f8\u29f9\u2216\u2571\u2572\u27cb\u27cd\u1735\u2afb\u2afd]/;
 /** Characters a normalizing file system or client could turn into path syntax. */
 const PATH_SYNTAX = /[./\\:%]/g;
+const FULLWIDTH_COLON = /\uff1a/g;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 const WINDOWS_DRIVE = /^[A-Za-z]:\//;
 
@@ -168,8 +169,11 @@ function assertPlainCharacters(input: string, what: string): void {
   if (URL_ESCAPE.test(input)) throw new VaultPathError(`URL-encoded characters (like %2e or %2f) are not accepted in the ${what}; send the plain path`);
   if (SLASH_LOOKALIKES.test(input)) throw new VaultPathError(`The ${what} contains a character that looks like a slash: ${show(input)}`);
   // Full-width dots and slashes, one-dot leaders etc. become '.', '/' under NFKC: refuse rather than guess.
-  const syntaxBefore = input.match(PATH_SYNTAX)?.length ?? 0;
-  const syntaxAfter = input.normalize("NFKC").match(PATH_SYNTAX)?.length ?? 0;
+  // The full-width colon is ordinary punctuation in CJK titles ("第一章：导论"), and no file system or
+  // client turns it into ':' on the way (NFC/NFD leave it alone): it is not counted.
+  const counted = input.replace(FULLWIDTH_COLON, "");
+  const syntaxBefore = counted.match(PATH_SYNTAX)?.length ?? 0;
+  const syntaxAfter = counted.normalize("NFKC").match(PATH_SYNTAX)?.length ?? 0;
   if (syntaxAfter !== syntaxBefore) throw new VaultPathError(`The ${what} contains look-alike characters for '.', '/' or '\\': ${show(input)}`);
 }
 
