@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
-import { askModel, cleanModelText } from "./ask-model";
+import { cleanModelText, modelAnswer } from "./ask-model";
 import { errorMessage } from "../util/errors";
 
 export interface AskJsonOptions {
@@ -15,7 +15,8 @@ export interface AskJsonOptions {
  * The one way Krypton asks a model for JSON: the schema goes to the provider as structured output
  * (Ollama `format`, Gemini `responseJsonSchema`), the answer is parsed leniently (reasoning blocks, code
  * fences and prose around the object are dropped) and validated; an invalid answer gets exactly one
- * repair request naming what was wrong. Still invalid: AgentError, so callers write nothing.
+ * repair request naming what was wrong (an answer cut at the length limit included). Still invalid, or
+ * stopped by the provider (Gemini SAFETY, a blocked prompt): AgentError, so callers write nothing.
  */
 export async function askJson<T>(
   model: ChatModel,
@@ -24,26 +25,31 @@ export async function askJson<T>(
   options: AskJsonOptions,
 ): Promise<T> {
   const jsonSchema = jsonSchemaOf(schema);
-  const ask = (history: ChatMessage[]) =>
-    askModel(model, history, { signal: options.signal, temperature: options.temperature ?? 0, json: true, jsonSchema, what: options.what });
+  const ask = async (history: ChatMessage[]) => {
+    const answer = await modelAnswer(model, history, { signal: options.signal, temperature: options.temperature ?? 0, json: true, jsonSchema, what: options.what });
+    // A cut answer is invalid even when what arrived parses: whatever came after the cut is missing.
+    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: CUT_OFF } : parseAgainst(answer.text, schema);
+    return { ...answer, parsed };
+  };
 
   const first = await ask(messages);
-  const firstTry = parseAgainst(first, schema);
-  if (firstTry.ok) return firstTry.value;
+  if (first.parsed.ok) return first.parsed.value;
 
+  const shorter = first.cutOff ? ", shorter," : "";
   const repair: ChatMessage[] = [
     ...messages,
-    { role: "assistant", content: first },
+    { role: "assistant", content: first.text },
     {
       role: "user",
-      content: `Your last reply was not valid: ${firstTry.problem}. Reply again with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
+      content: `Your last reply was not valid: ${first.parsed.problem}. Reply again${shorter} with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
     },
   ];
   const second = await ask(repair);
-  const secondTry = parseAgainst(second, schema);
-  if (secondTry.ok) return secondTry.value;
-  throw new InvalidJsonAnswerError(options.what, secondTry.problem);
+  if (second.parsed.ok) return second.parsed.value;
+  throw new InvalidJsonAnswerError(options.what, second.parsed.problem);
 }
+
+const CUT_OFF = "it was cut off at the model's length limit before it was complete";
 
 /**
  * The model answered, but not with valid JSON, even after the repair request. An AgentError (safe to

@@ -2,32 +2,48 @@ import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
 import { stripThinkBlocks } from "../util/think-blocks";
 import { errorMessage, isAbortError } from "../util/errors";
+import { IncompleteAnswerError } from "../providers/provider-error";
+
+export interface AskModelOptions {
+  signal?: AbortSignal;
+  temperature?: number;
+  json?: boolean;
+  jsonSchema?: Record<string, unknown>;
+  /** What the call is for, in "Could not <what>: …" messages ("generate the note"). */
+  what: string;
+}
 
 /**
  * One non-streaming call to the chat model for an agent. Provider failures become an AgentError with
  * the provider's plain message (it never contains keys), so every host shows the same explanation;
- * a stop by the user stays an abort.
+ * a stop by the user stays an abort. An answer cut at the length limit or stopped by the provider is a
+ * failure too: callers write what they get, and half a note is not a note.
  */
-export async function askModel(
-  model: ChatModel,
-  messages: ChatMessage[],
-  options: { signal?: AbortSignal; temperature?: number; json?: boolean; jsonSchema?: Record<string, unknown>; what: string },
-): Promise<string> {
-  let raw: string;
+export async function askModel(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<string> {
+  const answer = await modelAnswer(model, messages, options);
+  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer was cut off at the model's length limit, so it was not used.`, "failed");
+  return answer.text;
+}
+
+/**
+ * askModel's call, with an answer cut at the length limit handed back marked instead of thrown: askJson
+ * sends its one repair request for it, as for any other invalid JSON.
+ */
+export async function modelAnswer(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<{ text: string; cutOff: boolean }> {
   try {
-    raw = await model.complete({
+    const raw = await model.complete({
       messages,
       signal: options.signal,
       temperature: options.temperature,
       json: options.json,
       jsonSchema: options.jsonSchema,
     });
+    return { text: cleanModelText(raw), cutOff: false };
   } catch (err) {
     if (isAbortError(err) || options.signal?.aborted) throw err;
-    const reason = errorMessage(err);
-    throw new AgentError(`Could not ${options.what}: ${reason}`, "failed");
+    if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true };
+    throw new AgentError(`Could not ${options.what}: ${errorMessage(err)}`, "failed");
   }
-  return cleanModelText(raw);
 }
 
 /** Drops reasoning blocks some local models print and a code fence wrapped around the whole answer. */

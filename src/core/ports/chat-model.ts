@@ -66,6 +66,8 @@ export type ChatEvent =
       usage?: TokenUsage;
       /** Opaque data to store on the assistant message (see ChatMessage.providerData). */
       providerData?: unknown;
+      /** The provider's own reason when finishReason is "other" ("SAFETY", "prompt blocked: SAFETY"), for error messages. */
+      detail?: string;
     };
 
 export interface ModelCapabilities {
@@ -84,7 +86,10 @@ export interface ChatModel {
   turn(request: ChatRequest): AsyncIterable<ChatEvent>;
   /** Streams text deltas; ends normally when the answer is complete; aborts with the signal. */
   stream(request: ChatRequest): AsyncIterable<string>;
-  /** The whole answer at once (used by agents, rewriting, reranking). */
+  /**
+   * The whole answer at once (used by agents, rewriting, reranking). An answer that did not finish (cut
+   * at the length limit, stopped by the provider) is an IncompleteAnswerError, never returned as if whole.
+   */
   complete(request: ChatRequest): Promise<string>;
   /** What the model can do; cached by the provider. */
   capabilities(signal?: AbortSignal): Promise<ModelCapabilities>;

@@ -30,5 +30,26 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * The model's turn ended before its answer was complete: cut at the length limit (Ollama done_reason
+ * "length", Gemini MAX_TOKENS) or stopped by the provider (Gemini SAFETY, RECITATION, a blocked prompt).
+ * Keeps what did arrive: a caller may ask again knowing why (askJson), but never use it as the answer.
+ */
+export class IncompleteAnswerError extends ProviderError {
+  constructor(
+    readonly cut: "length" | "stopped",
+    readonly partial: string,
+    detail?: string,
+  ) {
+    super(
+      "bad-response",
+      cut === "length"
+        ? "the answer was cut off at the model's length limit"
+        : `the model stopped without finishing its answer (${detail || "no reason given"})`,
+    );
+    this.name = "IncompleteAnswerError";
+  }
+}
+
 /** Re-exported so provider code keeps one import; the rule lives in core/util/errors.ts. */
 export { isAbortError } from "../util/errors";

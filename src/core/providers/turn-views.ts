@@ -1,4 +1,5 @@
-import type { ChatEvent } from "../ports/chat-model";
+import type { ChatEvent, FinishReason, TokenUsage } from "../ports/chat-model";
+import { IncompleteAnswerError } from "./provider-error";
 
 /**
  * stream() and complete() are views over a provider's turn(), so each provider has one code path for a
@@ -9,10 +10,37 @@ export async function* textDeltas(events: AsyncIterable<ChatEvent>): AsyncGenera
   for await (const event of events) if (event.type === "text" && event.text) yield event.text;
 }
 
+/** A whole turn's text and how it ended (for callers that need the token counts as well as the text). */
+export interface TurnOutcome {
+  text: string;
+  finishReason: FinishReason;
+  detail?: string;
+  usage?: TokenUsage;
+}
+
+export async function collectTurn(events: AsyncIterable<ChatEvent>): Promise<TurnOutcome> {
+  const outcome: TurnOutcome = { text: "", finishReason: "stop" };
+  for await (const event of events) {
+    if (event.type === "text") outcome.text += event.text;
+    else if (event.type === "end") {
+      outcome.finishReason = event.finishReason;
+      if (event.detail) outcome.detail = event.detail;
+      if (event.usage) outcome.usage = event.usage;
+    }
+  }
+  return outcome;
+}
+
+/** The text of a turn that finished; a cut or stopped one throws, so a partial answer is never taken for a whole one. */
+export function finishedText(outcome: TurnOutcome): string {
+  if (outcome.finishReason === "length") throw new IncompleteAnswerError("length", outcome.text);
+  if (outcome.finishReason === "other") throw new IncompleteAnswerError("stopped", outcome.text, outcome.detail);
+  return outcome.text;
+}
+
+/** complete(): the whole answer, or IncompleteAnswerError. */
 export async function collectTurnText(events: AsyncIterable<ChatEvent>): Promise<string> {
-  let text = "";
-  for await (const piece of textDeltas(events)) text += piece;
-  return text;
+  return finishedText(await collectTurn(events));
 }
 
 let callSeq = 0;

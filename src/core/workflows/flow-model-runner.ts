@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
 import { stripThinkBlocks } from "../util/think-blocks";
+import { IncompleteAnswerError } from "../providers/provider-error";
+import { collectTurn, finishedText } from "../providers/turn-views";
 import { AgentError } from "../notes/agent-error";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { parseModelRef, type ModelRef } from "../providers/model-ref";
@@ -87,13 +89,21 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
   };
 }
 
+/** The turn is read whole (complete()'s rule: a cut or stopped answer is an error) because the step reports its tokens. */
 async function plainAnswer(model: ChatModel, messages: ChatMessage[], agent: ModelAgent, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number }> {
-  let text = "";
-  let tokens: number | undefined;
-  for await (const event of model.turn({ messages, signal, temperature: agent.config?.temperature, maxTokens: agent.config?.maxTokens, topP: agent.config?.topP })) {
-    if (event.type === "text") text += event.text;
-    else if (event.type === "end" && event.usage) tokens = (event.usage.promptTokens ?? 0) + (event.usage.completionTokens ?? 0);
+  const maxTokens = agent.config?.maxTokens;
+  const outcome = await collectTurn(model.turn({ messages, signal, temperature: agent.config?.temperature, maxTokens, topP: agent.config?.topP }));
+  let text: string;
+  try {
+    text = finishedText(outcome);
+  } catch (err) {
+    if (err instanceof IncompleteAnswerError && err.cut === "length" && maxTokens !== undefined) {
+      throw new AgentError(`${err.message}: config.maxTokens (${maxTokens}) is too small for this answer`, "failed");
+    }
+    throw err;
   }
+  const usage = outcome.usage;
+  const tokens = usage ? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0) : undefined;
   const answer = stripThinkBlocks(text).trim();
   if (!answer) throw new AgentError(`the model gave "${agent.name}" an empty answer`, "failed");
   return { output: { type: "string", data: answer }, tokens };

@@ -270,6 +270,14 @@ describe("NoteOperations.createNote", () => {
     expect(await world.vault.exists("Krypton")).toBe(false);
   });
 
+  it("saves nothing when the answer was cut off at the length limit (done_reason \"length\"), and says so", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: "# Machine Learning\n\nMachine learning lets computers", extra: { doneReason: "length" } });
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(world.operations.createNote("machine learning"), "failed", /^Could not generate the note: .*cut off/);
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
   it("saves nothing when the model answers with nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.ollama.script({ route: "chat", reply: "  <think>hmm</think>  " });

@@ -46,6 +46,37 @@ describe("askJson over Ollama", () => {
     expect(repair.messages[2].content).toMatch(/cards\.0\.source/);
   });
 
+  it("an answer cut off at the length limit gets a repair that says so, and the error names the cut", async () => {
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}', extra: { doneReason: "length" } });
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","so', extra: { doneReason: "length" } });
+    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as Error).message).toMatch(/^Could not make cards: .*cut off/);
+    const repair = server.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] };
+    expect(repair.messages[2].content).toMatch(/cut off/);
+  });
+
+  it("a complete JSON answer that still says done_reason \"length\" is not trusted", async () => {
+    // A closed object cut at the limit may have lost whatever came after it (more cards): one repair, then it counts.
+    server.script({ route: "chat", reply: '{"cards":[]}', extra: { doneReason: "length" } });
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    expect(server.requestsTo("chat")).toHaveLength(2);
+  });
+
+  it("every request, the longer repair too, carries a num_ctx that fits it", async () => {
+    const long = [{ role: "user" as const, content: `Make cards from: ${"word ".repeat(2_000)}` }];
+    server.script({ route: "chat", reply: `{"cards":[{"front":"${"Q ".repeat(4_000)}`, extra: { doneReason: "length" } });
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+    await askJson(model(), long, Cards, { what: "make cards" });
+    const [first, second] = server.requestsTo("chat").map((r) => r.body as { messages: { content: string }[]; format: unknown; options: { num_ctx: number } });
+    for (const body of [first, second]) {
+      const chars = body.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(body.format).length;
+      expect(body.options.num_ctx).toBeGreaterThanOrEqual(Math.ceil(chars / 3.5) + 1024);
+    }
+    expect(second.options.num_ctx).toBeGreaterThan(first.options.num_ctx);
+  });
+
   it("gives up after one repair with an AgentError that says what was asked", async () => {
     server.script({ route: "chat", reply: "I cannot do that." });
     server.script({ route: "chat", reply: "{broken" });
@@ -70,6 +101,39 @@ describe("askJson over Gemini", () => {
     const body = server.requestsTo("stream")[0].body as { generationConfig: Record<string, unknown> };
     expect(body.generationConfig.responseMimeType).toBe("application/json");
     expect(body.generationConfig.responseJsonSchema).toMatchObject({ type: "object" });
+  });
+});
+
+describe("askJson over Gemini: answers that stop early", () => {
+  let server: GeminiTestServer;
+  const model = () => new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+  beforeEach(async () => {
+    server = await startGeminiServer();
+  });
+  afterEach(() => server.close());
+
+  it.each(["SAFETY", "RECITATION", "PROHIBITED_CONTENT"])("finishReason %s: a clear error naming it, no repair request", async (reason) => {
+    server.script({ route: "stream", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}', extra: { finishReason: reason } });
+    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as Error).message).toMatch(new RegExp(`^Could not make cards: .*${reason}`));
+    expect(server.requestsTo("stream")).toHaveLength(1);
+  });
+
+  it("a blocked prompt (no candidates, promptFeedback.blockReason): a clear error, no repair request", async () => {
+    server.script({ route: "stream", extra: { blockReason: "SAFETY" } });
+    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AgentError);
+    expect((err as Error).message).toMatch(/^Could not make cards: .*blocked.*SAFETY/);
+    expect(server.requestsTo("stream")).toHaveLength(1);
+  });
+
+  it("finishReason MAX_TOKENS is a cut: one repair that says so", async () => {
+    server.script({ route: "stream", reply: '{"cards":[{"front":"Q"', extra: { finishReason: "MAX_TOKENS" } });
+    server.script({ route: "stream", reply: '{"cards":[]}' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [] });
+    expect(server.requestsTo("stream")).toHaveLength(2);
+    expect(server.requestsTo("stream")[1].userText).toMatch(/cut off/);
   });
 });
 

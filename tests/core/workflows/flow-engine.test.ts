@@ -177,6 +177,27 @@ describe("runFlow with the example flows", () => {
     expect(body.messages[0]).toEqual({ role: "system", content: "You write haiku." });
   });
 
+  it("a plain answer cut at maxTokens fails the step, saying so, instead of feeding half an answer on", async () => {
+    const flow = validateFlow({
+      id: "cut",
+      defaultModel: "ollama/llama3.1:8b",
+      agents: [{ name: "write", type: "task", config: { maxTokens: 8 }, params: { task: "An essay about {{input}}" } }, { name: "b", type: "transform", params: {} }],
+      transitions: [{ from: "write", to: "b" }],
+    }).flow!;
+    ollama.setDefault({ reply: "Rain falls on the", extra: { doneReason: "length" } });
+    const result = await run(flow, "rain");
+    expect(result.status).toBe("failed");
+    expect(result.message).toMatch(/^Agent "write" failed: .*cut off.*maxTokens \(8\)/);
+    expect(path(result)).toEqual(["write"]);
+  });
+
+  it("a plain answer Gemini stopped for safety fails the step and names the reason", async () => {
+    const flow = validateFlow({ id: "stopped", defaultModel: "gemini/gemini-2.5-flash", agents: [{ name: "write", type: "task", params: { task: "About {{input}}" } }] }).flow!;
+    gemini.setDefault({ reply: "Partly", extra: { finishReason: "SAFETY" } });
+    const result = await run(flow, "rain");
+    expect(result).toMatchObject({ status: "failed", message: expect.stringMatching(/^Agent "write" failed: .*SAFETY/) });
+  });
+
   it("a node whose transitions all fail ends with an error naming the node and its output", async () => {
     const flow = validateFlow({
       id: "nomatch",

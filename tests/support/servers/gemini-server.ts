@@ -43,6 +43,8 @@ export interface GeminiExtra {
   thoughts?: string;
   /** A thoughtSignature on the last chunk's empty text part (how Gemini ends some streamed turns). */
   lastChunkSignature?: string;
+  /** The prompt itself was blocked ("SAFETY", "PROHIBITED_CONTENT"): one chunk with `promptFeedback.blockReason` and no candidates, as Gemini answers. */
+  blockReason?: string;
   /** usageMetadata of the last chunk (defaults: 12 prompt tokens, one per chunk). */
   usage?: { prompt?: number; candidates?: number; thoughts?: number };
 }
@@ -259,6 +261,14 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
       modelVersion: req.model,
       responseId,
     });
+
+    if (extra.blockReason) {
+      const blocked = { promptFeedback: { blockReason: extra.blockReason }, usageMetadata: { promptTokenCount: prompt, totalTokenCount: prompt }, modelVersion: req.model, responseId };
+      if (req.route === "generate") return ex.json(200, blocked);
+      ex.res.writeHead(200, { "Content-Type": "text/event-stream", ...behaviour.headers });
+      ex.res.end(`data: ${JSON.stringify(blocked)}\r\n\r\n`);
+      return;
+    }
 
     if (req.route === "generate") {
       if (behaviour.malformed) return ex.json(200, '{"candidates":[{"content":{"parts":[{"text":"He');

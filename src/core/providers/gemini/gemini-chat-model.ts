@@ -102,15 +102,18 @@ export class GeminiChatModel implements ChatModel {
 /**
  * One streamed answer as turn events: thought parts are thinking, text parts text, functionCall parts
  * tool calls (with Gemini's id, else one made up), then the end event with the finish reason, usage and
- * every part of the answer verbatim (a thoughtSignature may come in a last part without text).
+ * every part of the answer verbatim (a thoughtSignature may come in a last part without text); a stop for
+ * safety, recitation or a blocked prompt says which in the end event's detail.
  */
 async function* eventsOf(chunks: AsyncIterable<GenerateContentResponse>): AsyncGenerator<ChatEvent | null> {
   const parts: Part[] = [];
   let calls = 0;
   let finishReason: string | undefined;
+  let blockReason: string | undefined;
   let last: GenerateContentResponse | undefined;
   for await (const chunk of chunks) {
     last = chunk;
+    if (chunk.promptFeedback?.blockReason) blockReason = chunk.promptFeedback.blockReason;
     const candidate = chunk.candidates?.[0];
     if (candidate?.finishReason) finishReason = candidate.finishReason;
     let produced = false;
@@ -129,7 +132,11 @@ async function* eventsOf(chunks: AsyncIterable<GenerateContentResponse>): AsyncG
   }
   const usage = usageOf(last);
   const providerData: GeminiProviderData = { provider: "gemini", parts };
-  yield { type: "end", finishReason: finishReasonOf(finishReason, calls), ...(usage ? { usage } : {}), providerData };
+  // A blocked prompt comes back without candidates: an answer that did not happen, not an empty one.
+  const reason = blockReason && !finishReason ? "BLOCKED" : finishReason;
+  const detail = blockReason && !finishReason ? `prompt blocked: ${blockReason}` : finishReason;
+  const finish = finishReasonOf(reason, calls);
+  yield { type: "end", finishReason: finish, ...(usage ? { usage } : {}), providerData, ...(finish === "other" && detail ? { detail } : {}) };
 }
 
 /** Model ids ("gemini-2.5-flash") that can chat or embed, for the settings dropdowns. */

@@ -167,7 +167,8 @@ async function* eventsOf(parts: AsyncIterable<OllamaWireChunk>): AsyncGenerator<
   const toolCalls = calls.done();
   for (const call of toolCalls) yield { type: "tool-call", call };
   const usage = usageOf(last);
-  yield { type: "end", finishReason: finishReasonOf(last.done_reason, toolCalls.length), ...(usage ? { usage } : {}) };
+  const finishReason = finishReasonOf(last.done_reason, toolCalls.length);
+  yield { type: "end", finishReason, ...(usage ? { usage } : {}), ...(finishReason === "other" && last.done_reason ? { detail: last.done_reason } : {}) };
 }
 
 /** Installed model names from /api/tags ("llama3.1:8b", "nomic-embed-text:latest"). */
