@@ -12,6 +12,7 @@ import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Logger } from "../ports/logger";
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
+import { askModel } from "../model/ask-model";
 import { ProviderError } from "../providers/provider-error";
 import { keywordOnlyReason } from "../search/keyword-only";
 import type { ChunkHit, SearchApi } from "../search/search-types";
@@ -175,10 +176,9 @@ function recentTurns(history: ChatMessage[]): string {
 /** A standalone search query for the question ("and the second one?" → "second step of the Ollama setup"). */
 async function rewriteQuery(question: string, history: ChatMessage[], deps: RetrievalDeps, signal?: AbortSignal): Promise<string> {
   try {
-    const answer = await deps.chatModel!.complete({
-      signal,
-      temperature: 0,
-      messages: [
+    const answer = await askModel(
+      deps.chatModel!,
+      [
         {
           role: "system",
           content:
@@ -186,7 +186,8 @@ async function rewriteQuery(question: string, history: ChatMessage[], deps: Retr
         },
         { role: "user", content: `${history.length ? `Conversation:\n${recentTurns(history)}\n\n` : ""}Question: ${question}` },
       ],
-    });
+      { signal, temperature: 0, what: "rewrite the query" },
+    );
     const query = answer.trim().split("\n")[0].replace(/^["'`]|["'`]$/g, "").trim();
     return query && query.length <= 300 ? query : question;
   } catch (err) {

@@ -73,6 +73,20 @@ describe("retrieve", () => {
     expect(prompt).toContain("Question: and why?");
   });
 
+  it("a rewrite in a code fence (as small models write it) is the query inside the fence", async () => {
+    h.settings.queryRewrite = true;
+    h.ollama.script({ route: "chat", reply: "```\ntides moon gravity\n```" });
+    const result = await retrieve("and why?", [], "rag", deps());
+    expect(result.queries).toEqual(["tides moon gravity"]);
+  });
+
+  it("a rewrite cut at the length limit is not used: the question is searched as asked", async () => {
+    h.settings.queryRewrite = true;
+    h.ollama.script({ route: "chat", reply: "tides and the", extra: { doneReason: "length" } });
+    const result = await retrieve("why do tides happen", [], "rag", deps());
+    expect(result.queries).toEqual(["why do tides happen"]);
+  });
+
   it("a failed rewrite falls back to the question", async () => {
     h.settings.queryRewrite = true;
     h.ollama.script({ route: "chat", status: 500, times: Infinity });
