@@ -4,10 +4,11 @@
  * json-protocol.ts). Bounded by steps, wall-clock time and a guard against repeating the same call.
  * Host-neutral: the model, the tools (through AgentToolbox) and the user's confirmation are ports.
  */
-import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, TokenUsage, ToolCall } from "../ports/chat-model";
+import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, FinishReason, TokenUsage, ToolCall } from "../ports/chat-model";
 import type { Clock } from "../ports/clock";
 import { redact } from "../providers/request-guard";
 import { ProviderError } from "../providers/provider-error";
+import { finishedText } from "../providers/turn-views";
 import { AbortedError, isAbortError } from "../util/errors";
 import { AgentToolbox } from "./agent-toolbox";
 import { clip } from "../util/text";
@@ -53,6 +54,7 @@ const REPEAT_LIMIT = 3;
 /** This many blocked calls end the turn. */
 const BLOCK_LIMIT = 3;
 const STEP_RESULT_CHARS = 2000;
+const CUT_OFF = "it was cut off at the length limit before it was complete; reply shorter";
 
 class TimeLimit extends Error {}
 class FallBackToJson extends Error {}
@@ -124,6 +126,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
         ...(result.calls.length ? { toolCalls: result.calls } : {}),
       });
     }
+    // A turn the provider stopped (Gemini SAFETY, a blocked prompt) has no answer to correct or keep.
+    if (result.finish === "other") requireFinished(result);
     return result;
   };
   function* handleEvent(event: ChatEvent, result: TurnResult, onText?: (text: string) => string): Generator<AgentLoopEvent> {
@@ -142,6 +146,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
         break;
       case "end":
         result.finish = event.finishReason;
+        result.detail = event.detail;
         result.providerData = event.providerData;
         if (event.usage) {
           result.usage = event.usage;
@@ -150,6 +155,11 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
         }
         break;
     }
+  }
+
+  /** complete()'s rule for the loop's own turns: an answer cut or stopped early throws IncompleteAnswerError. */
+  function requireFinished(result: TurnResult): void {
+    finishedText({ text: result.text, finishReason: result.finish, detail: result.detail }, model.id);
   }
 
   /** Runs one call through the guard and the toolbox; returns the step. */
@@ -271,6 +281,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       if (recovered) result.calls.push({ id: `text-${step}`, ...recovered });
     }
     if (result.calls.length === 0) {
+      requireFinished(result); // an answer cut at the length limit is not the answer
       answer = result.text.trim() ? result.text : "";
       // Held text that was not a tool call after all is the answer: show it now.
       if (!streamed && answer) yield { type: "token", text: answer };
@@ -300,13 +311,13 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
         shown += out;
         return out;
       });
-      const parsed = parseAction(result.text);
+      const parsed: ReturnType<typeof parseAction> = result.finish === "length" ? { ok: false, problem: CUT_OFF } : parseAction(result.text);
       // A reply that looked like a final answer but did not parse: take back what was shown of it.
       if (!parsed.ok && shown) yield { type: "retract", text: shown };
       if (!parsed.ok) {
         if (attempt >= MAX_CORRECTIONS) {
           // A model that keeps answering in prose has answered: better its words than an error.
-          if (result.text.trim() && !/[{[]/.test(result.text.trim()[0])) {
+          if (result.finish !== "length" && result.text.trim() && !/[{[]/.test(result.text.trim()[0])) {
             answer = result.text.trim();
             yield { type: "notice", code: "agent-invalid-json", message: "The model did not follow the JSON action format; its reply is shown as is." };
             yield { type: "token", text: answer };
@@ -346,6 +357,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     const limit: ChatMessage[] = [{ role: "system", content: stepLimitMessage(maxSteps) }];
     const request: Omit<ChatRequest, "messages" | "signal"> = protocol === "native" ? { tools: toolbox.specs(), toolChoice: "none" } : {};
     const result = yield* turn(request, limit, (t) => t);
+    requireFinished(result);
     answer = result.text.trim() ? result.text : "I could not finish within the step limit.";
     if (!result.text.trim()) yield { type: "token", text: answer };
     const marker = stepLimitMarker(maxSteps);
@@ -358,7 +370,8 @@ interface TurnResult {
   text: string;
   thinking: string;
   calls: ToolCall[];
-  finish: string;
+  finish: FinishReason;
+  detail?: string;
   usage?: TokenUsage;
   providerData?: unknown;
 }

@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "../ports/chat-model";
 import { redact } from "../providers/request-guard";
+import { IncompleteAnswerError } from "../providers/provider-error";
 import type { KryptonSettings } from "../settings";
 import { errorMessage } from "../util/errors";
 import type { ChatEvent, SendOptions } from "./chat-types";
@@ -42,5 +43,7 @@ export interface Answerer {
 
 /** A user-facing message for any failure, with every configured secret scrubbed. */
 export function plainError(err: unknown, settings: KryptonSettings): string {
-  return redact(errorMessage(err), [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken]);
+  // An unfinished answer's message is a clause (made to follow "Could not …: "); shown alone it is a sentence.
+  const message = err instanceof IncompleteAnswerError ? `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.` : errorMessage(err);
+  return redact(message, [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken]);
 }

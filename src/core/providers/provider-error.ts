@@ -40,12 +40,15 @@ export class IncompleteAnswerError extends ProviderError {
     readonly cut: "length" | "stopped",
     readonly partial: string,
     detail?: string,
+    /** The model's id ("gemini:gemini-2.5-flash"), named in the message when known. */
+    model?: string,
   ) {
+    // Lower case: callers put it after "Could not <what>: "; plainError makes it a sentence for the chat.
     super(
       "bad-response",
       cut === "length"
-        ? "the answer was cut off at the model's length limit"
-        : `the model stopped without finishing its answer (${detail || "no reason given"})`,
+        ? `the answer${model ? ` from ${model}` : ""} was cut off at the model's length limit`
+        : `the model${model ? ` ${model}` : ""} stopped without finishing its answer (${detail || "no reason given"})`,
     );
     this.name = "IncompleteAnswerError";
   }

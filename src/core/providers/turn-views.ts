@@ -6,8 +6,19 @@ import { IncompleteAnswerError } from "./provider-error";
  * model call: same request mapping, timeouts, retries and think-block rule. Thinking, tool calls and
  * the end event are dropped here; callers that need them use turn().
  */
-export async function* textDeltas(events: AsyncIterable<ChatEvent>): AsyncGenerator<string> {
-  for await (const event of events) if (event.type === "text" && event.text) yield event.text;
+export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string): AsyncGenerator<string> {
+  const outcome: TurnOutcome = { text: "", finishReason: "stop" };
+  for await (const event of events) {
+    if (event.type === "text" && event.text) {
+      outcome.text += event.text;
+      yield event.text;
+    } else if (event.type === "end") {
+      outcome.finishReason = event.finishReason;
+      outcome.detail = event.detail;
+    }
+  }
+  // stream() "ends normally when the answer is complete": one that did not finish ends with complete()'s error.
+  finishedText(outcome, modelId);
 }
 
 /** A whole turn's text and how it ended (for callers that need the token counts as well as the text). */
@@ -32,15 +43,15 @@ export async function collectTurn(events: AsyncIterable<ChatEvent>): Promise<Tur
 }
 
 /** The text of a turn that finished; a cut or stopped one throws, so a partial answer is never taken for a whole one. */
-export function finishedText(outcome: TurnOutcome): string {
-  if (outcome.finishReason === "length") throw new IncompleteAnswerError("length", outcome.text);
-  if (outcome.finishReason === "other") throw new IncompleteAnswerError("stopped", outcome.text, outcome.detail);
+export function finishedText(outcome: TurnOutcome, modelId?: string): string {
+  if (outcome.finishReason === "length") throw new IncompleteAnswerError("length", outcome.text, undefined, modelId);
+  if (outcome.finishReason === "other") throw new IncompleteAnswerError("stopped", outcome.text, outcome.detail, modelId);
   return outcome.text;
 }
 
 /** complete(): the whole answer, or IncompleteAnswerError. */
-export async function collectTurnText(events: AsyncIterable<ChatEvent>): Promise<string> {
-  return finishedText(await collectTurn(events));
+export async function collectTurnText(events: AsyncIterable<ChatEvent>, modelId?: string): Promise<string> {
+  return finishedText(await collectTurn(events), modelId);
 }
 
 let callSeq = 0;

@@ -167,6 +167,21 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     expect(result.answer).toBe("The whole answer.");
   });
 
+  it("a reply cut at the length limit gets a correction that says so; cut prose is never taken as the answer", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script([
+      { route: "chat", reply: '{"action":"final","response":"Your plan is', extra: { doneReason: "length" } },
+      { route: "chat", reply: final("Ship it.") },
+    ]);
+    const ok = await world.run("What is my plan?");
+    expect(ok.result.answer).toBe("Ship it.");
+    expect(world.bodies()[1].messages.at(-2)!.content).toMatch(/cut off at the length limit/);
+
+    world.ollama.reset();
+    world.ollama.script({ route: "chat", reply: "Your plan is to", extra: { doneReason: "length" }, times: 3 });
+    await expect(world.run("What is my plan?")).rejects.toThrow(/did not return a valid action \(.*cut off/);
+  });
+
   it("accepts prose after two corrections as the answer (small models), with a notice", async () => {
     world = await makeLoopWorld({ files: NOTES });
     world.ollama.script({ route: "chat", reply: "Your plan is to ship agent mode.", times: 3 });

@@ -46,6 +46,21 @@ describe("native tool calling through the providers", () => {
     expect(second.messages.at(-1)!.content).toMatch(/^Write your answer in English/);
   });
 
+  it("Ollama: a final answer cut at the length limit is an error saying so, not an answer", async () => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    world.ollama.script({ route: "chat", reply: "Your plan is to ship", extra: { doneReason: "length" } });
+    await expect(world.run("What is my plan?")).rejects.toThrow(/^the answer from ollama:llama3\.1:8b was cut off at the model's length limit$/);
+  });
+
+  it("Gemini: an answer stopped for safety is an error naming the reason, not 'an empty answer'", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    gemini = await startGeminiServer();
+    world.model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    gemini.script({ route: "stream", tokens: [], extra: { finishReason: "SAFETY" } });
+    await expect(world.run("What is my plan?")).rejects.toThrow(/gemini:gemini-2\.5-flash stopped without finishing its answer \(SAFETY\)/);
+    expect(gemini.requestsTo("stream")).toHaveLength(1);
+  });
+
   it("Gemini: thought signatures come back verbatim (the server rejects a turn that lost one), function responses carry the call id", async () => {
     world = await makeLoopWorld({ files: NOTES });
     gemini = await startGeminiServer({ requireThoughtSignatures: true });

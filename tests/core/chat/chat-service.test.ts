@@ -7,7 +7,7 @@ import type { AgentResult } from "../../../src/core/agents/agent";
 import { ChatService, toHistory } from "../../../src/core/chat/chat-service";
 import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { nodeClock } from "../../../src/node/node-clock";
-import { startGeminiServer } from "../../support/servers/gemini-server";
+import { startGeminiServer, type GeminiBehaviour } from "../../support/servers/gemini-server";
 import { FAST_RETRY, closedPortUrl, nodeFetch, waitFor } from "../providers/provider-fixtures";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
 import { doneOf, makeChatHarness, ofType, type ChatHarness } from "./chat-fixtures";
@@ -266,19 +266,34 @@ describe("ChatService degradation", () => {
     expect(ofType(events, "error")[0]).toMatchObject({ code: "empty-answer" });
   });
 
-  it("a Gemini stream with no text (blocked, finishReason SAFETY) is an error, never a silent empty reply", async () => {
+  it.each<[string, GeminiBehaviour, RegExp]>([
+    ["finishReason SAFETY", { tokens: [], extra: { finishReason: "SAFETY" } }, /SAFETY/],
+    ["a blocked prompt", { extra: { blockReason: "PROHIBITED_CONTENT" } }, /prompt blocked: PROHIBITED_CONTENT/],
+  ])("a Gemini stream with no text (%s) is an error naming Gemini's reason, never a silent empty reply", async (_name, script, reason) => {
     h = await makeChatHarness(NOTES);
     const gemini = await startGeminiServer();
     try {
       h.model = new GeminiChatModel({ apiKey: "test-gemini-key", baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
-      gemini.script({ route: "stream", tokens: [], extra: { finishReason: "SAFETY" } });
+      gemini.script({ route: "stream", ...script });
       const events = await h.send("hi", { mode: "none" });
       expect(ofType(events, "token")).toEqual([]);
-      expect(ofType(events, "error")).toEqual([expect.objectContaining({ code: "empty-answer", message: expect.stringContaining("gemini:gemini-2.5-flash") })]);
+      expect(ofType(events, "error")).toEqual([expect.objectContaining({ message: expect.stringMatching(reason) })]);
+      expect(ofType(events, "error")[0].message).toContain("gemini:gemini-2.5-flash");
       expect(doneOf(events).answer).toBe("");
     } finally {
       await gemini.close();
     }
+  });
+
+  it("an answer cut at the length limit says so; the text that came is kept, marked incomplete", async () => {
+    h = await makeChatHarness(NOTES);
+    h.ollama.script({ route: "chat", reply: "Tides come from the", extra: { doneReason: "length" } });
+    const events = await h.send("hi", { mode: "none" });
+    expect(ofType(events, "error")).toEqual([expect.objectContaining({ message: expect.stringMatching(/cut off at the model's length limit/), retryable: true })]);
+    const done = doneOf(events);
+    expect(done.answer).toBe("Tides come from the");
+    const saved = await h.store.get(done.conversationId);
+    expect(saved?.messages[1]).toMatchObject({ partial: true, content: "Tides come from the" });
   });
 
   it("no chat model configured: a clear error, the question is still saved", async () => {

@@ -65,11 +65,11 @@ export class GeminiChatModel implements ChatModel {
   }
 
   stream(request: ChatRequest): AsyncIterable<string> {
-    return textDeltas(this.turn(request));
+    return textDeltas(this.turn(request), this.id);
   }
 
   complete(request: ChatRequest): Promise<string> {
-    return collectTurnText(this.turn(request));
+    return collectTurnText(this.turn(request), this.id);
   }
 
   /** Every Gemini chat model calls functions; the context length comes from the models endpoint (once). */

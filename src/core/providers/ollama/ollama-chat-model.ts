@@ -74,11 +74,11 @@ export class OllamaChatModel implements ChatModel {
   }
 
   stream(request: ChatRequest): AsyncIterable<string> {
-    return textDeltas(this.turn(request));
+    return textDeltas(this.turn(request), this.id);
   }
 
   complete(request: ChatRequest): Promise<string> {
-    return collectTurnText(this.turn(request));
+    return collectTurnText(this.turn(request), this.id);
   }
 
   /** From POST /api/show, cached; failures (older Ollama, model missing, unreachable) are thrown as ProviderError. */
