@@ -33,6 +33,8 @@ export interface LoadOptions {
   extraFiles?: Record<string, string>;
   /** Runs on the vault folder before Obsidian opens (scans) it: symlinks, binary files. */
   beforeOpen?: (root: string) => Promise<void>;
+  /** Play a disk that ignores case (macOS, Windows): see the stand-in's FileSystemAdapter. */
+  caseInsensitiveDisk?: boolean;
 }
 
 export async function loadPlugin(notes: Record<string, string>, options: LoadOptions = {}): Promise<LoadedPlugin> {
@@ -40,7 +42,7 @@ export async function loadPlugin(notes: Record<string, string>, options: LoadOpt
   const settings: Partial<KryptonSettings> = { embeddingProvider: "none", ...options.data };
   await temp.write(".obsidian/plugins/krypton/data.json", JSON.stringify(settings));
   await options.beforeOpen?.(temp.root);
-  const app = new App(temp.root, { secretStorage: options.secretStorage });
+  const app = new App(temp.root, { secretStorage: options.secretStorage, caseInsensitiveDisk: options.caseInsensitiveDisk });
   for (const [id, value] of Object.entries(options.secrets ?? {})) app.secretStorage?.setSecret(id, value);
   const plugin = new KryptonPlugin(app as never, MANIFEST as never) as PluginUnderTest;
   await (plugin as unknown as { loadAndWait(): Promise<void> }).loadAndWait();

@@ -1,6 +1,6 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { MAX_NAME_CHARS, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import { cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
@@ -70,7 +70,7 @@ export class FlashcardService {
     if (!passages.length) throw new AgentError(`There is no text to make flashcards from in ${title}.`, "invalid-input");
 
     const deckName = cleanDeckName(request.deck ?? title);
-    const deckPath = this.deckPathFor(deckName);
+    const deckPath = await this.findDeckPath(deckName);
     const tag = deckTag(deckName, format);
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
@@ -111,7 +111,7 @@ export class FlashcardService {
   async addCards(deckNameWanted: string, cards: NewCard[]): Promise<FlashcardRun> {
     const format = await loadSrFormat(this.deps.host.vault);
     const deckName = cleanDeckName(deckNameWanted);
-    const deckPath = this.deckPathFor(deckName);
+    const deckPath = await this.findDeckPath(deckName);
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
     const fresh = cards.filter((c) => !snapshot?.keys.has(cardKey(c.front)));
@@ -136,7 +136,7 @@ export class FlashcardService {
     const { vault } = this.deps.host;
     const wanted = deck.trim().replace(/\.md$/i, "");
     if (!wanted) throw new AgentError("Missing required parameter: deck", "invalid-input");
-    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.deckPathFor(wanted);
+    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : await this.findDeckPath(wanted);
     const text = await this.readDeck(deckPath);
     if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
     const cards = parseCards(text, await loadSrFormat(vault)).cards;
@@ -208,7 +208,22 @@ export class FlashcardService {
     return text;
   }
 
-  deckPathFor(deckName: string): string {
+  /**
+   * The deck note a deck name means: the note at deckPathFor's path, case and spacing aside (nameKey), at its
+   * real path; else that path, for a new deck. Obsidian finds a file only by its exact path even on a disk that
+   * ignores case, and a case-sensitive disk would take a second deck beside the first. Two such notes are
+   * refused by name, before any model call: cards must not land in whichever was listed first.
+   */
+  async findDeckPath(deckName: string): Promise<string> {
+    const wanted = this.deckPathFor(deckName);
+    const key = nameKey(wanted);
+    const same = (await this.deps.host.vault.listNotes()).filter((n) => nameKey(n.path) === key).map((n) => n.path);
+    if (same.length > 1) throw new AgentError(`More than one deck is named "${deckName}": ${same.join(", ")}. Rename or merge them.`, "invalid-input");
+    return same[0] ?? wanted;
+  }
+
+  /** Where a deck of this name goes; findDeckPath gives the note that is there already. */
+  private deckPathFor(deckName: string): string {
     const folder = normalizeVaultPath(this.deps.settings().flashcardsFolder, this.deps.host.vault.configDir, "folder");
     // A deck is named, never pathed: its file name follows the one rule for names (note-paths.ts).
     const file = `${noteNameFor(cleanDeckName(deckName)) || "Deck"}.md`;

@@ -2,7 +2,7 @@ import { parseCards } from "../flashcards/card-parser";
 import { countDue } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { baseNameOf, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { baseNameOf, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import type { Host } from "../ports/host";
 import { NoteExistsError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
@@ -47,7 +47,7 @@ export class GoalService {
     if (targetText?.trim() && !target) throw new AgentError(`Could not read the date "${targetText}" (try "January 15" or 2027-01-15).`, "invalid-input");
     // Goals are found by name, case and spacing aside: a second "pass aws saa" beside "Pass AWS SAA" (a file of
     // its own on a case-sensitive disk) would leave both of them refused by find().
-    const same = (await this.list()).find((g) => cleanGoalName(g.goal).toLowerCase() === name.toLowerCase());
+    const same = (await this.list()).find((g) => nameKey(g.goal) === nameKey(name));
     if (same) throw new AgentError(`A study goal named "${same.goal}" already exists (${same.path}).`, "invalid-input");
     const path = this.pathFor(name);
     try {
@@ -86,8 +86,8 @@ export class GoalService {
   async find(name: string): Promise<Goal> {
     const goals = await this.list();
     // Exact first: "Pass AWS" shares as many words with "AWS Pass exam", which may be listed before it.
-    const key = cleanGoalName(name).toLowerCase();
-    const exact = goals.filter((g) => cleanGoalName(g.goal).toLowerCase() === key);
+    const key = nameKey(name);
+    const exact = goals.filter((g) => nameKey(g.goal) === key);
     if (exact.length === 1) return exact[0];
     if (exact.length > 1) {
       throw new AgentError(`More than one study goal is named "${exact[0].goal}": ${exact.map((g) => g.path).join(", ")}. Rename one of them.`, "invalid-input");
@@ -186,7 +186,7 @@ function wordsOf(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
-/** A goal's name as create() stores it, and as find() compares it (lowercased): spacing collapsed. */
+/** A goal's name as create() stores it: spacing collapsed (goals are compared by nameKey). */
 function cleanGoalName(name: string): string {
   return name.replace(/\s+/g, " ").trim();
 }

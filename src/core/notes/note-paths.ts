@@ -56,6 +56,15 @@ export function noteNameFor(name: string): string {
 }
 
 /**
+ * What two user-given names (or note paths) share when they name the same thing: case and spacing aside,
+ * in one Unicode form. A disk that ignores case (macOS, Windows) holds one file for "Tides" and "tides",
+ * a case-sensitive one two; goals and decks are found by this key so both hosts behave alike.
+ */
+export function nameKey(name: string): string {
+  return name.normalize("NFC").replace(/\s+/g, " ").trim().toLowerCase();
+}
+
+/**
  * A user-given vault-relative path, normalized ("/Notes//AI/" → "Notes/AI") and checked by the shared
  * vault path policy (no "..", no absolute paths, nothing in the config folder, .krypton or other hidden
  * folders, no characters notes cannot have). A leading "/" or backslashes are accepted as a user's way

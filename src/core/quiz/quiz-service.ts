@@ -4,7 +4,7 @@ import type { FlashcardService } from "../flashcards/flashcard-service";
 import { loadSrFormat } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
 import { AgentError } from "../notes/agent-error";
-import { baseNameOf } from "../notes/note-paths";
+import { baseNameOf, nameKey } from "../notes/note-paths";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import type { KryptonSettings } from "../settings";
@@ -170,10 +170,10 @@ export class QuizService {
   }
 
   private async findDeck(name: string): Promise<{ path: string; text: string } | null> {
-    const wanted = name.trim().toLowerCase().replace(/\.md$/, "");
+    const wanted = nameKey(name.trim().replace(/\.md$/i, ""));
     const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
     const notes = await this.deps.host.vault.listNotes();
-    const named = notes.filter((n) => baseNameOf(n.path).toLowerCase() === wanted);
+    const named = notes.filter((n) => nameKey(baseNameOf(n.path)) === wanted);
     const pick = named.find((n) => folder && n.path.startsWith(`${folder}/`)) ?? named[0];
     if (!pick) return null;
     try {

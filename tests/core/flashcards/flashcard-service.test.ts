@@ -223,8 +223,9 @@ describe("FlashcardService", () => {
     expect((await agent.tryHandle("make flashcards from this note", [], {}))?.text).toMatch(/Open a note first/);
     const fromNote = await agent.tryHandle("Please make flashcards from this note", [], { activeNotePath: "Bio/Photosynthesis.md" });
     expect(fromNote?.text).toMatch(/Added 1 flashcard to \[\[Flashcards\/Photosynthesis\]\]/);
+    // The topic's deck "photosynthesis" is the deck above (case aside): the same card is not added twice.
     const fromTopic = await agent.tryHandle("generate 5 flashcards about photosynthesis", [], {});
-    expect(fromTopic?.text).toMatch(/Added 1 flashcard/);
+    expect(fromTopic?.text).toMatch(/^No new flashcards: Flashcards\/Photosynthesis\.md already has cards/);
   });
 });
 
@@ -245,3 +246,37 @@ describe("FlashcardService.addCards (cards made earlier, e.g. a quiz's missed on
   });
 });
 
+
+describe("a deck named like an existing one, case and spacing aside", () => {
+  const tides = '---\nkrypton-deck: true\ndeck: "Tides"\ncreated: 2026-11-01\n---\n\n#flashcards/tides\n\nWhat pulls the tides?::The Moon [[Ocean/Tides]]\n<!--SR:!2026-12-01,3,250-->\n\n';
+  const where = (req: { userText: string }) => reply([{ type: "basic", front: "Where does photosynthesis happen?", back: "In the chloroplasts", passage: passageNumber(req.userText, "chloroplasts") }]);
+
+  it("is that deck, at its real path: no second deck beside it (a case-sensitive disk)", async () => {
+    await world.vault.write("Flashcards/Tides.md", tides);
+    world.ollama.setDefault({ route: "chat", reply: where });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "tides" });
+    expect(run).toMatchObject({ deckPath: "Flashcards/Tides.md", createdDeck: false });
+    expect(await world.vault.exists("Flashcards/tides.md")).toBe(false);
+    const deck = await world.vault.read("Flashcards/Tides.md");
+    expect(deck.startsWith(tides)).toBe(true);
+    expect(deck).toContain("Where does photosynthesis happen?::In the chloroplasts");
+    // Spacing aside too, and for cards made earlier (a quiz's) and for the Anki export.
+    const more = await service.addCards("  TIDES ", [{ kind: "basic", front: "When is the spring tide?", back: "At full and new moon", source: "Ocean/Tides" }]);
+    expect(more).toMatchObject({ deckPath: "Flashcards/Tides.md", createdDeck: false, added: [{ front: "When is the spring tide?" }] });
+    expect((await service.exportAnki("tides")).deckPath).toBe("Flashcards/Tides.md");
+  });
+
+  it("two existing decks of that name are refused by name, before any model call", async () => {
+    await world.vault.write("Flashcards/Tides.md", tides);
+    await world.vault.write("Flashcards/tides.md", tides);
+    world.ollama.setDefault({ route: "chat", reply: where });
+    const chatsBefore = world.chatPrompts().length;
+    await expect(service.generate({ notePath: "Bio/Photosynthesis.md", deck: "TIDES" })).rejects.toThrow(
+      'More than one deck is named "TIDES": Flashcards/Tides.md, Flashcards/tides.md. Rename or merge them.',
+    );
+    expect(world.chatPrompts().length).toBe(chatsBefore);
+    await expect(service.addCards("tides", [{ kind: "basic", front: "Q?", back: "A", source: "Ocean/Tides" }])).rejects.toThrow(/More than one deck/);
+    expect(await world.vault.read("Flashcards/Tides.md")).toBe(tides);
+    expect(await world.vault.read("Flashcards/tides.md")).toBe(tides);
+  });
+});

@@ -110,7 +110,11 @@ export class FileSystemAdapter {
   /** Stand-in only: every rename(from, to) call, in order (tests check the atomic-write protocol). */
   readonly renames: [string, string][] = [];
 
-  constructor(readonly basePath: string) {}
+  constructor(
+    readonly basePath: string,
+    /** Stand-in only: play a disk that ignores case (macOS, Windows) on this case-sensitive one. */
+    private readonly options: { caseInsensitiveDisk?: boolean } = {},
+  ) {}
 
   getName(): string {
     return baseName(this.basePath);
@@ -119,7 +123,20 @@ export class FileSystemAdapter {
     return this.basePath;
   }
   getFullPath(path: string): string {
-    return join(this.basePath, ...normalizePath(path).split("/").filter((p) => p !== "/"));
+    const parts = normalizePath(path).split("/").filter((p) => p !== "/");
+    if (!this.options.caseInsensitiveDisk) return join(this.basePath, ...parts);
+    // As on APFS or NTFS: each name finds an entry that differs only in case ("tides.md" is "Tides.md").
+    let full = this.basePath;
+    for (const part of parts) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(full);
+      } catch {
+        // Not a folder (yet): the rest is taken as written.
+      }
+      full = join(full, names.includes(part) ? part : (names.find((n) => n.toLowerCase() === part.toLowerCase()) ?? part));
+    }
+    return full;
   }
   async exists(path: string): Promise<boolean> {
     return fs.stat(this.getFullPath(path)).then(
@@ -189,9 +206,13 @@ export class Vault extends Events {
   /** Stand-in only: how many times each path was read from disk by cachedRead/read. */
   readonly reads = new Map<string, number>();
 
-  constructor(readonly basePath: string) {
+  /**
+   * Like Obsidian, the file tree (getAbstractFileByPath) is case-sensitive even when the disk is not: on a
+   * case-insensitive disk adapter.exists("tides.md") is true for "Tides.md" while the tree knows only "Tides.md".
+   */
+  constructor(readonly basePath: string, options: { caseInsensitiveDisk?: boolean } = {}) {
     super();
-    this.adapter = new FileSystemAdapter(basePath);
+    this.adapter = new FileSystemAdapter(basePath, options);
     this.root = new TFolder();
     this.root.vault = this;
     this.root.path = "/";
@@ -490,6 +511,8 @@ export interface Command {
 export interface AppOptions {
   /** Give the app Obsidian 1.11.4's secretStorage (default true); false plays an older Obsidian. */
   secretStorage?: boolean;
+  /** The vault on a disk that ignores case (macOS, Windows); default false, like this Linux one. */
+  caseInsensitiveDisk?: boolean;
 }
 
 export class App {
@@ -513,7 +536,7 @@ export class App {
   };
 
   constructor(vaultRoot: string, options: AppOptions = {}) {
-    this.vault = new Vault(vaultRoot);
+    this.vault = new Vault(vaultRoot, { caseInsensitiveDisk: options.caseInsensitiveDisk });
     this.workspace = new Workspace(this);
     if (options.secretStorage !== false) this.secretStorage = new SecretStorage();
   }
