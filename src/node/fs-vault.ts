@@ -7,24 +7,56 @@ import { statAll } from "./stat-all";
 import { isCode } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
+import type { Logger } from "../core/ports/logger";
 
 /**
  * The vault as a folder on disk (CLI, standalone MCP server, tests). Like Obsidian, it ignores
  * dot-folders and dot-files (so the config folder and .krypton are never listed), and it only
- * ever creates notes: there is no code path that writes over an existing file.
+ * ever creates notes: there is no code path that writes over an existing file. The only files it
+ * removes are its own temp files (see sweepLeftovers).
  */
 export const DEFAULT_CONFIG_DIR = ".obsidian";
+
+/**
+ * The hidden temp file a note write goes through, beside the note: ".krypton-new-<12 hex>.tmp" (createNote)
+ * or ".krypton-write-<12 hex>.tmp" (processNote). A process killed mid-write leaves it behind.
+ */
+function tempFileName(kind: "new" | "write"): string {
+  return `.krypton-${kind}-${randomBytes(6).toString("hex")}.tmp`;
+}
+
+/** Exactly the names tempFileName makes: the sweep removes nothing else. */
+export const TEMP_FILE_NAME = /^\.krypton-(?:new|write)-[0-9a-f]{12}\.tmp$/;
+
+/**
+ * How old a leftover temp file must be before the sweep removes it. A write holds its temp file for
+ * milliseconds; the margin covers another Krypton process (a CLI run, `krypton mcp`) stopped mid-write and
+ * clocks of machines sharing a network folder. A write whose temp file was removed fails and changes nothing.
+ */
+export const TEMP_FILE_MIN_AGE_MS = 60 * 60 * 1000;
+
+export interface FsVaultOptions {
+  configDir?: string;
+  /**
+   * Sweep Krypton's leftover temp files (TEMP_FILE_NAME, older than TEMP_FILE_MIN_AGE_MS) during the first
+   * listing, which walks every folder anyway; each removal is logged. The Node host opening a vault sets it.
+   */
+  sweepLeftovers?: { logger: Logger; now: () => number };
+}
 
 export class FsVault implements VaultPort {
   readonly root: string;
   readonly configDir: string;
   /** Note writes, one at a time (see processNote). */
   private readonly writing = new SerialQueue();
+  /** Set until the first listing has swept. */
+  private sweep: FsVaultOptions["sweepLeftovers"];
 
-  constructor(root: string, options: { configDir?: string } = {}) {
+  constructor(root: string, options: FsVaultOptions = {}) {
     this.root = resolve(root);
     // Outside Obsidian there is no Vault#configDir to ask: the default name, unless the caller knows better.
     this.configDir = options.configDir ?? DEFAULT_CONFIG_DIR;
+    this.sweep = options.sweepLeftovers;
   }
 
   /**
@@ -36,6 +68,9 @@ export class FsVault implements VaultPort {
   async listNotes(): Promise<NoteInfo[]> {
     const full: string[] = [];
     const rel: string[] = [];
+    const sweep = this.sweep;
+    this.sweep = undefined;
+    const temps: { full: string; rel: string }[] = [];
     let level: { dir: string; rel: string }[] = [{ dir: this.root, rel: "" }];
     while (level.length > 0) {
       const next: { dir: string; rel: string }[] = [];
@@ -49,7 +84,11 @@ export class FsVault implements VaultPort {
           const base = dir.endsWith(sep) ? dir : dir + sep;
           for (const entry of entries) {
             const name = entry.name;
-            if (name.startsWith(".")) continue;
+            if (name.startsWith(".")) {
+              // (isFile is false for a symbolic link: a link of that name is not ours.)
+              if (sweep && entry.isFile() && TEMP_FILE_NAME.test(name)) temps.push({ full: base + name, rel: prefix + name });
+              continue;
+            }
             // Symlinked folders are not followed: they can loop or lead out of the vault.
             if (entry.isDirectory()) next.push({ dir: base + name, rel: prefix + name + "/" });
             else if ((entry.isFile() || entry.isSymbolicLink()) && name.toLowerCase().endsWith(".md")) {
@@ -61,7 +100,9 @@ export class FsVault implements VaultPort {
       );
       level = next;
     }
+    const swept = sweep && temps.length ? removeLeftovers(temps, sweep) : null;
     const { mtime, size } = await statAll(full);
+    await swept;
     const out: NoteInfo[] = [];
     // Missing (NaN): a broken symlink, a file removed meanwhile, or a link to a folder.
     for (let i = 0; i < full.length; i++) if (!Number.isNaN(mtime[i])) out.push({ path: rel[i], mtime: mtime[i], size: size[i] });
@@ -110,7 +151,7 @@ export class FsVault implements VaultPort {
     const madeFolder = await fs.mkdir(dirname(full), { recursive: true });
     // Write a hidden temp file beside the target, then hard-link it into place: link() fails with
     // EEXIST instead of replacing, so the note appears complete or not at all and nothing is overwritten.
-    const temp = join(dirname(full), `.krypton-new-${randomBytes(6).toString("hex")}.tmp`);
+    const temp = join(dirname(full), tempFileName("new"));
     let created = false;
     try {
       await fs.writeFile(temp, content, { encoding: "utf8", flag: "wx" });
@@ -172,7 +213,7 @@ export class FsVault implements VaultPort {
     const next = (hasByteOrderMark(bytes) ? "\uFEFF" : "") + fn(current);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.
-    const temp = join(dirname(real), `.krypton-write-${randomBytes(6).toString("hex")}.tmp`);
+    const temp = join(dirname(real), tempFileName("write"));
     const { mode } = await fs.stat(real);
     try {
       await fs.writeFile(temp, next, { encoding: "utf8", flag: "wx", mode });
@@ -204,6 +245,26 @@ export class FsVault implements VaultPort {
     if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
     return full;
   }
+}
+
+/**
+ * Removes the temp files a killed write left (found by the listing's walk) once they are old enough that no
+ * running write can own them; a young one, or one with a date in the future, stays. Never fails the listing.
+ */
+async function removeLeftovers(temps: { full: string; rel: string }[], sweep: NonNullable<FsVaultOptions["sweepLeftovers"]>): Promise<void> {
+  const now = sweep.now();
+  await Promise.all(
+    temps.map(async ({ full, rel }) => {
+      try {
+        const info = await fs.lstat(full);
+        if (!info.isFile() || now - info.mtimeMs < TEMP_FILE_MIN_AGE_MS) return;
+        await fs.unlink(full);
+        sweep.logger.warn(`removed ${rel}: a temp file of a Krypton write interrupted at ${new Date(info.mtimeMs).toISOString()}`);
+      } catch (err) {
+        if (!isCode(err, "ENOENT")) sweep.logger.warn(`could not remove ${rel}, a temp file of an interrupted Krypton write`, err);
+      }
+    }),
+  );
 }
 
 function hasByteOrderMark(bytes: Uint8Array): boolean {

@@ -17,12 +17,14 @@ export interface NodeHostOptions {
 
 /** The core's ports on Node: the vault folder, <vault>/.krypton, global fetch, Node timers, stderr. */
 export function createNodeHost(vaultRoot: string, options: NodeHostOptions = {}): Host & { vault: FsVault; data: FsDataDir } {
+  const logger = options.logger ?? createStderrLogger("warn");
   return {
-    vault: new FsVault(vaultRoot, { configDir: options.configDir }),
+    // Opening a vault sweeps the temp files an earlier process left when it was killed mid-write.
+    vault: new FsVault(vaultRoot, { configDir: options.configDir, sweepLeftovers: { logger, now: () => nodeClock.now() } }),
     data: new FsDataDir(dataDirOf(vaultRoot)),
     fetch: options.fetch ?? ((input, init) => fetch(input, init)),
     clock: nodeClock,
-    logger: options.logger ?? createStderrLogger("warn"),
+    logger,
     platform: { kind: "cli", mobile: false },
     process: createNodeProcess(dataDirOf(vaultRoot), options.processLabel ?? "krypton"),
   };
