@@ -170,6 +170,20 @@ describe("krypton ask / chat", () => {
     expect(ollama.requestsTo("chat")).toHaveLength(0);
     const json = await ask("find notes about sourdough");
     expect(json.json!.agent).toMatchObject({ kind: "search-results" });
+    expect(json.json!.agent).not.toHaveProperty("keywordOnly");
+    expect(r.stderr).not.toMatch(/keywords only/);
+  });
+
+  it('"find notes about X" with the embedding server down and mode none: the results say they are keyword-only', async () => {
+    const down = { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" };
+    const r = await runCli(["ask", vault.root, "find notes about sourdough", "--mode", "none"], { env: down });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:\d+/m);
+    // Said once, after the results (mode none opens the index without its keyword-only warning).
+    expect(r.stderr.match(/searching by keywords only/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^krypton: warning: Ollama is not reachable at http:\/\/127\.0\.0\.1:9 .*; searching by keywords only$/m);
+    const json = await runCli(["ask", vault.root, "find notes about sourdough", "--mode", "none", "--json"], { env: down });
+    expect((JSON.parse(json.stdout) as { agent: { keywordOnly?: string } }).agent.keywordOnly).toMatch(/^Ollama is not reachable .*; searching by keywords only$/);
   });
 
   it('"summarize this note" uses --note as the current note', async () => {

@@ -6,6 +6,7 @@ import { AGENT_NAMES } from "../../core/notes/note-operations-impl";
 import type { ChatEvent, Source } from "../../core/chat/chat-types";
 import type { RetrievalMode } from "../../core/settings";
 import { oneLine, printHits, type Output } from "../output";
+import { keywordOnlyWarning } from "../vault-session";
 
 /** Everything one answer produced, for `--json` and for the exit code. */
 export interface CollectedAnswer {
@@ -31,6 +32,8 @@ export async function consumeAnswer(
   mode: RetrievalMode,
   output: Output,
   stream: boolean,
+  /** Why searches are keyword-only in this run when nothing said it yet (unsaidKeywordOnly): search results carry it. */
+  keywordOnlyWhy: string | null = null,
 ): Promise<CollectedAnswer> {
   const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false, steps: [] };
   let streamed = "";
@@ -44,7 +47,10 @@ export async function consumeAnswer(
         if (stream) output.out(event.text);
         break;
       case "agent":
-        collected.agent = event.result;
+        collected.agent =
+          keywordOnlyWhy && event.result.kind === "search-results" && !event.result.keywordOnly
+            ? { ...event.result, keywordOnly: keywordOnlyWarning(keywordOnlyWhy, "search") }
+            : event.result;
         break;
       case "step":
         collected.steps.push(event.step);

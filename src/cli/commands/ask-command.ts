@@ -6,7 +6,7 @@ import { connectMcpServers, openVaultSession } from "../vault-session";
 import { agentFailure, answerJson, consumeAnswer } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
-import { notePathOption, prepareIndex } from "./command-helpers";
+import { notePathOption, prepareIndex, unsaidKeywordOnly } from "./command-helpers";
 
 export const askCommand: Command = {
   name: "ask",
@@ -55,7 +55,7 @@ export const askCommand: Command = {
           signal: controller.signal,
           ...(agent ? { agent: true, confirm: cliConfirm(ctx, { yes: flag(args, "yes") }) } : {}),
         });
-        const answer = await consumeAnswer(events, mode, ctx.output, !json);
+        const answer = await consumeAnswer(events, mode, ctx.output, !json, unsaidKeywordOnly(session, agent ? "rag" : mode));
         if (json) ctx.output.json(answerJson(answer));
         if (answer.error) {
           ctx.output.error(answer.error.message);

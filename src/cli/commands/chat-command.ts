@@ -8,7 +8,7 @@ import { connectMcpServers, openVaultSession, type VaultSession } from "../vault
 import { agentFailure, consumeAnswer } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
-import { checkPositionals, notePathOption, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
+import { checkPositionals, notePathOption, prepareIndex, unsaidKeywordOnly, withAbortOnInterrupt } from "./command-helpers";
 import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
 import { parseRunCommand } from "../../core/workflows/run-command";
 import type { ConfirmPort } from "../../core/agent-loop/agent-types";
@@ -141,7 +141,7 @@ async function chatLoop(
             signal: controller.signal,
             ...(agent ? { agent: true, confirm } : {}),
           });
-          const answer = await consumeAnswer(events, mode, output, true);
+          const answer = await consumeAnswer(events, mode, output, true, unsaidKeywordOnly(session, agent ? "rag" : mode));
           conversationId = answer.conversationId ?? conversationId;
           const failure = answer.error?.message ?? agentFailure(answer.agent);
           if (failure) {

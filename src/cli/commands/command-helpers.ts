@@ -45,6 +45,15 @@ export async function prepareIndex(session: VaultSession, mode: RetrievalMode, o
   }
 }
 
+/**
+ * Why this run searches by keywords only (the embedding server did not accept a connection), when
+ * prepareIndex did not say it because the mode does not retrieve: the intent agents may still search
+ * ("find notes about X"), and their results then say it (consumeAnswer).
+ */
+export function unsaidKeywordOnly(session: VaultSession, indexMode: RetrievalMode): string | null {
+  return indexMode === "rag" || indexMode === "hybrid" ? null : session.embedderUnreachable;
+}
+
 /** --note as a vault-relative path; an absolute path inside the vault is accepted, as MCP does. */
 export function notePathOption(args: ParsedArgs, session: VaultSession): string | undefined {
   const raw = stringOption(args, "note");
