@@ -32,6 +32,16 @@ export interface ChatMessage {
   toolName?: string;
   /** tool: the result is an error message the model should correct itself from. */
   isError?: boolean;
+  /**
+   * An earlier turn of the conversation, not this request's own: left out first (oldest first) when the
+   * prompt does not fit the model's window (providers/context-fit.ts).
+   */
+  earlierTurn?: boolean;
+  /**
+   * Characters [start, end) of content are quoted material (a tool result, note excerpts) that may be
+   * shortened, with a marker, to fit the window. A tool message's whole content is, without this.
+   */
+  quoted?: { start: number; end: number };
 }
 
 export interface ChatRequest {

@@ -10,6 +10,7 @@ export type ProviderErrorKind =
   | "bad-response" // malformed JSON, cut stream
   | "aborted" // the user pressed Stop
   | "tools-unsupported" // the model has no native tool calling (Ollama 400 "… does not support tools"): use the JSON protocol
+  | "context-too-long" // the prompt cannot fit the model's context window even shortened; nothing was sent
   | "not-configured";
 
 export class ProviderError extends Error {

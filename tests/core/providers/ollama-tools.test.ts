@@ -5,7 +5,8 @@
  */
 import type { ChatEvent, ChatMessage, ToolSpec } from "../../../src/core/ports/chat-model";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
-import { estimateTokens, numCtxFor } from "../../../src/core/providers/ollama/ollama-context";
+import { estimateTokens } from "../../../src/core/providers/context-fit";
+import { numCtxFor } from "../../../src/core/providers/ollama/ollama-context";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { createChatModel } from "../../../src/core/providers/provider-factory";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
@@ -194,11 +195,12 @@ describe("num_ctx", () => {
     await model().complete({ messages: long });
     expect(bodyOf(0).options.num_ctx).toBe(16_384); // ~9.8k tokens → 16384
     expect(server.requestsTo("show")).toHaveLength(1);
-    await model("llama3.1:8b", 8192).complete({ messages: long });
-    expect(bodyOf(1).options.num_ctx).toBe(8192); // the setting caps it
-    server.models.push("tiny:1b");
-    await model("tiny:1b").complete({ messages: long });
-    expect(bodyOf(2).options.num_ctx).toBe(2048); // the model's maximum caps it
+    await model("llama3.1:8b", 12_000).complete({ messages: long });
+    expect(bodyOf(1).options.num_ctx).toBe(12_000); // the setting caps it
+    server.models.push("mid:3b");
+    server.modelInfo["mid:3b"] = { capabilities: ["completion"], contextLength: 10_240 };
+    await model("mid:3b").complete({ messages: long });
+    expect(bodyOf(2).options.num_ctx).toBe(10_240); // the model's maximum caps it
   });
 
   it("counts the tools and the reply budget, and the settings reach the model through the factory", async () => {
@@ -209,9 +211,9 @@ describe("num_ctx", () => {
     expect(numCtxFor({ messages: ask, maxTokens: 10_000 }, 16_384)).toBe(16_384);
     expect(numCtxFor({ messages: ask, maxTokens: 100_000 }, 16_384, 131_072)).toBe(16_384);
 
-    const chat = createChatModel({ ...DEFAULT_SETTINGS, ollamaUrl: server.url, ollamaMaxContext: 8192 }, networkHost())!;
+    const chat = createChatModel({ ...DEFAULT_SETTINGS, ollamaUrl: server.url, ollamaMaxContext: 6000 }, networkHost())!;
     server.script({ route: "chat", reply: "ok" });
-    await chat.complete({ messages: [{ role: "user", content: "y".repeat(40_000) }] });
-    expect(bodyOf().options.num_ctx).toBe(8192);
+    await chat.complete({ messages: [{ role: "user", content: "y".repeat(14_000) }] }); // ~5k tokens → 8192, capped
+    expect(bodyOf().options.num_ctx).toBe(6000);
   });
 });

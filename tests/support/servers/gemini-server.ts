@@ -60,6 +60,8 @@ export interface GeminiServerOptions {
   defaultReply?: string | ((req: RecordedRequest) => string);
   /** Reject, like Gemini 3, a request whose echoed model turn has a functionCall without its thoughtSignature. */
   requireThoughtSignatures?: boolean;
+  /** `inputTokenLimit` the models endpoint reports, per model (default 1,048,576; embedding models 2048). */
+  inputTokenLimits?: Record<string, number>;
 }
 
 export interface GeminiTestServer extends ScriptedServer<GeminiExtra> {
@@ -68,6 +70,8 @@ export interface GeminiTestServer extends ScriptedServer<GeminiExtra> {
   requireThoughtSignatures: boolean;
   models: string[];
   embeddingDim: number;
+  /** See GeminiServerOptions.inputTokenLimits; assignable per test. */
+  inputTokenLimits: Record<string, number>;
 }
 
 export const DEFAULT_GEMINI_KEY = "test-gemini-key";
@@ -108,6 +112,7 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     models: [...(options.models ?? DEFAULT_GEMINI_MODELS)],
     embeddingDim: options.embeddingDim ?? 768,
     requireThoughtSignatures: options.requireThoughtSignatures ?? false,
+    inputTokenLimits: { ...options.inputTokenLimits },
   };
   const modelPath = /^\/v1(?:beta|alpha)?\/models\/([^/:]+)(?::([A-Za-z]+))?$/;
   const known = (model: string) => state.models.includes(model.replace(/^models\//, ""));
@@ -188,7 +193,7 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
       version: "001",
       displayName: name,
       description: `Test stand-in for ${name}`,
-      inputTokenLimit: embedding ? 2048 : 1_048_576,
+      inputTokenLimit: state.inputTokenLimits[name] ?? (embedding ? 2048 : 1_048_576),
       outputTokenLimit: embedding ? 1 : 65_536,
       supportedGenerationMethods: embedding ? ["embedContent", "countTextTokens", "countTokens"] : ["generateContent", "countTokens"],
     };
@@ -296,6 +301,7 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     models: { get: () => state.models, set: (v: string[]) => (state.models = v), enumerable: true },
     embeddingDim: { get: () => state.embeddingDim, set: (v: number) => (state.embeddingDim = v), enumerable: true },
     requireThoughtSignatures: { get: () => state.requireThoughtSignatures, set: (v: boolean) => (state.requireThoughtSignatures = v), enumerable: true },
+    inputTokenLimits: { get: () => state.inputTokenLimits, set: (v: Record<string, number>) => (state.inputTokenLimits = v), enumerable: true },
   });
   return server as GeminiTestServer;
 }

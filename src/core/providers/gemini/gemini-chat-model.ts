@@ -4,6 +4,7 @@ import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
 import { isAbortError } from "../../util/errors";
 import { guardedCall, guardedStream } from "../guarded-stream";
+import { fitRequest, needsModelWindow } from "../context-fit";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, newToolCallId, textDeltas } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
@@ -33,11 +34,12 @@ export class GeminiChatModel implements ChatModel {
     this.id = `gemini:${options.model}`;
   }
 
-  turn(request: ChatRequest): AsyncIterable<ChatEvent> {
+  async *turn(asked: ChatRequest): AsyncGenerator<ChatEvent> {
     const { model, apiKey, clock, fetch, timeoutMs } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
+    const request = await this.fitted(asked);
     const { system, contents } = toGeminiContents(request.messages);
-    return guardedStream<ChatEvent>({
+    yield* guardedStream<ChatEvent>({
       clock,
       fetch,
       timeoutMs,
@@ -62,6 +64,14 @@ export class GeminiChatModel implements ChatModel {
       },
       mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
     });
+  }
+
+  /** The request fitted to the model's input limit (from the models endpoint), when the limit is known. */
+  private async fitted(request: ChatRequest): Promise<ChatRequest> {
+    if (!needsModelWindow(request)) return request;
+    const limit = (await this.capabilities(request.signal)).contextLength;
+    if (!limit) return request; // not known: Gemini itself refuses a prompt over its limit, with an error
+    return fitRequest(request, { tokens: limit, model: this.id, remedy: "use a model with a larger input limit, or shorten the input" });
   }
 
   stream(request: ChatRequest): AsyncIterable<string> {

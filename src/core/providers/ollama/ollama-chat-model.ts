@@ -8,7 +8,8 @@ import { guardedCall, guardedStream } from "../guarded-stream";
 import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, textDeltas } from "../turn-views";
-import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, needsModelLimit, numCtxFor } from "./ollama-context";
+import { fitRequest, needsModelWindow } from "../context-fit";
+import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, numCtxFor, ollamaWindow } from "./ollama-context";
 import { checkedNdjsonFetch } from "./ndjson-check";
 import { ollamaError, ollamaFetch } from "./ollama-errors";
 import { applyToolChoice, finishReasonOf, ToolCallCollector, usageOf, type OllamaWireChunk } from "./ollama-wire";
@@ -52,8 +53,12 @@ export class OllamaChatModel implements ChatModel {
     this.cacheKey = `${this.baseUrl}|${options.model}`;
   }
 
-  async *turn(request: ChatRequest): AsyncGenerator<ChatEvent> {
-    const numCtx = numCtxFor(request, this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT, await this.contextLengthFor(request));
+  async *turn(asked: ChatRequest): AsyncGenerator<ChatEvent> {
+    const maxContext = this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT;
+    const contextLength = await this.contextLengthFor(asked);
+    // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
+    const request = fitRequest(asked, ollamaWindow(this.options.model, maxContext, contextLength));
+    const numCtx = numCtxFor(request, maxContext, contextLength);
     yield* guardedStream<ChatEvent>({
       clock: this.options.clock,
       fetch: this.options.fetch,
@@ -106,7 +111,7 @@ export class OllamaChatModel implements ChatModel {
 
   /** The model's maximum window, asked only when the request needs more than every model has. */
   private async contextLengthFor(request: ChatRequest): Promise<number | undefined> {
-    if (!needsModelLimit(request)) return undefined;
+    if (!needsModelWindow(request)) return undefined;
     try {
       return (await this.capabilities(request.signal)).contextLength;
     } catch (err) {

@@ -1,44 +1,40 @@
 import type { ChatRequest, ModelCapabilities } from "../../ports/chat-model";
+import { estimateTokens, MIN_MODEL_WINDOW, type ContextWindow } from "../context-fit";
+import { formatCount } from "../../util/text";
 
 /** Ollama's own default window on current versions; requests that fit get exactly this (no model reload). */
-export const OLLAMA_MIN_CONTEXT = 4096;
+export const OLLAMA_MIN_CONTEXT = MIN_MODEL_WINDOW;
 export const DEFAULT_OLLAMA_MAX_CONTEXT = 16_384;
-/** Room for the answer when the request sets no maxTokens. */
-const REPLY_BUDGET = 1024;
-/** A rough, language-neutral estimate; over-estimating costs a little memory, under-estimating cuts the prompt. */
-const CHARS_PER_TOKEN = 3.5;
-/** Role markers and template text per message. */
-const TOKENS_PER_MESSAGE = 8;
-
-/** Tokens the request will need: every message, the tool list, the output schema and the reply. */
-export function estimateTokens(request: ChatRequest): number {
-  let chars = 0;
-  for (const m of request.messages) {
-    chars += m.content.length;
-    if (m.toolCalls?.length) chars += JSON.stringify(m.toolCalls).length;
-  }
-  if (request.tools?.length && request.toolChoice !== "none") chars += JSON.stringify(request.tools).length;
-  if (request.jsonSchema) chars += JSON.stringify(request.jsonSchema).length;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + request.messages.length * TOKENS_PER_MESSAGE + (request.maxTokens ?? REPLY_BUDGET);
-}
 
 /**
  * `options.num_ctx` for a request. Without it Ollama uses its default window (4k, 2k on older versions)
  * and silently cuts a longer prompt FROM THE FRONT: the system prompt and the tool list go first. Sizes
  * are powers of two from 4096 so consecutive requests rarely change the window (a change reloads the
- * model); bounded by the model's context length when known and by the user's `ollamaMaxContext`.
+ * model); bounded by the model's context length when known and by the user's `ollamaMaxContext`. The
+ * request has been fitted to that bound first (ollamaWindow, fitRequest), so the window holds all of it.
  */
 export function numCtxFor(request: ChatRequest, maxContext: number, contextLength?: number): number {
   const needed = estimateTokens(request);
   let size = OLLAMA_MIN_CONTEXT;
   while (size < needed) size *= 2;
-  const caps = [Math.max(512, Math.floor(maxContext)), contextLength && contextLength > 0 ? contextLength : Infinity];
-  return Math.min(size, ...caps);
+  return Math.min(size, windowLimit(maxContext, contextLength));
 }
 
-/** True when the window must be checked against the model's maximum (it exceeds the floor every model has). */
-export function needsModelLimit(request: ChatRequest): boolean {
-  return estimateTokens(request) > OLLAMA_MIN_CONTEXT;
+function windowLimit(maxContext: number, contextLength?: number): number {
+  return Math.min(Math.max(512, Math.floor(maxContext)), contextLength && contextLength > 0 ? contextLength : Infinity);
+}
+
+/** The window an Ollama request must fit: the setting or the model's own maximum, whichever is smaller, and how to raise it. */
+export function ollamaWindow(model: string, maxContext: number, contextLength?: number): ContextWindow {
+  const tokens = windowLimit(maxContext, contextLength);
+  const byModel = contextLength !== undefined && contextLength > 0 && contextLength <= Math.max(512, Math.floor(maxContext));
+  return {
+    tokens,
+    model: `ollama:${model}`,
+    remedy: byModel
+      ? `use a model with a longer context (${formatCount(tokens)} tokens is this model's own maximum), or shorten the input`
+      : "raise Ollama context limit (Settings → Models; KRYPTON_OLLAMA_MAX_CONTEXT for the command line) if the machine running Ollama has the memory, or shorten the input",
+  };
 }
 
 /** What `/api/show` says about a model (`capabilities`, `model_info["<arch>.context_length"]`, the template). */

@@ -1,0 +1,126 @@
+/**
+ * Making a request fit the model's context window, for every provider and every caller (chat, agent mode,
+ * workflows, askJson/askModel): a prompt longer than the window is not sent as is, because Ollama then
+ * silently drops its START (the system prompt and the tool list go first) and a small model answers
+ * nonsense. In order: earlier conversation turns are dropped, oldest first; then quoted material (tool
+ * results, note excerpts) is shortened, longest first, with a marker saying what was cut; when even that
+ * cannot fit, ContextWindowError before anything is sent. System messages, the tool list, the output
+ * schema and every other message (the question, the current turn's tool calls) are never touched.
+ */
+import type { ChatMessage, ChatRequest } from "../ports/chat-model";
+import { formatCount } from "../util/text";
+import { ProviderError } from "./provider-error";
+
+/** Room for the answer when the request sets no maxTokens. */
+const REPLY_BUDGET = 1024;
+/** A rough, language-neutral estimate; over-estimating costs a little memory, under-estimating cuts the prompt. */
+const CHARS_PER_TOKEN = 3.5;
+/** Role markers and template text per message. */
+const TOKENS_PER_MESSAGE = 8;
+/** Every chat model has at least this window: below it, no need to ask the provider for the model's maximum. */
+export const MIN_MODEL_WINDOW = 4096;
+
+/** Tokens the request will need: every message, the tool list, the output schema and the reply. */
+export function estimateTokens(request: ChatRequest): number {
+  let chars = 0;
+  for (const m of request.messages) {
+    chars += m.content.length;
+    if (m.toolCalls?.length) chars += JSON.stringify(m.toolCalls).length;
+  }
+  if (request.tools?.length && request.toolChoice !== "none") chars += JSON.stringify(request.tools).length;
+  if (request.jsonSchema) chars += JSON.stringify(request.jsonSchema).length;
+  return Math.ceil(chars / CHARS_PER_TOKEN) + request.messages.length * TOKENS_PER_MESSAGE + (request.maxTokens ?? REPLY_BUDGET);
+}
+
+/** True when the request may exceed the smallest window, so the model's own maximum is worth asking for. */
+export function needsModelWindow(request: ChatRequest): boolean {
+  return estimateTokens(request) > MIN_MODEL_WINDOW;
+}
+
+/** History placed in a prompt: these messages may be left out, oldest first, to fit the window. */
+export function asEarlierTurns(history: readonly ChatMessage[]): ChatMessage[] {
+  return history.map((m) => ({ ...m, earlierTurn: true }));
+}
+
+/** The window a request must fit, and what to tell the user when it cannot. */
+export interface ContextWindow {
+  /** Tokens allowed for the whole request, the reply included. */
+  tokens: number;
+  /** "ollama:llama3.1:8b" */
+  model: string;
+  /** How to get a larger window, as a clause after "to send it, " ("raise …", "use a model with …"). */
+  remedy: string;
+}
+
+/** The prompt cannot fit the model's window even with every allowed cut: nothing was sent. */
+export class ContextWindowError extends ProviderError {
+  constructor(
+    readonly needed: number,
+    readonly allowed: number,
+    model: string,
+    remedy: string,
+  ) {
+    super(
+      "context-too-long",
+      `The prompt for ${model} needs about ${formatCount(needed)} tokens but its context window allows ${formatCount(allowed)}, ` +
+        `even with earlier conversation turns left out and long tool results and excerpts shortened; nothing was sent. To send it, ${remedy}.`,
+    );
+    this.name = "ContextWindowError";
+  }
+}
+
+/** The request itself when it fits; else a copy with the cuts described above; else ContextWindowError. */
+export function fitRequest(request: ChatRequest, window: ContextWindow): ChatRequest {
+  const limit = Math.floor(window.tokens);
+  const fits = (messages: ChatMessage[]) => estimateTokens({ ...request, messages }) <= limit;
+  if (fits(request.messages)) return request;
+
+  // 1. Earlier turns, oldest first; an assistant turn left at the front goes too (some providers reject a
+  // conversation that opens with the model speaking).
+  let messages = request.messages;
+  while (!fits(messages)) {
+    const oldest = messages.findIndex((m) => m.earlierTurn);
+    if (oldest < 0) break;
+    messages = messages.filter((_, i) => i !== oldest);
+    const next = messages.findIndex((m) => m.earlierTurn);
+    if (next >= 0 && messages[next].role === "assistant") messages = messages.filter((_, i) => i !== next);
+  }
+  if (fits(messages)) return { ...request, messages };
+
+  // 2. Quoted material, cut to a common length: the longest parts lose the most, short ones stay whole.
+  const parts = messages.map(quotedSpan);
+  const longest = Math.max(0, ...parts.map((p) => (p ? p.end - p.start : 0)));
+  const cutTo = (keep: number) => messages.map((m, i) => shorten(m, parts[i], keep));
+  if (longest > 0 && fits(cutTo(0))) {
+    let lo = 0; // always fits
+    let hi = longest;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (fits(cutTo(mid))) lo = mid;
+      else hi = mid - 1;
+    }
+    return { ...request, messages: cutTo(lo) };
+  }
+  const needed = estimateTokens({ ...request, messages: cutTo(0) });
+  throw new ContextWindowError(needed, limit, window.model, window.remedy);
+}
+
+/** The characters of a message that may be shortened: its marked span, or a tool result's whole content. */
+function quotedSpan(m: ChatMessage): { start: number; end: number } | null {
+  const span = m.quoted ?? (m.role === "tool" ? { start: 0, end: m.content.length } : null);
+  if (!span) return null;
+  const start = Math.max(0, Math.min(span.start, m.content.length));
+  const end = Math.max(start, Math.min(span.end, m.content.length));
+  return end > start ? { start, end } : null;
+}
+
+function shorten(m: ChatMessage, span: { start: number; end: number } | null, keep: number): ChatMessage {
+  if (!span || span.end - span.start <= keep) return m;
+  const text = m.content.slice(span.start, span.end);
+  let head = text.slice(0, keep);
+  // Half a surrogate pair would reach the model as garbage.
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  const cut = text.length - head.length;
+  const marker = `\n[… ${formatCount(cut)} of ${formatCount(text.length)} characters cut here by Krypton to fit the model's context window …]\n`;
+  return { ...m, content: m.content.slice(0, span.start) + head + marker + m.content.slice(span.end) };
+}
