@@ -6,6 +6,7 @@
  */
 import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, FinishReason, TokenUsage, ToolCall } from "../ports/chat-model";
 import type { Clock } from "../ports/clock";
+import { asEarlierTurns } from "../providers/context-fit";
 import { redact } from "../providers/request-guard";
 import { ProviderError } from "../providers/provider-error";
 import { finishedText } from "../providers/turn-views";
@@ -101,7 +102,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
           ? nativeSystemPrompt(options.persona, options.instructions)
           : jsonSystemPrompt(options.persona, toolbox.tools.map((t, i) => ({ ...toolbox.specs()[i], name: t.name })), options.instructions),
     },
-    ...(options.history ?? []),
+    ...asEarlierTurns(options.history ?? []),
     { role: "user", content: question },
   ];
   let messages = base();
@@ -342,12 +343,13 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       const done = await runCall(step, call, action.thought ?? "", result.usage);
       steps.push(done);
       yield { type: "step", step: done };
-      messages.push({
-        role: "user",
-        content: done.isError
-          ? `Tool ${done.tool.name} failed: ${done.result}\nCorrect the call, choose another tool, or answer.`
-          : `Result of ${done.tool.name}:\n${done.result}`,
-      });
+      if (done.isError) {
+        messages.push({ role: "user", content: `Tool ${done.tool.name} failed: ${done.result}\nCorrect the call, choose another tool, or answer.` });
+      } else {
+        // The result may be shortened to fit the model's window, as a native tool message may.
+        const lead = `Result of ${done.tool.name}:\n`;
+        messages.push({ role: "user", content: `${lead}${done.result}`, quoted: { start: lead.length, end: lead.length + done.result.length } });
+      }
       return "continue";
     }
   }

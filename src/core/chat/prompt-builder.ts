@@ -5,6 +5,7 @@
  * view can turn "[2]" in the answer into a link to the note (path, heading, lines) or the URL.
  */
 import type { ChatMessage } from "../ports/chat-model";
+import { asEarlierTurns } from "../providers/context-fit";
 import type { ChunkHit } from "../search/search-types";
 import { makeSnippet } from "../search/snippet";
 import type { RetrievalMode } from "../settings";
@@ -108,9 +109,14 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
   }
 
   const hasContext = sources.length > 0;
-  const user = hasContext ? `Context:\n\n${sections.join("\n\n")}\n\nQuestion: ${input.question}` : input.question;
+  const lead = "Context:\n\n";
+  const context = sections.join("\n\n");
+  // The context blocks may be shortened to fit the model's window; the question never is.
+  const user: ChatMessage = hasContext
+    ? { role: "user", content: `${lead}${context}\n\nQuestion: ${input.question}`, quoted: { start: lead.length, end: lead.length + context.length } }
+    : { role: "user", content: input.question };
   return {
-    messages: [{ role: "system", content: systemInstructions(input.mode, hasContext) }, ...input.history, { role: "user", content: user }],
+    messages: [{ role: "system", content: systemInstructions(input.mode, hasContext) }, ...asEarlierTurns(input.history), user],
     sources,
   };
 }

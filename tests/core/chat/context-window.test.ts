@@ -1,0 +1,120 @@
+/**
+ * The prompt fits the model's window through the whole pipeline (createKrypton → ChatService → answerers
+ * → provider): what the loopback Ollama receives keeps the system prompt, the tools and the question;
+ * earlier turns go first, then long tool results are cut with a marker; what cannot fit is an error
+ * before anything is sent.
+ */
+import type { ChatEvent } from "../../../src/core/chat/chat-types";
+import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
+import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
+import { createNodeHost } from "../../../src/node/node-host";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../../support/temp-vault";
+import { call, final } from "../agent-loop/agent-loop-fixtures";
+
+type Body = { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[]; options: { num_ctx: number } };
+
+const NOTES = ["Big1", "Big2", "Big3", "Big4", "Big5"];
+const CUT_MARKER = /\[… [\d,]+ of [\d,]+ characters cut here by Krypton to fit the model's context window …\]/;
+
+describe("the prompt fits the model's window", () => {
+  let vault: TempVault;
+  let ollama: OllamaTestServer;
+  let core: KryptonCore;
+
+  const start = async (patch: Partial<KryptonSettings>, nativeTools = true, files: Record<string, string> = {}) => {
+    // Each result is clipped to the toolbox's 12,000 characters; five of them outgrow a 16k window.
+    const notes = Object.fromEntries(NOTES.map((n) => [`${n}.md`, `# ${n}\n\nBEGIN ${"word ".repeat(30_000)}END`]));
+    vault = await makeTempVault({ ...notes, ...files });
+    ollama = await startOllamaServer(nativeTools ? {} : { modelInfo: { "llama3.1:8b": { capabilities: ["completion"] } } });
+    core = createKrypton(createNodeHost(vault.root), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, embeddingProvider: "none", requestTimeoutMs: 5000, ...patch });
+    await core.index.open();
+  };
+  afterEach(async () => {
+    await core.close();
+    await ollama.close();
+    await vault.cleanup();
+  });
+  const send = async (text: string, options: { agent?: boolean; conversationId?: string; mode?: "none" | "rag" } = {}) => {
+    const events: ChatEvent[] = [];
+    for await (const e of core.chat.send(text, { mode: "none", ...options })) events.push(e);
+    return events;
+  };
+  const bodies = () => ollama.requestsTo("chat").map((r) => r.body as Body);
+
+  it.each([
+    ["native tool calls", true],
+    ["the JSON action protocol", false],
+  ])("agent mode (%s): long tool results are cut with a marker; system prompt, tools and question arrive whole", async (_name, native) => {
+    await start({}, native);
+    ollama.script(
+      native
+        ? [
+            { route: "chat", reply: "", extra: { toolCalls: NOTES.map((n) => ({ name: "read_note", arguments: { path: `${n}.md` } })) } },
+            { route: "chat", reply: "They are long." },
+          ]
+        : [...NOTES.map((n) => ({ route: "chat" as const, reply: call("read_note", { path: `${n}.md` }) })), { route: "chat", reply: final("They are long.") }],
+    );
+    const events = await send("What do my Big notes say?", { agent: true });
+    expect(events.find((e) => e.type === "error")).toBeUndefined();
+    const first = bodies()[0];
+    const last = bodies().at(-1)!;
+    expect(last.options.num_ctx).toBeLessThanOrEqual(16_384);
+    expect(last.messages[0]).toEqual(first.messages[0]); // the system prompt (with the JSON protocol: its tool list)
+    expect(last.tools?.map((t) => t.function.name)).toEqual(first.tools?.map((t) => t.function.name));
+    expect(last.messages.some((m) => m.role === "user" && m.content === "What do my Big notes say?")).toBe(true);
+    const results = last.messages.filter((m) => m.content.includes("BEGIN"));
+    expect(results).toHaveLength(NOTES.length);
+    for (const result of results) {
+      expect(result.role).toBe(native ? "tool" : "user");
+      if (!native) expect(result.content.startsWith("Result of read_note:\n")).toBe(true);
+      expect(result.content).toMatch(CUT_MARKER);
+    }
+  });
+
+  it("a long chat drops its oldest turns first; the system prompt and the new question stay", async () => {
+    await start({ ollamaMaxContext: 4096, memoryMaxChars: 1_000_000 });
+    let conversationId: string | undefined;
+    for (let i = 1; i <= 6; i++) {
+      ollama.script({ route: "chat", reply: `Answer ${i}: ${"lorem ".repeat(400)}` });
+      const done = (await send(`Question ${i}?`, { conversationId })).at(-1) as Extract<ChatEvent, { type: "done" }>;
+      conversationId = done.conversationId;
+    }
+    const last = bodies().at(-1)!;
+    const sent = last.messages.map((m) => m.content.slice(0, 11));
+    expect(last.options.num_ctx).toBe(4096);
+    expect(last.messages[0]).toEqual(bodies()[0].messages[0]);
+    expect(sent.at(-1)).toBe("Question 6?");
+    expect(sent).not.toContain("Question 1?");
+    expect(sent).toContain("Answer 5: l");
+    // What is kept is the newest stretch, opening with a question.
+    const kept = sent.slice(1, -1);
+    const firstKept = Number(/\d/.exec(kept[0])![0]);
+    expect(kept[0].startsWith("Question")).toBe(true);
+    expect(kept).toEqual(Array.from({ length: 6 - firstKept }, (_, i) => [`Question ${firstKept + i}?`, `Answer ${firstKept + i}: l`]).flat());
+  });
+
+  it("RAG: note excerpts that do not fit are cut with a marker; the question after them stays", async () => {
+    const ocean = (i: number) => `# Ocean ${i}\n\n${`Tides rise and fall twice a day, pulled by the moon (${i}). `.repeat(20)}`;
+    await start({ ollamaMaxContext: 2048 }, true, Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`Ocean${i}.md`, ocean(i)])));
+    ollama.script({ route: "chat", reply: "The moon [1]." });
+    const events = await send("Why do tides rise?", { mode: "rag" });
+    expect(events.find((e) => e.type === "error")).toBeUndefined();
+    const body = bodies()[0];
+    const user = body.messages.at(-1)!;
+    expect(body.options.num_ctx).toBe(2048);
+    expect(user.content.startsWith("Context:\n\n## Local notes\n[1] Ocean")).toBe(true);
+    expect(user.content).toMatch(CUT_MARKER);
+    expect(user.content.endsWith("\n\nQuestion: Why do tides rise?")).toBe(true);
+  });
+
+  it("a question too long for the window is an error naming the tokens and the setting; nothing is sent", async () => {
+    await start({ ollamaMaxContext: 4096 });
+    const events = await send(`Please read this: ${"text ".repeat(5000)}`);
+    const error = events.find((e) => e.type === "error") as Extract<ChatEvent, { type: "error" }>;
+    expect(error).toMatchObject({ code: "context-too-long", retryable: false });
+    expect(error.message).toMatch(/needs about [\d,]+ tokens but its context window allows 4,096/);
+    expect(error.message).toContain("Ollama context limit (Settings → Models; KRYPTON_OLLAMA_MAX_CONTEXT");
+    expect(ollama.requestsTo("chat")).toHaveLength(0);
+  });
+});
