@@ -24,6 +24,8 @@ export function errorHint(code: string): string | null {
       return "Choose a chat model in settings.";
     case "server":
       return "The provider had an internal error. Retry in a moment.";
+    case "context-too-long":
+      return "The prompt does not fit the model's context window. With Ollama, raise Ollama context limit in settings (Models) if the machine has the memory; or start a new conversation, or ask about less text at once.";
     default:
       return null;
   }
@@ -31,7 +33,7 @@ export function errorHint(code: string): string | null {
 
 /** Errors the settings tab can fix (address, key, model). */
 export function settingsCanFix(code: string): boolean {
-  return ["unreachable", "unauthorized", "model-missing", "cors", "not-configured", "no-model", "timeout"].includes(code);
+  return ["unreachable", "unauthorized", "model-missing", "cors", "not-configured", "no-model", "timeout", "context-too-long"].includes(code);
 }
 
 /** The banner line for an index that is not ready yet, or null when it is ready. */

@@ -114,6 +114,7 @@ describe("states", () => {
     expect(errorHint("unreachable")).toContain("ollama serve");
     expect(errorHint("cors")).toContain("OLLAMA_ORIGINS");
     expect(errorHint("model-missing")).toContain("ollama pull");
+    expect(errorHint("context-too-long")).toContain("Ollama context limit");
     expect(errorHint("something-else")).toBeNull();
   });
   it("describes index progress in words", () => {
