@@ -15,6 +15,7 @@ import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { createNodeHost } from "../../src/node/node-host";
 import { runCli } from "../cli/cli-harness";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { startOllamaServer } from "../support/servers/ollama-server";
 
 const NOTES = {
   "Welcome.md": "# Welcome\n\nThis vault is about gardening and bees.",
@@ -65,6 +66,33 @@ test('the command "Search vault" opens the same dialog', async () => {
   const modal = openModal("krypton-search-modal")!;
   expect(modal.querySelector(".krypton-search-state")!.textContent).toBe("Keyword search only (no embedding model available).");
   modal.closest(".modal-container")!.remove();
+});
+
+test("the search dialog says when a query's meaning could not be used, in the chat's words", async () => {
+  const ollama = await startOllamaServer({ embeddingDim: 16 });
+  try {
+    p = await loadPlugin(NOTES, { data: { ollamaUrl: ollama.url, embeddingProvider: "ollama", embeddingModel: "nomic-embed-text" } });
+    await p.layoutReady();
+    expect(p.services.core.index.status()).toMatchObject({ keywordOnly: false, embedded: p.services.core.index.status().chunks });
+    const search = async (query: string) => {
+      p!.app.commands.executeCommandById("krypton:search-vault");
+      const modal = openModal("krypton-search-modal")!;
+      const input = modal.querySelector<HTMLInputElement>("input")!;
+      input.value = query;
+      input.dispatchEvent(new Event("input"));
+      await until(() => modal.querySelectorAll(".krypton-search-result").length > 0, "results");
+      const state = modal.querySelector(".krypton-search-state")!.textContent;
+      modal.closest(".modal-container")!.remove();
+      return state;
+    };
+    expect(await search("pollinate")).toBe("");
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    expect(await search("watering")).toMatch(/^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/);
+  } finally {
+    await p?.close();
+    p = undefined;
+    await ollama.close();
+  }
 });
 
 test('"Rebuild index" rebuilds from the vault: a deleted shard comes back and a fresh load finds nothing damaged', async () => {

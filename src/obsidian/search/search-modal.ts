@@ -1,6 +1,7 @@
 import { Modal, type App } from "obsidian";
 import type { IndexStatus } from "../../core/indexing/index-status";
 import type { NoteHit } from "../../core/search/search-types";
+import { keywordOnlyReason } from "../../core/search/keyword-only";
 import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
 
@@ -137,7 +138,9 @@ export class SearchModal extends Modal {
       this.showState(building ?? `No notes match "${query}".`);
       return;
     }
-    this.showState(building ?? keywordOnlyText(status) ?? "");
+    // The status after the search: a query that could not be embedded shows there (the same words as chat's).
+    const keywordOnly = keywordOnlyReason(this.services.core.index.status(), this.hits.some((h) => h.chunks.some((c) => c.vectorScore > 0)));
+    this.showState(building ?? keywordOnly ?? keywordOnlyText(status) ?? "");
     this.hits.forEach((hit, i) => {
       const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option" } });
       const head = item.createDiv({ cls: "krypton-search-result-head" });
