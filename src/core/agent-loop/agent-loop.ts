@@ -4,9 +4,9 @@
  * json-protocol.ts). Bounded by steps, wall-clock time and a guard against repeating the same call.
  * Host-neutral: the model, the tools (through AgentToolbox) and the user's confirmation are ports.
  */
-import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, FinishReason, TokenUsage, ToolCall } from "../ports/chat-model";
+import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ContextFit, FinishReason, TokenUsage, ToolCall } from "../ports/chat-model";
 import type { Clock } from "../ports/clock";
-import { asEarlierTurns } from "../providers/context-fit";
+import { asEarlierTurns, fitNotice, mergeFits } from "../providers/context-fit";
 import { redact } from "../providers/request-guard";
 import { ProviderError } from "../providers/provider-error";
 import { finishedText } from "../providers/turn-views";
@@ -90,6 +90,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   let blocks = 0;
   let answer = "";
   let endReason: AgentEndReason = "answer";
+  /** What the run's requests lost to fit the window, merged over every step: one notice per answer. */
+  let fit = null as ContextFit | null; // set in handleEvent: the assertion keeps TypeScript from narrowing it to null
 
   const caps = await model.capabilities(signal).catch(() => ({ tools: false }));
   let protocol: AgentProtocol = caps.tools && !noNative.has(model.id) && toolbox.tools.length > 0 ? "native" : "json";
@@ -133,6 +135,9 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   };
   function* handleEvent(event: ChatEvent, result: TurnResult, onText?: (text: string) => string): Generator<AgentLoopEvent> {
     switch (event.type) {
+      case "fitted":
+        fit = mergeFits(fit, event.fit);
+        break;
       case "text": {
         result.text += event.text;
         const shown = onText ? onText(event.text) : "";
@@ -246,6 +251,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     cancelTimer();
     options.signal?.removeEventListener("abort", onStop);
   }
+  if (fit) yield { type: "notice", ...fitNotice(fit) };
   const result: AgentLoopResult = { answer, steps, usage, protocol, endReason, exchange };
   yield { type: "done", result };
   return result;
@@ -348,7 +354,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       } else {
         // The result may be shortened to fit the model's window, as a native tool message may.
         const lead = `Result of ${done.tool.name}:\n`;
-        messages.push({ role: "user", content: `${lead}${done.result}`, quoted: { start: lead.length, end: lead.length + done.result.length } });
+        messages.push({ role: "user", content: `${lead}${done.result}`, quoted: { start: lead.length, end: lead.length + done.result.length, kind: "tool-result" } });
       }
       return "continue";
     }

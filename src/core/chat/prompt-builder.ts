@@ -113,7 +113,7 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
   const context = sections.join("\n\n");
   // The context blocks may be shortened to fit the model's window; the question never is.
   const user: ChatMessage = hasContext
-    ? { role: "user", content: `${lead}${context}\n\nQuestion: ${input.question}`, quoted: { start: lead.length, end: lead.length + context.length } }
+    ? { role: "user", content: `${lead}${context}\n\nQuestion: ${input.question}`, quoted: { start: lead.length, end: lead.length + context.length, kind: "excerpts" } }
     : { role: "user", content: input.question };
   return {
     messages: [{ role: "system", content: systemInstructions(input.mode, hasContext) }, ...asEarlierTurns(input.history), user],

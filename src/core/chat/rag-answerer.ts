@@ -1,8 +1,10 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
-import type { ChatModel } from "../ports/chat-model";
+import type { ChatModel, ContextFit } from "../ports/chat-model";
+import { fitNotice } from "../providers/context-fit";
 import type { Host } from "../ports/host";
 import { ProviderError } from "../providers/provider-error";
 import { chatModelUnavailableReason } from "../providers/provider-factory";
+import { textDeltas } from "../providers/turn-views";
 import type { WebSearch } from "../web/web-search";
 import { AbortedError, errorMessage, isAbortError } from "../util/errors";
 import type { ChatEvent } from "./chat-types";
@@ -68,8 +70,11 @@ export class RagAnswerer implements Answerer {
     if (signal?.aborted) throw new AbortedError();
 
     let answer = "";
+    // Set in a callback: typed by assertion so TypeScript does not narrow it to null for good.
+    let fit = null as ContextFit | null;
     try {
-      for await (const text of model.stream({ messages: prompt.messages, signal })) {
+      // turn() rather than stream(): the same text, plus what the prompt lost to fit the window.
+      for await (const text of textDeltas(model.turn({ messages: prompt.messages, signal }), model.id, (f) => (fit = f))) {
         answer += text;
         yield { type: "token", text };
       }
@@ -80,6 +85,7 @@ export class RagAnswerer implements Answerer {
       return {};
     }
     if (signal?.aborted) throw new AbortedError();
+    if (fit) yield { type: "notice", ...fitNotice(fit) };
     if (!answer.trim()) {
       yield { type: "error", code: "empty-answer", message: `The model (${model.id}) returned an empty answer. Try again, or try another model.`, retryable: true };
     }

@@ -39,9 +39,10 @@ export interface ChatMessage {
   earlierTurn?: boolean;
   /**
    * Characters [start, end) of content are quoted material (a tool result, note excerpts) that may be
-   * shortened, with a marker, to fit the window. A tool message's whole content is, without this.
+   * shortened, with a marker, to fit the window. A tool message's whole content is, without this. `kind`
+   * names it in the notice telling the user what was shortened.
    */
-  quoted?: { start: number; end: number };
+  quoted?: { start: number; end: number; kind: "tool-result" | "excerpts" };
 }
 
 export interface ChatRequest {
@@ -65,8 +66,22 @@ export interface TokenUsage {
 
 export type FinishReason = "stop" | "length" | "tool-calls" | "malformed-tool-call" | "other";
 
+/** What a request lost to fit the model's context window (providers/context-fit.ts). */
+export interface ContextFit {
+  /** "ollama:llama3.1:8b" */
+  model: string;
+  /** The window the request was fitted to. */
+  tokens: number;
+  /** Earlier conversation messages left out. */
+  droppedMessages: number;
+  /** Quoted parts shortened, by kind. */
+  shortened: { toolResults: number; excerpts: number };
+}
+
 /** One event of a streamed model turn. */
 export type ChatEvent =
+  /** Before anything else, when the request was cut to fit the window: for telling the user. */
+  | { type: "fitted"; fit: ContextFit }
   | { type: "text"; text: string }
   | { type: "thinking"; text: string }
   | { type: "tool-call"; call: ToolCall }

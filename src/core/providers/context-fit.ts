@@ -5,10 +5,11 @@
  * nonsense. In order: earlier conversation turns are dropped, oldest first; then quoted material (tool
  * results, note excerpts) is shortened, longest first, with a marker saying what was cut; when even that
  * cannot fit, ContextWindowError before anything is sent. System messages, the tool list, the output
- * schema and every other message (the question, the current turn's tool calls) are never touched.
+ * schema and every other message (the question, the current turn's tool calls) are never touched. What
+ * was cut is reported (ContextFit) so the user can be told: the model sees the markers, the user would not.
  */
-import type { ChatMessage, ChatRequest } from "../ports/chat-model";
-import { formatCount } from "../util/text";
+import type { ChatMessage, ChatRequest, ContextFit } from "../ports/chat-model";
+import { countOf, formatCount } from "../util/text";
 import { ProviderError } from "./provider-error";
 
 /** Room for the answer when the request sets no maxTokens. */
@@ -69,11 +70,21 @@ export class ContextWindowError extends ProviderError {
   }
 }
 
+/** A request as it will be sent, and what was cut to make it fit (null: nothing). */
+export interface FittedRequest {
+  request: ChatRequest;
+  fit: ContextFit | null;
+}
+
 /** The request itself when it fits; else a copy with the cuts described above; else ContextWindowError. */
-export function fitRequest(request: ChatRequest, window: ContextWindow): ChatRequest {
+export function fitRequest(request: ChatRequest, window: ContextWindow): FittedRequest {
   const limit = Math.floor(window.tokens);
   const fits = (messages: ChatMessage[]) => estimateTokens({ ...request, messages }) <= limit;
-  if (fits(request.messages)) return request;
+  if (fits(request.messages)) return { request, fit: null };
+  const report = (messages: ChatMessage[], shortened: ContextFit["shortened"] = { toolResults: 0, excerpts: 0 }): FittedRequest => ({
+    request: { ...request, messages },
+    fit: { model: window.model, tokens: limit, droppedMessages: request.messages.length - messages.length, shortened },
+  });
 
   // 1. Earlier turns, oldest first; an assistant turn left at the front goes too (some providers reject a
   // conversation that opens with the model speaking).
@@ -85,7 +96,7 @@ export function fitRequest(request: ChatRequest, window: ContextWindow): ChatReq
     const next = messages.findIndex((m) => m.earlierTurn);
     if (next >= 0 && messages[next].role === "assistant") messages = messages.filter((_, i) => i !== next);
   }
-  if (fits(messages)) return { ...request, messages };
+  if (fits(messages)) return report(messages);
 
   // 2. Quoted material, cut to a common length: the longest parts lose the most, short ones stay whole.
   const parts = messages.map(quotedSpan);
@@ -99,22 +110,56 @@ export function fitRequest(request: ChatRequest, window: ContextWindow): ChatReq
       if (fits(cutTo(mid))) lo = mid;
       else hi = mid - 1;
     }
-    return { ...request, messages: cutTo(lo) };
+    const cut = cutTo(lo);
+    const shortened = { toolResults: 0, excerpts: 0 };
+    cut.forEach((m, i) => {
+      if (m !== messages[i]) shortened[parts[i]?.kind === "excerpts" ? "excerpts" : "toolResults"]++;
+    });
+    return report(cut, shortened);
   }
   const needed = estimateTokens({ ...request, messages: cutTo(0) });
   throw new ContextWindowError(needed, limit, window.model, window.remedy);
 }
 
+/**
+ * Several fitted requests of one answer (an agent run's steps) as one report: each step re-fits the same
+ * growing conversation, so the largest count of each kind is what the answer as a whole lost.
+ */
+export function mergeFits(a: ContextFit | null, b: ContextFit | null): ContextFit | null {
+  if (!a || !b) return a ?? b;
+  return {
+    ...b,
+    droppedMessages: Math.max(a.droppedMessages, b.droppedMessages),
+    shortened: { toolResults: Math.max(a.shortened.toolResults, b.shortened.toolResults), excerpts: Math.max(a.shortened.excerpts, b.shortened.excerpts) },
+  };
+}
+
+/** The notice for the user (code "context-fitted"): "To fit llama3.1:8b's context window (16,384 tokens), this answer …". */
+export function fitNotice(fit: ContextFit): { code: string; message: string } {
+  const cuts: string[] = [];
+  const dropped = fit.droppedMessages;
+  if (dropped > 0) cuts.push(`left out the ${dropped === 1 ? "earliest message" : countOf(dropped, "earliest message")} of the conversation`);
+  const shortened: string[] = [];
+  if (fit.shortened.toolResults > 0) shortened.push(countOf(fit.shortened.toolResults, "tool result"));
+  if (fit.shortened.excerpts > 0) shortened.push("the excerpts given with the question");
+  if (shortened.length) cuts.push(`shortened ${shortened.join(" and ")}`);
+  // "ollama:llama3.1:8b" → "llama3.1:8b": the provider is not what the user named.
+  const model = fit.model.slice(fit.model.indexOf(":") + 1);
+  return { code: "context-fitted", message: `To fit ${model}'s context window (${formatCount(fit.tokens)} tokens), this answer ${cuts.join(" and ")}.` };
+}
+
 /** The characters of a message that may be shortened: its marked span, or a tool result's whole content. */
-function quotedSpan(m: ChatMessage): { start: number; end: number } | null {
-  const span = m.quoted ?? (m.role === "tool" ? { start: 0, end: m.content.length } : null);
+function quotedSpan(m: ChatMessage): Span | null {
+  const span = m.quoted ?? (m.role === "tool" ? { start: 0, end: m.content.length, kind: "tool-result" as const } : null);
   if (!span) return null;
   const start = Math.max(0, Math.min(span.start, m.content.length));
   const end = Math.max(start, Math.min(span.end, m.content.length));
-  return end > start ? { start, end } : null;
+  return end > start ? { start, end, kind: span.kind } : null;
 }
 
-function shorten(m: ChatMessage, span: { start: number; end: number } | null, keep: number): ChatMessage {
+type Span = NonNullable<ChatMessage["quoted"]>;
+
+function shorten(m: ChatMessage, span: Span | null, keep: number): ChatMessage {
   if (!span || span.end - span.start <= keep) return m;
   const text = m.content.slice(span.start, span.end);
   let head = text.slice(0, keep);

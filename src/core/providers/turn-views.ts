@@ -1,15 +1,18 @@
-import type { ChatEvent, FinishReason, TokenUsage } from "../ports/chat-model";
+import type { ChatEvent, ContextFit, FinishReason, TokenUsage } from "../ports/chat-model";
 import { IncompleteAnswerError } from "./provider-error";
 
 /**
  * stream() and complete() are views over a provider's turn(), so each provider has one code path for a
  * model call: same request mapping, timeouts, retries and think-block rule. Thinking, tool calls and
- * the end event are dropped here; callers that need them use turn().
+ * the end event are dropped here; callers that need them use turn(). What the request lost to fit the
+ * window goes to `onFit` (a chat answer tells the user); complete() callers (query rewriting, intent
+ * agents) have no answer of their own to tell it with, so it is dropped there.
  */
-export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string): AsyncGenerator<string> {
+export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string, onFit?: (fit: ContextFit) => void): AsyncGenerator<string> {
   const outcome: TurnOutcome = { text: "", finishReason: "stop" };
   for await (const event of events) {
-    if (event.type === "text" && event.text) {
+    if (event.type === "fitted") onFit?.(event.fit);
+    else if (event.type === "text" && event.text) {
       outcome.text += event.text;
       yield event.text;
     } else if (event.type === "end") {

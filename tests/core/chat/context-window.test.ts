@@ -15,6 +15,7 @@ import { call, final } from "../agent-loop/agent-loop-fixtures";
 type Body = { messages: { role: string; content: string }[]; tools?: { function: { name: string } }[]; options: { num_ctx: number } };
 
 const NOTES = ["Big1", "Big2", "Big3", "Big4", "Big5"];
+const fitNotices = (events: ChatEvent[]) => events.filter((e): e is Extract<ChatEvent, { type: "notice" }> => e.type === "notice" && e.code === "context-fitted");
 const CUT_MARKER = /\[… [\d,]+ of [\d,]+ characters cut here by Krypton to fit the model's context window …\]/;
 
 describe("the prompt fits the model's window", () => {
@@ -70,14 +71,20 @@ describe("the prompt fits the model's window", () => {
       if (!native) expect(result.content.startsWith("Result of read_note:\n")).toBe(true);
       expect(result.content).toMatch(CUT_MARKER);
     }
+    // The user is told once per answer, however many model steps were fitted.
+    expect(fitNotices(events).map((e) => e.message)).toEqual([
+      "To fit llama3.1:8b's context window (16,384 tokens), this answer shortened 5 tool results.",
+    ]);
   });
 
   it("a long chat drops its oldest turns first; the system prompt and the new question stay", async () => {
     await start({ ollamaMaxContext: 4096, memoryMaxChars: 1_000_000 });
     let conversationId: string | undefined;
+    const answers: ChatEvent[][] = [];
     for (let i = 1; i <= 6; i++) {
       ollama.script({ route: "chat", reply: `Answer ${i}: ${"lorem ".repeat(400)}` });
-      const done = (await send(`Question ${i}?`, { conversationId })).at(-1) as Extract<ChatEvent, { type: "done" }>;
+      answers.push(await send(`Question ${i}?`, { conversationId }));
+      const done = answers.at(-1)!.at(-1) as Extract<ChatEvent, { type: "done" }>;
       conversationId = done.conversationId;
     }
     const last = bodies().at(-1)!;
@@ -92,6 +99,11 @@ describe("the prompt fits the model's window", () => {
     const firstKept = Number(/\d/.exec(kept[0])![0]);
     expect(kept[0].startsWith("Question")).toBe(true);
     expect(kept).toEqual(Array.from({ length: 6 - firstKept }, (_, i) => [`Question ${firstKept + i}?`, `Answer ${firstKept + i}: l`]).flat());
+    // The user is told how many earlier messages the model did not see; an answer that fitted says nothing.
+    expect(fitNotices(answers[0])).toEqual([]);
+    expect(fitNotices(answers[5]).map((e) => e.message)).toEqual([
+      `To fit llama3.1:8b's context window (4,096 tokens), this answer left out the ${10 - kept.length} earliest messages of the conversation.`,
+    ]);
   });
 
   it("RAG: note excerpts that do not fit are cut with a marker; the question after them stays", async () => {
@@ -106,6 +118,9 @@ describe("the prompt fits the model's window", () => {
     expect(user.content.startsWith("Context:\n\n## Local notes\n[1] Ocean")).toBe(true);
     expect(user.content).toMatch(CUT_MARKER);
     expect(user.content.endsWith("\n\nQuestion: Why do tides rise?")).toBe(true);
+    expect(fitNotices(events).map((e) => e.message)).toEqual([
+      "To fit llama3.1:8b's context window (2,048 tokens), this answer shortened the excerpts given with the question.",
+    ]);
   });
 
   it("a question too long for the window is an error naming the tokens and the setting; nothing is sent", async () => {

@@ -3,7 +3,7 @@
  * allowed and what to change; earlier turns and quoted material are what gives way, never the system
  * prompt, the tools or the question. Through the real providers against the loopback servers.
  */
-import type { ChatMessage, ToolSpec } from "../../../src/core/ports/chat-model";
+import type { ChatEvent, ChatMessage, ToolSpec } from "../../../src/core/ports/chat-model";
 import { ContextWindowError } from "../../../src/core/providers/context-fit";
 import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
@@ -103,7 +103,34 @@ describe("fitting the prompt to Ollama's window", () => {
     expect(big.content).not.toContain("END");
     expect(big.content.length).toBeGreaterThan(15_000); // cut to what fits, not to nothing
   });
+
+  it("turn() reports what it cut, before the answer, so the user can be told; a request that fits reports nothing", async () => {
+    const messages: ChatMessage[] = [
+      { role: "system", content: "You are Krypton." },
+      { role: "user", content: `earlier question ${"e".repeat(9000)}`, earlierTurn: true },
+      { role: "assistant", content: "earlier answer", earlierTurn: true },
+      { role: "user", content: "What do the notes say?" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read_note", arguments: { path: "A.md" } }] },
+      { role: "tool", content: "x".repeat(30_000), toolCallId: "c1", toolName: "read_note" },
+      { role: "user", content: `Context: ${"y".repeat(30_000)}`, quoted: { start: 9, end: 30_009, kind: "excerpts" } },
+    ];
+    ollama.script([
+      { route: "chat", reply: "Fitted." },
+      { route: "chat", reply: "Whole." },
+    ]);
+    const events = await collect(model("llama3.1:8b", 8192).turn({ messages }));
+    expect(events[0]).toEqual({ type: "fitted", fit: { model: "ollama:llama3.1:8b", tokens: 8192, droppedMessages: 2, shortened: { toolResults: 1, excerpts: 1 } } });
+    expect(events.filter((e) => e.type === "text").map((e) => e.text)).toEqual(["Fitted."]);
+    const whole = await collect(model("llama3.1:8b", 8192).turn({ messages: [{ role: "user", content: "Hi" }] }));
+    expect(whole.some((e) => e.type === "fitted")).toBe(false);
+  });
 });
+
+async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
+  const out: ChatEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
 
 describe("fitting the prompt to Gemini's input limit", () => {
   let gemini: GeminiTestServer;
@@ -118,5 +145,17 @@ describe("fitting the prompt to Gemini's input limit", () => {
     expect(error).toMatchObject({ kind: "context-too-long", allowed: 8192 });
     expect((error as Error).message).toContain("gemini:gemini-2.0-flash");
     expect(gemini.requestsTo("stream")).toHaveLength(0);
+  });
+
+  it("turn() reports the earlier turns it left out to fit the input limit", async () => {
+    const model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.0-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    gemini.script({ route: "stream", reply: "Fitted." });
+    const messages: ChatMessage[] = [
+      { role: "user", content: `old question ${"o".repeat(30_000)}`, earlierTurn: true },
+      { role: "assistant", content: "old answer", earlierTurn: true },
+      { role: "user", content: "And now?" },
+    ];
+    const events = await collect(model.turn({ messages }));
+    expect(events[0]).toEqual({ type: "fitted", fit: { model: "gemini:gemini-2.0-flash", tokens: 8192, droppedMessages: 2, shortened: { toolResults: 0, excerpts: 0 } } });
   });
 });

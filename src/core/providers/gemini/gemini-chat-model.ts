@@ -4,7 +4,7 @@ import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
 import { isAbortError } from "../../util/errors";
 import { guardedCall, guardedStream } from "../guarded-stream";
-import { fitRequest, needsModelWindow } from "../context-fit";
+import { fitRequest, needsModelWindow, type FittedRequest } from "../context-fit";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, newToolCallId, textDeltas } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
@@ -37,7 +37,8 @@ export class GeminiChatModel implements ChatModel {
   async *turn(asked: ChatRequest): AsyncGenerator<ChatEvent> {
     const { model, apiKey, clock, fetch, timeoutMs } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
-    const request = await this.fitted(asked);
+    const { request, fit } = await this.fitted(asked);
+    if (fit) yield { type: "fitted", fit };
     const { system, contents } = toGeminiContents(request.messages);
     yield* guardedStream<ChatEvent>({
       clock,
@@ -67,10 +68,10 @@ export class GeminiChatModel implements ChatModel {
   }
 
   /** The request fitted to the model's input limit (from the models endpoint), when the limit is known. */
-  private async fitted(request: ChatRequest): Promise<ChatRequest> {
-    if (!needsModelWindow(request)) return request;
+  private async fitted(request: ChatRequest): Promise<FittedRequest> {
+    if (!needsModelWindow(request)) return { request, fit: null };
     const limit = (await this.capabilities(request.signal)).contextLength;
-    if (!limit) return request; // not known: Gemini itself refuses a prompt over its limit, with an error
+    if (!limit) return { request, fit: null }; // not known: Gemini itself refuses a prompt over its limit, with an error
     return fitRequest(request, { tokens: limit, model: this.id, remedy: "use a model with a larger input limit, or shorten the input" });
   }
 

@@ -57,7 +57,8 @@ export class OllamaChatModel implements ChatModel {
     const maxContext = this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT;
     const contextLength = await this.contextLengthFor(asked);
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
-    const request = fitRequest(asked, ollamaWindow(this.options.model, maxContext, contextLength));
+    const { request, fit } = fitRequest(asked, ollamaWindow(this.options.model, maxContext, contextLength));
+    if (fit) yield { type: "fitted", fit };
     const numCtx = numCtxFor(request, maxContext, contextLength);
     yield* guardedStream<ChatEvent>({
       clock: this.options.clock,
