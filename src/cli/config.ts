@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
-import { serverSecrets } from "../core/mcp-client/server-config";
-import { normalizeSettings, settingsProblems, type KryptonSettings, type ProviderId, type RetrievalMode } from "../core/settings";
+import { normalizeSettings, settingsProblems, settingsSecrets, type KryptonSettings, type ProviderId, type RetrievalMode } from "../core/settings";
 import { listOption, parseIntStrict, stringOption, flag, type OptionSpecs, type ParsedArgs } from "./args";
 import { DEFAULT_CONFIG_DIR } from "../node/fs-vault";
 import { UsageError } from "./errors";
@@ -83,7 +82,7 @@ export async function loadCliConfig(vaultRoot: string, env: Env, args: ParsedArg
     configDir,
     dataJsonPath,
     warnings,
-    secrets: [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken].filter((s) => s.length > 0).concat(serverSecrets(settings.mcpServers)),
+    secrets: settingsSecrets(settings),
     connectTimeoutMs: connectTimeoutFrom(env),
   };
 }

@@ -56,12 +56,3 @@ const FS_REASONS: Record<string, string> = {
   EROFS: "the file system is read-only",
   EMFILE: "too many open files",
 };
-
-/** Replaces every known secret (API keys, the MCP token) in text before it is printed. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join("***");
-  }
-  return out;
-}

@@ -1,4 +1,5 @@
 import type { IndexStatus } from "../core/indexing/index-status";
+import { redact } from "../core/util/redact";
 import { countOf, formatCount, oneLine } from "../core/util/text";
 
 /**
@@ -41,11 +42,7 @@ export interface Stream {
 
 export function createOutput(stdout: Stream, stderr: Stream, env: Record<string, string | undefined> = {}): Output {
   const secrets: string[] = [];
-  const mask = (text: string): string => {
-    let out = text;
-    for (const s of secrets) out = out.split(s).join("***");
-    return out;
-  };
+  const mask = (text: string): string => redact(text, secrets);
   const color = stdout.isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
   let progressShown = false;
   let lastProgress = "";
@@ -91,7 +88,7 @@ export function createOutput(stdout: Stream, stderr: Stream, env: Record<string,
     stdoutIsTTY: stdout.isTTY === true,
     stderrIsTTY: stderr.isTTY === true,
     addSecrets: (values) => {
-      for (const v of values) if (v.length >= 4 && !secrets.includes(v)) secrets.push(v);
+      for (const v of values) if (!secrets.includes(v)) secrets.push(v);
     },
     revealOnce: (message) => {
       clearProgress();

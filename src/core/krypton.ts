@@ -16,7 +16,8 @@ import { McpClientManager } from "./mcp-client/mcp-client-manager";
 import type { StdioTransportFactory } from "./mcp-client/transports";
 import { chatModelUnavailableReason, createChatModel, createEmbedder } from "./providers/provider-factory";
 import { createChatModelFor, parseModelRef } from "./providers/model-ref";
-import type { KryptonSettings } from "./settings";
+import { settingsSecrets, type KryptonSettings } from "./settings";
+import { redactingLogger } from "./ports/logger";
 import { registerNoteTools } from "./tools/note-tools";
 import { registerAgentTools } from "./tools/agent-tools";
 import { AgentAnswerer } from "./agent-loop/agent-answerer";
@@ -73,8 +74,13 @@ export interface KryptonOptions {
 
 export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
   let settings = initialSettings;
-  // Every reader below (index, chat, agents, tools, workflows) sees the vault through the one read policy.
-  const host: Host = { ...hostIn, vault: policedVault(hostIn.vault, () => settings) };
+  // Every reader below (index, chat, agents, tools, workflows) sees the vault through the one read policy,
+  // and every log line loses the secrets of the current settings, whatever the host's logger does.
+  const host: Host = {
+    ...hostIn,
+    vault: policedVault(hostIn.vault, () => settings),
+    logger: redactingLogger(hostIn.logger, () => settingsSecrets(settings)),
+  };
   let chatModel = createChatModel(settings, host);
   let embedder = createEmbedder(settings, host);
   const getSettings = () => settings;

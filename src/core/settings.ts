@@ -1,4 +1,4 @@
-import { normalizeServers, type McpServerConfig } from "./mcp-client/server-config";
+import { normalizeServers, serverSecrets, type McpServerConfig } from "./mcp-client/server-config";
 
 /** All user settings. Stored by the plugin in data.json; the CLI reads the same file (see src/cli/config.ts). */
 export type ProviderId = "ollama" | "gemini";
@@ -169,6 +169,14 @@ const ALLOWED_VALUES: Partial<Record<keyof KryptonSettings, readonly string[]>> 
  * What normalizeSettings had to replace in a hand-edited data.json, in words a user can act on:
  * `chatProvider is "olama"; allowed: ollama, gemini (using "ollama")`. Empty when everything was usable.
  */
+/**
+ * Every secret the settings hold: the Gemini and Tavily keys, the MCP bridge token and the header and env
+ * values of the user's MCP servers. The one list every redaction uses (see util/redact.ts).
+ */
+export function settingsSecrets(settings: Pick<KryptonSettings, "geminiApiKey" | "tavilyApiKey" | "mcpToken" | "mcpServers">): string[] {
+  return [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken].map((s) => s.trim()).filter((s) => s.length > 0).concat(serverSecrets(settings.mcpServers));
+}
+
 export function settingsProblems(raw: unknown): string[] {
   if (!raw || typeof raw !== "object") return [];
   const src = raw as Record<string, unknown>;

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { version as pluginVersion } from "../../manifest.json";
 import { assertServed, createMcpServer, describeTools, type McpServerInfo } from "../core/mcp/mcp-server";
 import { mcpTokenProblem } from "../core/mcp/mcp-token";
-import { silentLogger, type Logger } from "../core/ports/logger";
+import { redactingLogger, silentLogger, type Logger } from "../core/ports/logger";
 import type { VaultLocation } from "../core/tools/tool";
 import type { ToolRegistry } from "../core/tools/tool-registry";
 import { toToolError } from "../core/tools/tool-registry";
@@ -103,7 +103,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   }
 
   // Nothing logged here carries headers, but a client could still put the token in a URL path.
-  const logger = redactingLogger(options.logger ?? silentLogger, options.token);
+  const logger = redactingLogger(options.logger ?? silentLogger, () => [options.token]);
   const registry = typeof options.registry === "function" ? options.registry : () => options.registry as ToolRegistry;
   const vault = options.vault ?? (options.vaultRoot ? nodeVaultLocation(options.vaultRoot) : undefined);
   const info = options.serverInfo ?? DEFAULT_SERVER_INFO;
@@ -300,16 +300,6 @@ async function callToolOverJson(body: unknown, res: http.ServerResponse, registr
     const status = { "unknown-tool": 404, "not-found": 404, "invalid-input": 400, refused: 403, failed: 500 }[error.code];
     sendJson(res, status, { error: error.message, code: error.code });
   }
-}
-
-function redactingLogger(logger: Logger, secret: string): Logger {
-  const clean = (message: string) => message.split(secret).join("***");
-  return {
-    debug: (m, d) => logger.debug(clean(m), d),
-    info: (m, d) => logger.info(clean(m), d),
-    warn: (m, d) => logger.warn(clean(m), d),
-    error: (m, d) => logger.error(clean(m), d),
-  };
 }
 
 function pathOf(req: http.IncomingMessage): string {

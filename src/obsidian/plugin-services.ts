@@ -6,7 +6,7 @@ import type { IndexStatus } from "../core/indexing/index-status";
 import { generateMcpToken } from "../core/mcp/mcp-token";
 import type { Host } from "../core/ports/host";
 import { listModels } from "../core/providers/connection-test";
-import { normalizeSettings, type KryptonSettings } from "../core/settings";
+import { normalizeSettings, settingsSecrets, type KryptonSettings } from "../core/settings";
 import type { ChatViewContext } from "./chat-view/chat-view-context";
 import { createObsidianHost } from "./host/obsidian-host";
 import { createObsidianLogger, debugFlagOn } from "./host/obsidian-logger";
@@ -48,7 +48,7 @@ export class KryptonServices {
     settings: KryptonSettings,
   ) {
     this.current = settings;
-    const logger = createObsidianLogger({ debugEnabled: debugFlagOn, secrets: () => SecretStore.valuesOf(this.current) });
+    const logger = createObsidianLogger({ debugEnabled: debugFlagOn, secrets: () => settingsSecrets(this.current) });
     this.host = createObsidianHost(plugin, { logger, ollamaUrl: () => this.current.ollamaUrl });
     const adapter = this.app.vault.adapter;
     this.core = createKrypton(this.host, settings, {

@@ -7,7 +7,7 @@
 import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ContextFit, FinishReason, TokenUsage, ToolCall } from "../ports/chat-model";
 import type { Clock } from "../ports/clock";
 import { asEarlierTurns, fitNotice, mergeFits } from "../providers/context-fit";
-import { redact } from "../providers/request-guard";
+import { redact } from "../util/redact";
 import { ProviderError } from "../providers/provider-error";
 import { finishedText } from "../providers/turn-views";
 import { AbortedError, isAbortError } from "../util/errors";
@@ -195,7 +195,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       );
     }
     const ran = await toolbox.run({ ...call, name }, { signal, confirm: options.confirm, approvals });
-    return record(ran.text, ran.isError, ran.outcome);
+    // A tool (an MCP server echoing its own token) must not hand a secret to the model, the steps or the transcript.
+    return record(redact(ran.text, secrets), ran.isError, ran.outcome);
   }
 
   try {

@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import { ProviderError } from "../providers/provider-error";
-import type { AgentPreset, KryptonSettings } from "../settings";
+import { settingsSecrets, type AgentPreset, type KryptonSettings } from "../settings";
 import type { ToolRegistry } from "../tools/tool-registry";
 import type { ToolContext } from "../tools/tool";
 import { runAgentLoop } from "./agent-loop";
@@ -106,7 +106,7 @@ export class AgentService {
       confirm: options.confirm,
       approvals,
       noNativeTools: this.noNativeTools,
-      secrets: [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken],
+      secrets: settingsSecrets(settings),
     });
     while (true) {
       const next = await loop.next();

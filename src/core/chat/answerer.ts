@@ -5,9 +5,9 @@
  * answers. A new way of answering is a new file implementing this interface.
  */
 import type { ChatMessage } from "../ports/chat-model";
-import { redact } from "../providers/request-guard";
+import { redact } from "../util/redact";
 import { IncompleteAnswerError } from "../providers/provider-error";
-import type { KryptonSettings } from "../settings";
+import { settingsSecrets, type KryptonSettings } from "../settings";
 import { errorMessage } from "../util/errors";
 import type { ChatEvent, SendOptions } from "./chat-types";
 import type { StoredMessage } from "./conversation-types";
@@ -45,5 +45,5 @@ export interface Answerer {
 export function plainError(err: unknown, settings: KryptonSettings): string {
   // An unfinished answer's message is a clause (made to follow "Could not …: "); shown alone it is a sentence.
   const message = err instanceof IncompleteAnswerError ? `${err.message.charAt(0).toUpperCase()}${err.message.slice(1)}.` : errorMessage(err);
-  return redact(message, [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken]);
+  return redact(message, settingsSecrets(settings));
 }

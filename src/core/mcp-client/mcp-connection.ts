@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { FetchLike } from "../ports/http";
 import { AbortedError, errorMessage, isAbortError } from "../util/errors";
+import { redact } from "../util/redact";
 import { SerialQueue } from "../util/serial-queue";
 import { serverStartProblem, type McpServerConfig } from "./server-config";
 import { httpStatusOf, openHttpTransport, shouldFallBackToSse, type OpenedTransport, type StdioTransportFactory } from "./transports";
@@ -235,9 +236,3 @@ function withStderr(message: string, opened: OpenedTransport): string {
   return tail ? `${message}; stderr: ${tail}` : message;
 }
 
-/** Secrets never appear in a message, even when a server echoes them back in an error. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret) out = out.split(secret).join("***");
-  return out;
-}

@@ -7,6 +7,7 @@ import type { Clock } from "../ports/clock";
 import type { FetchLike } from "../ports/http";
 import { ProviderError } from "./provider-error";
 import { errorMessage } from "../util/errors";
+import { redact } from "../util/redact";
 
 export interface RequestGuard {
   /** Aborts on the user's signal or after `timeoutMs` without progress. */
@@ -99,16 +100,6 @@ export interface CallSite {
   url: string;
   /** Secrets to scrub from any message (API keys). */
   secrets?: string[];
-}
-
-/** Replaces secrets with "***" so no error message can leak a key. */
-export function redact(message: string, secrets: (string | undefined)[] = []): string {
-  let out = message;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join("***");
-  }
-  // Keys passed as query parameters (?key=...) never appear either.
-  return out.replace(/([?&](?:key|api_key)=)[^&\s"']+/gi, "$1***");
 }
 
 /**

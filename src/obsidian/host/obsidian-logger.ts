@@ -1,4 +1,5 @@
 import type { Logger } from "../../core/ports/logger";
+import { redact as redactWith } from "../../core/util/redact";
 
 /** Set `localStorage["krypton:debug"] = "1"` in the developer console to see Krypton's debug output. */
 export const DEBUG_FLAG_KEY = "krypton:debug";
@@ -18,11 +19,7 @@ export interface ObsidianLoggerOptions {
  */
 export function createObsidianLogger(options: ObsidianLoggerOptions): Logger {
   const sink = options.sink ?? console;
-  const redact = (text: string): string => {
-    let out = text;
-    for (const secret of options.secrets()) if (secret.length >= 4) out = out.split(secret).join("***");
-    return out;
-  };
+  const redact = (text: string): string => redactWith(text, options.secrets());
   const format = (message: string, data: unknown): string => {
     if (data === undefined) return redact(`[Krypton] ${message}`);
     return redact(`[Krypton] ${message} ${describe(data)}`);

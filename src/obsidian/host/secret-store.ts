@@ -1,5 +1,4 @@
 import type { App } from "obsidian";
-import { serverSecrets } from "../../core/mcp-client/server-config";
 import type { KryptonSettings } from "../../core/settings";
 import { hydrateServerSecrets, persistServerSecrets } from "./mcp-server-secrets";
 
@@ -97,8 +96,4 @@ export class SecretStore {
     }
   }
 
-  /** The current secret values, for the logger's redaction. */
-  static valuesOf(settings: KryptonSettings): string[] {
-    return [...SECRET_FIELDS.map((f) => settings[f]).filter((v) => v.length > 0), ...serverSecrets(settings.mcpServers)];
-  }
 }

@@ -1,5 +1,6 @@
 import { ProviderError } from "../provider-error";
-import { redact, transportError, type RequestGuard } from "../request-guard";
+import { transportError, type RequestGuard } from "../request-guard";
+import { redact } from "../../util/redact";
 import { serviceWaitText } from "../retry";
 
 interface GoogleErrorBody {

@@ -1,0 +1,55 @@
+// Secrets through the real CLI: API keys, the MCP servers' env values and headers must not reach stdout,
+// stderr (also with --verbose and KRYPTON_DEBUG), the model, or any file in the vault (conversations,
+// the index), even when a server echoes them back.
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
+import { bundleForNode } from "../mcp/support/bundle";
+import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { buildCli, runCli } from "./cli-harness";
+
+let entry: string;
+let ollama: OllamaTestServer;
+let vault: TempVault;
+
+beforeAll(async () => {
+  await buildCli();
+  entry = await bundleForNode(join(__dirname, "..", "mcp", "fixtures", "remote-stdio-server.ts"), "remote-stdio-server.cjs");
+  ollama = await startOllamaServer({ modelInfo: { "llama3.1:8b": { capabilities: ["completion"] } } });
+}, 120_000);
+afterAll(() => ollama.close());
+afterEach(() => vault?.cleanup());
+
+const call = (tool: string, args: Record<string, unknown>) => JSON.stringify({ action: "call_tool", tool, arguments: args });
+const final = (response: string) => JSON.stringify({ action: "final", response });
+
+/** Every file under the vault (notes, .krypton/chat, the index), as text. */
+async function allFiles(root: string): Promise<string> {
+  const entries = await fs.readdir(root, { recursive: true, withFileTypes: true });
+  const texts = await Promise.all(entries.filter((e) => e.isFile()).map((e) => fs.readFile(join(e.parentPath, e.name), "latin1")));
+  return texts.join("\n");
+}
+
+it("an MCP server echoing its own env secret: the tool result reaches neither the model, the output nor the vault", async () => {
+  const secret = "ghp_s3cretValueFromTheUsersKeychain";
+  const server = { name: "local", enabled: true, transport: "stdio", command: process.execPath, args: [entry], env: { DEMO_API_KEY: "" }, useLoginShellPath: false };
+  vault = await makeTempVault({
+    "A.md": "# A\n",
+    ".obsidian/plugins/krypton/data.json": JSON.stringify({ embeddingProvider: "none", mcpServers: [server] }),
+  });
+  ollama.reset();
+  ollama.script([
+    { route: "chat", reply: call("local:show_env", { name: "DEMO_API_KEY" }) },
+    { route: "chat", reply: final("Done.") },
+  ]);
+  const r = await runCli(["chat", vault.root, "--agent", "--yes", "--verbose"], {
+    env: { KRYPTON_OLLAMA_URL: ollama.url, KRYPTON_MCP_LOCAL_DEMO_API_KEY: secret, KRYPTON_DEBUG: "1" },
+    input: "Show my server's key\n/steps\n/log\n",
+  });
+  expect(r.code).toBe(0);
+  const requests = ollama.requestsTo("chat");
+  expect(requests).toHaveLength(2);
+  // The tool ran (its result came back to the model) but the value was masked on the way.
+  expect(requests[1].rawBody).toContain("***");
+  for (const text of [r.stdout, r.stderr, requests[1].rawBody, await allFiles(vault.root)]) expect(text).not.toContain(secret);
+}, 60_000);
