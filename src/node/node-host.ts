@@ -1,6 +1,7 @@
 import type { Host } from "../core/ports/host";
 import type { FetchLike } from "../core/ports/http";
 import type { Logger } from "../core/ports/logger";
+import { sameOriginRedirects } from "../core/providers/redirect-policy";
 import { dataDirOf, FsDataDir } from "./fs-data-dir";
 import { FsVault } from "./fs-vault";
 import { nodeClock } from "./node-clock";
@@ -22,7 +23,7 @@ export function createNodeHost(vaultRoot: string, options: NodeHostOptions = {})
     // Opening a vault sweeps the temp files an earlier process left when it was killed mid-write.
     vault: new FsVault(vaultRoot, { configDir: options.configDir, sweepLeftovers: { logger, now: () => nodeClock.now() } }),
     data: new FsDataDir(dataDirOf(vaultRoot)),
-    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    fetch: sameOriginRedirects(options.fetch ?? ((input, init) => fetch(input, init))),
     clock: nodeClock,
     logger,
     platform: { kind: "cli", mobile: false },

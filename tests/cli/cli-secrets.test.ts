@@ -4,7 +4,9 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { bundleForNode } from "../mcp/support/bundle";
+import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../support/servers/gemini-server";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
 
@@ -53,3 +55,43 @@ it("an MCP server echoing its own env secret: the tool result reaches neither th
   expect(requests[1].rawBody).toContain("***");
   for (const text of [r.stdout, r.stderr, requests[1].rawBody, await allFiles(vault.root)]) expect(text).not.toContain(secret);
 }, 60_000);
+
+describe("a configured base URL that redirects to another host", () => {
+  let gemini: GeminiTestServer;
+  let tavily: TavilyTestServer;
+  let elsewhere: GeminiTestServer;
+  beforeAll(async () => {
+    [gemini, tavily, elsewhere] = await Promise.all([startGeminiServer(), startTavilyServer(), startGeminiServer()]);
+  });
+  afterAll(() => Promise.all([gemini.close(), tavily.close(), elsewhere.close()]));
+
+  it("Gemini: the key never reaches the other host; the error names where it was sent", async () => {
+    vault = await makeTempVault({ "A.md": "# A\n" });
+    const redirect = { status: 307, body: "", headers: { location: `${elsewhere.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse` } };
+    gemini.reset();
+    elsewhere.reset();
+    gemini.setDefault(redirect);
+    const r = await runCli(["ask", vault.root, "Hello?", "--mode", "none", "--chat-provider", "gemini", "--chat-model", "gemini-2.5-flash", "--no-embeddings"], {
+      env: { GEMINI_API_KEY: DEFAULT_GEMINI_KEY, KRYPTON_GEMINI_BASE_URL: gemini.url },
+    });
+    expect(gemini.requests.length).toBeGreaterThan(0);
+    expect(elsewhere.requests).toEqual([]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(`redirected the request to ${elsewhere.url}`);
+    expect(r.stderr).not.toContain(DEFAULT_GEMINI_KEY);
+  }, 60_000);
+
+  it("Tavily: the search (and its key) never reaches the other host", async () => {
+    vault = await makeTempVault({ "A.md": "# A\n" });
+    tavily.reset();
+    elsewhere.reset();
+    tavily.setDefault({ status: 308, body: "", headers: { location: `${elsewhere.url}/search` } });
+    ollama.reset();
+    const r = await runCli(["ask", vault.root, "news about MCP", "--mode", "web", "--no-embeddings"], {
+      env: { TAVILY_API_KEY: DEFAULT_TAVILY_KEY, KRYPTON_TAVILY_BASE_URL: tavily.url, KRYPTON_OLLAMA_URL: ollama.url },
+    });
+    expect(tavily.requests.length).toBeGreaterThan(0);
+    expect(elsewhere.requests).toEqual([]);
+    expect(`${r.stdout}${r.stderr}`).not.toContain(DEFAULT_TAVILY_KEY);
+  }, 60_000);
+});

@@ -1,6 +1,7 @@
 import { FileSystemAdapter, Notice, Platform, requestUrl, type App, type Plugin } from "obsidian";
 import type { Host } from "../../core/ports/host";
 import type { Logger } from "../../core/ports/logger";
+import { sameOriginRedirects } from "../../core/providers/redirect-policy";
 import type { VaultLocation } from "../../core/tools/tool";
 import { createObsidianClock } from "./obsidian-clock";
 import { ObsidianDataDir, type FileRanges } from "./obsidian-data-dir";
@@ -29,7 +30,7 @@ export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions)
   const host: Host = {
     vault: new ObsidianVault(app, plugin, { assertInside: desktopSymlinkGuard(app) }),
     data: new ObsidianDataDir(app.vault.adapter, undefined, desktopFileRanges(app)),
-    fetch,
+    fetch: sameOriginRedirects(fetch),
     clock: createObsidianClock(),
     logger: options.logger,
     platform: { kind: "obsidian", mobile: Platform.isMobile },
