@@ -246,6 +246,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     } else if (isAbortError(err) || options.signal?.aborted) {
       endReason = "stopped";
     } else {
+      // A failed run may be why the user looks: say what the prompts lost, then the error.
+      if (fit) yield { type: "notice", ...fitNotice(fit) };
       throw err;
     }
   } finally {

@@ -80,6 +80,8 @@ export class RagAnswerer implements Answerer {
       }
     } catch (err) {
       if (signal?.aborted || isAbortError(err)) throw new AbortedError();
+      // A failed answer may be why the user looks: say what the prompt lost, then the error.
+      if (fit) yield { type: "notice", ...fitNotice(fit) };
       const pe = err instanceof ProviderError ? err : null;
       yield { type: "error", code: pe?.kind ?? "model", message: plainError(err, settings), retryable: pe ? pe.retryable || pe.kind === "bad-response" : false };
       return {};

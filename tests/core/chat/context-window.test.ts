@@ -106,6 +106,24 @@ describe("the prompt fits the model's window", () => {
     ]);
   });
 
+  it.each([
+    ["plain chat", false],
+    ["agent mode", true],
+  ])("%s: an answer that fails after its prompt was fitted still says what the prompt lost, before the error", async (_name, agent) => {
+    await start({ ollamaMaxContext: 4096, memoryMaxChars: 1_000_000 });
+    let conversationId: string | undefined;
+    for (let i = 1; i <= 6; i++) {
+      ollama.script({ route: "chat", reply: `Answer ${i}: ${"lorem ".repeat(400)}` });
+      const done = (await send(`Question ${i}?`, { conversationId })).at(-1) as Extract<ChatEvent, { type: "done" }>;
+      conversationId = done.conversationId;
+    }
+    ollama.script({ route: "chat", status: 400, body: { error: "model crashed" }, times: Infinity });
+    const events = await send("Question 7?", { conversationId, agent });
+    const kinds = events.map((e) => (e.type === "notice" && e.code === "context-fitted" ? "fitted" : e.type)).filter((t) => t === "fitted" || t === "error");
+    expect(kinds).toEqual(["fitted", "error"]);
+    expect(fitNotices(events)[0].message).toMatch(/^To fit llama3\.1:8b's context window \(4,096 tokens\), this answer left out the \d+ earliest messages of the conversation\.$/);
+  });
+
   it("RAG: note excerpts that do not fit are cut with a marker; the question after them stays", async () => {
     const ocean = (i: number) => `# Ocean ${i}\n\n${`Tides rise and fall twice a day, pulled by the moon (${i}). `.repeat(20)}`;
     await start({ ollamaMaxContext: 2048 }, true, Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`Ocean${i}.md`, ocean(i)])));
