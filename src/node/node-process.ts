@@ -69,6 +69,15 @@ const exitCleanup = (() => {
     for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
   };
 
+  // With nothing left to remove the listeners go too: inside Obsidian this module lives in the app's own
+  // process, and a plugin unload (which releases the lock) must not leave them there, one set per reload.
+  const uninstall = () => {
+    if (!installed) return;
+    installed = false;
+    process.removeListener("exit", runAll);
+    for (const signal of ["SIGTERM", "SIGHUP"] as const) process.removeListener(signal, onSignal);
+  };
+
   return {
     add(file: string, owner: string): () => void {
       if (file.includes(`${sep}..${sep}`)) throw new Error(`Unexpected path: ${file}`);
@@ -80,6 +89,7 @@ const exitCleanup = (() => {
         const set = files.get(file);
         set?.delete(owner);
         if (set && set.size === 0) files.delete(file);
+        if (files.size === 0) uninstall();
       };
     },
   };
