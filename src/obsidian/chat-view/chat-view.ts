@@ -8,6 +8,7 @@ import { ChatController, type ControllerEvent, type MessageModel } from "./chat-
 import type { ChatViewContext } from "./chat-view-context";
 import { availableModes, Composer } from "./composer";
 import { type HistoryDelay, HistoryPanel } from "./history-panel";
+import { webUrl } from "./citations";
 import { MessageList } from "./message-list";
 import { saveAnswerAsNote } from "./note-from-answer";
 import { renderEmptyChatState, renderIndexBanner, renderNoModelState } from "./states";
@@ -296,8 +297,10 @@ export class KryptonChatView extends ItemView {
   }
 
   private openSource(source: Source, newTab: boolean): void {
-    if (source.kind === "note") void this.context.openNote(source.path, editorLine(source.startLine), newTab);
-    else this.context.openUrl(source.url);
+    if (source.kind === "note") return void this.context.openNote(source.path, editorLine(source.startLine), newTab);
+    const url = webUrl(source.url);
+    if (url) this.context.openUrl(url);
+    else this.context.notify(`Not opened: "${source.url}" is not a web address.`);
   }
 
   private async copy(m: MessageModel): Promise<void> {

@@ -36,6 +36,20 @@ export function passageLabel(source: Extract<Source, { kind: "note" }>): string 
   return source.endLine > source.startLine ? `Lines ${source.startLine}–${source.endLine}` : `Line ${source.startLine}`;
 }
 
+/**
+ * The URL when it is an http(s) address, else null. Web sources come from a search service's answer or a
+ * conversation file in .krypton/chat: neither is trusted to put a javascript: or file: URL into an href
+ * or window.open.
+ */
+export function webUrl(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
 export function domainOf(url: string): string {
   try {
     return new URL(url).hostname.replace(/^www\./, "");

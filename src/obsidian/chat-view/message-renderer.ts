@@ -7,7 +7,7 @@ import { renderAgentResult } from "./agent-result-blocks";
 import { renderConfirm, renderSteps } from "./agent-step-blocks";
 import type { ConfirmDecision } from "../../core/agent-loop/agent-types";
 import type { MessageModel } from "./chat-controller";
-import { domainOf, groupSources, linkifyCitations, passageLabel } from "./citations";
+import { domainOf, groupSources, linkifyCitations, passageLabel, webUrl } from "./citations";
 import { errorHint, settingsCanFix } from "./states";
 import { type FrameScheduler, TokenBatcher } from "./token-batcher";
 
@@ -321,7 +321,7 @@ export class MessageRenderer {
     const link = head.createEl("a", {
       cls: "krypton-source-link",
       text: first.title,
-      href: first.kind === "web" ? first.url : "#",
+      href: first.kind === "web" ? (webUrl(first.url) ?? "#") : "#",
       attr: { "aria-label": `${group.length === 1 ? "Source" : "Sources"} ${group.map((s) => s.n).join(", ")}: ${first.title}` },
     });
     this.onSourceClick(link, first);

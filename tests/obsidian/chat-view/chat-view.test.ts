@@ -260,6 +260,23 @@ describe("citations and sources", () => {
     expect(f.context.calls.openUrl).toEqual([["https://en.wikipedia.org/wiki/Paris"]]);
   });
 
+  it("opens and links only http(s) web sources: a javascript: or file: URL (a crafted search result, an edited conversation file) stays text", async () => {
+    f = await mountChatView();
+    const bad: Source = { ...webSource, n: 1, title: "Looks fine", url: "javascript:alert(document.cookie)" };
+    const file: Source = { ...webSource, n: 2, title: "Local", url: "file:///etc/passwd" };
+    const good: Source = { ...webSource, n: 3 };
+    f.chat.script({ type: "sources", sources: [bad, file, good] }, { type: "token", text: "One [1], two [2], three [3]." });
+    typeAndEnter(f, "q");
+    await f.settle();
+    const answer = lastAnswer();
+    const hrefs = Array.from(answer.querySelectorAll<HTMLAnchorElement>(".krypton-source-link")).map((a) => a.getAttribute("href"));
+    expect(hrefs).toEqual(["#", "#", "https://en.wikipedia.org/wiki/Paris"]);
+    expect(answer.querySelector('[href^="javascript:"], [href^="file:"]')).toBeNull();
+    for (const a of Array.from(answer.querySelectorAll<HTMLElement>(".krypton-source-link, .krypton-citation"))) a.click();
+    expect(f.context.calls.openUrl).toEqual([["https://en.wikipedia.org/wiki/Paris"], ["https://en.wikipedia.org/wiki/Paris"]]);
+    expect(f.context.calls.notify.at(-1)?.[0]).toMatch(/not a web address/);
+  });
+
   it("lists a note retrieved more than once as one source with its passages; [n] keeps pointing at its passage", async () => {
     f = await mountChatView();
     const japan: Source = { ...noteSource, n: 2, path: "Geo/Japan.md", title: "Japan", headings: ["Capital"], startLine: 5, endLine: 7 };
