@@ -164,6 +164,7 @@ export class KryptonChatView extends ItemView {
     }, { enterSends: !this.isMobile });
 
     this.register(() => this.list.destroy());
+    this.register(() => this.history.destroy());
     this.register(this.controller.subscribe((e) => this.onControllerEvent(e)));
     this.register(this.context.onSettingsChange(() => this.applySettings()));
     const index = this.context.core.index;

@@ -95,6 +95,11 @@ export class HistoryPanel {
     }
   }
 
+  /** The view closed: a search still waiting for the typing pause does not run. */
+  destroy(): void {
+    this.cancelSearch();
+  }
+
   /** Resolves when the latest refresh has rendered (tests). */
   loaded(): Promise<void> {
     return this.lastLoad;

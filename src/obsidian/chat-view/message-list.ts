@@ -38,9 +38,11 @@ export class MessageList {
     }
   }
 
-  /** Stops observing (the view closed). */
+  /** The view closed: stops observing and drops each message's pending frame. */
   destroy(): void {
     this.resizeObserver?.disconnect();
+    for (const r of this.renderers) r.destroy();
+    this.renderers = [];
   }
 
   get isEmpty(): boolean {

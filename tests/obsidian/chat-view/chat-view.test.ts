@@ -109,6 +109,21 @@ describe("streaming", () => {
   });
 });
 
+describe("closing the view", () => {
+  it("cancels the animation frame an answer's tokens were waiting for", async () => {
+    f = await mountChatView();
+    const gate = new Gate();
+    f.chat.script({ type: "token", text: "Half an answer " }, { gate }, { type: "token", text: "never shown" });
+    typeAndEnter(f, "q");
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(f.frames.count).toBe(1);
+    await f.close();
+    expect(f.frames.count).toBe(0);
+    gate.open();
+  });
+});
+
 describe("composer", () => {
   it("Enter sends, Shift+Enter does not, and the options reach ChatService", async () => {
     f = await mountChatView({ activeNote: "Daily/today.md" });

@@ -204,3 +204,18 @@ it("formats dates as time today, Yesterday, then a short date", () => {
   expect(formatWhen(base - 86_400_000, base)).toBe("Yesterday");
   expect(formatWhen(base - 10 * 86_400_000, base)).toMatch(/Nov/);
 });
+
+it("closing the view cancels a search still waiting for the typing pause", async () => {
+  await seed("Capitals", "Capital of Japan?", "Tokyo is the capital.");
+  await openHistory();
+  const searchSpy = jest.spyOn(store, "search");
+  const search = f.$(".krypton-history-search") as HTMLInputElement;
+  search.value = "tokyo";
+  search.dispatchEvent(new Event("input"));
+  expect(f.delays.count).toBe(1);
+  await f.close();
+  expect(f.delays.count).toBe(0);
+  f.delays.run();
+  await new Promise((r) => setTimeout(r, 0));
+  expect(searchSpy).not.toHaveBeenCalled();
+});
