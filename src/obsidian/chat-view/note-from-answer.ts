@@ -4,6 +4,7 @@
 import { createUniqueNote, noteLink, normalizeVaultPath, slugify } from "../../core/notes/note-paths";
 import type { KryptonCore } from "../../core/krypton";
 import type { MessageModel } from "./chat-controller";
+import { webUrl } from "./citations";
 
 const NAME_ATTEMPTS = 100;
 
@@ -14,10 +15,21 @@ export function answerNoteContent(question: string, message: MessageModel): stri
   if (message.sources.length > 0) {
     parts.push("", "## Sources", "");
     for (const s of message.sources) {
-      parts.push(s.kind === "note" ? `${s.n}. ${noteLink(s.path, s.title)}` : `${s.n}. [${s.title.replace(/[[\]]/g, "")}](${s.url})`);
+      parts.push(s.kind === "note" ? `${s.n}. ${noteLink(s.path, s.title)}` : `${s.n}. ${webSourceLink(s.title, s.url)}`);
     }
   }
   return parts.join("\n") + "\n";
+}
+
+/**
+ * A web source as a markdown link, only for an http(s) address (the same check as the chat view's links);
+ * anything else (a javascript: or file: URL from a search answer or an edited chat file) stays plain text.
+ * Parentheses are escaped so they cannot end the link early.
+ */
+function webSourceLink(title: string, url: string): string {
+  const text = title.replace(/[[\]]/g, "");
+  const href = webUrl(url);
+  return href ? `[${text}](${href.replace(/\(/g, "%28").replace(/\)/g, "%29")})` : `${text} (not a web address: \`${url.replace(/`/g, "")}\`)`;
 }
 
 /** Returns the path of the new note. */

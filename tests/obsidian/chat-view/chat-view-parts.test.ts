@@ -4,6 +4,7 @@
 import type { Source } from "../../../src/core/chat/chat-types";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { linkifyCitations } from "../../../src/obsidian/chat-view/citations";
+import { answerNoteContent } from "../../../src/obsidian/chat-view/note-from-answer";
 import { availableModes } from "../../../src/obsidian/chat-view/composer";
 import { stableBoundary } from "../../../src/obsidian/chat-view/message-renderer";
 import { ScrollFollow } from "../../../src/obsidian/chat-view/scroll-follow";
@@ -122,5 +123,22 @@ describe("states", () => {
     expect(indexBannerText({ ...base, state: "ready" })).toBeNull();
     expect(indexBannerText({ ...base, state: "loading" })).toContain("Loading");
     expect(indexBannerText({ ...base, state: "indexing", progress: { done: 3, total: 10, phase: "chunking" } })).toContain("3 of 10");
+  });
+});
+
+describe("answerNoteContent (Create note from answer)", () => {
+  const web = (n: number, title: string, url: string): Source => ({ n, kind: "web", title, url, snippet: "" });
+  const answer = (sources: Source[]) => ({ key: "k", role: "assistant" as const, content: "Paris [1].", sources, notices: [], status: "done" as const });
+
+  it("links web sources by their http(s) address, with parentheses that cannot end the link early", () => {
+    const text = answerNoteContent("Capital?", answer([web(1, "Paris [city]", "https://en.wikipedia.org/wiki/Paris_(France)")]) as never);
+    expect(text).toContain("1. [Paris city](https://en.wikipedia.org/wiki/Paris_%28France%29)");
+  });
+
+  it("never writes a javascript: or file: address as a link", () => {
+    const text = answerNoteContent("q", answer([web(1, "Trap", "javascript:alert(1)"), web(2, "Local", "file:///etc/passwd")]) as never);
+    expect(text).not.toMatch(/\]\((javascript|file):/);
+    expect(text).toContain("1. Trap (not a web address: `javascript:alert(1)`)");
+    expect(text).toContain("2. Local (not a web address: `file:///etc/passwd`)");
   });
 });
