@@ -1,17 +1,20 @@
 import { DEFAULT_SR_FORMAT, type SrFormat } from "./sr-format";
-import { isScheduleComment, parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
+import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
 
 /**
- * A reader of the Spaced Repetition plugin's card syntax, written to its documented rules:
- * - `front::back` (basic) and `front:::back` (reversed: two cards) on one line;
- * - multi-line cards: front lines, a line that is only `?` (or `??`, reversed), back lines; a blank line
- *   (or the configured end marker) ends the card;
- * - cloze cards: a paragraph with `==deletions==` (and `**bold**` / `{{curly}}` when enabled); one card per
- *   deletion, or per sequence number (`[^1]`) / per overlap column (`[^ahs]`);
- * - decks: a line of tags (`#flashcards/deck`) applies to the cards after it until the next such line; a tag
- *   at the start of a card's first line applies to that card only; frontmatter `tags` apply to the note;
- * - `<!--SR:…-->` scheduling comments belong to the card they follow (next line or same line).
- * Fenced code blocks and headings are never cards.
+ * A reader of the Spaced Repetition plugin's card syntax that draws card boundaries the way the plugin's own
+ * parser does (obsidian-spaced-repetition src/parser.ts), line by line, so Krypton sees the cards SR sees:
+ * - a line with `front::back` (or `:::`, reversed) is a card wherever it stands, unless the separator's first
+ *   occurrence is inside inline code; the next line joins it when it is its `<!--SR:…-->` comment (or SR's
+ *   `> [!sr|card-metadata]` callout holding one);
+ * - a line that is only `?` (or `??`) makes the lines around it a multi-line card, a line with a cloze
+ *   (`==x==`, and `**x**` / `{{x}}` when enabled) a cloze card; a blank line (with an end marker set: the
+ *   marker) ends it; fenced code belongs to the card it is in, blank lines and all;
+ * - a line starting with `<!--` hides itself and the line after it, or, left open, the rest of the note;
+ *   headings are ordinary text;
+ * - decks: a line with flashcard tags (anywhere on it, outside code) applies to the cards after it until the
+ *   next such line, unless it is part of a card; a tag starting a card's text applies to that card only;
+ *   frontmatter tags apply to the note; a card with none of these takes the note's first flashcard tag.
  */
 export type CardKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
 
@@ -39,178 +42,177 @@ export interface ParsedDeck {
   trailingDecks: string[];
   /** Raw frontmatter lines' key → value (first-level scalars only). */
   frontmatter: Record<string, string>;
+  /** The fence (a run of ` or ~) still open at the end: SR reads whatever follows as code. */
+  openFence: string | null;
+  /** With an end marker set, a card still open at the end: SR adds whatever follows to it. */
+  openCard: boolean;
+  /** 0-based line of a `<!--` comment never closed on its line: SR reads nothing from there on. */
+  hiddenFrom: number | null;
 }
+
+/** SR's callout form of the scheduling comment (its "use callouts for scheduling comments" option). */
+const SR_CALLOUT = "> [!sr|card-metadata]";
+
+type RawKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
 
 export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): ParsedDeck {
   const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   const { frontmatter, bodyStart, noteTags } = readFrontmatter(lines, format);
-  const cards: ParsedCard[] = [];
   const isDeckTag = (tag: string) => format.tags.some((t) => tag === t || tag.startsWith(`${t}/`));
+  // Longer separator first: with the defaults ":::" also contains "::".
+  const inline: [string, RawKind][] = [
+    [format.singleLine, "basic" as const],
+    [format.singleLineReversed, "reversed" as const],
+  ].sort((a, b) => b[0].length - a[0].length) as [string, RawKind][];
 
-  // Cards before the note's first deck tag line belong to that tag (SR treats the note as tagged).
-  let current: string[] = noteTags.length ? noteTags : firstDeckTags(lines, bodyStart, isDeckTag);
-
-  let block: number[] = [];
-  let fence: string | null = null;
-  const flush = () => {
-    if (block.length) current = readBlock(lines, block, format, isDeckTag, current, cards);
-    block = [];
-  };
+  const raws: { kind: RawKind; lines: number[] }[] = [];
+  const tagLines: { line: number; decks: string[] }[] = [];
+  let kind: RawKind | null = null;
+  let pending: number[] = [];
+  let openFence: string | null = null;
+  let hiddenFrom: number | null = null;
   for (let i = bodyStart; i < lines.length; i++) {
     const line = lines[i];
     const trimmed = line.trim();
-    const first = trimmed.charCodeAt(0);
-    const fenceMatch = first === 96 || first === 126 ? /^(`{3,}|~{3,})/.exec(trimmed) : null;
-    if (fence !== null) {
-      if (fenceMatch && trimmed.startsWith(fence)) fence = null;
-      continue;
-    }
-    if (fenceMatch) {
-      flush();
-      fence = fenceMatch[1];
-      continue;
-    }
-    // With an end marker set, SR lets multi-line and cloze cards contain blank lines: only the marker ends them.
-    if (format.endMarker ? trimmed === format.endMarker : trimmed === "") {
-      flush();
-      continue;
-    }
-    block.push(i);
-  }
-  flush();
-  return { cards, trailingDecks: current, frontmatter };
-}
-
-/** One paragraph: tag lines, single-line cards, a multi-line card or a cloze. Returns the decks in effect after it. */
-function readBlock(
-  lines: string[],
-  block: number[],
-  format: SrFormat,
-  isDeckTag: (tag: string) => boolean,
-  decksIn: string[],
-  out: ParsedCard[],
-): string[] {
-  let decks = decksIn;
-  /** Lines of the block that may hold card text, with a card-specific deck when the line starts with one. */
-  const content: { index: number; text: string; ownDecks: string[] | null }[] = [];
-  for (const index of block) {
-    const raw = lines[index];
-    if (raw.trim() === "") {
-      if (content.length) content.push({ index, text: "", ownDecks: null });
-      continue;
-    }
-    const tags = leadingTags(raw);
-    if (tags.rest.trim() === "") {
-      const deckTags = tags.tags.filter(isDeckTag);
-      if (deckTags.length) decks = deckTags.map((t) => t.slice(1));
-      continue;
-    }
-    if (raw.includes("#") && /^\s{0,3}#{1,6}\s/.test(raw)) continue; // heading: context, never a card
-    const own = tags.tags.filter(isDeckTag);
-    content.push({ index, text: own.length ? tags.rest : raw, ownDecks: own.length ? own.map((t) => t.slice(1)) : null });
-  }
-  if (!content.length) return decks;
-
-  const separatorAt = content.findIndex((c) => c.text.trim() === format.multiLineReversed || c.text.trim() === format.multiLine);
-  if (separatorAt > 0) {
-    const reversed = content[separatorAt].text.trim() === format.multiLineReversed;
-    const backLines = content.slice(separatorAt + 1);
-    const back = backLines.filter((c) => !isScheduleComment(c.text)).map((c) => stripComment(c.text));
-    out.push({
-      kind: reversed ? "multiline-reversed" : "multiline",
-      front: content
-        .slice(0, separatorAt)
-        .map((c) => c.text)
-        .join("\n"),
-      back: back.join("\n"),
-      decks: content[0].ownDecks ?? decks,
-      line: content[0].index,
-      lastLine: content[content.length - 1].index,
-      reviewCards: reversed ? 2 : 1,
-      deletions: [],
-      // Comment lines and comments on the back's last line (SR's "same line" option) alike.
-      schedules: parseSchedules(backLines.map((c) => c.text).join("\n")),
-    });
-    return decks;
-  }
-
-  let single = false;
-  let previous: ParsedCard | null = null;
-  const rest: typeof content = [];
-  for (const c of content) {
-    if (isScheduleComment(c.text)) {
-      if (previous && previous.lastLine === c.index - 1) {
-        previous.schedules.push(...parseSchedules(c.text));
-        previous.lastLine = c.index;
+    if (line.startsWith("<!--") && !line.startsWith("<!--SR:")) {
+      // SR skips a comment line and the line after it; one left open hides the rest of the note.
+      if (!line.includes("-->")) {
+        hiddenFrom = i;
+        break;
       }
+      i++;
       continue;
     }
-    const card = singleLineCard(c.text, format);
-    if (card) {
-      single = true;
-      // Built field by field in ParsedCard's order: one object shape for every card keeps V8 fast.
-      previous = {
-        kind: card.kind,
-        front: card.front,
-        back: card.back,
-        decks: c.ownDecks ?? decks,
-        line: c.index,
-        lastLine: c.index,
-        reviewCards: card.reviewCards,
-        deletions: [],
-        schedules: parseSchedules(c.text),
-      };
-      out.push(previous);
+    const empty = trimmed === "";
+    if ((empty && (!format.endMarker || kind === null)) || (format.endMarker !== "" && trimmed === format.endMarker)) {
+      if (kind) raws.push({ kind, lines: pending });
+      kind = null;
+      pending = [];
       continue;
     }
-    previous = null;
-    rest.push(c);
+    pending.push(i);
+    if (line.includes("#")) {
+      const decks = lineDeckTags(line, isDeckTag);
+      if (decks.length) tagLines.push({ line: i, decks });
+    }
+    const single = inline.find(([sep]) => hasInlineMarker(line, sep));
+    if (single) {
+      // A separator line is a card on its own, whatever the lines before it in the paragraph were.
+      const own = [i];
+      if (lines[i + 1]?.startsWith("<!--SR:")) own.push(++i);
+      else if (lines[i + 1]?.startsWith(SR_CALLOUT)) {
+        while (i + 1 < lines.length) {
+          own.push(++i);
+          if (lines[i].includes("<!--SR:")) break;
+        }
+      }
+      raws.push({ kind: single[1], lines: own });
+      kind = null;
+      pending = [];
+    } else if (trimmed === format.multiLine || trimmed === format.multiLineReversed) {
+      // SR wants a front: the text so far (this line included) longer than one character.
+      if (pending.map((p) => lines[p].trimEnd()).join("\n").length > 1) kind = trimmed === format.multiLine ? "multiline" : "multiline-reversed";
+    } else if (line.startsWith("```") || line.startsWith("~~~")) {
+      // Code belongs to the card it is in, blank lines and all, up to a line starting with the same run.
+      const run = /^(`+|~+)/.exec(line)![1];
+      while (i + 1 < lines.length && !lines[i + 1].startsWith(run)) pending.push(++i);
+      if (i + 1 < lines.length) pending.push(++i);
+      else openFence = run;
+    } else if (kind === null && clozeDeletions(line, format).deletions.length) {
+      kind = "cloze";
+    }
   }
-  if (single || !rest.length) return decks;
+  if (kind && pending.length) raws.push({ kind, lines: pending });
+  const openCard = format.endMarker !== "" && kind !== null && hiddenFrom === null;
 
-  const clozeText = rest.map((c) => c.text).join("\n");
-  const cloze = clozeDeletions(stripComment(clozeText), format);
-  if (cloze.deletions.length) {
-    out.push({
-      kind: "cloze",
-      front: stripComment(clozeText),
-      back: cloze.deletions.join(", "),
-      decks: rest[0].ownDecks ?? decks,
-      line: rest[0].index,
-      lastLine: rest[rest.length - 1].index,
-      reviewCards: cloze.reviewCards,
-      deletions: cloze.deletions,
-      schedules: parseSchedules(clozeText),
-    });
+  // A tag line inside a card's lines is that card's business (its own deck, or just text), not the note's.
+  const noteLevel: typeof tagLines = [];
+  let c = 0;
+  for (const tl of tagLines) {
+    while (c < raws.length && raws[c].lines[raws[c].lines.length - 1] < tl.line) c++;
+    if (c >= raws.length || raws[c].lines[0] > tl.line) noteLevel.push(tl);
   }
-  return decks;
+  const firstTag = noteTags.length ? noteTags : tagLines.length ? [tagLines[0].decks[0]] : [];
+  const fallback = noteTags.length ? noteTags : firstTag;
+
+  const cards: ParsedCard[] = [];
+  let t = -1;
+  for (const r of raws) {
+    const first = r.lines[0];
+    while (t + 1 < noteLevel.length && noteLevel[t + 1].line < first) t++;
+    const card = buildCard(r.kind, r.lines.map((l) => lines[l]), format, isDeckTag);
+    if (!card) continue;
+    card.decks = card.decks.length ? card.decks : t >= 0 ? noteLevel[t].decks : fallback;
+    card.line = first;
+    card.lastLine = r.lines[r.lines.length - 1];
+    cards.push(card);
+  }
+  const trailingDecks = noteLevel.length ? noteLevel[noteLevel.length - 1].decks : fallback;
+  return { cards, trailingDecks, frontmatter, openFence, openCard, hiddenFrom };
 }
 
-function singleLineCard(text: string, format: SrFormat): { kind: CardKind; front: string; back: string; reviewCards: number } | null {
-  const line = stripComment(text);
-  const tryIt = (sep: string, kind: CardKind, reviewCards: number) => {
-    const at = line.indexOf(sep);
-    if (at <= 0) return null;
-    return { kind, front: line.slice(0, at).trim(), back: line.slice(at + sep.length).trim(), reviewCards };
-  };
-  // The longer separator first: with the defaults ":::" also contains "::".
-  const order: [string, CardKind, number][] =
-    format.singleLineReversed.length >= format.singleLine.length
-      ? [
-          [format.singleLineReversed, "reversed", 2],
-          [format.singleLine, "basic", 1],
-        ]
-      : [
-          [format.singleLine, "basic", 1],
-          [format.singleLineReversed, "reversed", 2],
-        ];
-  for (const [sep, kind, n] of order) {
-    const card = tryIt(sep, kind, n);
-    if (card && card.back !== "") return card;
+/** One card from its lines; `decks` holds only a tag starting its text (the card's own deck). */
+function buildCard(kind: RawKind, raw: string[], format: SrFormat, isDeckTag: (tag: string) => boolean): ParsedCard | null {
+  const full = raw.map((l) => l.trimEnd()).join("\n");
+  let body = full.trimStart();
+  let decks: string[] = [];
+  const lead = /^#[^\s#]+/.exec(body);
+  if (lead && isDeckTag(lead[0])) {
+    decks = [lead[0].slice(1)];
+    body = body.slice(lead[0].length).trimStart();
   }
-  return null;
+  const schedules = parseSchedules(full);
+  // Built field by field in ParsedCard's order: one object shape for every card keeps V8 fast.
+  const card: ParsedCard = { kind, front: "", back: "", decks, line: 0, lastLine: 0, reviewCards: 1, deletions: [], schedules };
+  if (kind === "basic" || kind === "reversed") {
+    const text = stripComment(body.split("\n")[0]);
+    const sep = kind === "basic" ? format.singleLine : format.singleLineReversed;
+    const at = text.indexOf(sep);
+    card.front = text.slice(0, at).trim();
+    card.back = text.slice(at + sep.length).trim();
+    card.reviewCards = kind === "reversed" ? 2 : 1;
+    return card;
+  }
+  const textLines = stripComment(body).split("\n");
+  if (kind === "cloze") {
+    card.front = textLines.join("\n");
+    const cloze = clozeDeletions(card.front, format);
+    if (!cloze.deletions.length) return null;
+    card.deletions = cloze.deletions;
+    card.back = cloze.deletions.join(", ");
+    card.reviewCards = cloze.reviewCards;
+    return card;
+  }
+  const sep = kind === "multiline" ? format.multiLine : format.multiLineReversed;
+  const at = textLines.findIndex((l) => l.trim() === sep);
+  card.front = textLines.slice(0, at).join("\n");
+  card.back = textLines.slice(at + 1).join("\n");
+  card.reviewCards = kind === "multiline-reversed" ? 2 : 1;
+  return card;
 }
 
+/** SR's test: the separator's first occurrence, unless an odd number of backticks lies on each side of it. */
+function hasInlineMarker(line: string, marker: string): boolean {
+  if (!marker) return false;
+  const at = line.indexOf(marker);
+  if (at < 0) return false;
+  if (!line.includes("`")) return true;
+  let before = 0;
+  let after = 0;
+  for (let k = 0; k < at; k++) if (line.charCodeAt(k) === 96) before++;
+  for (let k = at + marker.length; k < line.length; k++) if (line.charCodeAt(k) === 96) after++;
+  return !(before % 2 === 1 && after % 2 === 1);
+}
+
+/** Flashcard tags anywhere on a line, as Obsidian finds tags: after a space or at the start, not in inline code. */
+function lineDeckTags(line: string, isDeckTag: (tag: string) => boolean): string[] {
+  const out: string[] = [];
+  const text = line.includes("`") ? line.replace(/`[^`]*`/g, " ") : line;
+  for (const m of text.matchAll(/(?:^|\s)(#[\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)/gu)) {
+    if (isDeckTag(m[1])) out.push(m[1].slice(1));
+  }
+  return out;
+}
 /** The deleted parts of a cloze text and how many review cards SR makes from them. */
 export function clozeDeletions(text: string, format: SrFormat = DEFAULT_SR_FORMAT): { deletions: string[]; reviewCards: number } {
   const patterns: RegExp[] = [];
@@ -233,32 +235,6 @@ export function clozeDeletions(text: string, format: SrFormat = DEFAULT_SR_FORMA
 
 function stripComment(text: string): string {
   return text.includes("<!--SR:") ? text.replace(SR_COMMENT, "").trimEnd() : text.trimEnd();
-}
-
-const NO_TAGS: string[] = [];
-
-function leadingTags(line: string): { tags: string[]; rest: string } {
-  // Fast path: most lines do not start with a tag.
-  if (line.trimStart().charCodeAt(0) !== 35) return { tags: NO_TAGS, rest: line };
-  const tags: string[] = [];
-  let rest = line;
-  for (;;) {
-    const m = /^\s*(#[^\s#]+)(?=\s|$)/.exec(rest);
-    if (!m || /^#{1,6}$/.test(m[1])) break;
-    tags.push(m[1]);
-    rest = rest.slice(m[0].length);
-  }
-  return { tags, rest };
-}
-
-function firstDeckTags(lines: string[], from: number, isDeckTag: (tag: string) => boolean): string[] {
-  for (let i = from; i < lines.length; i++) {
-    if (!lines[i].includes("#")) continue;
-    const { tags } = leadingTags(lines[i]);
-    const deck = tags.filter(isDeckTag);
-    if (deck.length) return deck.map((t) => t.slice(1));
-  }
-  return [];
 }
 
 function readFrontmatter(lines: string[], format: SrFormat): { frontmatter: Record<string, string>; bodyStart: number; noteTags: string[] } {

