@@ -56,6 +56,10 @@ export function srFormatFromData(json: string | null): SrFormat {
     ? settings.flashcardTags.filter((t): t is string => typeof t === "string" && t.startsWith("#") && t.length > 1)
     : [];
   const endMarker = settings.multilineCardEndMarker;
+  // In current SR clozePatterns decide; the convert* flags only seed it on upgrade (upgradeSettings). Krypton knows the three
+  // built-in delimiters: a pattern is one of them when its answer is wrapped in them.
+  const patterns = Array.isArray(settings.clozePatterns) ? settings.clozePatterns.filter((p): p is string => typeof p === "string") : null;
+  const pattern = (open: string, key: string, fallback: boolean) => (patterns ? patterns.some((p) => p.trim().startsWith(open)) : flag(key, fallback));
   return {
     singleLine: text("singleLineCardSeparator", DEFAULT_SR_FORMAT.singleLine),
     singleLineReversed: text("singleLineReversedCardSeparator", DEFAULT_SR_FORMAT.singleLineReversed),
@@ -63,9 +67,9 @@ export function srFormatFromData(json: string | null): SrFormat {
     multiLineReversed: text("multilineReversedCardSeparator", DEFAULT_SR_FORMAT.multiLineReversed),
     endMarker: typeof endMarker === "string" ? endMarker.trim() : "",
     tags: tags.length ? tags : [...DEFAULT_SR_FORMAT.tags],
-    clozeHighlights: flag("convertHighlightsToClozes", true),
-    clozeBold: flag("convertBoldTextToClozes", false),
-    clozeCurly: flag("convertCurlyBracketsToClozes", false),
+    clozeHighlights: pattern("==", "convertHighlightsToClozes", true),
+    clozeBold: pattern("**", "convertBoldTextToClozes", false),
+    clozeCurly: pattern("{{", "convertCurlyBracketsToClozes", false),
     commentOnSameLine: flag("cardCommentOnSameLine", false),
   };
 }

@@ -28,8 +28,8 @@ export function parseSchedules(text: string): CardSchedule[] {
     const body = text.slice(at + 7, end);
     const algorithm = body.includes("fsrs") || body.includes("FSRS") ? "fsrs" : "sm2";
     for (const entry of body.split("!")) {
-      const date = DATE.exec(entry);
-      if (date) out.push({ due: date[1], algorithm });
+      const due = dueDate(entry);
+      if (due) out.push({ due, algorithm });
     }
     from = end + 3;
   }
@@ -37,6 +37,18 @@ export function parseSchedules(text: string): CardSchedule[] {
 }
 
 const DATE = /(\d{4}-\d{2}-\d{2})/;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** An entry's due date as "YYYY-MM-DD"; SR also reads (and older versions wrote) DD-MM-YYYY and "Fri Aug 16 2024". */
+function dueDate(entry: string): string | null {
+  const iso = DATE.exec(entry);
+  if (iso) return iso[1];
+  const dmy = /^\s*(\d{2})-(\d{2})-(\d{4}),/.exec(entry);
+  if (dmy) return `${dmy[3]}-${dmy[2]}-${dmy[1]}`;
+  const long = /^\s*[A-Z][a-z]{2} ([A-Z][a-z]{2}) (\d{2}) (\d{4}),/.exec(entry);
+  const month = long ? MONTHS.indexOf(long[1]) + 1 : 0;
+  return long && month ? `${long[3]}-${String(month).padStart(2, "0")}-${long[2]}` : null;
+}
 
 /** Scheduled cards due on or before `today` ("YYYY-MM-DD"; ISO dates compare as strings). */
 export function countDue(schedules: readonly CardSchedule[], today: string): number {

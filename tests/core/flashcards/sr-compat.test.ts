@@ -1,5 +1,6 @@
 import { parseCards } from "../../../src/core/flashcards/card-parser";
-import { DEFAULT_SR_FORMAT } from "../../../src/core/flashcards/sr-format";
+import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
+import { parseSchedules } from "../../../src/core/flashcards/sr-schedule";
 
 /**
  * Decks as Spaced Repetition users write them, read the way the plugin's parser (src/parser.ts,
@@ -66,5 +67,26 @@ describe("decks as SR assigns them", () => {
       ["Q3", ["flashcards/a"]],
     ]);
     expect(trailingDecks).toEqual(["flashcards/a"]);
+  });
+});
+
+describe("scheduling comments SR reads", () => {
+  it("older date formats (DD-MM-YYYY, 'ddd MMM DD YYYY')", () => {
+    expect(parseSchedules("<!--SR:!16-08-2024,51,230!Fri Aug 16 2024,3,250-->").map((s) => s.due)).toEqual(["2024-08-16", "2024-08-16"]);
+  });
+
+  it("the callout form (useCalloutsForSchedulingComments)", () => {
+    const { cards } = parseCards("#flashcards\nQuestion::Answer\n> [!sr|card-metadata] \n> <!--SR:!2021-08-11,4,270-->\n\nNext::one\n");
+    expect(cards.map((c) => [c.front, c.back, c.schedules.map((s) => s.due)])).toEqual([
+      ["Question", "Answer", ["2021-08-11"]],
+      ["Next", "one", []],
+    ]);
+  });
+});
+
+describe("SR's settings", () => {
+  it("clozePatterns, when present, decide the cloze delimiters (the convert* flags are only its upgrade source)", () => {
+    const format = srFormatFromData(JSON.stringify({ settings: { convertHighlightsToClozes: true, clozePatterns: ["**[123;;]answer[;;hint]**"] } }));
+    expect([format.clozeHighlights, format.clozeBold, format.clozeCurly]).toEqual([false, true, false]);
   });
 });
