@@ -2,7 +2,8 @@ import { z } from "zod";
 import { askJson } from "../model/ask-json";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { throwIfAborted } from "../util/errors";
-import { cardKey, type NewCard } from "./card-writer";
+import { parseCards } from "./card-parser";
+import { cardKey, formatCard, type NewCard } from "./card-writer";
 import type { SrFormat } from "./sr-format";
 
 /** A numbered piece of source text the model must cite; `source` is the link target "Note#Heading". */
@@ -221,5 +222,10 @@ export function cleanCard(card: NewCard, format: SrFormat): NewCard | null {
   }
   // A side that is only the multi-line separator, or starts with '#' (a tag or heading to SR), would read differently.
   if (front.startsWith("#") || [format.multiLine, format.multiLineReversed].includes(back)) return null;
-  return { ...card, front, back };
+  // The last word is SR's reading: the written line must parse back as this one card (a separator between
+  // stray backticks, for one, reads as inline code).
+  const clean = { ...card, front, back };
+  const read = parseCards(formatCard(clean, format), format).cards;
+  if (read.length !== 1 || (card.kind !== "cloze" && (read[0].kind !== card.kind || read[0].front !== front))) return null;
+  return clean;
 }

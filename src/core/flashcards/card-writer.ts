@@ -1,4 +1,4 @@
-import type { ParsedCard } from "./card-parser";
+import type { ParsedCard, ParsedDeck } from "./card-parser";
 import type { SrFormat } from "./sr-format";
 
 /** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
@@ -21,8 +21,10 @@ export const DECK_MARKER = "krypton-deck";
 export function formatCard(card: NewCard, format: SrFormat): string {
   const link = `[[${card.source}]]`;
   if (card.kind === "cloze") {
-    if (format.clozeHighlights) return `${card.front} ${link}`;
-    if (format.clozeBold) return `${card.front.replace(/==([^=\n]+?)==/g, "**$1**")} ${link}`;
+    // With an end marker set, SR ends a cloze only at the marker: without it the next card joins this one.
+    const end = format.endMarker ? `\n${format.endMarker}` : "";
+    if (format.clozeHighlights) return `${card.front} ${link}${end}`;
+    if (format.clozeBold) return `${card.front.replace(/==([^=\n]+?)==/g, "**$1**")} ${link}${end}`;
     // Clozes turned off in SR: ask the same thing as a basic card.
     const answers = [...card.front.matchAll(/==([^=\n]+?)==/g)].map((m) => m[1]);
     return `${card.front.replace(/==([^=\n]+?)==/g, "…")}${format.singleLine}${answers.join(", ")} ${link}`;
@@ -54,14 +56,25 @@ export function newDeckNote(deckName: string, tag: string, cards: string[], crea
 /**
  * Old text plus new cards, never touching a byte of the old text: only a separating newline or two is
  * added so the old last card keeps its blank line, and the deck tag is repeated when the note's last tag
- * line points elsewhere (a user's edit), so the new cards still land in their deck.
+ * line points elsewhere (a user's edit), so the new cards still land in their deck. What the old text
+ * leaves open is closed first, or SR would read the new cards into it: a code fence (as code) and, with an
+ * end marker set, a card (as its continuation).
  */
-export function appendCards(current: string, cards: string[], tag: string, trailingDecks: string[]): string {
+export function appendCards(
+  current: string,
+  cards: string[],
+  tag: string,
+  deck: Pick<ParsedDeck, "trailingDecks" | "openFence" | "openCard">,
+  endMarker = "",
+): string {
   if (!cards.length) return current;
-  const lead = current === "" || current.endsWith("\n\n") ? "" : current.endsWith("\n") ? "\n" : "\n\n";
-  const needTag = !trailingDecks.includes(tag.slice(1));
+  const closers = [deck.openFence ?? "", deck.openCard ? endMarker : ""].filter(Boolean);
+  const closed = closers.length ? `${current === "" || current.endsWith("\n") ? "" : "\n"}${closers.map((c) => `${c}\n`).join("")}` : "";
+  const tail = current + closed;
+  const lead = tail === "" || tail.endsWith("\n\n") ? "" : tail.endsWith("\n") ? "\n" : "\n\n";
+  const needTag = !deck.trailingDecks.includes(tag.slice(1));
   const block = `${needTag ? `${tag}\n\n` : ""}${cards.map((c) => `${c}\n\n`).join("")}`;
-  const next = current + lead + block;
+  const next = tail + lead + block;
   // The promise this module makes; cheap to check, fatal to break.
   if (!next.startsWith(current)) throw new Error("appendCards would change existing text");
   return next;

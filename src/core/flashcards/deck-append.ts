@@ -36,13 +36,15 @@ export async function appendToDeck(
   for (let attempt = 0; ; attempt++) {
     const { parsed, keys } = snapshot && current === snapshot.text ? snapshot : deckSnapshot(current, format);
     if (parsed.frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
+    if (parsed.hiddenFrom !== null) throw hiddenTail(deckPath, parsed.hiddenFrom);
     const keep = cards.filter(({ card }) => !keys.has(cardKey(card.front)));
     if (!keep.length) return [];
     const next = appendCards(
       current,
       keep.map((k) => k.line),
       tag,
-      parsed.trailingDecks,
+      parsed,
+      format.endMarker,
     );
     try {
       await vault.appendToNote(deckPath, next.slice(current.length), current);
@@ -57,6 +59,14 @@ export async function appendToDeck(
 export function notADeck(path: string): AgentError {
   return new AgentError(
     `${path} exists and is not a Krypton deck (no "${DECK_MARKER}: true" in its frontmatter). Krypton never changes your notes: choose another deck name.`,
+    "invalid-input",
+  );
+}
+
+/** Appending after an HTML comment SR never sees closed would write cards no review ever shows. */
+function hiddenTail(path: string, line: number): AgentError {
+  return new AgentError(
+    `${path}: line ${line + 1} starts an HTML comment (<!--) that does not close on that line, and the Spaced Repetition plugin reads nothing after such a line, so new cards there would never come up for review. Close the comment on the same line (or remove it) and try again.`,
     "invalid-input",
   );
 }

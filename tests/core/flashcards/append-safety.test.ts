@@ -61,7 +61,7 @@ describe("appending cards never changes existing bytes", () => {
       const before = deckNote(random, format);
       const parsedBefore = parseCards(before, format);
       const lines = NEW.slice(0, 1 + (seed % 3)).map((c) => formatCard(c, format));
-      const after = appendCards(before, lines, tag, parsedBefore.trailingDecks);
+      const after = appendCards(before, lines, tag, parsedBefore, format.endMarker);
       // 1. The old text is a byte-for-byte prefix.
       if (!after.startsWith(before)) throw new Error(`seed ${seed}: old content changed`);
       const parsedAfter = parseCards(after, format);

@@ -1,6 +1,11 @@
+import { cleanCard } from "../../../src/core/flashcards/card-generator";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
+import { appendCards, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
+import { appendToDeck } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
 import { parseSchedules } from "../../../src/core/flashcards/sr-schedule";
+import { FsVault } from "../../../src/node/fs-vault";
+import { makeTempVault } from "../../support/temp-vault";
 
 /**
  * Decks as Spaced Repetition users write them, read the way the plugin's parser (src/parser.ts,
@@ -88,5 +93,55 @@ describe("SR's settings", () => {
   it("clozePatterns, when present, decide the cloze delimiters (the convert* flags are only its upgrade source)", () => {
     const format = srFormatFromData(JSON.stringify({ settings: { convertHighlightsToClozes: true, clozePatterns: ["**[123;;]answer[;;hint]**"] } }));
     expect([format.clozeHighlights, format.clozeBold, format.clozeCurly]).toEqual([false, true, false]);
+  });
+});
+
+describe("what Krypton writes stays a card to SR", () => {
+  const cloze: NewCard = { kind: "cloze", front: "Plants make ==glucose== from light", back: "", source: "Bio/P" };
+  const basic: NewCard = { kind: "basic", front: "Powerhouse?", back: "Mitochondria", source: "Bio/C" };
+
+  it("with an end marker set, a cloze is closed by it (else SR merges it into the next card)", () => {
+    const format = { ...DEFAULT_SR_FORMAT, endMarker: "+++" };
+    const text = appendCards("---\nkrypton-deck: true\n---\n#flashcards/bio\n\n", [formatCard(cloze, format), formatCard(basic, format), formatCard(cloze, format).replace("glucose", "oxygen")], "#flashcards/bio", { trailingDecks: ["flashcards/bio"], openFence: null, openCard: false }, format.endMarker);
+    expect(parseCards(text, format).cards.map((c) => [c.kind, c.deletions])).toEqual([
+      ["cloze", ["glucose"]],
+      ["basic", []],
+      ["cloze", ["oxygen"]],
+    ]);
+  });
+
+  it("a card whose separator would fall inside inline code is dropped", () => {
+    expect(cleanCard({ kind: "basic", front: "What does `x do", back: "it y` maps", source: "S" }, DEFAULT_SR_FORMAT)).toBeNull();
+  });
+
+  it.each([
+    ["an open code fence", `${fence}js\nconst a = 1;`],
+    ["an open tilde fence, no final newline", "~~~~\nsome code\n~~~"],
+  ])("cards appended after %s are cards, and the old bytes stay", async (_name, tail) => {
+    const before = `---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n<!--SR:!2024-08-16,51,230-->\n\n${tail}`;
+    const temp = await makeTempVault({ "Flashcards/X.md": before });
+    try {
+      await appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [{ card: basic, line: formatCard(basic, DEFAULT_SR_FORMAT) }], "#flashcards/x", DEFAULT_SR_FORMAT);
+      const after = await temp.read("Flashcards/X.md");
+      expect(after.startsWith(before)).toBe(true);
+      const { cards } = parseCards(after);
+      expect(cards.map((c) => [c.front, c.decks, c.schedules.length])).toEqual([
+        ["Q", ["flashcards/x"], 1],
+        ["Powerhouse?", ["flashcards/x"], 0],
+      ]);
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("refuses to append after an HTML comment left open (SR reads nothing after it)", async () => {
+    const before = "---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n\n<!-- draft\n";
+    const temp = await makeTempVault({ "Flashcards/X.md": before });
+    try {
+      await expect(appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [{ card: basic, line: formatCard(basic, DEFAULT_SR_FORMAT) }], "#flashcards/x", DEFAULT_SR_FORMAT)).rejects.toThrow(/line 8/);
+      expect(await temp.read("Flashcards/X.md")).toBe(before);
+    } finally {
+      await temp.cleanup();
+    }
   });
 });
