@@ -1,4 +1,5 @@
 import { parseCards } from "../flashcards/card-parser";
+import { loadSrFormat, type SrFormat } from "../flashcards/sr-format";
 import { countDue } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
@@ -152,11 +153,14 @@ export class GoalService {
     const deckFolder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
     let dueCards = 0;
     const decks: string[] = [];
+    // The user's own separators and tags (the Spaced Repetition plugin's settings), as flashcards and quizzes read decks.
+    let format: SrFormat | undefined;
     for (const n of await this.deps.host.vault.listNotes()) {
       if (!deckFolder || !n.path.startsWith(`${deckFolder}/`)) continue;
       const base = n.path.slice(deckFolder.length + 1).toLowerCase();
       if (!words.some((w) => base.includes(w))) continue;
-      const cards = parseCards(await this.deps.host.vault.readNote(n.path)).cards;
+      format ??= await loadSrFormat(this.deps.host.vault);
+      const cards = parseCards(await this.deps.host.vault.readNote(n.path), format).cards;
       decks.push(n.path);
       dueCards += countDue(cards.flatMap((c) => c.schedules), today) + cards.filter((c) => c.schedules.length === 0).length;
     }

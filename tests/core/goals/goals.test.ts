@@ -261,6 +261,18 @@ describe("GoalService over a real vault", () => {
     expect((await service("Pacific/Kiritimati").plan("AWS")).dueCards).toBe(3);
   });
 
+  it("plan: reads decks with the user's own separators and tags (the Spaced Repetition plugin's data.json)", async () => {
+    await world.vault.write(
+      ".obsidian/plugins/obsidian-spaced-repetition/data.json",
+      JSON.stringify({ settings: { singleLineCardSeparator: ";;", singleLineReversedCardSeparator: ";;;", flashcardTags: ["#cards"] } }),
+    );
+    // Two new cards (never reviewed: due) and one scheduled for 2027, in the user's format.
+    await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\n#cards/aws\n\nS3;;object storage\n\nIAM;;identities\n\nVPC;;network\n<!--SR:!2027-03-01,60,270-->\n");
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    expect((await la.plan("AWS")).dueCards).toBe(2);
+  });
+
   it("chat agent: the five requests", async () => {
     const agent = createGoalAgent({ goals: service("America/Los_Angeles"), logger: world.host.logger });
     const say = async (m: string) => (await agent.tryHandle(m, [], {}))?.text ?? null;
