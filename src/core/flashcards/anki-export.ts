@@ -56,11 +56,10 @@ function ankiBlock(card: ParsedCard): string | { reason: string } {
     const link = /\s*(\[\[[^\]]*\]\])\s*$/.exec(text);
     if (link) text = text.slice(0, link.index);
     let n = 0;
-    for (const deletion of card.deletions) {
-      const marked = [`==${deletion}==`, `**${deletion}**`, `{{${deletion}}}`].find((m) => text.includes(m));
-      if (!marked) continue;
+    for (const cloze of card.clozes) {
+      if (!text.includes(cloze.raw)) continue;
       n++;
-      text = text.replace(marked, `{{c${n}::${deletion}}}`);
+      text = text.replace(cloze.raw, `{{c${n}::${cloze.answer}${cloze.hint ? `::${cloze.hint}` : ""}}}`);
     }
     if (!n) return { reason: "no cloze deletion found" };
     return ["START", "Cloze", `Text: ${text}`, ...(link ? [`Back Extra: ${link[1]}`] : []), "END"].join("\n");

@@ -1,3 +1,4 @@
+import { readClozes, type Cloze } from "./sr-cloze";
 import { DEFAULT_SR_FORMAT, type SrFormat } from "./sr-format";
 import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
 
@@ -8,7 +9,7 @@ import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
  *   occurrence is inside inline code; the next line joins it when it is its `<!--SR:…-->` comment (or SR's
  *   `> [!sr|card-metadata]` callout holding one);
  * - a line that is only `?` (or `??`) makes the lines around it a multi-line card, a line with a cloze
- *   (`==x==`, and `**x**` / `{{x}}` when enabled) a cloze card; a blank line (with an end marker set: the
+ *   (by SR's clozePatterns, see sr-cloze.ts) a cloze card; a blank line (with an end marker set: the
  *   marker) ends it; fenced code belongs to the card it is in, blank lines and all;
  * - a line starting with `<!--` hides itself and the line after it, or, left open, the rest of the note;
  *   headings are ordinary text;
@@ -29,10 +30,12 @@ export interface ParsedCard {
   /** 0-based line of the card's first line, and its last line (including a scheduling comment). */
   line: number;
   lastLine: number;
-  /** Review cards SR makes from this text (reversed: 2, cloze: one per deletion group). */
+  /** Review cards SR makes from this text (reversed: 2, cloze: one per deletion, or per number when numbered). */
   reviewCards: number;
-  /** Cloze only: the deleted parts in order. */
+  /** Cloze only: the deleted parts in order (answers, without number or hint). */
   deletions: string[];
+  /** Cloze only: the deletions as matched in `front`. */
+  clozes: Cloze[];
   schedules: CardSchedule[];
 }
 
@@ -118,7 +121,7 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
       while (i + 1 < lines.length && !lines[i + 1].startsWith(run)) pending.push(++i);
       if (i + 1 < lines.length) pending.push(++i);
       else openFence = run;
-    } else if (kind === null && clozeDeletions(line, format).deletions.length) {
+    } else if (kind === null && readClozes(line, format.clozePatterns).clozes.length) {
       kind = "cloze";
     }
   }
@@ -163,7 +166,7 @@ function buildCard(kind: RawKind, raw: string[], format: SrFormat, isDeckTag: (t
   }
   const schedules = parseSchedules(full);
   // Built field by field in ParsedCard's order: one object shape for every card keeps V8 fast.
-  const card: ParsedCard = { kind, front: "", back: "", decks, line: 0, lastLine: 0, reviewCards: 1, deletions: [], schedules };
+  const card: ParsedCard = { kind, front: "", back: "", decks, line: 0, lastLine: 0, reviewCards: 1, deletions: [], clozes: [], schedules };
   if (kind === "basic" || kind === "reversed") {
     const text = stripComment(body.split("\n")[0]);
     const sep = kind === "basic" ? format.singleLine : format.singleLineReversed;
@@ -176,10 +179,11 @@ function buildCard(kind: RawKind, raw: string[], format: SrFormat, isDeckTag: (t
   const textLines = stripComment(body).split("\n");
   if (kind === "cloze") {
     card.front = textLines.join("\n");
-    const cloze = clozeDeletions(card.front, format);
-    if (!cloze.deletions.length) return null;
-    card.deletions = cloze.deletions;
-    card.back = cloze.deletions.join(", ");
+    const cloze = readClozes(card.front, format.clozePatterns);
+    if (!cloze.clozes.length) return null;
+    card.clozes = cloze.clozes;
+    card.deletions = cloze.clozes.map((c) => c.answer);
+    card.back = card.deletions.join(", ");
     card.reviewCards = cloze.reviewCards;
     return card;
   }
@@ -213,26 +217,6 @@ function lineDeckTags(line: string, isDeckTag: (tag: string) => boolean): string
   }
   return out;
 }
-/** The deleted parts of a cloze text and how many review cards SR makes from them. */
-export function clozeDeletions(text: string, format: SrFormat = DEFAULT_SR_FORMAT): { deletions: string[]; reviewCards: number } {
-  const patterns: RegExp[] = [];
-  if (!text.includes("==") && !text.includes("**") && !text.includes("{{")) return { deletions: [], reviewCards: 0 };
-  if (format.clozeHighlights) patterns.push(/==([^=\n]+?)==((?:\^\[[^\]]*\])?)((?:\[\^[^\]]+\])?)/g);
-  if (format.clozeBold) patterns.push(/\*\*([^*\n]+?)\*\*((?:\^\[[^\]]*\])?)((?:\[\^[^\]]+\])?)/g);
-  if (format.clozeCurly) patterns.push(/\{\{([^}\n]+?)\}\}()()/g);
-  const found: { at: number; answer: string; sequence: string }[] = [];
-  for (const pattern of patterns) {
-    for (const m of text.matchAll(pattern)) found.push({ at: m.index ?? 0, answer: m[1], sequence: (m[3] ?? "").slice(2, -1) });
-  }
-  found.sort((a, b) => a.at - b.at);
-  const deletions = found.map((f) => f.answer);
-  const sequences = found.map((f) => f.sequence).filter((s) => s !== "");
-  let reviewCards = deletions.length;
-  if (sequences.length && sequences.every((s) => /^[ahs]+$/.test(s))) reviewCards = Math.max(...sequences.map((s) => s.length));
-  else if (sequences.length) reviewCards = new Set(found.map((f, i) => f.sequence || `#${i}`)).size;
-  return { deletions, reviewCards };
-}
-
 function stripComment(text: string): string {
   return text.includes("<!--SR:") ? text.replace(SR_COMMENT, "").trimEnd() : text.trimEnd();
 }

@@ -1,4 +1,5 @@
 import type { ParsedCard, ParsedDeck } from "./card-parser";
+import { readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
 
 /** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
@@ -23,8 +24,10 @@ export function formatCard(card: NewCard, format: SrFormat): string {
   if (card.kind === "cloze") {
     // With an end marker set, SR ends a cloze only at the marker: without it the next card joins this one.
     const end = format.endMarker ? `\n${format.endMarker}` : "";
-    if (format.clozeHighlights) return `${card.front} ${link}${end}`;
-    if (format.clozeBold) return `${card.front.replace(/==([^=\n]+?)==/g, "**$1**")} ${link}${end}`;
+    // Whichever delimiter the user's clozePatterns read as a cloze.
+    const isCloze = (sample: string) => readClozes(sample, format.clozePatterns).reviewCards === 1;
+    if (isCloze("==x==")) return `${card.front} ${link}${end}`;
+    if (isCloze("**x**")) return `${card.front.replace(/==([^=\n]+?)==/g, "**$1**")} ${link}${end}`;
     // Clozes turned off in SR: ask the same thing as a basic card.
     const answers = [...card.front.matchAll(/==([^=\n]+?)==/g)].map((m) => m[1]);
     return `${card.front.replace(/==([^=\n]+?)==/g, "…")}${format.singleLine}${answers.join(", ")} ${link}`;

@@ -1,4 +1,5 @@
 import type { VaultPort } from "../ports/vault";
+import { DEFAULT_CLOZE_PATTERNS, LEGACY_CLOZE_PATTERNS } from "./sr-cloze";
 
 /**
  * The Spaced Repetition plugin's card syntax, as the user configured it. Defaults are the plugin's own;
@@ -13,9 +14,8 @@ export interface SrFormat {
   endMarker: string;
   /** Tags that mark decks ("#flashcards"); nested tags ("#flashcards/bio") are sub-decks. */
   tags: string[];
-  clozeHighlights: boolean;
-  clozeBold: boolean;
-  clozeCurly: boolean;
+  /** SR's clozePatterns setting (see sr-cloze.ts): which delimiters make clozes, with numbers and hints. */
+  clozePatterns: string[];
   /** SR writes its scheduling comment on the card's last line instead of the next one. */
   commentOnSameLine: boolean;
 }
@@ -27,9 +27,7 @@ export const DEFAULT_SR_FORMAT: SrFormat = {
   multiLineReversed: "??",
   endMarker: "",
   tags: ["#flashcards"],
-  clozeHighlights: true,
-  clozeBold: false,
-  clozeCurly: false,
+  clozePatterns: DEFAULT_CLOZE_PATTERNS,
   commentOnSameLine: false,
 };
 
@@ -56,10 +54,14 @@ export function srFormatFromData(json: string | null): SrFormat {
     ? settings.flashcardTags.filter((t): t is string => typeof t === "string" && t.startsWith("#") && t.length > 1)
     : [];
   const endMarker = settings.multilineCardEndMarker;
-  // In current SR clozePatterns decide; the convert* flags only seed it on upgrade (upgradeSettings). Krypton knows the three
-  // built-in delimiters: a pattern is one of them when its answer is wrapped in them.
-  const patterns = Array.isArray(settings.clozePatterns) ? settings.clozePatterns.filter((p): p is string => typeof p === "string") : null;
-  const pattern = (open: string, key: string, fallback: boolean) => (patterns ? patterns.some((p) => p.trim().startsWith(open)) : flag(key, fallback));
+  // In current SR clozePatterns decide; the convert* flags only seed it on upgrade (upgradeSettings).
+  const clozePatterns = Array.isArray(settings.clozePatterns)
+    ? settings.clozePatterns.filter((p): p is string => typeof p === "string" && p.trim() !== "")
+    : [
+        ...(flag("convertHighlightsToClozes", true) ? [LEGACY_CLOZE_PATTERNS.highlights] : []),
+        ...(flag("convertBoldTextToClozes", false) ? [LEGACY_CLOZE_PATTERNS.bold] : []),
+        ...(flag("convertCurlyBracketsToClozes", false) ? [LEGACY_CLOZE_PATTERNS.curly] : []),
+      ];
   return {
     singleLine: text("singleLineCardSeparator", DEFAULT_SR_FORMAT.singleLine),
     singleLineReversed: text("singleLineReversedCardSeparator", DEFAULT_SR_FORMAT.singleLineReversed),
@@ -67,9 +69,7 @@ export function srFormatFromData(json: string | null): SrFormat {
     multiLineReversed: text("multilineReversedCardSeparator", DEFAULT_SR_FORMAT.multiLineReversed),
     endMarker: typeof endMarker === "string" ? endMarker.trim() : "",
     tags: tags.length ? tags : [...DEFAULT_SR_FORMAT.tags],
-    clozeHighlights: pattern("==", "convertHighlightsToClozes", true),
-    clozeBold: pattern("**", "convertBoldTextToClozes", false),
-    clozeCurly: pattern("{{", "convertCurlyBracketsToClozes", false),
+    clozePatterns,
     commentOnSameLine: flag("cardCommentOnSameLine", false),
   };
 }

@@ -1,5 +1,6 @@
 import { cardKey, type NewCard } from "../flashcards/card-writer";
 import type { ParsedCard } from "../flashcards/card-parser";
+import { askCloze } from "../flashcards/sr-cloze";
 
 /**
  * The quiz as a plain state machine, host-neutral and serialisable (it is saved per conversation under
@@ -67,9 +68,9 @@ export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string):
     const front = stripLink(c.front);
     const back = stripLink(c.back);
     if (c.kind === "cloze") {
-      for (const deletion of c.deletions) {
-        out.push({ kind: "cloze", prompt: stripLink(front.replace(`==${deletion}==`, "[...]").replace(/==([^=\n]+?)==/g, "$1")), answer: deletion, source });
-      }
+      c.clozes.forEach((cloze, i) => {
+        out.push({ kind: "cloze", prompt: stripLink(askCloze(c.front, c.clozes, i)), answer: cloze.answer, source });
+      });
     } else if (front && back) {
       out.push({ kind: c.kind === "basic" || c.kind === "reversed" ? c.kind : "multiline", prompt: front, answer: back, source });
     }

@@ -5,6 +5,7 @@ import { appendToDeck } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
 import { parseSchedules } from "../../../src/core/flashcards/sr-schedule";
 import { FsVault } from "../../../src/node/fs-vault";
+import { quizCardsFromDeck } from "../../../src/core/quiz/quiz-state";
 import { makeTempVault } from "../../support/temp-vault";
 
 /**
@@ -92,7 +93,45 @@ describe("scheduling comments SR reads", () => {
 describe("SR's settings", () => {
   it("clozePatterns, when present, decide the cloze delimiters (the convert* flags are only its upgrade source)", () => {
     const format = srFormatFromData(JSON.stringify({ settings: { convertHighlightsToClozes: true, clozePatterns: ["**[123;;]answer[;;hint]**"] } }));
-    expect([format.clozeHighlights, format.clozeBold, format.clozeCurly]).toEqual([false, true, false]);
+    expect(parseCards("#flashcards\n\nA ==highlight== and a **bold** word\n", format).cards.map((c) => c.deletions)).toEqual([["bold"]]);
+  });
+});
+
+describe("numbered and hinted clozes (SR's clozePatterns, default ==[123;;]answer[;;hint]==)", () => {
+  it("reads the answer without number or hint; deletions sharing a number are one card", () => {
+    const text = "#flashcards\n\nThe ==1;;mitochondria;;organelle== makes ==2;;ATP== from ==1;;glucose==\n<!--SR:!2024-08-16,3,250!2030-01-01,4,270-->\n";
+    const [card] = parseCards(text).cards;
+    expect([card.deletions, card.reviewCards, card.back]).toEqual([["mitochondria", "ATP", "glucose"], 2, "mitochondria, ATP, glucose"]);
+  });
+
+  it("a hint without a number is a simple cloze; numbers make as many cards as the highest (as SR does)", () => {
+    const { cards } = parseCards("#flashcards\n\nParis is the capital of ==France;;country==\n\nStep ==2;;two== follows ==3;;three==\n");
+    expect(cards.map((c) => [c.deletions, c.reviewCards, c.clozes.map((z) => z.hint)])).toEqual([
+      [["France"], 1, ["country"]],
+      [["two", "three"], 3, ["", ""]],
+    ]);
+  });
+
+  it("in a numbered note an unnumbered deletion is text, as SR leaves it", () => {
+    const [card] = parseCards("#flashcards\n\n==1;;Canberra== is the capital, not ==Sydney==\n").cards;
+    expect([card.deletions, card.reviewCards]).toEqual([["Canberra"], 1]);
+  });
+
+  it("honours custom patterns from data.json: Anki-like {{c1::answer::hint}} and footnote numbers", () => {
+    const format = srFormatFromData(JSON.stringify({ settings: { singleLineCardSeparator: "||", clozePatterns: ["{{[c1::]answer[::hint]}}", "==answer==[^\\[hint\\]][\\[^123\\]]"] } }));
+    const text = "#flashcards\n\nBrazilians speak {{c1::Portuguese::language}} and eat {{c2::feijoada}} with {{c1::rice}}\n\nThis is a ==cloze==^[a hint][^1]. This is ==too==[^2]. And ==this==[^1].\n";
+    expect(parseCards(text, format).cards.map((c) => [c.deletions, c.reviewCards])).toEqual([
+      [["Portuguese", "feijoada", "rice"], 2],
+      [["cloze", "too", "this"], 2],
+    ]);
+  });
+
+  it("a quiz asks one deletion with its hint, the others shown as answers", () => {
+    const [card] = parseCards("#flashcards\n\nThe ==1;;mitochondria;;organelle== makes ==2;;ATP==\n").cards;
+    expect(quizCardsFromDeck([card], "Bio").map((q) => [q.prompt, q.answer])).toEqual([
+      ["The [organelle] makes ATP", "mitochondria"],
+      ["The mitochondria makes [...]", "ATP"],
+    ]);
   });
 });
 

@@ -1,0 +1,132 @@
+/**
+ * Clozes as the Spaced Repetition plugin reads them: through its `clozePatterns` setting, strings like
+ * `==[123;;]answer[;;hint]==` (the default) or `{{[c1::]answer[::hint]}}` (Anki-like). SR hands them to the
+ * clozecraft library (0.4.0, its lockfile); this is Krypton's own reading of the same rules:
+ * - `answer` is the deleted text; a bracket holding digits is the optional card number, a bracket holding
+ *   `hint` the optional hint; text around them is literal (`\[` `\]` are literal brackets);
+ * - a note with any numbered deletion is "classic": only numbered deletions count, and SR makes as many
+ *   sibling cards as the highest number (deletions sharing a number are one card);
+ * - else one whose number slot holds a/h/s letters is "overlapping": as many cards as the longest sequence;
+ * - else every deletion is its own card.
+ */
+export const DEFAULT_CLOZE_PATTERNS = ["==[123;;]answer[;;hint]=="];
+
+/** What SR's upgrade seeds clozePatterns with from the older convert* flags. */
+export const LEGACY_CLOZE_PATTERNS = {
+  highlights: "==[123;;]answer[;;hint]==",
+  bold: "**[123;;]answer[;;hint]**",
+  curly: "{{[123;;]answer[;;hint]}}",
+} as const;
+
+export interface Cloze {
+  /** The matched text, delimiters, number and hint included. */
+  raw: string;
+  answer: string;
+  /** "" when none. */
+  hint: string;
+  /** 0-based index in the text. */
+  at: number;
+}
+
+export interface ClozeReading {
+  /** Deletions in text order. */
+  clozes: Cloze[];
+  /** Sibling cards SR makes from them. */
+  reviewCards: number;
+}
+
+type Field = "answer" | "hint" | "seq";
+interface CompiledPattern {
+  /** Literal text a matching line must contain (a cheap pre-check: this runs on every line of every deck). */
+  literal: string;
+  simple: RegExp;
+  numbered: RegExp;
+  overlapping: RegExp;
+  order: Field[];
+}
+
+const BRACKET_BODY = String.raw`(?:\\\]|[^\]])*?`;
+const NUM_SLOT = new RegExp(String.raw`\[${BRACKET_BODY}\d+${BRACKET_BODY}\]`);
+const HINT_SLOT = new RegExp(String.raw`\[${BRACKET_BODY}hint${BRACKET_BODY}\]`);
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A slot's regex: brackets removed, escaped brackets made literal, then `inject` adds the capture group. */
+function slot(text: string, inject: (escaped: string) => string): string {
+  return inject(escape(text.slice(1, -1).replace(/\\\[/g, "[").replace(/\\]/g, "]")));
+}
+
+/** One pattern compiled, or null when SR could not use it either (clozecraft throws without all three parts). */
+function compile(raw: string): CompiledPattern | null {
+  const num = NUM_SLOT.exec(raw);
+  const hint = HINT_SLOT.exec(raw);
+  const answerAt = raw.indexOf("answer");
+  if (!num || !hint || answerAt < 0) return null;
+  const hintRe = `(?:${slot(hint[0], (s) => s.replace(/hint/g, "(.+?)"))})?`;
+  const [first, second] = num.index < hint.index ? [num, hint] : [hint, num];
+  const build = (numRe: string) => {
+    const [firstRe, secondRe] = first === num ? [numRe, hintRe] : [hintRe, numRe];
+    const source =
+      escape(raw.slice(0, first.index)) +
+      firstRe +
+      escape(raw.slice(first.index + first[0].length, second.index)) +
+      secondRe +
+      escape(raw.slice(second.index + second[0].length));
+    return new RegExp(source.replace("answer", "(.+?)"), "g");
+  };
+  const positions: Record<Field, number> = { answer: answerAt, hint: hint.index, seq: num.index };
+  const order = (["answer", "hint", "seq"] as Field[]).sort((a, b) => positions[a] - positions[b]);
+  const literal = raw.slice(0, Math.min(answerAt, num.index, hint.index));
+  return {
+    literal,
+    simple: build(""),
+    numbered: build(slot(num[0], (s) => s.replace(/\d+/g, String.raw`(\d+)`))),
+    overlapping: build(slot(num[0], (s) => s.replace(/\d+/g, "([ash]+)"))),
+    order,
+  };
+}
+
+const compiledCache = new Map<string, CompiledPattern[]>();
+
+function compiled(patterns: readonly string[]): CompiledPattern[] {
+  const key = patterns.join("\n");
+  let out = compiledCache.get(key);
+  if (!out) {
+    out = patterns.map(compile).filter((p): p is CompiledPattern => p !== null);
+    compiledCache.set(key, out);
+  }
+  return out;
+}
+
+/** The clozes in a text under the user's patterns, and how many sibling cards SR makes of them. */
+export function readClozes(text: string, patterns: readonly string[] = DEFAULT_CLOZE_PATTERNS): ClozeReading {
+  const candidates = compiled(patterns).filter((p) => text.includes(p.literal));
+  if (!candidates.length) return { clozes: [], reviewCards: 0 };
+  // The note's type is the highest-priority one any pattern finds (classic, then overlapping, then simple).
+  const type = (["numbered", "overlapping", "simple"] as const).find((t) => candidates.some((p) => text.search(p[t]) >= 0));
+  if (!type) return { clozes: [], reviewCards: 0 };
+  const clozes: Cloze[] = [];
+  let reviewCards = 0;
+  for (const p of candidates) {
+    const order = type === "simple" ? p.order.filter((f) => f !== "seq") : p.order;
+    for (const m of text.matchAll(p[type])) {
+      const field = (f: Field) => m[order.indexOf(f) + 1] ?? "";
+      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0 });
+      const seq = field("seq");
+      reviewCards = type === "simple" ? reviewCards + 1 : Math.max(reviewCards, type === "numbered" ? parseInt(seq, 10) : seq.length);
+    }
+  }
+  clozes.sort((a, b) => a.at - b.at);
+  return { clozes, reviewCards };
+}
+
+/** A cloze text with one deletion asked (its hint, or "[...]") and the others shown as their answers. */
+export function askCloze(text: string, clozes: readonly Cloze[], asked: number): string {
+  let out = "";
+  let from = 0;
+  clozes.forEach((c, i) => {
+    if (c.at < from) return; // two patterns matching the same text
+    out += text.slice(from, c.at) + (i === asked ? `[${c.hint || "..."}]` : c.answer);
+    from = c.at + c.raw.length;
+  });
+  return out + text.slice(from);
+}
