@@ -4,8 +4,8 @@
  * more fields. Krypton only ever reads them, to count due cards; it never writes or rewrites one.
  */
 export interface CardSchedule {
-  /** Local calendar date "YYYY-MM-DD". */
-  due: string;
+  /** Local calendar date "YYYY-MM-DD"; null for a sibling SR counts as new (its placeholder date, or unreadable). */
+  due: string | null;
   algorithm: "sm2" | "fsrs";
 }
 
@@ -27,15 +27,19 @@ export function parseSchedules(text: string): CardSchedule[] {
     if (end < 0) break;
     const body = text.slice(at + 7, end);
     const algorithm = body.includes("fsrs") || body.includes("FSRS") ? "fsrs" : "sm2";
+    // One entry per sibling, in order (SR's CommentParser): an entry SR cannot read keeps its place as new.
     for (const entry of body.split("!")) {
+      if (entry.trim() === "") continue;
       const due = dueDate(entry);
-      if (due) out.push({ due, algorithm });
+      out.push({ due: due === NEW_CARD_DATE ? null : due, algorithm });
     }
     from = end + 3;
   }
   return out;
 }
 
+/** SR writes this date for a sibling never reviewed when another one was (RepItemScheduleInfoOsr.dummyDueDateForNewCard). */
+const NEW_CARD_DATE = "2000-01-01";
 const DATE = /(\d{4}-\d{2}-\d{2})/;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
@@ -50,7 +54,20 @@ function dueDate(entry: string): string | null {
   return long && month ? `${long[3]}-${String(month).padStart(2, "0")}-${long[2]}` : null;
 }
 
-/** Scheduled cards due on or before `today` ("YYYY-MM-DD"; ISO dates compare as strings). */
-export function countDue(schedules: readonly CardSchedule[], today: string): number {
-  return schedules.filter((s) => s.due <= today).length;
+/**
+ * Due and new review cards as SR counts them: each card has `reviewCards` siblings, the i-th takes the i-th
+ * schedule entry (extra entries are ignored), and one without an entry or with a null date is new.
+ * `today` is "YYYY-MM-DD" (ISO dates compare as strings).
+ */
+export function countCards(cards: readonly { reviewCards: number; schedules: readonly CardSchedule[] }[], today: string): { due: number; new: number } {
+  let due = 0;
+  let fresh = 0;
+  for (const card of cards) {
+    for (let i = 0; i < card.reviewCards; i++) {
+      const d = card.schedules[i]?.due;
+      if (!d) fresh++;
+      else if (d <= today) due++;
+    }
+  }
+  return { due, new: fresh };
 }

@@ -1,6 +1,6 @@
 import { parseCards } from "../flashcards/card-parser";
 import { loadSrFormat, type SrFormat } from "../flashcards/sr-format";
-import { countDue } from "../flashcards/sr-schedule";
+import { countCards } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
 import { baseNameOf, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
@@ -162,7 +162,9 @@ export class GoalService {
       format ??= await loadSrFormat(this.deps.host.vault);
       const cards = parseCards(await this.deps.host.vault.readNote(n.path), format).cards;
       decks.push(n.path);
-      dueCards += countDue(cards.flatMap((c) => c.schedules), today) + cards.filter((c) => c.schedules.length === 0).length;
+      // New cards are part of the week's reviews too.
+      const counts = countCards(cards, today);
+      dueCards += counts.due + counts.new;
     }
     const days: string[] = [];
     for (let i = 0; i < 7; i++) {

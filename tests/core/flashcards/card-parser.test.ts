@@ -1,6 +1,6 @@
 import { parseCards, type CardKind } from "../../../src/core/flashcards/card-parser";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
-import { countDue, parseSchedules } from "../../../src/core/flashcards/sr-schedule";
+import { countCards, parseSchedules } from "../../../src/core/flashcards/sr-schedule";
 
 /** The docs' footnote examples (^[hint], [^1]) need the footnote pattern from its custom-pattern table; SR's default reads [^1] as text. */
 const FOOTNOTES = ["==answer==[^\\[hint\\]][\\[^123\\]]"];
@@ -156,6 +156,14 @@ describe("SR scheduling comments", () => {
   it("counts due cards in both the SM-2 and the FSRS forms", () => {
     const schedules = parseSchedules("<!--SR:!2024-08-16,51,230-->\n<!--SR:!fsrs,2030-05-01,12.5,4.2,3-->\n<!--SR:!fsrs,2024-01-02,1,5,1-->");
     expect(schedules.map((s) => s.algorithm)).toEqual(["sm2", "fsrs", "fsrs"]);
-    expect(countDue(schedules, "2025-01-01")).toBe(2);
+    expect(countCards([{ reviewCards: 3, schedules }], "2025-01-01")).toEqual({ due: 2, new: 0 });
+  });
+
+  it("a sibling with SR's placeholder date 2000-01-01 is new, not due; one with no entry is new too", () => {
+    // SR writes the placeholder for siblings not yet reviewed when one of them was.
+    const text = "#flashcards\n\nThe ==heart== pumps ==blood== through ==arteries==\n<!--SR:!2000-01-01,1,250!2024-05-01,3,250-->\n";
+    const { cards } = parseCards(text);
+    expect(cards[0].schedules.map((s) => s.due)).toEqual([null, "2024-05-01"]);
+    expect(countCards(cards, "2025-01-01")).toEqual({ due: 1, new: 2 });
   });
 });
