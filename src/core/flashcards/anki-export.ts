@@ -56,12 +56,15 @@ function ankiBlock(card: ParsedCard): string | { reason: string } {
     const link = /\s*(\[\[[^\]]*\]\])\s*$/.exec(text);
     if (link) text = text.slice(0, link.index);
     let n = 0;
+    let found = 0;
     for (const cloze of card.clozes) {
       if (!text.includes(cloze.raw)) continue;
-      n++;
-      text = text.replace(cloze.raw, `{{c${n}::${cloze.answer}${cloze.hint ? `::${cloze.hint}` : ""}}}`);
+      found++;
+      // Numbered deletions keep their number: those sharing it are one card in SR, and one in Anki.
+      const number = cloze.group ?? ++n;
+      text = text.replace(cloze.raw, `{{c${number}::${cloze.answer}${cloze.hint ? `::${cloze.hint}` : ""}}}`);
     }
-    if (!n) return { reason: "no cloze deletion found" };
+    if (!found) return { reason: "no cloze deletion found" };
     return ["START", "Cloze", `Text: ${text}`, ...(link ? [`Back Extra: ${link[1]}`] : []), "END"].join("\n");
   }
   if (!front || !back) return { reason: "an empty side" };

@@ -26,6 +26,8 @@ export interface Cloze {
   hint: string;
   /** 0-based index in the text. */
   at: number;
+  /** The card number of a numbered deletion (`==2;;x==`): deletions sharing it are one card. */
+  group?: number;
 }
 
 export interface ClozeReading {
@@ -110,8 +112,8 @@ export function readClozes(text: string, patterns: readonly string[] = DEFAULT_C
     const order = type === "simple" ? p.order.filter((f) => f !== "seq") : p.order;
     for (const m of text.matchAll(p[type])) {
       const field = (f: Field) => m[order.indexOf(f) + 1] ?? "";
-      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0 });
       const seq = field("seq");
+      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0, ...(type === "numbered" ? { group: parseInt(seq, 10) } : {}) });
       reviewCards = type === "simple" ? reviewCards + 1 : Math.max(reviewCards, type === "numbered" ? parseInt(seq, 10) : seq.length);
     }
   }

@@ -53,6 +53,13 @@ describe("ankiExportText", () => {
     expect(out.text.startsWith("---\nkrypton-anki-export: true\nsource deck: \"[[Flashcards/Testing]]\"\nexported: 2026-11-24\n---\n")).toBe(true);
   });
 
+  it("numbered clozes keep their number: deletions SR makes one card of are one Anki card too", () => {
+    const deck = "#flashcards\n\nThe ==1;;heart== pumps ==2;;blood;;fluid== through the ==1;;arteries==.\n";
+    const out = ankiExportText("Bio", "Flashcards/Bio", parseCards(deck).cards, "2026-11-24");
+    expect(out.text).toContain("Text: The {{c1::heart}} pumps {{c2::blood::fluid}} through the {{c1::arteries}}.");
+    expect(out.exported).toBe(1);
+  });
+
   it("skips a card a line of which would read as the plugin's syntax (END alone), and says why", () => {
     const out = ankiExportText("D", "Flashcards/D", parseCards("#flashcards\n\nQ\n?\nEND\n\nQ2::A2\n").cards, "2026-11-24");
     expect(out.exported).toBe(1);
