@@ -9,7 +9,7 @@
  * was cut is reported (ContextFit) so the user can be told: the model sees the markers, the user would not.
  */
 import type { ChatMessage, ChatRequest, ContextFit } from "../ports/chat-model";
-import { countOf, formatCount } from "../util/text";
+import { countOf, cutAt, formatCount } from "../util/text";
 import { ProviderError } from "./provider-error";
 
 /** Room for the answer when the request sets no maxTokens. */
@@ -162,9 +162,8 @@ type Span = NonNullable<ChatMessage["quoted"]>;
 function shorten(m: ChatMessage, span: Span | null, keep: number): ChatMessage {
   if (!span || span.end - span.start <= keep) return m;
   const text = m.content.slice(span.start, span.end);
-  let head = text.slice(0, keep);
-  // Half a surrogate pair would reach the model as garbage.
-  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  // Never half a surrogate pair: it would reach the model as garbage.
+  const head = cutAt(text, keep);
   const cut = text.length - head.length;
   const marker = `\n[… ${formatCount(cut)} of ${formatCount(text.length)} characters cut here by Krypton to fit the model's context window …]\n`;
   return { ...m, content: m.content.slice(0, span.start) + head + marker + m.content.slice(span.end) };
