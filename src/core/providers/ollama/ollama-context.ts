@@ -27,7 +27,8 @@ function windowLimit(maxContext: number, contextLength?: number): number {
 /** The window an Ollama request must fit: the setting or the model's own maximum, whichever is smaller, and how to raise it. */
 export function ollamaWindow(model: string, maxContext: number, contextLength?: number): ContextWindow {
   const tokens = windowLimit(maxContext, contextLength);
-  const byModel = contextLength !== undefined && contextLength > 0 && contextLength <= Math.max(512, Math.floor(maxContext));
+  // The model's own maximum is the bound when it is no larger than the setting.
+  const byModel = tokens === contextLength;
   return {
     tokens,
     model: `ollama:${model}`,
