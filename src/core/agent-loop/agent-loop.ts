@@ -124,8 +124,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       }
     } finally {
       exchange.push({
-        request: sent.map((m) => ({ ...m, content: redact(m.content, [...secrets]) })),
-        reply: redact(result.text, [...secrets]),
+        request: sent.map((m) => ({ ...m, content: redact(m.content, secrets) })),
+        reply: redact(result.text, secrets),
         ...(result.calls.length ? { toolCalls: result.calls } : {}),
       });
     }
