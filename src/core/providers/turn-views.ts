@@ -11,14 +11,9 @@ import { IncompleteAnswerError } from "./provider-error";
 export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string, onFit?: (fit: ContextFit) => void): AsyncGenerator<string> {
   const outcome: TurnOutcome = { text: "", finishReason: "stop" };
   for await (const event of events) {
+    addToOutcome(outcome, event);
     if (event.type === "fitted") onFit?.(event.fit);
-    else if (event.type === "text" && event.text) {
-      outcome.text += event.text;
-      yield event.text;
-    } else if (event.type === "end") {
-      outcome.finishReason = event.finishReason;
-      outcome.detail = event.detail;
-    }
+    else if (event.type === "text" && event.text) yield event.text;
   }
   // stream() "ends normally when the answer is complete": one that did not finish ends with complete()'s error.
   finishedText(outcome, modelId);
@@ -34,15 +29,18 @@ export interface TurnOutcome {
 
 export async function collectTurn(events: AsyncIterable<ChatEvent>): Promise<TurnOutcome> {
   const outcome: TurnOutcome = { text: "", finishReason: "stop" };
-  for await (const event of events) {
-    if (event.type === "text") outcome.text += event.text;
-    else if (event.type === "end") {
-      outcome.finishReason = event.finishReason;
-      if (event.detail) outcome.detail = event.detail;
-      if (event.usage) outcome.usage = event.usage;
-    }
-  }
+  for await (const event of events) addToOutcome(outcome, event);
   return outcome;
+}
+
+/** One event's share of the outcome: its text, or how the turn ended. Both views read a turn this way. */
+function addToOutcome(outcome: TurnOutcome, event: ChatEvent): void {
+  if (event.type === "text") outcome.text += event.text;
+  else if (event.type === "end") {
+    outcome.finishReason = event.finishReason;
+    if (event.detail) outcome.detail = event.detail;
+    if (event.usage) outcome.usage = event.usage;
+  }
 }
 
 /** The text of a turn that finished; a cut or stopped one throws, so a partial answer is never taken for a whole one. */
