@@ -1,4 +1,4 @@
-import { readClozes, type Cloze } from "./sr-cloze";
+import { hasClozes, readClozes, type Cloze } from "./sr-cloze";
 import { DEFAULT_SR_FORMAT, type SrFormat } from "./sr-format";
 import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
 
@@ -121,7 +121,7 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
       while (i + 1 < lines.length && !lines[i + 1].startsWith(run)) pending.push(++i);
       if (i + 1 < lines.length) pending.push(++i);
       else openFence = run;
-    } else if (kind === null && readClozes(line, format.clozePatterns).clozes.length) {
+    } else if (kind === null && hasClozes(line, format.clozePatterns)) {
       kind = "cloze";
     }
   }

@@ -99,12 +99,22 @@ function compiled(patterns: readonly string[]): CompiledPattern[] {
   return out;
 }
 
+const TYPES = ["numbered", "overlapping", "simple"] as const;
+
+/** The note's cloze type: the highest-priority one any pattern finds (classic, then overlapping, then simple). */
+function clozeType(text: string, candidates: readonly CompiledPattern[]): (typeof TYPES)[number] | undefined {
+  return candidates.length ? TYPES.find((t) => candidates.some((p) => text.search(p[t]) >= 0)) : undefined;
+}
+
+/** Whether readClozes would find a cloze in the text, without reading them (the parser asks this of every line). */
+export function hasClozes(text: string, patterns: readonly string[] = DEFAULT_CLOZE_PATTERNS): boolean {
+  return clozeType(text, compiled(patterns).filter((p) => text.includes(p.literal))) !== undefined;
+}
+
 /** The clozes in a text under the user's patterns, and how many sibling cards SR makes of them. */
 export function readClozes(text: string, patterns: readonly string[] = DEFAULT_CLOZE_PATTERNS): ClozeReading {
   const candidates = compiled(patterns).filter((p) => text.includes(p.literal));
-  if (!candidates.length) return { clozes: [], reviewCards: 0 };
-  // The note's type is the highest-priority one any pattern finds (classic, then overlapping, then simple).
-  const type = (["numbered", "overlapping", "simple"] as const).find((t) => candidates.some((p) => text.search(p[t]) >= 0));
+  const type = clozeType(text, candidates);
   if (!type) return { clozes: [], reviewCards: 0 };
   const clozes: Cloze[] = [];
   let reviewCards = 0;
