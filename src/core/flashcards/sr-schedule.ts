@@ -11,10 +11,6 @@ export interface CardSchedule {
 
 export const SR_COMMENT = /<!--SR:([^>]*?)-->/g;
 
-export function isScheduleComment(line: string): boolean {
-  return line.includes("<!--SR:") && /^\s*<!--SR:[^>]*-->\s*$/.test(line);
-}
-
 /** Every schedule entry in a text (one per sibling card), in order. */
 export function parseSchedules(text: string): CardSchedule[] {
   const out: CardSchedule[] = [];
