@@ -135,8 +135,7 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
     while (c < raws.length && raws[c].lines[raws[c].lines.length - 1] < tl.line) c++;
     if (c >= raws.length || raws[c].lines[0] > tl.line) noteLevel.push(tl);
   }
-  const firstTag = noteTags.length ? noteTags : tagLines.length ? [tagLines[0].decks[0]] : [];
-  const fallback = noteTags.length ? noteTags : firstTag;
+  const fallback = noteTags.length ? noteTags : tagLines.length ? [tagLines[0].decks[0]] : [];
 
   const cards: ParsedCard[] = [];
   let t = -1;
