@@ -149,7 +149,7 @@ export class GoalService {
     } catch {
       notes = []; // no index yet: the plan still has the cards
     }
-    const words = goal.goal.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 2);
+    const words = wordsOf(goal.goal).filter((w) => w.length > 2);
     const deckFolder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
     let dueCards = 0;
     const decks: string[] = [];
@@ -187,7 +187,7 @@ export class GoalService {
   }
 }
 
-/** Lowercased whole words (letters and digits), for find()'s word matching. */
+/** Lowercased whole words (letters and digits), for find()'s and plan()'s word matching. */
 function wordsOf(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
