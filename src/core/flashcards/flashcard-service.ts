@@ -14,7 +14,7 @@ import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
 import { DECK_MARKER, cardKey, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
-import { loadSrFormat } from "./sr-format";
+import { loadSrFormat, type SrFormat } from "./sr-format";
 
 export interface FlashcardsDeps {
   host: Host;
@@ -83,7 +83,7 @@ export class FlashcardService {
     let createdDeck = false;
     let added = generated.cards;
     if (lines.length) {
-      const result = await this.write(deckPath, deckName, tag, lines, generated.cards, snapshot);
+      const result = await this.write(deckPath, deckName, tag, lines, generated.cards, snapshot, format);
       createdDeck = result.created;
       added = result.added;
       generated.counts.duplicates += generated.cards.length - added.length;
@@ -119,7 +119,7 @@ export class FlashcardService {
     let createdDeck = false;
     let added: NewCard[] = [];
     if (fresh.length) {
-      const result = await this.write(deckPath, deckName, deckTag(deckName, format), fresh.map((c) => formatCard(c, format)), fresh, snapshot);
+      const result = await this.write(deckPath, deckName, deckTag(deckName, format), fresh.map((c) => formatCard(c, format)), fresh, snapshot, format);
       createdDeck = result.created;
       added = result.added;
       counts.duplicates += fresh.length - added.length;
@@ -160,7 +160,10 @@ export class FlashcardService {
     throw new AgentError(`Too many exports of ${deckPath} in ${ANKI_EXPORT_FOLDER}/: remove old ones first.`, "failed");
   }
 
-  /** Creates the deck, or appends to it when it exists (or appeared meanwhile); de-duplicates against what is there at write time. */
+  /**
+   * Creates the deck, or appends to it when it exists (or appeared meanwhile); de-duplicates against what is there
+   * at write time. `format` is the one the lines and the snapshot were made with.
+   */
   private async write(
     deckPath: string,
     deckName: string,
@@ -168,6 +171,7 @@ export class FlashcardService {
     lines: string[],
     cards: NewCard[],
     snapshot: DeckSnapshot | undefined,
+    format: SrFormat,
   ): Promise<{ created: boolean; added: NewCard[] }> {
     const { vault } = this.deps.host;
     if (!(await vault.exists(deckPath))) {
@@ -178,7 +182,6 @@ export class FlashcardService {
         if (!(err instanceof NoteExistsError)) throw new AgentError(`Could not create ${deckPath}: ${errorMessage(err)}`, "failed");
       }
     }
-    const format = await loadSrFormat(vault);
     try {
       const added = await appendToDeck(
         vault,
