@@ -56,21 +56,19 @@ export interface ParsedDeck {
 /** SR's callout form of the scheduling comment (its "use callouts for scheduling comments" option). */
 const SR_CALLOUT = "> [!sr|card-metadata]";
 
-type RawKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
-
 export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): ParsedDeck {
   const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   const { frontmatter, bodyStart, noteTags } = readFrontmatter(lines, format);
   const isDeckTag = (tag: string) => format.tags.some((t) => tag === t || tag.startsWith(`${t}/`));
   // Longer separator first: with the defaults ":::" also contains "::".
-  const inline: [string, RawKind][] = [
+  const inline: [string, CardKind][] = [
     [format.singleLine, "basic" as const],
     [format.singleLineReversed, "reversed" as const],
-  ].sort((a, b) => b[0].length - a[0].length) as [string, RawKind][];
+  ].sort((a, b) => b[0].length - a[0].length) as [string, CardKind][];
 
-  const raws: { kind: RawKind; lines: number[] }[] = [];
+  const raws: { kind: CardKind; lines: number[] }[] = [];
   const tagLines: { line: number; decks: string[] }[] = [];
-  let kind: RawKind | null = null;
+  let kind: CardKind | null = null;
   let pending: number[] = [];
   let openFence: string | null = null;
   let hiddenFrom: number | null = null;
@@ -154,7 +152,7 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
 }
 
 /** One card from its lines; `decks` holds only a tag starting its text (the card's own deck). */
-function buildCard(kind: RawKind, raw: string[], format: SrFormat, isDeckTag: (tag: string) => boolean): ParsedCard | null {
+function buildCard(kind: CardKind, raw: string[], format: SrFormat, isDeckTag: (tag: string) => boolean): ParsedCard | null {
   const full = raw.map((l) => l.trimEnd()).join("\n");
   let body = full.trimStart();
   let decks: string[] = [];
