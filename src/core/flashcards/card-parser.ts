@@ -58,8 +58,8 @@ const SR_CALLOUT = "> [!sr|card-metadata]";
 
 export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): ParsedDeck {
   const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  const { frontmatter, bodyStart, noteTags } = readFrontmatter(lines, format);
   const isDeckTag = (tag: string) => format.tags.some((t) => tag === t || tag.startsWith(`${t}/`));
+  const { frontmatter, bodyStart, noteTags } = readFrontmatter(lines, isDeckTag);
   // Longer separator first: with the defaults ":::" also contains "::".
   const inline: [string, CardKind][] = [
     [format.singleLine, "basic" as const],
@@ -218,7 +218,7 @@ function stripComment(text: string): string {
   return text.includes("<!--SR:") ? text.replace(SR_COMMENT, "").trimEnd() : text.trimEnd();
 }
 
-function readFrontmatter(lines: string[], format: SrFormat): { frontmatter: Record<string, string>; bodyStart: number; noteTags: string[] } {
+function readFrontmatter(lines: string[], isDeckTag: (tag: string) => boolean): { frontmatter: Record<string, string>; bodyStart: number; noteTags: string[] } {
   const frontmatter: Record<string, string> = {};
   if (lines[0]?.trim() !== "---") return { frontmatter, bodyStart: 0, noteTags: [] };
   const end = lines.findIndex((l, i) => i > 0 && (l.trim() === "---" || l.trim() === "..."));
@@ -240,7 +240,7 @@ function readFrontmatter(lines: string[], format: SrFormat): { frontmatter: Reco
     .map((t) => t.trim().replace(/^["']|["']$/g, ""))
     .filter(Boolean)
     .map((t) => (t.startsWith("#") ? t : `#${t}`))
-    .filter((t) => format.tags.some((d) => t === d || t.startsWith(`${d}/`)))
+    .filter(isDeckTag)
     .map((t) => t.slice(1));
   return { frontmatter, bodyStart: end + 1, noteTags };
 }
