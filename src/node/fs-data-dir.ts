@@ -121,7 +121,7 @@ export class FsDataDir implements DataDirPort {
    * (permission denied)", or "(it is a file, not a folder: move or rename it)".
    */
   private async writeError(err: unknown, full: string): Promise<unknown> {
-    let why: { fileInTheWay: string } | string | null = isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
+    let why: { fileInTheWay: string } | string | null = deniedWrite(err);
     // A file where a folder must be (say a note named ".krypton"): mkdir fails with ENOTDIR, or EEXIST when it is the parent itself.
     if (!why && (isCode(err, "ENOTDIR") || isCode(err, "EEXIST"))) {
       const file = await this.fileInTheWay(full);
@@ -169,9 +169,13 @@ export function dataDirWriteProblem(dir: string): string | null {
     accessSync(info ? full : dirname(full), constants.W_OK);
     return null;
   } catch (err) {
-    if (isCode(err, "EACCES") || isCode(err, "EPERM")) return dataDirWriteError(full, "permission denied").message;
-    if (isCode(err, "EROFS")) return dataDirWriteError(full, "read-only file system").message;
-    return null;
+    const why = deniedWrite(err);
+    return why ? dataDirWriteError(full, why).message : null;
   }
+}
+
+/** A write the file system refused (permissions, a read-only mount), in words; null for any other error. */
+function deniedWrite(err: unknown): string | null {
+  return isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
 }
 
