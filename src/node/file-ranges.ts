@@ -1,6 +1,6 @@
 import { close, open, read } from "node:fs";
 import type { ByteRange } from "../core/ports/data-dir";
-import { isMissing } from "./fs-errors";
+import { orMissing } from "./fs-errors";
 
 // Only node:fs (and fs-errors.ts): the desktop plugin loads this module on its own (obsidian-host.ts), without the CLI's vault
 // and its stat worker.
@@ -13,15 +13,6 @@ export const diskRanges = {
   read: (file: string, range: ByteRange): Promise<Uint8Array | null> => orMissing(readRange(file, range)),
   readInto: (file: string, offset: number, target: Uint8Array): Promise<number | null> => orMissing(readIntoFile(file, offset, target)),
 };
-
-async function orMissing<T>(reading: Promise<T>): Promise<T | null> {
-  try {
-    return await reading;
-  } catch (err) {
-    if (isMissing(err)) return null;
-    throw err;
-  }
-}
 
 async function readRange(file: string, range: ByteRange): Promise<Uint8Array> {
   const out = new Uint8Array(Math.max(0, range.length));

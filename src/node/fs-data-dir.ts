@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { dataDirWriteError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
 import { diskRanges } from "./file-ranges";
-import { isCode, isMissing } from "./fs-errors";
+import { isCode, orMissing } from "./fs-errors";
 
 /** Krypton's machine-state folder (<vault>/.krypton) on disk. Writes are temp file + rename. */
 export class FsDataDir implements DataDirPort {
@@ -15,13 +15,8 @@ export class FsDataDir implements DataDirPort {
 
   async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
     if (range) return diskRanges.read(this.full(path), range);
-    try {
-      const buf = await fs.readFile(this.full(path));
-      return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
+    const buf = await orMissing(fs.readFile(this.full(path)));
+    return buf && new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   readInto(path: string, offset: number, target: Uint8Array): Promise<number | null> {
@@ -29,12 +24,7 @@ export class FsDataDir implements DataDirPort {
   }
 
   async readText(path: string): Promise<string | null> {
-    try {
-      return await fs.readFile(this.full(path), "utf8");
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
+    return orMissing(fs.readFile(this.full(path), "utf8"));
   }
 
   async writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
@@ -74,12 +64,7 @@ export class FsDataDir implements DataDirPort {
   }
 
   async size(path: string): Promise<number | null> {
-    try {
-      return (await fs.stat(this.full(path))).size;
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
+    return (await orMissing(fs.stat(this.full(path))))?.size ?? null;
   }
 
   async kind(path: string): Promise<"file" | "dir" | null> {
@@ -92,12 +77,7 @@ export class FsDataDir implements DataDirPort {
   }
 
   async list(dir: string): Promise<string[]> {
-    try {
-      return (await fs.readdir(this.full(dir))).sort();
-    } catch (err) {
-      if (isMissing(err)) return [];
-      throw err;
-    }
+    return (await orMissing(fs.readdir(this.full(dir))))?.sort() ?? [];
   }
 
   async mtime(path: string): Promise<number | null> {

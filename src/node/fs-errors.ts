@@ -7,3 +7,13 @@ export function isCode(err: unknown, code: string): boolean {
 export function isMissing(err: unknown): boolean {
   return isCode(err, "ENOENT") || isCode(err, "ENOTDIR");
 }
+
+/** What `reading` gives, or null when there is nothing at the path (isMissing); other errors are thrown. */
+export async function orMissing<T>(reading: Promise<T>): Promise<T | null> {
+  try {
+    return await reading;
+  } catch (err) {
+    if (isMissing(err)) return null;
+    throw err;
+  }
+}
