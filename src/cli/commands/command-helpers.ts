@@ -1,5 +1,6 @@
 import { isAbortError } from "../../core/providers/provider-error";
 import type { RetrievalMode } from "../../core/settings";
+import { usesNotes } from "../../core/chat/retrieval";
 import { toNotePath, VaultPathError } from "../../core/notes/vault-path-policy";
 import { stringOption, type ParsedArgs } from "../args";
 import type { CommandContext } from "../command";
@@ -34,7 +35,7 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
  * summarize). An index that fails to open is not fatal: the chat pipeline answers without notes and says so.
  */
 export async function prepareIndex(session: VaultSession, mode: RetrievalMode, output: Output, signal: AbortSignal): Promise<void> {
-  const retrieves = mode === "rag" || mode === "hybrid";
+  const retrieves = usesNotes(mode);
   if (!retrieves && !session.config.settings.agentsEnabled) return;
   try {
     // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
@@ -51,7 +52,7 @@ export async function prepareIndex(session: VaultSession, mode: RetrievalMode, o
  * ("find notes about X"), and their results then say it (consumeAnswer).
  */
 export function unsaidKeywordOnly(session: VaultSession, indexMode: RetrievalMode): string | null {
-  return indexMode === "rag" || indexMode === "hybrid" ? null : session.embedderUnreachable;
+  return usesNotes(indexMode) ? null : session.embedderUnreachable;
 }
 
 /** --note as a vault-relative path; an absolute path inside the vault is accepted, as MCP does. */
