@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { assertWritableText, decodeNoteBytes, NoteRefusedError } from "../core/notes/read-policy";
+import { decodeNoteBytes, decodeWritableNote, NoteRefusedError } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
 import { isCode } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
@@ -206,8 +206,7 @@ export class FsVault implements VaultPort {
     // into a copy and leave the note it points at unchanged (and on macOS, a name asked for in another case
     // would rename the note).
     const { real, bytes } = await this.readReal(path);
-    const current = decodeNoteBytes(path, bytes);
-    assertWritableText(path, bytes);
+    const current = decodeWritableNote(path, bytes);
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
     // The text never holds a byte order mark (decodeNoteBytes drops it): put back the one the note had.
     const next = (hasByteOrderMark(bytes) ? "\uFEFF" : "") + fn(current);

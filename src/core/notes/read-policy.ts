@@ -122,13 +122,16 @@ export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
 }
 
 /**
- * Refuses to write to a note that is not UTF-8: it was read through the Latin-1 fallback, and writing text
- * back would re-encode the whole note. Both vault adapters check this before an append or a process.
+ * A note's bytes as text for a write (an append or a process): what decodeNoteBytes refuses, and also a note
+ * that is not UTF-8: it was read through the Latin-1 fallback, and writing text back would re-encode the
+ * whole note. Both vault adapters decode a note this way before they change it.
  */
-export function assertWritableText(path: string, bytes: Uint8Array): void {
+export function decodeWritableNote(path: string, bytes: Uint8Array): string {
+  const text = decodeNoteBytes(path, bytes);
   if (!isUtf8(bytes)) {
     throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
   }
+  return text;
 }
 
 /** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */

@@ -1,5 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { assertWritableText, decodeNoteBytes, NoteRefusedError } from "../../core/notes/read-policy";
+import { decodeNoteBytes, decodeWritableNote, NoteRefusedError } from "../../core/notes/read-policy";
 import { errorMessage } from "../../core/util/errors";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
@@ -95,9 +95,7 @@ export class ObsidianVault implements VaultPort {
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
     // What readNote refuses is not written either (a link out of the vault, a binary file), nor a Latin-1
     // note: Vault.process hands it over decoded as UTF-8, and writing it back would replace every accent.
-    const bytes = await this.bytesOf(file);
-    decodeNoteBytes(file.path, bytes);
-    assertWritableText(file.path, bytes);
+    decodeWritableNote(file.path, await this.bytesOf(file));
     await this.app.vault.process(file, (current) => {
       if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
       return fn(current);
