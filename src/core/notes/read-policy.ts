@@ -135,7 +135,7 @@ export function decodeWritableNote(path: string, bytes: Uint8Array): string {
 }
 
 /** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */
-export function isUtf8(bytes: Uint8Array): boolean {
+function isUtf8(bytes: Uint8Array): boolean {
   try {
     new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     return true;
