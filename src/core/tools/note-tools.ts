@@ -5,7 +5,7 @@ import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
 import { assertSameVault, toFolderPath, toNotePath, type VaultPathRules } from "../notes/vault-path-policy";
-import { cutAt } from "../util/text";
+import { cutAt, formatCount } from "../util/text";
 
 export interface NoteToolsDeps {
   operations: NoteOperations;
@@ -153,7 +153,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     title: "Read note",
     description:
       "Returns a note's markdown, e.g. one that search_notes found. The path is vault-relative or absolute inside the vault. " +
-      `Notes longer than ${READ_NOTE_MAX_CHARS.toLocaleString("en-US")} characters are cut there (truncated: true).`,
+      `Notes longer than ${formatCount(READ_NOTE_MAX_CHARS)} characters are cut there (truncated: true).`,
     inputSchema: { path: z.string().max(1024).describe("The note's path, e.g. \"Projects/Plan.md\".") },
     outputSchema: { path: z.string(), content: z.string(), truncated: z.boolean(), totalChars: z.number() },
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -179,6 +179,5 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
 
 /** Appended to a cut note, on its own line, so neither a person nor a model mistakes the cut for the note's end. */
 export function truncationMarker(totalChars: number): string {
-  const fmt = (n: number) => n.toLocaleString("en-US");
-  return `\n\n[… truncated by Krypton: showing the first ${fmt(READ_NOTE_MAX_CHARS)} of ${fmt(totalChars)} characters]`;
+  return `\n\n[… truncated by Krypton: showing the first ${formatCount(READ_NOTE_MAX_CHARS)} of ${formatCount(totalChars)} characters]`;
 }

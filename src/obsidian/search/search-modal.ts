@@ -4,14 +4,13 @@ import type { NoteHit } from "../../core/search/search-types";
 import { keywordOnlyReason } from "../../core/search/keyword-only";
 import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
+import { formatCount } from "../../core/util/text";
 
 export interface SearchModalOptions {
   /** Quiet time after the last keystroke before searching. */
   debounceMs?: number;
   limit?: number;
 }
-
-const fmt = (n: number) => n.toLocaleString("en-US");
 
 /**
  * "Search vault": results as you type (debounced), each with title, folder, snippet and score; arrow keys
@@ -128,7 +127,7 @@ export class SearchModal extends Modal {
   private renderIdle(): void {
     this.resultsEl.empty();
     const status = this.services.core.index.status();
-    this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${fmt(status.notes)} notes.`);
+    this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${formatCount(status.notes)} notes.`);
   }
 
   private renderResults(query: string, status: IndexStatus): void {
@@ -198,7 +197,7 @@ function buildingText(status: IndexStatus): string | null {
   if (status.state === "indexing") {
     const p = status.progress;
     return p
-      ? `Indexing ${fmt(p.done)} / ${fmt(p.total)} notes: results may be incomplete.`
+      ? `Indexing ${formatCount(p.done)} / ${formatCount(p.total)} notes: results may be incomplete.`
       : "Indexing: results may be incomplete.";
   }
   if (status.state === "error") return "The index could not be loaded; run \"Rebuild index\".";
