@@ -165,18 +165,21 @@ const ALLOWED_VALUES: Partial<Record<keyof KryptonSettings, readonly string[]>> 
   rerank: ["off", "chat-model", "reranker-model"],
 };
 
+/** The settings fields that hold secrets (the plugin keeps them in Obsidian's keychain: secret-store.ts). */
+export const SECRET_FIELDS = ["geminiApiKey", "tavilyApiKey", "mcpToken"] as const;
+
+/**
+ * Every secret the settings hold: the SECRET_FIELDS (Gemini and Tavily keys, the MCP bridge token) and the
+ * header and env values of the user's MCP servers. The one list every redaction uses (see util/redact.ts).
+ */
+export function settingsSecrets(settings: Pick<KryptonSettings, (typeof SECRET_FIELDS)[number] | "mcpServers">): string[] {
+  return SECRET_FIELDS.map((f) => settings[f].trim()).filter((s) => s.length > 0).concat(serverSecrets(settings.mcpServers));
+}
+
 /**
  * What normalizeSettings had to replace in a hand-edited data.json, in words a user can act on:
  * `chatProvider is "olama"; allowed: ollama, gemini (using "ollama")`. Empty when everything was usable.
  */
-/**
- * Every secret the settings hold: the Gemini and Tavily keys, the MCP bridge token and the header and env
- * values of the user's MCP servers. The one list every redaction uses (see util/redact.ts).
- */
-export function settingsSecrets(settings: Pick<KryptonSettings, "geminiApiKey" | "tavilyApiKey" | "mcpToken" | "mcpServers">): string[] {
-  return [settings.geminiApiKey, settings.tavilyApiKey, settings.mcpToken].map((s) => s.trim()).filter((s) => s.length > 0).concat(serverSecrets(settings.mcpServers));
-}
-
 export function settingsProblems(raw: unknown): string[] {
   if (!raw || typeof raw !== "object") return [];
   const src = raw as Record<string, unknown>;

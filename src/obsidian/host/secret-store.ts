@@ -1,9 +1,7 @@
 import type { App } from "obsidian";
-import type { KryptonSettings } from "../../core/settings";
+import { SECRET_FIELDS, type KryptonSettings } from "../../core/settings";
 import { hydrateServerSecrets, persistServerSecrets } from "./mcp-server-secrets";
 
-/** The settings fields that hold secrets. */
-export const SECRET_FIELDS = ["geminiApiKey", "tavilyApiKey", "mcpToken"] as const;
 export type SecretField = (typeof SECRET_FIELDS)[number];
 
 /** Ids in Obsidian's keychain (lowercase letters, digits and dashes, as the API requires). */
