@@ -15,6 +15,7 @@ import {
 import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { firstHeading, mentioningTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./note-text";
 import { askModel } from "../model/ask-model";
+import { checkGeneratedNote, generatedNoteRepair } from "./generated-note";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
@@ -180,8 +181,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const subject = requireText(topic, "topic");
       const folder = normalizeVaultPath(options.folder ?? deps.settings().newNoteFolder, host.vault.configDir, "folder");
       const model = requireModel();
-      const markdown = await askModel(model, createNotePrompt(subject), { signal: options.signal, what: "generate the note" });
-      if (!markdown) throw new AgentError("The chat model returned an empty note, so nothing was saved.", "failed");
+      const markdown = await generateNote(model, subject, options.signal);
       throwIfAborted(options.signal);
       const title = firstHeading(markdown) ?? subject;
       const path = await createUnique(folder, slugify(subject), `${markdown}\n`);
@@ -321,4 +321,21 @@ function packGroups(texts: string[], max: number): string[][] {
   }
   if (current.length) groups.push(current);
   return groups;
+}
+
+/**
+ * The note's markdown from the model: an answer that is not a note (a refusal, a chat reply) gets one
+ * repair request, then fails, so nothing is saved (generated-note.ts says what counts as a note).
+ */
+async function generateNote(model: ChatModel, subject: string, signal: AbortSignal | undefined): Promise<string> {
+  const prompt = createNotePrompt(subject);
+  const ask = (messages: ChatMessage[]) => askModel(model, messages, { signal, what: "generate the note" });
+  const first = await ask(prompt);
+  if (!first) throw new AgentError("The chat model returned an empty note, so nothing was saved.", "failed");
+  let checked = checkGeneratedNote(first);
+  if (checked.ok) return checked.markdown;
+  const retry = await ask([...prompt, { role: "assistant", content: first }, { role: "user", content: generatedNoteRepair(checked.problem) }]);
+  checked = checkGeneratedNote(retry);
+  if (checked.ok) return checked.markdown;
+  throw new AgentError(`No note was saved: ${checked.problem}.`, "failed");
 }

@@ -77,6 +77,53 @@ describe("NoteOperations.createNote", () => {
     expect(await world.vault.read("Krypton/ocean-tides.md")).toBe("## Overview\nTides are caused by the moon.\n");
   });
 
+  it("a refusal is not saved: one repair request, then a clear error, and the vault is unchanged", async () => {
+    world = await makeAgentsWorld({ files: { "other.md": "mine" }, openIndex: false });
+    const before = await snapshot(world.vault.root);
+    world.ollama.script({ route: "chat", reply: "I'm sorry, but I can't help with writing that note." });
+    world.ollama.script({ route: "chat", reply: "Lo siento, no puedo ayudar con eso." });
+
+    await expectAgentError(
+      world.operations.createNote("lock picking"),
+      "failed",
+      "No note was saved: the model answered “Lo siento, no puedo ayudar con eso.” instead of writing a note.",
+    );
+
+    expect(await snapshot(world.vault.root)).toEqual(before);
+    const chats = world.ollama.requestsTo("chat");
+    expect(chats).toHaveLength(2);
+    const repair = (chats[1].body as { messages: { role: string; content: string }[] }).messages;
+    expect(repair.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(repair[1].content).toBe("I'm sorry, but I can't help with writing that note.");
+    expect(repair[2].content).toMatch(/^That was not a note \(the model answered “I'm sorry/);
+    expect(repair[2].content).toContain('start with a "# " title line');
+  });
+
+  it("an answer that is not a note, then a note after the repair request: the note is saved", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: "Sure! What would you like the note to cover?" });
+    world.ollama.script({ route: "chat", reply: GENERATED });
+
+    const result = await world.operations.createNote("machine learning basics");
+
+    expect(await world.vault.read(result.path)).toBe(`${GENERATED}\n`);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(2);
+  });
+
+  it("drops a chat lead-in before the title line, and keeps a long answer without headings", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.script({ route: "chat", reply: `Sure! Here is a short note:\n\n${GENERATED}` });
+    const led = await world.operations.createNote("machine learning basics");
+    expect(await world.vault.read(led.path)).toBe(`${GENERATED}\n`);
+    expect(led.title).toBe("Machine Learning Basics");
+
+    const plain = `${"Tides rise and fall twice a day because the moon pulls on the oceans. ".repeat(6).trim()}`;
+    world.ollama.script({ route: "chat", reply: plain });
+    const prose = await world.operations.createNote("tides");
+    expect(await world.vault.read(prose.path)).toBe(`${plain}\n`);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(2);
+  });
+
   it("never overwrites: x.md and x-1.md exist → x-2.md, existing files byte-identical", async () => {
     const existing = { "Krypton/x.md": "# X\n\nmine, keep me\n", "Krypton/x-1.md": "second\r\nwith CRLF\r\n", "other.md": "untouched" };
     world = await makeAgentsWorld({ files: existing, openIndex: false });

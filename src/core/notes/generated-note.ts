@@ -1,0 +1,37 @@
+import { cutAt } from "../util/text";
+
+/**
+ * Whether a model's answer to "write a note about X" is a note. Small models sometimes answer with a
+ * refusal ("I'm sorry, I can't…") or a chat reply instead, and saving that as a note is worse than
+ * saving nothing. The check is on shape, not on phrases, so it works in every language: the prompt asks
+ * for markdown headings, and an answer with no heading that is also short is not a note. A long answer
+ * without headings is kept (a model that ignored the format still wrote one).
+ */
+const SHORTEST_NOTE_WITHOUT_HEADINGS = 400;
+/** Chat lead-ins before the title ("Sure! Here is a short note:") longer than this are kept as text. */
+const LONGEST_LEAD_IN = 200;
+
+export type GeneratedNote = { ok: true; markdown: string } | { ok: false; problem: string };
+
+export function checkGeneratedNote(answer: string): GeneratedNote {
+  const text = answer.trim();
+  const heading = /^#{1,6}[ \t]+\S/m.exec(text);
+  if (!heading) {
+    if (text.length >= SHORTEST_NOTE_WITHOUT_HEADINGS) return { ok: true, markdown: text };
+    return { ok: false, problem: `the model answered “${quoted(text)}” instead of writing a note` };
+  }
+  // A lead-in before the title line is the model talking to the user, not part of the note.
+  const leadIn = text.slice(0, heading.index).trim();
+  if (leadIn && leadIn.length <= LONGEST_LEAD_IN && !leadIn.includes("\n\n")) return { ok: true, markdown: text.slice(heading.index) };
+  return { ok: true, markdown: text };
+}
+
+/** The one repair request: what was wrong, and the format again. */
+export function generatedNoteRepair(problem: string): string {
+  return `That was not a note (${problem}). Write the note itself: start with a "# " title line, then a few "## " sections.`;
+}
+
+function quoted(text: string): string {
+  const line = text.replace(/\s+/g, " ");
+  return line.length > 160 ? `${cutAt(line, 160)}…` : line;
+}
