@@ -14,7 +14,8 @@ import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
  * - a line starting with `<!--` hides itself and the line after it, or, left open, the rest of the note;
  *   headings are ordinary text;
  * - decks: a line with flashcard tags (anywhere on it, outside code) applies to the cards after it until the
- *   next such line, unless it is part of a card; a tag starting a card's text applies to that card only;
+ *   next such line, unless it is part of a card; any tag starting a card's text (a flashcard tag or not,
+ *   as SR's question.ts reads it) is that card's deck, in a note with a flashcard tag somewhere;
  *   frontmatter tags apply to the note; a card with none of these takes the note's first flashcard tag.
  */
 export type CardKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
@@ -134,13 +135,15 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
     if (c >= raws.length || raws[c].lines[0] > tl.line) noteLevel.push(tl);
   }
   const fallback = noteTags.length ? noteTags : tagLines.length ? [tagLines[0].decks[0]] : [];
+  // SR reads a note only when it has a flashcard tag; then any tag starting a card's text is its deck.
+  const ownDeck = fallback.length ? () => true : isDeckTag;
 
   const cards: ParsedCard[] = [];
   let t = -1;
   for (const r of raws) {
     const first = r.lines[0];
     while (t + 1 < noteLevel.length && noteLevel[t + 1].line < first) t++;
-    const card = buildCard(r.kind, r.lines.map((l) => lines[l]), format, isDeckTag);
+    const card = buildCard(r.kind, r.lines.map((l) => lines[l]), format, ownDeck);
     if (!card) continue;
     card.decks = card.decks.length ? card.decks : t >= 0 ? noteLevel[t].decks : fallback;
     card.line = first;
@@ -151,14 +154,16 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
   return { cards, trailingDecks, frontmatter, openFence, openCard, hiddenFrom };
 }
 
-/** One card from its lines; `decks` holds only a tag starting its text (the card's own deck). */
-function buildCard(kind: CardKind, raw: string[], format: SrFormat, isDeckTag: (tag: string) => boolean): ParsedCard | null {
+/** One card from its lines; `decks` holds only a tag starting its text (the card's own deck, when `ownDeck` takes it). */
+function buildCard(kind: CardKind, raw: string[], format: SrFormat, ownDeck: (tag: string) => boolean): ParsedCard | null {
   const full = raw.map((l) => l.trimEnd()).join("\n");
   let body = full.trimStart();
   let decks: string[] = [];
   const lead = /^#[^\s#]+/.exec(body);
-  if (lead && isDeckTag(lead[0])) {
-    decks = [lead[0].slice(1)];
+  // SR's topic path: the tag's parts between slashes, empty ones dropped ("#a//b/" is "a/b"; "#/" none).
+  const path = lead ? lead[0].slice(1).split("/").filter(Boolean).join("/") : "";
+  if (lead && path && ownDeck(lead[0])) {
+    decks = [path];
     body = body.slice(lead[0].length).trimStart();
   }
   const schedules = parseSchedules(full);

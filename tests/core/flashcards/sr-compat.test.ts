@@ -74,6 +74,22 @@ describe("decks as SR assigns them", () => {
     ]);
     expect(trailingDecks).toEqual(["flashcards/a"]);
   });
+
+  // SR (question.ts splitText, topic-path.ts getTopicPathFromCardText) takes any tag that starts a card's
+  // text as the card's deck, flashcard tag or not, in a note it reads (one with a flashcard tag).
+  it("any tag starting a card's text is that card's deck, flashcard tag or not; the tag is not part of the question", () => {
+    const deck = "#flashcards/mechanics\n\n#physics What is F?::ma\n\n#todo\nWhy do ships float?\n?\nBuoyancy\n\n#science/waves The ==wavelength== sets the colour\n\nQ4::A4\n";
+    expect(parseCards(deck).cards.map((c) => [c.front, c.decks])).toEqual([
+      ["What is F?", ["physics"]],
+      ["Why do ships float?", ["todo"]],
+      ["The ==wavelength== sets the colour", ["science/waves"]],
+      ["Q4", ["flashcards/mechanics"]],
+    ]);
+  });
+
+  it("a note SR does not read (no flashcard tag anywhere) gives a leading tag no deck", () => {
+    expect(parseCards("#physics What is F?::ma\n").cards.map((c) => [c.front, c.decks])).toEqual([["#physics What is F?", []]]);
+  });
 });
 
 describe("scheduling comments SR reads", () => {
