@@ -163,7 +163,7 @@ export class GoalService {
       const cards = parseCards(await this.deps.host.vault.readNote(n.path), format).cards;
       decks.push(n.path);
       // New cards are part of the week's reviews too.
-      const counts = countCards(cards, today);
+      const counts = countCards(cards, this.deps.host.clock.now(), this.deps.timeZone);
       dueCards += counts.due + counts.new;
     }
     const days: string[] = [];

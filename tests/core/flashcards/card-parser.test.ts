@@ -156,7 +156,18 @@ describe("SR scheduling comments", () => {
   it("counts due cards in both the SM-2 and the FSRS forms", () => {
     const schedules = parseSchedules("<!--SR:!2024-08-16,51,230-->\n<!--SR:!fsrs,2030-05-01,12.5,4.2,3-->\n<!--SR:!fsrs,2024-01-02,1,5,1-->");
     expect(schedules.map((s) => s.algorithm)).toEqual(["sm2", "fsrs", "fsrs"]);
-    expect(countCards([{ reviewCards: 3, schedules }], "2025-01-01")).toEqual({ due: 2, new: 0 });
+    expect(countCards([{ reviewCards: 3, schedules }], Date.UTC(2025, 0, 1, 12), "UTC")).toEqual({ due: 2, new: 0 });
+  });
+
+  it("an FSRS entry's due is its own second field: '-' (never scheduled) is new, whatever date its last review has", () => {
+    const schedules = parseSchedules("<!--SR:!fsrs,-,0,0,0,0,0,0,0,2024-01-01T08:00:00.000Z!fsrs,2024-03-01T08:00:00.000Z,3,4,5,2,1,0,0,2024-02-27T08:00:00.000Z-->");
+    expect(schedules).toEqual([
+      { due: null, algorithm: "fsrs" },
+      { due: "2024-03-01T08:00:00.000Z", algorithm: "fsrs" },
+    ]);
+    // Seven hours before the instant it is not due, even where that day has begun (Kiritimati, UTC+14).
+    expect(countCards([{ reviewCards: 2, schedules }], Date.UTC(2024, 2, 1, 1), "Pacific/Kiritimati")).toEqual({ due: 0, new: 1 });
+    expect(countCards([{ reviewCards: 2, schedules }], Date.UTC(2024, 2, 1, 8), "Pacific/Kiritimati")).toEqual({ due: 1, new: 1 });
   });
 
   it("a sibling with SR's placeholder date 2000-01-01 is new, not due; one with no entry is new too", () => {
@@ -164,6 +175,6 @@ describe("SR scheduling comments", () => {
     const text = "#flashcards\n\nThe ==heart== pumps ==blood== through ==arteries==\n<!--SR:!2000-01-01,1,250!2024-05-01,3,250-->\n";
     const { cards } = parseCards(text);
     expect(cards[0].schedules.map((s) => s.due)).toEqual([null, "2024-05-01"]);
-    expect(countCards(cards, "2025-01-01")).toEqual({ due: 1, new: 2 });
+    expect(countCards(cards, Date.UTC(2025, 0, 1, 12), "UTC")).toEqual({ due: 1, new: 2 });
   });
 });

@@ -261,6 +261,29 @@ describe("GoalService over a real vault", () => {
     expect((await service("Pacific/Kiritimati").plan("AWS")).dueCards).toBe(3);
   });
 
+  it("plan: an FSRS card is due from the instant SR wrote (its UTC timestamp), an SM-2 one from the start of its day where the user is", async () => {
+    // SR writes FSRS due times with toISOString and shows a card once that instant has passed
+    // (fsrs-helpers.ts formatFsrsTimestamp/parseFsrsTimestamp, rep-item-schedule-info.ts isDue); an SM-2 date
+    // is read as local midnight (DateUtil.dateStrToMoment). The clock: 2026-11-25 06:00 UTC, which is the
+    // 24th, 22:00 in Los Angeles and the 25th, 20:00 in Kiritimati.
+    const fsrs = (due: string) => `<!--SR:!fsrs,${due},1,2.3,5.1,2,1,0,0,2026-11-24T05:00:00.000Z-->`;
+    const deck = [
+      "---\nkrypton-deck: true\n---\n#flashcards/aws\n",
+      `Reviewed in LA on the 23rd, due the 24th at 21:00 there::A1\n${fsrs("2026-11-25T05:00:00.000Z")}\n`,
+      `Due in an hour::A2\n${fsrs("2026-11-25T07:00:00.000Z")}\n`,
+      "Due on the 25th (SM-2)::A3\n<!--SR:!2026-11-25,3,250-->\n",
+      `Never scheduled by FSRS::A4\n<!--SR:!fsrs,-,0,0,0,0,0,0,0,2026-11-20T05:00:00.000Z-->\n`,
+    ].join("\n");
+    await world.vault.write("Flashcards/AWS.md", deck);
+    world.host = { ...world.host, clock: { ...world.host.clock, now: () => Date.UTC(2026, 10, 25, 6, 0) } };
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    // Los Angeles: the first (its instant has passed) and the new one; the 25th has not begun there.
+    expect((await la.plan("AWS")).dueCards).toBe(2);
+    // Kiritimati: the first, the SM-2 card of its 25th, and the new one; the second is still an hour away.
+    expect((await service("Pacific/Kiritimati").plan("AWS")).dueCards).toBe(3);
+  });
+
   it("plan: reads decks with the user's own separators and tags (the Spaced Repetition plugin's data.json)", async () => {
     await world.vault.write(
       ".obsidian/plugins/obsidian-spaced-repetition/data.json",
