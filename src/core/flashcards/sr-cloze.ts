@@ -28,6 +28,14 @@ export interface Cloze {
   at: number;
   /** The card number of a numbered deletion (`==2;;x==`): deletions sharing it are one card. */
   group?: number;
+  /** An overlapping deletion's letters (`==ash;;x==`): on the i-th card, letter i asks, hides or shows it. */
+  sequence?: string;
+}
+
+/** One of SR's sibling cards of a cloze text: the deletions it asks, and those it hides without asking. */
+export interface ClozeSibling {
+  ask: number[];
+  hide: number[];
 }
 
 export interface ClozeReading {
@@ -123,7 +131,8 @@ export function readClozes(text: string, patterns: readonly string[] = DEFAULT_C
     for (const m of text.matchAll(p[type])) {
       const field = (f: Field) => m[order.indexOf(f) + 1] ?? "";
       const seq = field("seq");
-      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0, ...(type === "numbered" ? { group: parseInt(seq, 10) } : {}) });
+      const extra = type === "numbered" ? { group: parseInt(seq, 10) } : type === "overlapping" ? { sequence: seq } : {};
+      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0, ...extra });
       reviewCards = type === "simple" ? reviewCards + 1 : Math.max(reviewCards, type === "numbered" ? parseInt(seq, 10) : seq.length);
     }
   }
@@ -131,13 +140,29 @@ export function readClozes(text: string, patterns: readonly string[] = DEFAULT_C
   return { clozes, reviewCards };
 }
 
-/** A cloze text with one deletion asked (its hint, or "[...]") and the others shown as their answers. */
-export function askCloze(text: string, clozes: readonly Cloze[], asked: number): string {
+/**
+ * SR's sibling cards of a cloze reading, in order (clozecraft's getCardFront): the i-th of a numbered note
+ * asks every deletion numbered i+1 (none, for a number no deletion has); of an overlapping one, the deletions
+ * whose i-th letter is "a", hiding the "h" ones (a missing letter shows); otherwise the i-th deletion alone.
+ */
+export function clozeSiblings(reading: ClozeReading): ClozeSibling[] {
+  const { clozes } = reading;
+  const pick = (test: (c: Cloze) => boolean) => clozes.flatMap((c, i) => (test(c) ? [i] : []));
+  return Array.from({ length: reading.reviewCards }, (_, k) => {
+    if (clozes.some((c) => c.group !== undefined)) return { ask: pick((c) => c.group === k + 1), hide: [] };
+    if (clozes.some((c) => c.sequence !== undefined)) return { ask: pick((c) => c.sequence?.[k] === "a"), hide: pick((c) => c.sequence?.[k] === "h") };
+    return { ask: [k], hide: [] };
+  });
+}
+
+/** A cloze text as one sibling asks it: its deletions as "[hint]" or "[...]", hidden ones as "(hint)" or "(...)", the rest as their answers. */
+export function askCloze(text: string, clozes: readonly Cloze[], sibling: ClozeSibling): string {
   let out = "";
   let from = 0;
   clozes.forEach((c, i) => {
     if (c.at < from) return; // two patterns matching the same text
-    out += text.slice(from, c.at) + (i === asked ? `[${c.hint || "..."}]` : c.answer);
+    const shown = sibling.ask.includes(i) ? `[${c.hint || "..."}]` : sibling.hide.includes(i) ? `(${c.hint || "..."})` : c.answer;
+    out += text.slice(from, c.at) + shown;
     from = c.at + c.raw.length;
   });
   return out + text.slice(from);

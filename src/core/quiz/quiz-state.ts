@@ -1,6 +1,6 @@
 import { cardKey, type NewCard } from "../flashcards/card-writer";
 import type { ParsedCard } from "../flashcards/card-parser";
-import { askCloze } from "../flashcards/sr-cloze";
+import { askCloze, clozeSiblings } from "../flashcards/sr-cloze";
 
 /**
  * The quiz as a plain state machine, host-neutral and serialisable (it is saved per conversation under
@@ -61,16 +61,21 @@ export function missedNewCards(state: QuizState): NewCard[] {
   return state.results.filter((r) => r.grade.verdict !== "correct").map((r) => state.fromNotes!.cards[r.card]).filter((c): c is NewCard => c !== undefined);
 }
 
-/** Cards from a deck in quiz form: a reversed card asks one way, a cloze one deletion at a time (at most QUIZ_MAX_CARDS). */
+/**
+ * Cards from a deck in quiz form: a reversed card asks one way, a cloze one SR sibling at a time (deletions
+ * sharing a number together; a sibling asking nothing is no question), at most QUIZ_MAX_CARDS.
+ */
 export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string): QuizCard[] {
   const out: QuizCard[] = [];
   for (const c of cards) {
     const front = stripLink(c.front);
     const back = stripLink(c.back);
     if (c.kind === "cloze") {
-      c.clozes.forEach((cloze, i) => {
-        out.push({ kind: "cloze", prompt: stripLink(askCloze(c.front, c.clozes, i)), answer: cloze.answer, source });
-      });
+      for (const sibling of clozeSiblings({ clozes: c.clozes, reviewCards: c.reviewCards })) {
+        if (!sibling.ask.length) continue;
+        const answer = sibling.ask.map((i) => c.clozes[i].answer).join(", ");
+        out.push({ kind: "cloze", prompt: stripLink(askCloze(c.front, c.clozes, sibling)), answer, source });
+      }
     } else if (front && back) {
       out.push({ kind: c.kind === "basic" || c.kind === "reversed" ? c.kind : "multiline", prompt: front, answer: back, source });
     }

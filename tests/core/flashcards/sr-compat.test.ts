@@ -3,7 +3,7 @@ import { parseCards } from "../../../src/core/flashcards/card-parser";
 import { appendCards, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
 import { appendToDeck } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
-import { parseSchedules } from "../../../src/core/flashcards/sr-schedule";
+import { countCards, parseSchedules } from "../../../src/core/flashcards/sr-schedule";
 import { FsVault } from "../../../src/node/fs-vault";
 import { quizCardsFromDeck } from "../../../src/core/quiz/quiz-state";
 import { makeTempVault } from "../../support/temp-vault";
@@ -147,6 +147,29 @@ describe("numbered and hinted clozes (SR's clozePatterns, default ==[123;;]answe
     expect(quizCardsFromDeck([card], "Bio").map((q) => [q.prompt, q.answer])).toEqual([
       ["The [organelle] makes ATP", "mitochondria"],
       ["The mitochondria makes [...]", "ATP"],
+    ]);
+  });
+
+  // clozecraft 0.4 (ClozeNoteClassic/ClozeNoteOL getCardFront): SR's i-th sibling asks every deletion numbered
+  // i at once; with a/h/s sequences it asks the "a" ones, hides the "h" ones and shows the rest.
+  it("a quiz asks one SR sibling at a time: deletions sharing a number are blanked together", () => {
+    const [card] = parseCards("#flashcards\n\nThe ==1;;mitochondria;;organelle== makes ==2;;ATP== from ==1;;glucose==\n").cards;
+    const quiz = quizCardsFromDeck([card], "Bio");
+    expect(quiz.map((q) => [q.prompt, q.answer])).toEqual([
+      ["The [organelle] makes ATP from [...]", "mitochondria, glucose"],
+      ["The mitochondria makes [...] from glucose", "ATP"],
+    ]);
+    expect(quiz).toHaveLength(countCards([card], 0).new);
+  });
+
+  it("overlapping sequences: asked deletions are blanks, hidden ones are marked, the rest shown; a sibling asking nothing is not a question", () => {
+    const { cards } = parseCards("#flashcards\n\n==as;;Mercury==, ==sa;;Venus==, ==h;;Earth==\n\nStep ==2;;two== follows ==3;;three==\n");
+    expect(quizCardsFromDeck(cards, "Sky").map((q) => [q.prompt, q.answer])).toEqual([
+      ["[...], Venus, (...)", "Mercury"],
+      ["Mercury, [...], Earth", "Venus"],
+      // SR's first sibling of the second card asks nothing (there is no deletion 1): there is nothing to quiz.
+      ["Step [...] follows three", "two"],
+      ["Step two follows [...]", "three"],
     ]);
   });
 });
