@@ -3,7 +3,8 @@ import { askJson } from "../model/ask-json";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { throwIfAborted } from "../util/errors";
 import { parseCards } from "./card-parser";
-import { cardKey, formatCard, type NewCard } from "./card-writer";
+import { cardKey, clozeWriter, formatCard, type NewCard } from "./card-writer";
+import { readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
 
 /** A numbered piece of source text the model must cite; `source` is the link target "Note#Heading". */
@@ -227,5 +228,8 @@ export function cleanCard(card: NewCard, format: SrFormat): NewCard | null {
   const clean = { ...card, front, back };
   const read = parseCards(formatCard(clean, format), format).cards;
   if (read.length !== 1 || (card.kind !== "cloze" && (read[0].kind !== card.kind || read[0].front !== front))) return null;
+  // A cloze written in the user's pattern must read back with the deletions the model marked ("}}" inside "{{…}}" would not).
+  const deletions = (text: string) => readClozes(text).clozes.map((c) => c.answer).join("\n");
+  if (card.kind === "cloze" && clozeWriter(format) && read[0].deletions.join("\n") !== deletions(front)) return null;
   return clean;
 }

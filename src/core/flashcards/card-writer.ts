@@ -1,5 +1,5 @@
 import type { ParsedCard, ParsedDeck } from "./card-parser";
-import { readClozes } from "./sr-cloze";
+import { plainClozeTemplate, readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
 
 /** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
@@ -24,16 +24,30 @@ export function formatCard(card: NewCard, format: SrFormat): string {
   if (card.kind === "cloze") {
     // With an end marker set, SR ends a cloze only at the marker: without it the next card joins this one.
     const end = format.endMarker ? `\n${format.endMarker}` : "";
-    // Whichever delimiter the user's clozePatterns read as a cloze.
-    const isCloze = (sample: string) => readClozes(sample, format.clozePatterns).reviewCards === 1;
-    if (isCloze("==x==")) return `${card.front} ${link}${end}`;
-    if (isCloze("**x**")) return `${card.front.replace(/==([^=\n]+?)==/g, "**$1**")} ${link}${end}`;
-    // Clozes turned off in SR: ask the same thing as a basic card.
+    const write = clozeWriter(format);
+    if (write) return `${card.front.replace(/==([^=\n]+?)==/g, (_, answer: string) => write(answer))} ${link}${end}`;
+    // No cloze pattern SR can read (clozes turned off): ask the same thing as a basic card.
     const answers = [...card.front.matchAll(/==([^=\n]+?)==/g)].map((m) => m[1]);
     return `${card.front.replace(/==([^=\n]+?)==/g, "…")}${format.singleLine}${answers.join(", ")} ${link}`;
   }
   const sep = card.kind === "reversed" ? format.singleLineReversed : format.singleLine;
   return `${card.front}${sep}${card.back} ${link}`;
+}
+
+/**
+ * How a deletion is written so the user's SR reads it: the first of their clozePatterns whose plain form
+ * ("==answer==", "{{answer}}", no number or hint) reads back as one cloze of that answer. Null when none
+ * does, which the caller must say: such a cloze is written as a question and answer.
+ */
+export function clozeWriter(format: SrFormat): ((answer: string) => string) | null {
+  for (const pattern of format.clozePatterns) {
+    const template = plainClozeTemplate(pattern);
+    if (!template?.includes("answer")) continue;
+    const write = (answer: string) => template.replace("answer", () => answer);
+    const read = readClozes(`A ${write("probe")} B`, format.clozePatterns);
+    if (read.reviewCards === 1 && read.clozes.length === 1 && read.clozes[0].answer === "probe") return write;
+  }
+  return null;
 }
 
 /** The deck tag for a deck name under the user's first SR tag: "#flashcards/aws-saa". */

@@ -12,7 +12,7 @@ import { localDate } from "../util/local-date";
 import { ANKI_EXPORT_FOLDER, ankiExportText, type AnkiExport } from "./anki-export";
 import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
-import { DECK_MARKER, cardKey, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
+import { DECK_MARKER, cardKey, clozeWriter, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
 import { loadSrFormat, type SrFormat } from "./sr-format";
 
@@ -48,6 +48,8 @@ export interface FlashcardRun {
   sources: string[];
   /** Parts of a long source the cap left out (0 when all was read). */
   partsSkipped: number;
+  /** Cloze cards written as question and answer: none of the user's SR cloze patterns can be written. */
+  clozesAsBasic: number;
   text: string;
 }
 
@@ -89,7 +91,7 @@ export class FlashcardService {
       generated.counts.duplicates += generated.cards.length - added.length;
     }
     host.logger.info("flashcards: run", { deckPath, added: added.length, ...generated.counts });
-    const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped };
+    const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped, clozesAsBasic: clozesAsBasic(added, format) };
     return { ...run, text: flashcardRunText(run) };
   }
 
@@ -124,7 +126,8 @@ export class FlashcardService {
       added = result.added;
       counts.duplicates += fresh.length - added.length;
     }
-    const run = { deckPath, deckName, createdDeck, added, counts, sources: [...new Set(cards.map((c) => c.source.replace(/#.*$/, "") + ".md"))], partsSkipped: 0 };
+    const sources = [...new Set(cards.map((c) => c.source.replace(/#.*$/, "") + ".md"))];
+    const run = { deckPath, deckName, createdDeck, added, counts, sources, partsSkipped: 0, clozesAsBasic: clozesAsBasic(added, format) };
     return { ...run, text: flashcardRunText(run) };
   }
 
@@ -300,6 +303,10 @@ function cleanDeckName(name: string): string {
   return clean;
 }
 
+function clozesAsBasic(added: readonly NewCard[], format: SrFormat): number {
+  return clozeWriter(format) ? 0 : added.filter((c) => c.kind === "cloze").length;
+}
+
 export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
   const { counts } = run;
   const head = run.added.length
@@ -310,6 +317,9 @@ export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
   if (counts.ungrounded) notes.push(`${counts.ungrounded} dropped for citing no passage of the source`);
   if (counts.unusable) notes.push(`${counts.unusable} dropped as not a valid card`);
   if (run.partsSkipped) notes.push(`the last ${run.partsSkipped} part(s) of the source were not read (card limit)`);
+  const asBasic = run.clozesAsBasic
+    ? `${run.clozesAsBasic} cloze card${run.clozesAsBasic === 1 ? "" : "s"} written as question and answer: the Spaced Repetition plugin's "Cloze Patterns" setting has no pattern Krypton can write a cloze in.`
+    : "";
   const list = run.added.map((c) => `- ${c.kind === "cloze" ? c.front : `${c.front} → ${c.back}`}`).join("\n");
-  return [head, notes.length ? `Skipped: ${notes.join("; ")}.` : "", list].filter(Boolean).join("\n\n");
+  return [head, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list].filter(Boolean).join("\n\n");
 }

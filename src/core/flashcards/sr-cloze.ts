@@ -95,6 +95,12 @@ function compile(raw: string): CompiledPattern | null {
   };
 }
 
+/** A pattern without its number and hint slots, "answer" still in it ("{{[c1::]answer[::hint]}}" → "{{answer}}"); null when SR cannot use it. */
+export function plainClozeTemplate(raw: string): string | null {
+  if (!compile(raw)) return null;
+  return raw.replace(NUM_SLOT, "").replace(HINT_SLOT, "");
+}
+
 const compiledCache = new Map<string, CompiledPattern[]>();
 
 function compiled(patterns: readonly string[]): CompiledPattern[] {

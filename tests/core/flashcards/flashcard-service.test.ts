@@ -183,6 +183,24 @@ describe("FlashcardService", () => {
     expect(parseCards(deck, format).cards.map((c) => [c.front, c.decks])).toEqual([["Where?", ["study/bio-deck"]]]);
   });
 
+  it.each([
+    [["{{[c1::]answer[::hint]}}"], "The light reactions release {{oxygen}} [[Bio/Photosynthesis#Light reactions]]", "cloze", ""],
+    [[], "The light reactions release …::oxygen [[Bio/Photosynthesis#Light reactions]]", "basic", `1 cloze card written as question and answer: the Spaced Repetition plugin's "Cloze Patterns" setting has no pattern Krypton can write a cloze in`],
+  ])("writes clozes in the user's own cloze pattern %j, or says why it cannot", async (clozePatterns, line, kind, note) => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { clozePatterns } }));
+    world.ollama.script({
+      route: "chat",
+      reply: (req) => reply([{ type: "cloze", front: "The light reactions release ==oxygen==", back: "", passage: passageNumber(req.userText, "oxygen") }]),
+    });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    const deck = await world.vault.read("Flashcards/Photosynthesis.md");
+    expect(deck).toContain(`\n${line}\n`);
+    const format = srFormatFromData(await world.vault.read(".obsidian/plugins/obsidian-spaced-repetition/data.json"));
+    expect(parseCards(deck, format).cards.map((c) => c.kind)).toEqual([kind]);
+    if (note) expect(run.text).toContain(note);
+    else expect(run.text).not.toMatch(/question and answer/);
+  });
+
   it("refuses to append to a note that is not a Krypton deck, and never touches it", async () => {
     await world.vault.write("Flashcards/Photosynthesis.md", "My own notes::keep\n");
     world.ollama.setDefault({ route: "chat", reply: (req) => reply([{ type: "basic", front: "Q", back: "A", passage: passageNumber(req.userText, "chloroplasts") }]) });

@@ -1,6 +1,6 @@
 import { cleanCard } from "../../../src/core/flashcards/card-generator";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
-import { appendCards, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
+import { appendCards, clozeWriter, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
 import { appendToDeck } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
 import { countCards, parseSchedules } from "../../../src/core/flashcards/sr-schedule";
@@ -186,6 +186,33 @@ describe("what Krypton writes stays a card to SR", () => {
       ["basic", []],
       ["cloze", ["oxygen"]],
     ]);
+  });
+
+  it.each([
+    ["Anki-like {{c1::…}}", ["{{[c1::]answer[::hint]}}"], "Plants make {{glucose}} from light [[Bio/P]]"],
+    ["curly brackets", ["{{[123;;]answer[;;hint]}}"], "Plants make {{glucose}} from light [[Bio/P]]"],
+    ["bold", ["**[123;;]answer[;;hint]**"], "Plants make **glucose** from light [[Bio/P]]"],
+    ["footnote numbers, curly first", ["{{[c1::]answer[::hint]}}", "==answer==[^\\[hint\\]][\\[^123\\]]"], "Plants make {{glucose}} from light [[Bio/P]]"],
+  ])("a cloze is written in the user's first cloze pattern SR reads (%s)", (_name, clozePatterns, line) => {
+    const format = srFormatFromData(JSON.stringify({ settings: { clozePatterns } }));
+    expect(formatCard(cloze, format)).toBe(line);
+    expect(parseCards(`#flashcards\n\n${line}\n`, format).cards.map((c) => [c.kind, c.deletions])).toEqual([["cloze", ["glucose"]]]);
+    expect(cleanCard(cloze, format)).toEqual(cloze);
+  });
+
+  it("a cloze whose deletion would read back otherwise in the user's pattern is dropped", () => {
+    const format = srFormatFromData(JSON.stringify({ settings: { clozePatterns: ["{{[c1::]answer[::hint]}}"] } }));
+    expect(cleanCard({ kind: "cloze", front: "Templates close with ==}}== here", back: "", source: "S" }, format)).toBeNull();
+    // A numbered deletion in SR's default pattern still reads back as the one the model meant.
+    expect(cleanCard({ kind: "cloze", front: "The ==1;;heart;;organ== pumps", back: "", source: "S" }, DEFAULT_SR_FORMAT)).not.toBeNull();
+  });
+
+  it("no cloze pattern SR can use: the cloze is written as a question and answer, and clozeWriter says there is none", () => {
+    for (const clozePatterns of [[], ["{{answer}}"]]) {
+      const format = srFormatFromData(JSON.stringify({ settings: { clozePatterns } }));
+      expect(clozeWriter(format)).toBeNull();
+      expect(parseCards(`#flashcards\n\n${formatCard(cloze, format)}\n`, format).cards.map((c) => [c.kind, c.front, c.back])).toEqual([["basic", "Plants make … from light", "glucose [[Bio/P]]"]]);
+    }
   });
 
   it("a card whose separator would fall inside inline code is dropped", () => {
