@@ -1,6 +1,6 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { folderAsSpelled, folderOf, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import { cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
@@ -223,9 +223,13 @@ export class FlashcardService {
   async findDeckPath(deckName: string): Promise<string> {
     const wanted = this.deckPathFor(deckName);
     const key = nameKey(wanted);
-    const same = (await this.deps.host.vault.listNotes()).filter((n) => nameKey(n.path) === key).map((n) => n.path);
+    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
+    const same = paths.filter((p) => nameKey(p) === key);
     if (same.length > 1) throw new AgentError(`More than one deck is named "${deckName}": ${same.join(", ")}. Rename or merge them.`, "invalid-input");
-    return same[0] ?? wanted;
+    if (same[0]) return same[0];
+    // A new deck: in the folder as the vault spells it (a disk that ignores case has one folder for both).
+    const folder = folderOf(wanted);
+    return folder ? `${folderAsSpelled(folder, paths)}/${wanted.slice(folder.length + 1)}` : wanted;
   }
 
   /** Where a deck of this name goes; findDeckPath gives the note that is there already. */

@@ -65,6 +65,31 @@ export function nameKey(name: string): string {
 }
 
 /**
+ * A folder as the vault spells it, found among the folders of `notePaths` level by level, case aside: on a
+ * disk that ignores case (macOS, Windows) a setting's "Flashcards" is the folder "flashcards", and Obsidian,
+ * which knows a folder only by its real spelling, fails to create it again. A level spelled exactly as given,
+ * not found, or found in two spellings (a case-sensitive disk holds both) stays as given. Folders holding no
+ * note are not seen.
+ */
+export function folderAsSpelled(folder: string, notePaths: readonly string[]): string {
+  if (!folder) return folder;
+  const lower = (s: string) => s.normalize("NFC").toLowerCase();
+  const wanted = folder.split("/");
+  const parts: string[] = [];
+  for (const [depth, name] of wanted.entries()) {
+    const parent = parts.join("/");
+    const spellings = new Set<string>();
+    for (const path of notePaths) {
+      const levels = path.split("/");
+      if (levels.length <= depth + 1 || (depth > 0 && levels.slice(0, depth).join("/") !== parent)) continue;
+      if (lower(levels[depth]) === lower(name)) spellings.add(levels[depth]);
+    }
+    parts.push(spellings.size === 1 && !spellings.has(name) ? [...spellings][0] : name);
+  }
+  return parts.join("/");
+}
+
+/**
  * A user-given vault-relative path, normalized ("/Notes//AI/" → "Notes/AI") and checked by the shared
  * vault path policy (no "..", no absolute paths, nothing in the config folder, .krypton or other hidden
  * folders, no characters notes cannot have). A leading "/" or backslashes are accepted as a user's way

@@ -284,6 +284,17 @@ describe("a deck named like an existing one, case and spacing aside", () => {
     expect((await service.exportAnki("tides")).deckPath).toBe("Flashcards/Tides.md");
   });
 
+  // On a disk that ignores case (macOS) the setting's "Flashcards" is the folder "flashcards", which Obsidian
+  // knows only by that spelling: creating "Flashcards/…" fails there ("Folder already exists").
+  it("a new deck goes into the flashcards folder as the vault spells it, whatever the setting's case", async () => {
+    await world.vault.write("flashcards/Tides.md", tides);
+    world.settings.flashcardsFolder = "Flashcards";
+    world.ollama.setDefault({ route: "chat", reply: where });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Photosynthesis" });
+    expect(run).toMatchObject({ deckPath: "flashcards/Photosynthesis.md", createdDeck: true });
+    expect(await world.vault.exists("Flashcards")).toBe(false);
+  });
+
   it("two existing decks of that name are refused by name, before any model call", async () => {
     await world.vault.write("Flashcards/Tides.md", tides);
     await world.vault.write("Flashcards/tides.md", tides);
