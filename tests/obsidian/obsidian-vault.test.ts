@@ -44,7 +44,7 @@ test("listNotes returns markdown notes only, never the config folder or .krypton
   expect(welcome?.mtime).toBeGreaterThan(0);
 });
 
-test("readNote reads through cachedRead and refuses what is not a note", async () => {
+test("readNote reads the note's bytes and refuses what is not a note", async () => {
   expect(await vault.readNote("Projects/Plan.md")).toBe("# Plan\nSteps.");
   expect(app.vault.reads.get("Projects/Plan.md")).toBe(1);
   await expect(vault.readNote("Missing.md")).rejects.toBeInstanceOf(NoteNotFoundError);
@@ -149,4 +149,16 @@ test("appendToNote and processNote refuse what readNote refuses: a Latin-1 note 
   } finally {
     await outside.cleanup();
   }
+});
+
+test("the stand-in reads a note with a byte order mark as Obsidian does: Vault.read and cachedRead drop it, adapter.read and Vault.process keep it", async () => {
+  await temp.write("Bom.md", "\uFEFF# Bom\n");
+  const app2 = new App(temp.root);
+  const file = app2.vault.getFileByPath("Bom.md")!;
+  expect(await app2.vault.read(file)).toBe("# Bom\n");
+  expect(await app2.vault.cachedRead(file)).toBe("# Bom\n");
+  expect(await app2.vault.adapter.read("Bom.md")).toBe("\uFEFF# Bom\n");
+  let seen = "";
+  await app2.vault.process(file, (text) => (seen = text));
+  expect(seen).toBe("\uFEFF# Bom\n");
 });

@@ -304,14 +304,20 @@ export class Vault extends Events {
     return [this.root, ...this.files.values()];
   }
 
+  /**
+   * Like Obsidian: a leading byte order mark is dropped (Vault.read does; DataAdapter.read and the text
+   * Vault.process hands to its callback keep it).
+   */
   async read(file: TFile): Promise<string> {
     this.reads.set(file.path, (this.reads.get(file.path) ?? 0) + 1);
-    return this.adapter.read(file.path);
+    const text = await this.adapter.read(file.path);
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
   async readBinary(file: TFile): Promise<ArrayBuffer> {
     this.reads.set(file.path, (this.reads.get(file.path) ?? 0) + 1);
     return this.adapter.readBinary(file.path);
   }
+  /** A read that may come from Obsidian's cache; filled by read, so it drops a byte order mark too. */
   cachedRead(file: TFile): Promise<string> {
     return this.read(file);
   }
