@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { decodeNoteBytes, decodeWritableNote, NoteRefusedError } from "../core/notes/read-policy";
+import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
 import { isCode } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
@@ -209,7 +209,7 @@ export class FsVault implements VaultPort {
     const current = decodeWritableNote(path, bytes);
     if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
     // The text never holds a byte order mark (decodeNoteBytes drops it): put back the one the note had.
-    const next = (hasByteOrderMark(bytes) ? "\uFEFF" : "") + fn(current);
+    const next = (hasByteOrderMark(bytes) ? BYTE_ORDER_MARK : "") + fn(current);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.
     const temp = join(dirname(real), tempFileName("write"));
@@ -264,10 +264,6 @@ async function removeLeftovers(temps: { full: string; rel: string }[], sweep: No
       }
     }),
   );
-}
-
-function hasByteOrderMark(bytes: Uint8Array): boolean {
-  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
 
 /** Removes `folder` and its parents up to `top` (the first folder createNote made) while they are empty. */

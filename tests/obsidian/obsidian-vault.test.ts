@@ -162,3 +162,24 @@ test("the stand-in reads a note with a byte order mark as Obsidian does: Vault.r
   await app2.vault.process(file, (text) => (seen = text));
   expect(seen).toBe("\uFEFF# Bom\n");
 });
+
+test("a note that starts with a byte order mark: read without it, appended to and processed with exactly one BOM kept on disk", async () => {
+  await temp.write("Bom.md", "\uFEFF# Bom\nText.\n");
+  const bomVault = new ObsidianVault(new App(temp.root) as never, plugin as never);
+  const read = await bomVault.readNote("Bom.md");
+  expect(read).toBe("# Bom\nText.\n");
+  // The text the user approved (read without the BOM) is what the note still holds: the append goes through.
+  await bomVault.appendToNote("Bom.md", "- one\n", read);
+  expect(await fs.readFile(join(temp.root, "Bom.md"), "utf8")).toBe("\uFEFF# Bom\nText.\n- one\n");
+  // processNote's fn sees the text readNote gives, and the BOM stays, once.
+  let seen = "";
+  await bomVault.processNote("Bom.md", (t) => {
+    seen = t;
+    return `${t}- two\n`;
+  });
+  expect(seen).toBe("# Bom\nText.\n- one\n");
+  expect(await fs.readFile(join(temp.root, "Bom.md"), "utf8")).toBe("\uFEFF# Bom\nText.\n- one\n- two\n");
+  // A note without a BOM does not get one.
+  await bomVault.appendToNote("Welcome.md", "\nMore.");
+  expect((await fs.readFile(join(temp.root, "Welcome.md")))[0]).toBe("#".charCodeAt(0));
+});

@@ -134,6 +134,14 @@ export function decodeWritableNote(path: string, bytes: Uint8Array): string {
   return text;
 }
 
+/** U+FEFF at the start of a note: decodeNoteBytes drops it, and a write puts back the one the note had. */
+export const BYTE_ORDER_MARK = "\uFEFF";
+
+/** True when the bytes start with a UTF-8 byte order mark. */
+export function hasByteOrderMark(bytes: Uint8Array): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
 /** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */
 function isUtf8(bytes: Uint8Array): boolean {
   try {

@@ -1,5 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { decodeNoteBytes, decodeWritableNote, NoteRefusedError } from "../../core/notes/read-policy";
+import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError } from "../../core/notes/read-policy";
 import { errorMessage } from "../../core/util/errors";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
@@ -95,10 +95,16 @@ export class ObsidianVault implements VaultPort {
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);
     // What readNote refuses is not written either (a link out of the vault, a binary file), nor a Latin-1
     // note: Vault.process hands it over decoded as UTF-8, and writing it back would replace every accent.
-    decodeWritableNote(file.path, await this.bytesOf(file));
-    await this.app.vault.process(file, (current) => {
+    const bytes = await this.bytesOf(file);
+    decodeWritableNote(file.path, bytes);
+    await this.app.vault.process(file, (raw) => {
+      // Vault.process hands over the note's byte order mark (Vault.read drops it): the text is compared and
+      // changed without it, as readNote gives it, and the note keeps it, once. The bytes read just before
+      // also count, in case an Obsidian version drops it here too.
+      const current = raw.startsWith(BYTE_ORDER_MARK) ? raw.slice(1) : raw;
       if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
-      return fn(current);
+      const bom = current !== raw || hasByteOrderMark(bytes) ? BYTE_ORDER_MARK : "";
+      return bom + fn(current);
     });
   }
 
