@@ -183,3 +183,17 @@ test("a note that starts with a byte order mark: read without it, appended to an
   await bomVault.appendToNote("Welcome.md", "\nMore.");
   expect((await fs.readFile(join(temp.root, "Welcome.md")))[0]).toBe("#".charCodeAt(0));
 });
+
+test("the stand-in's adapter.rmdir is not recursive, as documented: a folder holding a hidden file stays; an empty one leaves disk and tree", async () => {
+  await app.vault.createFolder("Empty");
+  await app.vault.createFolder("Held");
+  await temp.write("Held/.sync-partial", "x");
+  await expect(app.vault.adapter.rmdir("Held", false)).rejects.toThrow(/ENOTEMPTY/);
+  expect(app.vault.getFolderByPath("Held")).not.toBeNull();
+  const deleted: string[] = [];
+  app.vault.on("delete", (f: { path: string }) => deleted.push(f.path));
+  await app.vault.adapter.rmdir("Empty", false);
+  expect(await app.vault.adapter.exists("Empty")).toBe(false);
+  expect(app.vault.getFolderByPath("Empty")).toBeNull();
+  expect(deleted).toEqual(["Empty"]);
+});

@@ -177,12 +177,21 @@ export class FileSystemAdapter {
   async mkdir(path: string): Promise<void> {
     await fs.mkdir(this.getFullPath(path), { recursive: true });
   }
-  remove(path: string): Promise<void> {
-    return fs.unlink(this.getFullPath(path));
+  async remove(path: string): Promise<void> {
+    await fs.unlink(this.getFullPath(path));
+    this.removed?.(normalizePath(path));
   }
-  rmdir(path: string, recursive: boolean): Promise<void> {
-    return fs.rm(this.getFullPath(path), { recursive, force: false });
+  /** Like Obsidian's: not recursive, the folder must be empty (hidden files count). */
+  async rmdir(path: string, recursive: boolean): Promise<void> {
+    if (recursive) await fs.rm(this.getFullPath(path), { recursive: true });
+    else await fs.rmdir(this.getFullPath(path));
+    this.removed?.(normalizePath(path));
   }
+  /**
+   * Stand-in only: set by the Vault to play Obsidian desktop's file watcher, which takes what the adapter
+   * removed out of the file tree (at once here; a moment later in Obsidian).
+   */
+  removed?: (path: string) => void;
   async rename(from: string, to: string): Promise<void> {
     this.renames.push([from, to]);
     if (await this.exists(to)) throw new Error("Destination file already exists!");
@@ -217,6 +226,16 @@ export class Vault extends Events {
     this.root.vault = this;
     this.root.path = "/";
     this.scan(this.root, "");
+    this.adapter.removed = (path) => this.forget(path);
+  }
+
+  /** What the watcher does when a file or folder is gone from disk: out of the tree, "delete" events. */
+  private forget(path: string): void {
+    const gone = [...this.files.values()].filter((f) => f.path === path || f.path.startsWith(path + "/"));
+    for (const f of gone.reverse()) {
+      this.unlink(f);
+      this.trigger("delete", f);
+    }
   }
 
   private scan(folder: TFolder, rel: string): void {
@@ -322,14 +341,18 @@ export class Vault extends Events {
     return this.read(file);
   }
 
-  /** Like Obsidian: refuses an existing path ("File already exists.") and a missing parent folder. */
+  /**
+   * Refuses a path in the file tree ("File already exists.") and a missing parent folder. Obsidian documents
+   * no exclusive create, so the stand-in promises no more: a file that reached the disk behind the vault's
+   * back (a sync client) and is not in the tree yet is overwritten. Callers must check the disk themselves.
+   */
   async create(path: string, data: string): Promise<TFile> {
     const p = normalizePath(path);
-    if (this.getAbstractFileByPath(p) || (await this.adapter.exists(p))) throw new Error("File already exists.");
+    if (this.getAbstractFileByPath(p)) throw new Error("File already exists.");
     if (!(this.getAbstractFileByPath(parentPath(p) || "/") instanceof TFolder)) {
       throw new Error(`ENOENT: no such file or directory, open '${p}'`);
     }
-    await fs.writeFile(this.adapter.getFullPath(p), data, { encoding: "utf8", flag: "wx" });
+    await fs.writeFile(this.adapter.getFullPath(p), data, "utf8");
     const file = this.addFile(p);
     this.trigger("create", file);
     return file;
@@ -359,11 +382,7 @@ export class Vault extends Events {
 
   async delete(file: TAbstractFile): Promise<void> {
     await fs.rm(this.adapter.getFullPath(file.path), { recursive: true });
-    const gone = [...this.files.values()].filter((f) => f === file || f.path.startsWith(file.path + "/"));
-    for (const f of gone.reverse()) {
-      this.unlink(f);
-      this.trigger("delete", f);
-    }
+    this.forget(file.path);
   }
 
   async rename(file: TAbstractFile, newPath: string): Promise<void> {
