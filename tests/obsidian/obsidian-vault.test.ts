@@ -197,3 +197,15 @@ test("the stand-in's adapter.rmdir is not recursive, as documented: a folder hol
   expect(app.vault.getFolderByPath("Empty")).toBeNull();
   expect(deleted).toEqual(["Empty"]);
 });
+
+test("createNote checks the disk again as its last step before vault.create: a file a sync client wrote while the folders were made is kept", async () => {
+  const createFolder = app.vault.createFolder.bind(app.vault);
+  app.vault.createFolder = async (path: string) => {
+    const folder = await createFolder(path);
+    // The sync client delivers the same note from another device, behind the vault's back.
+    if (path === "Krypton/Ideas") await temp.write("Krypton/Ideas/Tides.md", "from another device");
+    return folder;
+  };
+  await expect(vault.createNote("Krypton/Ideas/Tides.md", "# Tides\n")).rejects.toBeInstanceOf(NoteExistsError);
+  expect(await temp.read("Krypton/Ideas/Tides.md")).toBe("from another device");
+});

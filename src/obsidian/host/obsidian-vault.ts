@@ -67,15 +67,22 @@ export class ObsidianVault implements VaultPort {
     return this.app.vault.adapter.exists(p);
   }
 
+  /**
+   * Every note Krypton creates comes here. Obsidian has no exclusive create: vault.create refuses a path in its
+   * file tree, but a file that reached the disk otherwise (a sync client) and is not in the tree yet would be
+   * overwritten. So the disk is checked again as the very last step before vault.create, after the folders are
+   * made; what remains is the moment between that check and Obsidian's write, which its API cannot close.
+   */
   async createNote(path: string, content: string): Promise<void> {
     const p = normalizePath(path);
     if (!this.isNotePath(p)) throw new Error(`Not a note path: ${path}`);
     if (await this.exists(p)) throw new NoteExistsError(p);
     await this.ensureFolder(parentOf(p));
+    if (await this.exists(p)) throw new NoteExistsError(p);
     try {
       await this.app.vault.create(p, content);
     } catch (err) {
-      // A file that appeared between the check and the create: vault.create refuses to overwrite it.
+      // Entered the file tree meanwhile: vault.create refused it.
       if (await this.exists(p)) throw new NoteExistsError(p);
       throw err;
     }
