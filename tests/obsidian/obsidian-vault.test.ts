@@ -209,3 +209,29 @@ test("createNote checks the disk again as its last step before vault.create: a f
   await expect(vault.createNote("Krypton/Ideas/Tides.md", "# Tides\n")).rejects.toBeInstanceOf(NoteExistsError);
   expect(await temp.read("Krypton/Ideas/Tides.md")).toBe("from another device");
 });
+
+test("a failed createNote removes the folders it made, and only those", async () => {
+  // A name the disk refuses (over 255 bytes): vault.create fails after the folders are made.
+  const tooLong = `${"n".repeat(300)}.md`;
+  await expect(vault.createNote(`Krypton/Ideas/${tooLong}`, "x")).rejects.toThrow(/ENAMETOOLONG/);
+  expect(await app.vault.adapter.exists("Krypton")).toBe(false);
+  expect(app.vault.getFolderByPath("Krypton")).toBeNull();
+  // The user's folder stays; the one made inside it for this note goes.
+  await expect(vault.createNote(`Projects/Drafts/${tooLong}`, "x")).rejects.toThrow(/ENAMETOOLONG/);
+  expect(await app.vault.adapter.exists("Projects/Drafts")).toBe(false);
+  expect(await temp.read("Projects/Plan.md")).toBe("# Plan\nSteps.");
+  // The next try makes them again.
+  await vault.createNote("Krypton/Ideas/Tides.md", "# Tides\n");
+  expect(await temp.read("Krypton/Ideas/Tides.md")).toBe("# Tides\n");
+});
+
+test("a failed createNote keeps a folder it made when something else was put in it meanwhile, even a hidden file", async () => {
+  app.vault.create = async () => {
+    // A sync client writes its partial file into the new folder, then the create fails (a full disk).
+    await temp.write("Krypton/Ideas/.sync-partial", "x");
+    throw new Error("ENOSPC: no space left on device");
+  };
+  await expect(vault.createNote("Krypton/Ideas/Tides.md", "# Tides\n")).rejects.toThrow(/ENOSPC/);
+  expect(await temp.read("Krypton/Ideas/.sync-partial")).toBe("x");
+  expect(app.vault.getFolderByPath("Krypton/Ideas")).not.toBeNull();
+});

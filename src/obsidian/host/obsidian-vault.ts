@@ -8,7 +8,8 @@ export const KRYPTON_DIR = ".krypton";
 
 /**
  * VaultPort over Obsidian's Vault API. Reads go through readBinary and decodeNoteBytes, creation through
- * vault.create so the new note appears at once in the file explorer. Nothing here modifies or deletes a note.
+ * vault.create so the new note appears at once in the file explorer. Nothing here modifies or deletes a note;
+ * the one removal is of an empty folder createNote made for a note it then failed to create.
  */
 export class ObsidianVault implements VaultPort {
   constructor(
@@ -77,13 +78,15 @@ export class ObsidianVault implements VaultPort {
     const p = normalizePath(path);
     if (!this.isNotePath(p)) throw new Error(`Not a note path: ${path}`);
     if (await this.exists(p)) throw new NoteExistsError(p);
-    await this.ensureFolder(parentOf(p));
-    if (await this.exists(p)) throw new NoteExistsError(p);
+    const made: string[] = [];
     try {
+      await this.ensureFolder(parentOf(p), made);
+      if (await this.exists(p)) throw new NoteExistsError(p);
       await this.app.vault.create(p, content);
     } catch (err) {
+      await this.removeEmptyFolders(made);
       // Entered the file tree meanwhile: vault.create refused it.
-      if (await this.exists(p)) throw new NoteExistsError(p);
+      if (!(err instanceof NoteExistsError) && (await this.exists(p))) throw new NoteExistsError(p);
       throw err;
     }
   }
@@ -163,17 +166,34 @@ export class ObsidianVault implements VaultPort {
     return file instanceof TFile ? file : null;
   }
 
-  private async ensureFolder(folder: string): Promise<void> {
+  /** Creates the folder and its missing parents; each one this call created is added to `made`, outermost first. */
+  private async ensureFolder(folder: string, made: string[]): Promise<void> {
     if (!folder) return;
     const existing = this.app.vault.getAbstractFileByPath(folder);
     if (existing instanceof TFolder) return;
     if (existing) throw new Error(`A file is in the way of folder ${folder}`);
-    await this.ensureFolder(parentOf(folder));
+    await this.ensureFolder(parentOf(folder), made);
     try {
       await this.app.vault.createFolder(folder);
+      made.push(folder);
     } catch (err) {
-      // Created meanwhile (another plugin, a sync): fine.
+      // Created meanwhile (another plugin, a sync): fine, and not ours to remove.
       if (!(this.app.vault.getAbstractFileByPath(folder) instanceof TFolder)) throw err;
+    }
+  }
+
+  /**
+   * After a failed creation: the folders made for the note go again, innermost first, while they are empty.
+   * adapter.rmdir without recursion is refused by the disk for a folder that holds anything, hidden files
+   * included, so nothing put there meanwhile is ever removed (Vault.delete would delete a folder's contents).
+   */
+  private async removeEmptyFolders(made: readonly string[]): Promise<void> {
+    for (const folder of [...made].reverse()) {
+      try {
+        await this.app.vault.adapter.rmdir(folder, false);
+      } catch {
+        return; // not empty (or already gone): it and its parents stay
+      }
     }
   }
 }
