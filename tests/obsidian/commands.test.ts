@@ -224,7 +224,8 @@ test("Study goals dashboard lists every goal with its minutes from the sessions 
   await p.app.vault.modify(p.app.vault.getFileByPath(path) as TFile, text.replace(/(- \d{4}-\d{2}-\d{2}: 30 min)/, "$1\n- Nov 20, 2026 — 1h 15m"));
   const modal = new StudyGoalsModal(p.app as never, p.services);
   modal.open();
-  await modal.render();
+  await modal.rendered();
+  expect(openModal()!.querySelectorAll("table")).toHaveLength(1);
   const cells = Array.from(openModal()!.querySelectorAll("td")).map((td) => td.textContent);
   expect(cells.slice(0, 3)).toEqual(["Pass AWS SAA", "1h 45m", cells[2]]);
   expect(cells[3]).toMatch(/^2099-01-15 \(\d+ days left\)$/);
@@ -240,9 +241,10 @@ test("Study goals dashboard: one row per goal note, even for goals whose names o
   await p.app.vault.create("Study goals/Archive/Pass AWS.md", "---\nkrypton-goal: true\ngoal: Pass AWS\n---\n# Pass AWS\n\n## Sessions\n- 2025-03-01: 2h\n");
   const modal = new StudyGoalsModal(p.app as never, p.services);
   modal.open();
-  await modal.render();
-  // open() starts a render of its own: read the table of the render awaited here, the last one.
-  const table = Array.from(openModal()!.querySelectorAll("table")).pop()!;
+  await modal.rendered();
+  const tables = openModal()!.querySelectorAll("table");
+  expect(tables).toHaveLength(1);
+  const table = tables[0];
   const rows = Array.from(table.querySelectorAll("tr")).slice(1);
   expect(rows.map((tr) => Array.from(tr.querySelectorAll("td")).slice(0, 2).map((td) => td.textContent).join(" | ")).sort()).toEqual([
     "AWS Pass exam | 45 min",

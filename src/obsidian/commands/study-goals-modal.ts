@@ -13,17 +13,23 @@ export class StudyGoalsModal extends Modal {
     super(app);
   }
 
+  private rendering: Promise<void> = Promise.resolve();
+
   onOpen(): void {
     this.titleEl.setText("Study goals");
-    void this.render();
+    this.rendering = this.render();
   }
 
   onClose(): void {
     this.contentEl.empty();
   }
 
-  /** Resolves when the goals are on screen (tests wait for it). */
-  async render(): Promise<void> {
+  /** Resolves when the goals opening the modal asked for are on screen (tests wait for it). */
+  rendered(): Promise<void> {
+    return this.rendering;
+  }
+
+  private async render(): Promise<void> {
     const el = this.contentEl;
     el.empty();
     el.addClass("krypton-goals");
