@@ -110,7 +110,10 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   let messages = base();
   const language = languageInstruction(question);
 
-  /** One streamed model call; the callback sees text as it arrives. */
+  /**
+   * One streamed model call; the callback sees text as it arrives. No answer cap (maxTokens): the user
+   * watches the run and can stop it, and the run's time limit ends a model that loops (see ANSWER_BUDGET).
+   */
   const turn = async function* (
     request: Omit<ChatRequest, "messages" | "signal">,
     extra: ChatMessage[],

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { askJson, InvalidJsonAnswerError, parseAgainst } from "../model/ask-json";
+import { ANSWER_BUDGET } from "../model/answer-budget";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { CLASSIFIER_INTENTS, intentClassifierPrompt } from "../notes/note-prompts";
 import { cleanArgument, MAX_ARGUMENT_CHARS, type DetectedIntent, type IntentKind } from "./intent-patterns";
@@ -67,7 +68,7 @@ export async function classifyIntent(
 ): Promise<ClassifierVerdict> {
   const recent = history.filter((m) => m.role !== "system").slice(-CLASSIFIER_HISTORY);
   try {
-    return verdictOf(await askJson(model, intentClassifierPrompt(message, recent), classifierAnswer, { signal, temperature: 0, what: "classify the request" }));
+    return verdictOf(await askJson(model, intentClassifierPrompt(message, recent), classifierAnswer, { signal, temperature: 0, maxTokens: ANSWER_BUDGET.label, what: "classify the request" }));
   } catch (err) {
     if (err instanceof InvalidJsonAnswerError) return { kind: "invalid", reason: err.problem };
     throw err;

@@ -73,7 +73,8 @@ export class RagAnswerer implements Answerer {
     // Set in a callback: typed by assertion so TypeScript does not narrow it to null for good.
     let fit = null as ContextFit | null;
     try {
-      // turn() rather than stream(): the same text, plus what the prompt lost to fit the window.
+      // turn() rather than stream(): the same text, plus what the prompt lost to fit the window. No answer
+      // cap (maxTokens): the user watches it and can stop it; a cut long answer is worse (ANSWER_BUDGET).
       for await (const text of textDeltas(model.turn({ messages: prompt.messages, signal }), model.id, (f) => (fit = f))) {
         answer += text;
         yield { type: "token", text };

@@ -12,6 +12,7 @@ import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import type { Logger } from "../ports/logger";
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
+import { ANSWER_BUDGET } from "../model/answer-budget";
 import { askModel } from "../model/ask-model";
 import { ProviderError } from "../providers/provider-error";
 import { keywordOnlyReason } from "../search/keyword-only";
@@ -186,7 +187,7 @@ async function rewriteQuery(question: string, history: ChatMessage[], deps: Retr
         },
         { role: "user", content: `${history.length ? `Conversation:\n${recentTurns(history)}\n\n` : ""}Question: ${question}` },
       ],
-      { signal, temperature: 0, what: "rewrite the query" },
+      { signal, temperature: 0, maxTokens: ANSWER_BUDGET.label, what: "rewrite the query" },
     );
     const query = answer.trim().split("\n")[0].replace(/^["'`]|["'`]$/g, "").trim();
     return query && query.length <= 300 ? query : question;
@@ -213,7 +214,7 @@ async function expandQueries(question: string, history: ChatMessage[], deps: Ret
         { role: "user", content: `${history.length ? `Conversation:\n${recentTurns(history)}\n\n` : ""}Question: ${question}` },
       ],
       expansionAnswer,
-      { signal, temperature: 0, what: "expand the search query" },
+      { signal, temperature: 0, maxTokens: ANSWER_BUDGET.list, what: "expand the search query" },
     );
     const extra = answer.queries.map((q) => q.trim()).filter(Boolean);
     return [...new Set([question, ...extra])].slice(0, count + 1);
@@ -244,7 +245,7 @@ async function rerank(question: string, hits: ChunkHit[], deps: RetrievalDeps, s
         { role: "user", content: `Question: ${question}\n\nPassages:\n${passages}` },
       ],
       scoresAnswer,
-      { signal, temperature: 0, what: "rerank the passages" },
+      { signal, temperature: 0, maxTokens: ANSWER_BUDGET.list, what: "rerank the passages" },
     );
     return hits
       .map((hit, i) => ({ hit, i, score: scores[i] }))

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
+import { ANSWER_BUDGET } from "../model/answer-budget";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { throwIfAborted } from "../util/errors";
 import { parseCards } from "./card-parser";
@@ -180,6 +181,7 @@ export async function generateCards(options: {
     const wanted = Math.max(Math.min(3, left), Math.ceil(left / (parts.length - partsUsed + 1)));
     const answer = await askJson(options.model, flashcardPrompt(options.title, part, wanted), cardSchema, {
       what: "generate flashcards",
+      maxTokens: ANSWER_BUDGET.long,
       signal: options.signal,
       temperature: 0.2,
     });

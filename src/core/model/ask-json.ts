@@ -1,12 +1,14 @@
 import { z } from "zod";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
-import { cleanModelText, modelAnswer } from "./ask-model";
+import { cleanModelText, cutOffAt, modelAnswer } from "./ask-model";
 import { errorMessage } from "../util/errors";
 
 export interface AskJsonOptions {
   signal?: AbortSignal;
   temperature?: number;
+  /** The answer's budget (ANSWER_BUDGET): see AskModelOptions.maxTokens. */
+  maxTokens: number;
   /** What the call is for, in "Could not <what>: …" messages ("generate flashcards"). */
   what: string;
 }
@@ -15,7 +17,7 @@ export interface AskJsonOptions {
  * The one way Krypton asks a model for JSON: the schema goes to the provider as structured output
  * (Ollama `format`, Gemini `responseJsonSchema`), the answer is parsed leniently (reasoning blocks, code
  * fences and prose around the object are dropped) and validated; an invalid answer gets exactly one
- * repair request naming what was wrong (an answer cut at the length limit included). Still invalid, or
+ * repair request naming what was wrong (for an answer cut at its cap, see cutOffRepair). Still invalid, or
  * stopped by the provider (Gemini SAFETY, a blocked prompt): AgentError, so callers write nothing.
  */
 export async function askJson<T>(
@@ -26,30 +28,51 @@ export async function askJson<T>(
 ): Promise<T> {
   const jsonSchema = jsonSchemaOf(schema);
   const ask = async (history: ChatMessage[]) => {
-    const answer = await modelAnswer(model, history, { signal: options.signal, temperature: options.temperature ?? 0, json: true, jsonSchema, what: options.what });
+    const answer = await modelAnswer(model, history, {
+      signal: options.signal,
+      temperature: options.temperature ?? 0,
+      json: true,
+      jsonSchema,
+      maxTokens: options.maxTokens,
+      what: options.what,
+    });
     // A cut answer is invalid even when what arrived parses: whatever came after the cut is missing.
-    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: CUT_OFF } : parseAgainst(answer.text, schema);
+    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: `it ${cutOffAt(options.maxTokens)}` } : parseAgainst(answer.text, schema);
     return { ...answer, parsed };
   };
 
   const first = await ask(messages);
   if (first.parsed.ok) return first.parsed.value;
 
-  const shorter = first.cutOff ? ", shorter," : "";
-  const repair: ChatMessage[] = [
-    ...messages,
-    { role: "assistant", content: first.text },
-    {
-      role: "user",
-      content: `Your last reply was not valid: ${first.parsed.problem}. Reply again${shorter} with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
-    },
-  ];
+  const repair: ChatMessage[] = first.cutOff
+    ? cutOffRepair(messages, jsonSchema)
+    : [
+        ...messages,
+        { role: "assistant", content: first.text },
+        {
+          role: "user",
+          content: `Your last reply was not valid: ${first.parsed.problem}. Reply again with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
+        },
+      ];
   const second = await ask(repair);
   if (second.parsed.ok) return second.parsed.value;
   throw new InvalidJsonAnswerError(options.what, second.parsed.problem);
 }
 
-const CUT_OFF = "it was cut off at the model's length limit before it was complete";
+/**
+ * The repair for an answer cut at its cap. The cut text is not sent back: it is as long as the cap allows,
+ * and a model shown its own loop tends to go on with it. The question is asked again with a note asking
+ * for a short answer, in the same user message (small models follow one message better than two), so the
+ * prompt differs from the first one, which a model at temperature 0 would answer the same way.
+ */
+function cutOffRepair(messages: ChatMessage[], jsonSchema: Record<string, unknown>): ChatMessage[] {
+  const note =
+    "Your previous reply to this was cut off at the length limit before its JSON was complete, probably because it repeated itself. " +
+    `Reply with only the JSON, much shorter: no repeated items or sentences, brief strings. Match this schema exactly:\n${JSON.stringify(jsonSchema)}`;
+  const last = messages[messages.length - 1];
+  if (last?.role === "user") return [...messages.slice(0, -1), { ...last, content: `${last.content}\n\n${note}` }];
+  return [...messages, { role: "user", content: note }];
+}
 
 /**
  * The model answered, but not with valid JSON, even after the repair request. An AgentError (safe to

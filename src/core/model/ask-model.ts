@@ -3,12 +3,18 @@ import { AgentError } from "../notes/agent-error";
 import { stripThinkBlocks } from "../util/think-blocks";
 import { errorMessage, isAbortError } from "../util/errors";
 import { IncompleteAnswerError } from "../providers/provider-error";
+import { formatCount } from "../util/text";
 
 export interface AskModelOptions {
   signal?: AbortSignal;
   temperature?: number;
   json?: boolean;
   jsonSchema?: Record<string, unknown>;
+  /**
+   * The most tokens the answer may take (ANSWER_BUDGET, by purpose): it caps the answer and is the room the
+   * context window keeps for it. An answer that reaches it is cut, so it fails.
+   */
+  maxTokens: number;
   /** What the call is for, in "Could not <what>: …" messages ("generate the note"). */
   what: string;
 }
@@ -21,7 +27,7 @@ export interface AskModelOptions {
  */
 export async function askModel(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<string> {
   const answer = await modelAnswer(model, messages, options);
-  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer was cut off at the model's length limit, so it was not used.`, "failed");
+  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer ${cutOffAt(options.maxTokens)}, so it was not used.`, "failed");
   return answer.text;
 }
 
@@ -37,6 +43,7 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
       temperature: options.temperature,
       json: options.json,
       jsonSchema: options.jsonSchema,
+      maxTokens: options.maxTokens,
     });
     return { text: cleanModelText(raw), cutOff: false };
   } catch (err) {
@@ -44,6 +51,11 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
     if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true };
     throw new AgentError(`Could not ${options.what}: ${errorMessage(err)}`, "failed");
   }
+}
+
+/** Why a cut answer was cut: "was cut off at the length limit Krypton sets for it (3,072 tokens) …". */
+export function cutOffAt(maxTokens: number): string {
+  return `was cut off at the length limit Krypton sets for it (${formatCount(maxTokens)} tokens), often a sign of a model repeating itself`;
 }
 
 /** Drops reasoning blocks some local models print and a code fence wrapped around the whole answer. */

@@ -16,6 +16,7 @@ import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { firstHeading, mentioningTopic, previewOf, readableNote, significantWords, splitIntoParts, truncateWords } from "./note-text";
 import { askModel } from "../model/ask-model";
 import { checkGeneratedNote, generatedNoteRepair } from "./generated-note";
+import { ANSWER_BUDGET } from "../model/answer-budget";
 import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note-operations";
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
@@ -147,7 +148,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
   async function summarizeLong(model: ChatModel, title: string, body: string, signal?: AbortSignal): Promise<string> {
     const ask = async (prompt: ChatMessage[]) => {
       throwIfAborted(signal);
-      const out = await askModel(model, prompt, { signal, temperature: 0.2, what: "summarize the note" });
+      const out = await askModel(model, prompt, { signal, temperature: 0.2, maxTokens: ANSWER_BUDGET.summary, what: "summarize the note" });
       if (!out) throw new AgentError("The chat model returned an empty summary.", "failed");
       return out;
     };
@@ -281,6 +282,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const summary = await askModel(model, summarizeTopicPrompt(subject, excerpts), {
         signal: options.signal,
         temperature: 0.2,
+        maxTokens: ANSWER_BUDGET.summary,
         what: "summarize the notes",
       });
       if (!summary) throw new AgentError("The chat model returned an empty summary.", "failed");
@@ -329,7 +331,7 @@ function packGroups(texts: string[], max: number): string[][] {
  */
 async function generateNote(model: ChatModel, subject: string, signal: AbortSignal | undefined): Promise<string> {
   const prompt = createNotePrompt(subject);
-  const ask = (messages: ChatMessage[]) => askModel(model, messages, { signal, what: "generate the note" });
+  const ask = (messages: ChatMessage[]) => askModel(model, messages, { signal, maxTokens: ANSWER_BUDGET.note, what: "generate the note" });
   const first = await ask(prompt);
   if (!first) throw new AgentError("The chat model returned an empty note, so nothing was saved.", "failed");
   let checked = checkGeneratedNote(first);

@@ -3,6 +3,7 @@ import { parseCards } from "../flashcards/card-parser";
 import type { FlashcardService } from "../flashcards/flashcard-service";
 import { loadSrFormat } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
+import { ANSWER_BUDGET } from "../model/answer-budget";
 import { AgentError } from "../notes/agent-error";
 import { baseNameOf, nameKey } from "../notes/note-paths";
 import type { ChatModel } from "../ports/chat-model";
@@ -159,7 +160,7 @@ export class QuizService {
         { role: "user", content: `Question: ${question}\nExpected answer: ${expected}\nStudent's answer: ${given}` },
       ],
       gradeSchema,
-      { what: "grade the answer", signal },
+      { what: "grade the answer", maxTokens: ANSWER_BUDGET.list, signal },
     );
     return { verdict: out.verdict, score: out.verdict === "correct" ? Math.max(out.score, 0.5) : out.verdict === "wrong" ? 0 : out.score, feedback: out.feedback, by: "model" };
   }

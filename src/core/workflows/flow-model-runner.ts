@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
+import { ANSWER_BUDGET } from "../model/answer-budget";
 import { stripThinkBlocks } from "../util/think-blocks";
 import { IncompleteAnswerError } from "../providers/provider-error";
 import { collectTurn, finishedText } from "../providers/turn-views";
@@ -7,6 +8,7 @@ import { AgentError } from "../notes/agent-error";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { parseModelRef, type ModelRef } from "../providers/model-ref";
 import { errorMessage, isAbortError } from "../util/errors";
+import { formatCount } from "../util/text";
 import type { Flow, FlowAgent } from "./flow-schema";
 import type { FlowAgentRunner } from "./flow-engine";
 import { outputChoices, outputType } from "./flow-validate";
@@ -65,7 +67,7 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
               content: `Check the text between <<< and >>> against these criteria: ${agent.params.task}\n${delimited(valueText(checked))}\nAnswer as JSON: {"success": true|false, "feedback": "what is wrong and how to fix it, or why it passes"}.`,
             },
           ];
-          const verdict = await askJson(model, messages, verdictSchema, { signal, temperature: agent.config?.temperature ?? 0, what: `run the verify agent "${agent.name}"` });
+          const verdict = await askJson(model, messages, verdictSchema, { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.verdict, what: `run the verify agent "${agent.name}"` });
           return { output: { type: "critique", success: verdict.success, feedback: verdict.feedback, input: checked } };
         }
         const task = fillTemplate(agent.params.task, input, delimited);
@@ -89,16 +91,20 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
   };
 }
 
-/** The turn is read whole (complete()'s rule: a cut or stopped answer is an error) because the step reports its tokens. */
+/**
+ * The turn is read whole (complete()'s rule: a cut or stopped answer is an error) because the step reports
+ * its tokens. Capped like askModel's answers (a run may go unwatched), at config.maxTokens when set.
+ */
 async function plainAnswer(model: ChatModel, messages: ChatMessage[], agent: ModelAgent, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number }> {
-  const maxTokens = agent.config?.maxTokens;
+  const maxTokens = agent.config?.maxTokens ?? ANSWER_BUDGET.long;
   const outcome = await collectTurn(model.turn({ messages, signal, temperature: agent.config?.temperature, maxTokens, topP: agent.config?.topP }));
   let text: string;
   try {
     text = finishedText(outcome);
   } catch (err) {
-    if (err instanceof IncompleteAnswerError && err.cut === "length" && maxTokens !== undefined) {
-      throw new AgentError(`${err.message}: config.maxTokens (${maxTokens}) is too small for this answer`, "failed");
+    if (err instanceof IncompleteAnswerError && err.cut === "length") {
+      const limit = agent.config?.maxTokens !== undefined ? `config.maxTokens (${maxTokens}) is too small for this answer` : `it reached the default limit of ${formatCount(maxTokens)} tokens (set config.maxTokens for a longer answer)`;
+      throw new AgentError(`${err.message}: ${limit}`, "failed");
     }
     throw err;
   }
@@ -123,7 +129,7 @@ async function typedAnswer(
   // The format request joins the task's own message: small models follow one message better than two.
   const last = messages[messages.length - 1];
   const ask: ChatMessage[] = [...messages.slice(0, -1), { ...last, content: `${last.content}\n\nAnswer as JSON: {"value": ${hint}}.` }];
-  const { value } = await askJson(model, ask, z.object({ value: valueSchema }), { signal, temperature: agent.config?.temperature ?? 0, what: `run the task agent "${agent.name}"` });
+  const { value } = await askJson(model, ask, z.object({ value: valueSchema }), { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.long, what: `run the task agent "${agent.name}"` });
   switch (type) {
     case "int":
       return { type: "int", data: value as number };

@@ -325,6 +325,22 @@ describe("NoteOperations.createNote", () => {
     expect(await snapshot(world.vault.root)).toEqual(before);
   });
 
+  it("a model stuck in a loop is cut at the note's budget (num_predict on the wire), says so, and saves nothing", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    // The scripted model repeats its line until num_predict (without it: until num_ctx), then done_reason "length".
+    world.ollama.script({ route: "chat", reply: "", extra: { loop: "All work and no play. " } });
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(
+      world.operations.createNote("machine learning"),
+      "failed",
+      "Could not generate the note: the answer was cut off at the length limit Krypton sets for it (3,072 tokens), often a sign of a model repeating itself, so it was not used.",
+    );
+    const [request] = world.ollama.requestsTo("chat");
+    // The prompt is short: its 3,072 tokens of answer still fit the smallest window.
+    expect((request.body as { options: Record<string, number> }).options).toMatchObject({ num_predict: 3072, num_ctx: 4096 });
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
   it("saves nothing when the model answers with nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.ollama.script({ route: "chat", reply: "  <think>hmm</think>  " });

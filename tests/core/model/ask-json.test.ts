@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { askJson, extractJsonText, jsonSchemaOf, parseAgainst } from "../../../src/core/model/ask-json";
 import { AgentError } from "../../../src/core/notes/agent-error";
+import { GEMINI_CAPPED_OUTPUT } from "../../../src/core/providers/answer-room";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
 import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { nodeClock } from "../../../src/node/node-clock";
@@ -25,7 +26,7 @@ describe("askJson over Ollama", () => {
 
   it("sends the JSON schema as `format` and returns the validated value", async () => {
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
-    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
     const body = server.requestsTo("chat")[0].body as { format: Record<string, unknown>; options: { temperature: number } };
     expect(body.format).toMatchObject({ type: "object", required: ["cards"] });
     expect(body.format.$schema).toBeUndefined();
@@ -34,13 +35,13 @@ describe("askJson over Ollama", () => {
 
   it("accepts JSON wrapped in reasoning, prose and a code fence", async () => {
     server.script({ route: "chat", reply: '<think>hmm {not this}</think>Sure! ```json\n{"cards":[{"front":"Q {1}","back":"A","source":2}]}\n``` done' });
-    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q {1}", back: "A", source: 2 }] });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [{ front: "Q {1}", back: "A", source: 2 }] });
   });
 
   it("asks for one repair naming the problem, then succeeds", async () => {
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A"}]}' });
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
-    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
     const repair = server.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] };
     expect(repair.messages).toHaveLength(3);
     expect(repair.messages[2].content).toMatch(/cards\.0\.source/);
@@ -49,30 +50,46 @@ describe("askJson over Ollama", () => {
   it("an answer cut off at the length limit gets a repair that says so, and the error names the cut", async () => {
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}', extra: { doneReason: "length" } });
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","so', extra: { doneReason: "length" } });
-    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentError);
     expect((err as Error).message).toMatch(/^Could not make cards: .*cut off/);
     const repair = server.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] };
-    expect(repair.messages[2].content).toMatch(/cut off/);
+    // The question again, with the note in the same message; the cut answer is not sent back.
+    expect(repair.messages).toHaveLength(1);
+    expect(repair.messages[0].content).toMatch(/^Make one card\.\n\nYour previous reply to this was cut off .*much shorter/s);
+    expect(repair.messages[0].content).not.toContain('"front":"Q"');
+  });
+
+  it("a model stuck in a loop: both requests are capped at the budget, the loop is not sent back, and the error says why", async () => {
+    server.script({ route: "chat", reply: "", times: 2, extra: { loop: '{"front":"Q","back":"A","source":1},' } });
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 300 }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      "Could not make cards: the model did not return valid JSON (it was cut off at the length limit Krypton sets for it (300 tokens), often a sign of a model repeating itself), even after one correction. Try again or use a larger model.",
+    );
+    const [first, second] = server.requestsTo("chat").map((r) => r.body as { messages: { content: string }[]; options: Record<string, number> });
+    expect(first.options).toMatchObject({ num_predict: 300, num_ctx: 4096 });
+    expect(second.options).toMatchObject({ num_predict: 300, num_ctx: 4096 });
+    expect(JSON.stringify(second.messages)).not.toContain('"back":"A"');
   });
 
   it("a complete JSON answer that still says done_reason \"length\" is not trusted", async () => {
     // A closed object cut at the limit may have lost whatever came after it (more cards): one repair, then it counts.
     server.script({ route: "chat", reply: '{"cards":[]}', extra: { doneReason: "length" } });
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
-    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
     expect(server.requestsTo("chat")).toHaveLength(2);
   });
 
   it("every request, the longer repair too, carries a num_ctx that fits it", async () => {
     const long = [{ role: "user" as const, content: `Make cards from: ${"word ".repeat(2_000)}` }];
-    server.script({ route: "chat", reply: `{"cards":[{"front":"${"Q ".repeat(4_000)}`, extra: { doneReason: "length" } });
+    // Invalid but not cut: the repair sends it back, so the repair is the longer prompt.
+    server.script({ route: "chat", reply: `{"cards":[{"front":"${"Q ".repeat(4_000)}` });
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
-    await askJson(model(), long, Cards, { what: "make cards" });
+    await askJson(model(), long, Cards, { what: "make cards", maxTokens: 512 });
     const [first, second] = server.requestsTo("chat").map((r) => r.body as { messages: { content: string }[]; format: unknown; options: { num_ctx: number } });
     for (const body of [first, second]) {
       const chars = body.messages.reduce((n, m) => n + m.content.length, 0) + JSON.stringify(body.format).length;
-      expect(body.options.num_ctx).toBeGreaterThanOrEqual(Math.ceil(chars / 3.5) + 1024);
+      expect(body.options.num_ctx).toBeGreaterThanOrEqual(Math.ceil(chars / 3.5) + 512);
     }
     expect(second.options.num_ctx).toBeGreaterThan(first.options.num_ctx);
   });
@@ -80,7 +97,7 @@ describe("askJson over Ollama", () => {
   it("gives up after one repair with an AgentError that says what was asked", async () => {
     server.script({ route: "chat", reply: "I cannot do that." });
     server.script({ route: "chat", reply: "{broken" });
-    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentError);
     expect((err as Error).message).toMatch(/^Could not make cards: the model did not return valid JSON/);
     expect(server.requestsTo("chat")).toHaveLength(2);
@@ -97,10 +114,16 @@ describe("askJson over Gemini", () => {
   it("sends responseJsonSchema with responseMimeType application/json", async () => {
     server.script({ route: "stream", reply: '{"cards":[]}' });
     const model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
-    await expect(askJson(model, ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [] });
+    await expect(askJson(model, ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
     const body = server.requestsTo("stream")[0].body as { generationConfig: Record<string, unknown> };
     expect(body.generationConfig.responseMimeType).toBe("application/json");
     expect(body.generationConfig.responseJsonSchema).toMatchObject({ type: "object" });
+    // The answer is capped, with room for Gemini's thinking, which counts against maxOutputTokens.
+    expect(body.generationConfig.maxOutputTokens).toBe(GEMINI_CAPPED_OUTPUT);
+    // A budget above that is sent as it is.
+    server.script({ route: "stream", reply: '{"cards":[]}' });
+    await askJson(model, ask, Cards, { what: "make cards", maxTokens: 20_000 });
+    expect((server.requestsTo("stream")[1].body as { generationConfig: Record<string, unknown> }).generationConfig.maxOutputTokens).toBe(20_000);
   });
 });
 
@@ -114,7 +137,7 @@ describe("askJson over Gemini: answers that stop early", () => {
 
   it.each(["SAFETY", "RECITATION", "PROHIBITED_CONTENT"])("finishReason %s: a clear error naming it, no repair request", async (reason) => {
     server.script({ route: "stream", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}', extra: { finishReason: reason } });
-    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentError);
     expect((err as Error).message).toMatch(new RegExp(`^Could not make cards: .*${reason}`));
     expect(server.requestsTo("stream")).toHaveLength(1);
@@ -122,7 +145,7 @@ describe("askJson over Gemini: answers that stop early", () => {
 
   it("a blocked prompt (no candidates, promptFeedback.blockReason): a clear error, no repair request", async () => {
     server.script({ route: "stream", extra: { blockReason: "SAFETY" } });
-    const err = await askJson(model(), ask, Cards, { what: "make cards" }).catch((e: unknown) => e);
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentError);
     expect((err as Error).message).toMatch(/^Could not make cards: .*blocked.*SAFETY/);
     expect(server.requestsTo("stream")).toHaveLength(1);
@@ -131,7 +154,7 @@ describe("askJson over Gemini: answers that stop early", () => {
   it("finishReason MAX_TOKENS is a cut: one repair that says so", async () => {
     server.script({ route: "stream", reply: '{"cards":[{"front":"Q"', extra: { finishReason: "MAX_TOKENS" } });
     server.script({ route: "stream", reply: '{"cards":[]}' });
-    await expect(askJson(model(), ask, Cards, { what: "make cards" })).resolves.toEqual({ cards: [] });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
     expect(server.requestsTo("stream")).toHaveLength(2);
     expect(server.requestsTo("stream")[1].userText).toMatch(/cut off/);
   });

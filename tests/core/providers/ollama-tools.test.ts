@@ -6,6 +6,7 @@
 import type { ChatEvent, ChatMessage, ToolSpec } from "../../../src/core/ports/chat-model";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
 import { estimateTokens } from "../../../src/core/providers/context-fit";
+import { OLLAMA_REASONING_ROOM } from "../../../src/core/providers/answer-room";
 import { numCtxFor } from "../../../src/core/providers/ollama/ollama-context";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { createChatModel } from "../../../src/core/providers/provider-factory";
@@ -183,10 +184,26 @@ describe("Ollama capabilities", () => {
 
 describe("num_ctx", () => {
   it("is always sent, for plain chat too: the floor for short prompts, without asking /api/show", async () => {
-    server.script({ route: "chat", reply: "Hi." });
-    await model().complete({ messages: ask, temperature: 0.2, maxTokens: 100, topP: 0.9 });
-    expect(bodyOf().options).toEqual({ num_ctx: 4096, temperature: 0.2, num_predict: 100, top_p: 0.9 });
+    server.script({ route: "chat", reply: "Hi.", times: 2 });
+    await model().complete({ messages: ask, temperature: 0.2, topP: 0.9 });
+    expect(bodyOf().options).toEqual({ num_ctx: 4096, temperature: 0.2, top_p: 0.9 });
     expect(server.requestsTo("show")).toHaveLength(0);
+    // A capped answer asks once whether the model reasons (it would need room to think).
+    await model().complete({ messages: ask, temperature: 0.2, maxTokens: 100, topP: 0.9 });
+    expect(bodyOf(1).options).toEqual({ num_ctx: 4096, temperature: 0.2, num_predict: 100, top_p: 0.9 });
+    expect(server.requestsTo("show")).toHaveLength(1);
+  });
+
+  it("an answer's cap is num_predict and the window keeps room for it; a reasoning model gets room to think on top", async () => {
+    const note: ChatMessage[] = [{ role: "user", content: `Summarize:\n${"z".repeat(8000)}` }]; // ~2.3k tokens
+    server.script({ route: "chat", reply: "ok", times: 3 });
+    await model().complete({ messages: note });
+    expect(bodyOf(0).options).toEqual({ num_ctx: 4096 }); // room for 1,024 tokens of answer by default
+    await model().complete({ messages: note, maxTokens: 3072 });
+    expect(bodyOf(1).options).toEqual({ num_ctx: 8192, num_predict: 3072 }); // 2.3k + 3,072 > 4096
+    // qwen3 thinks (/api/show lists "thinking"): its thoughts count against num_predict too.
+    await model("qwen3:8b").complete({ messages: ask, maxTokens: 256 });
+    expect(bodyOf(2).options).toEqual({ num_ctx: 4096, num_predict: 256 + OLLAMA_REASONING_ROOM });
   });
 
   it("grows with the prompt in powers of two, up to the setting, never above the model's maximum", async () => {

@@ -191,6 +191,15 @@ describe("runFlow with the example flows", () => {
     expect(path(result)).toEqual(["write"]);
   });
 
+  it("without maxTokens a plain answer is capped at the default budget: a looping model fails the step, saying so", async () => {
+    const flow = validateFlow({ id: "loop", defaultModel: "ollama/llama3.1:8b", agents: [{ name: "write", type: "task", params: { task: "An essay about {{input}}" } }] }).flow!;
+    ollama.setDefault({ reply: "", extra: { loop: "and so on " } });
+    const result = await run(flow, "rain");
+    expect((ollama.requestsTo("chat")[0].body as { options: Record<string, number> }).options).toMatchObject({ num_predict: 4096 });
+    expect(result.status).toBe("failed");
+    expect(result.message).toMatch(/^Agent "write" failed: .*cut off.*the default limit of 4,096 tokens \(set config\.maxTokens for a longer answer\)/);
+  });
+
   it("a plain answer Gemini stopped for safety fails the step and names the reason", async () => {
     const flow = validateFlow({ id: "stopped", defaultModel: "gemini/gemini-2.5-flash", agents: [{ name: "write", type: "task", params: { task: "About {{input}}" } }] }).flow!;
     gemini.setDefault({ reply: "Partly", extra: { finishReason: "SAFETY" } });

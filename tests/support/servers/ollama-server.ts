@@ -38,6 +38,12 @@ export interface OllamaExtra {
   splitToolCalls?: boolean;
   /** Reasoning streamed as `message.thinking` chunks (word by word) before the answer. */
   thinking?: string;
+  /**
+   * A model stuck in a loop: streams this text as one token per chunk, again and again, until the request's
+   * `options.num_predict` (without it, until its `num_ctx` is full, as Ollama does), then ends with
+   * done_reason "length".
+   */
+  loop?: string;
   /** done_reason of the final chunk (default "stop"). */
   doneReason?: string;
   /** prompt_eval_count / eval_count of the final chunk (default 26 / number of chunks). */
@@ -226,7 +232,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
 
   async function chat(ex: Exchange<OllamaExtra>) {
     const { req, behaviour } = ex;
-    const body = req.body as { model: string; stream?: boolean; format?: unknown; tools?: unknown[] };
+    const body = req.body as { model: string; stream?: boolean; format?: unknown; tools?: unknown[]; options?: { num_predict?: number; num_ctx?: number } };
     if (!installed(body.model)) return notFound(ex, body.model);
     if (Array.isArray(body.tools) && body.tools.length > 0 && !infoOf(body.model).capabilities.includes("tools")) {
       // Real Ollama names the model by its full registry path.
@@ -241,14 +247,15 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     if (body.format !== undefined && body.format !== "" && behaviour.reply === undefined && behaviour.tokens === undefined && calls.length === 0) {
       text = JSON.stringify({ answer: text });
     }
-    const tokens = behaviour.tokens ?? splitTokens(text);
+    const loopFor = extra.loop === undefined ? 0 : (body.options?.num_predict ?? body.options?.num_ctx ?? 4096);
+    const tokens = extra.loop !== undefined ? Array<string>(loopFor).fill(extra.loop) : (behaviour.tokens ?? splitTokens(text));
     const model = body.model;
     const final = (content: string) => ({
       model,
       created_at: createdAt(),
       message: { role: "assistant", content },
       done: true,
-      done_reason: extra.doneReason ?? "stop",
+      done_reason: extra.doneReason ?? (extra.loop !== undefined ? "length" : "stop"),
       total_duration: 4_883_583_458,
       load_duration: 1_334_875,
       prompt_eval_count: extra.usage?.prompt ?? 26,

@@ -5,6 +5,7 @@ import type { FetchLike } from "../../ports/http";
 import { isAbortError } from "../../util/errors";
 import { guardedCall, guardedStream } from "../guarded-stream";
 import { fitRequest, needsModelWindow, type FittedRequest } from "../context-fit";
+import { GEMINI_CAPPED_OUTPUT } from "../answer-room";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, newToolCallId, textDeltas } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
@@ -55,7 +56,8 @@ export class GeminiChatModel implements ChatModel {
             ...(system ? { systemInstruction: system } : {}),
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
             ...(request.topP !== undefined ? { topP: request.topP } : {}),
-            ...(request.maxTokens !== undefined ? { maxOutputTokens: request.maxTokens } : {}),
+            // After fitting: the input limit does not count the answer, so the room for reasoning costs nothing there.
+            ...(request.maxTokens !== undefined ? { maxOutputTokens: Math.max(request.maxTokens, GEMINI_CAPPED_OUTPUT) } : {}),
             ...(request.json || request.jsonSchema ? { responseMimeType: "application/json" } : {}),
             ...(request.jsonSchema ? { responseJsonSchema: request.jsonSchema } : {}),
             ...toolConfigOf(request),

@@ -9,6 +9,7 @@ import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, textDeltas } from "../turn-views";
 import { fitRequest, needsModelWindow } from "../context-fit";
+import { OLLAMA_REASONING_ROOM, withReasoningRoom } from "../answer-room";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, numCtxFor, ollamaWindow } from "./ollama-context";
 import { checkedNdjsonFetch } from "./ndjson-check";
 import { ollamaError, ollamaFetch } from "./ollama-errors";
@@ -55,9 +56,11 @@ export class OllamaChatModel implements ChatModel {
 
   async *turn(asked: ChatRequest): AsyncGenerator<ChatEvent> {
     const maxContext = this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT;
-    const contextLength = await this.contextLengthFor(asked);
+    const caps = await this.capabilitiesFor(asked);
+    const contextLength = caps?.contextLength;
+    const capped = caps?.thinking ? withReasoningRoom(asked, OLLAMA_REASONING_ROOM) : asked;
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
-    const { request, fit } = fitRequest(asked, ollamaWindow(this.options.model, maxContext, contextLength));
+    const { request, fit } = fitRequest(capped, ollamaWindow(this.options.model, maxContext, contextLength));
     if (fit) yield { type: "fitted", fit };
     const numCtx = numCtxFor(request, maxContext, contextLength);
     yield* guardedStream<ChatEvent>({
@@ -110,11 +113,14 @@ export class OllamaChatModel implements ChatModel {
     return known() as ModelCapabilities;
   }
 
-  /** The model's maximum window, asked only when the request needs more than every model has. */
-  private async contextLengthFor(request: ChatRequest): Promise<number | undefined> {
-    if (!needsModelWindow(request)) return undefined;
+  /**
+   * What the model can do, asked only when it matters: the request needs more than the window every model
+   * has (its maximum bounds num_ctx), or its answer is capped (a reasoning model needs room to think).
+   */
+  private async capabilitiesFor(request: ChatRequest): Promise<ModelCapabilities | undefined> {
+    if (!needsModelWindow(request) && request.maxTokens === undefined) return undefined;
     try {
-      return (await this.capabilities(request.signal)).contextLength;
+      return await this.capabilities(request.signal);
     } catch (err) {
       if (isAbortError(err)) throw err;
       return undefined; // the chat request itself reports what is wrong
