@@ -5,7 +5,7 @@
  * `@google/genai/web` SDK against the loopback Gemini server.
  */
 import type { ChatEvent, ChatMessage, ToolSpec } from "../../../src/core/ports/chat-model";
-import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
+import { GEMINI_MODEL_INFO_RETRY_MS, GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { nodeClock } from "../../../src/node/node-clock";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
 import { FAST_RETRY, collect, collectUntilError, nodeFetch } from "./provider-fixtures";
@@ -197,6 +197,40 @@ describe("Gemini thoughts, text and capabilities", () => {
     expect(server.requestsTo("model")).toHaveLength(1);
     server.apiKey = "another-key";
     await expect(model("gemini-2.0-flash").capabilities()).resolves.toEqual({ tools: true });
+  });
+});
+
+describe("Gemini models endpoint failures", () => {
+  // Long enough to need the model's input limit, so each request asks the models endpoint for it.
+  const long: ChatMessage[] = [{ role: "user", content: "tides ".repeat(4000) }];
+  let time = 1_000_000;
+  const clock = { ...nodeClock, now: () => time };
+  const model = () => new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock, timeoutMs: 2_000, retry: FAST_RETRY });
+
+  it("a failure is remembered for a while, so chat requests do not each wait for it; then it is asked again", async () => {
+    server.script({ route: "model", status: 404, times: 1 });
+    server.setDefault({ route: "stream", reply: "ok" });
+    for (let i = 0; i < 3; i++) await expect(model().complete({ messages: long })).resolves.toBe("ok");
+    expect(server.requestsTo("model")).toHaveLength(1);
+    await expect(model().capabilities()).resolves.toEqual({ tools: true });
+    expect(server.requestsTo("model")).toHaveLength(1);
+
+    time += GEMINI_MODEL_INFO_RETRY_MS + 1; // the endpoint has recovered meanwhile
+    await expect(model().complete({ messages: long })).resolves.toBe("ok");
+    expect(server.requestsTo("model")).toHaveLength(2);
+    await expect(model().capabilities()).resolves.toEqual({ tools: true, contextLength: 1_048_576 });
+    expect(server.requestsTo("model")).toHaveLength(2);
+  });
+
+  it("a request stopped while it asks is not remembered as a failure", async () => {
+    server.script({ route: "model", stall: true });
+    const stop = new AbortController();
+    const asked = model().capabilities(stop.signal);
+    while (server.requestsTo("model").length === 0) await nodeClock.sleep(5);
+    stop.abort();
+    await expect(asked).rejects.toThrow();
+    await expect(model().capabilities()).resolves.toEqual({ tools: true, contextLength: 1_048_576 });
+    expect(server.requestsTo("model")).toHaveLength(2);
   });
 });
 

@@ -24,8 +24,15 @@ export interface GeminiOptions {
   retry?: RetryPolicy;
 }
 
-/** Context lengths from the models endpoint, per base URL and model, for the life of the process. */
-const contextLengths = new Map<string, number | undefined>();
+/**
+ * What the models endpoint said, per base URL and model: the context length for the life of the process,
+ * or, when asking failed, until when not to ask again (a proxy without the endpoint, or a slow one, would
+ * otherwise cost up to the timeout before every chat request).
+ */
+const modelInfo = new Map<string, { contextLength: number | undefined } | { failedUntil: number }>();
+
+/** How long a failed models endpoint is left alone. */
+export const GEMINI_MODEL_INFO_RETRY_MS = 10 * 60_000;
 
 /** Chat through Gemini's streamGenerateContent (SSE) with `@google/genai`'s browser build. */
 export class GeminiChatModel implements ChatModel {
@@ -85,12 +92,16 @@ export class GeminiChatModel implements ChatModel {
     return collectTurnText(this.turn(request), this.id);
   }
 
-  /** Every Gemini chat model calls functions; the context length comes from the models endpoint (once). */
+  /**
+   * Every Gemini chat model calls functions; the context length comes from the models endpoint (once; after
+   * a failure, again after GEMINI_MODEL_INFO_RETRY_MS). A stop by the user is not a failure of the endpoint.
+   */
   async capabilities(signal?: AbortSignal): Promise<ModelCapabilities> {
-    const { model, apiKey } = this.options;
+    const { model, apiKey, clock } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
     const key = `${baseUrl}|${model}`;
-    if (!contextLengths.has(key)) {
+    let known = modelInfo.get(key);
+    if (!known || ("failedUntil" in known && clock.now() >= known.failedUntil)) {
       try {
         const info = await guardedCall({
           clock: this.options.clock,
@@ -101,13 +112,14 @@ export class GeminiChatModel implements ChatModel {
           call: (guard) => geminiClient(apiKey, baseUrl, guard.fetch).models.get({ model, config: { abortSignal: guard.signal } }),
           mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
         });
-        contextLengths.set(key, typeof info.inputTokenLimit === "number" && info.inputTokenLimit > 0 ? info.inputTokenLimit : undefined);
+        known = { contextLength: typeof info.inputTokenLimit === "number" && info.inputTokenLimit > 0 ? info.inputTokenLimit : undefined };
       } catch (err) {
-        if (isAbortError(err)) throw err;
-        return { tools: true }; // not known now; the chat request itself reports what is wrong
+        if (isAbortError(err) || signal?.aborted) throw err;
+        known = { failedUntil: clock.now() + GEMINI_MODEL_INFO_RETRY_MS }; // not known; the chat request itself reports what is wrong
       }
+      modelInfo.set(key, known);
     }
-    const contextLength = contextLengths.get(key);
+    const contextLength = "contextLength" in known ? known.contextLength : undefined;
     return { tools: true, ...(contextLength ? { contextLength } : {}) };
   }
 }
