@@ -75,6 +75,7 @@ export function printExchange(output: Output, exchange: readonly ExchangeEntry[]
   }
   exchange.forEach((entry, i) => {
     output.line(`── request ${i + 1} ──`);
+    if (entry.fitted) output.line(`(${entry.fitted})`);
     for (const m of entry.request) output.line(`[${m.role}${m.toolName ? ` ${m.toolName}` : ""}] ${m.content}`);
     output.line(`── reply ${i + 1} ──`);
     output.line(entry.reply);

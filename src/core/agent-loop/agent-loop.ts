@@ -121,13 +121,17 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   ): AsyncGenerator<AgentLoopEvent, TurnResult> {
     const sent: ChatMessage[] = [...messages, ...extra, { role: "system", content: language }];
     const result: TurnResult = { text: "", thinking: "", calls: [], finish: "stop" };
+    let fitted: Extract<ChatEvent, { type: "fitted" }> | null = null;
     try {
       for await (const event of model.turn({ ...request, messages: sent, signal })) {
+        if (event.type === "fitted") fitted = event;
         yield* handleEvent(event, result, onText);
       }
     } finally {
+      // The log shows what the model really read: the fitted messages (markers in shortened results) and what was cut.
       exchange.push({
-        request: sent.map((m) => ({ ...m, content: redact(m.content, secrets) })),
+        request: (fitted?.messages ?? sent).map((m) => ({ ...m, content: redact(m.content, secrets) })),
+        ...(fitted ? { fitted: fitNotice(fitted.fit, "this request").message } : {}),
         reply: redact(result.text, secrets),
         ...(result.calls.length ? { toolCalls: result.calls } : {}),
       });

@@ -37,7 +37,10 @@ export type AgentProtocol = "native" | "json";
 
 /** One request and its reply, for /log. Secrets are already redacted. */
 export interface ExchangeEntry {
+  /** The messages as sent: after fitting the window, when that cut something. */
   request: ChatMessage[];
+  /** What fitting the window cut from this request ("To fit …, this request left out …"), when it did. */
+  fitted?: string;
   reply: string;
   toolCalls?: ToolCall[];
 }

@@ -80,8 +80,8 @@ export interface ContextFit {
 
 /** One event of a streamed model turn. */
 export type ChatEvent =
-  /** Before anything else, when the request was cut to fit the window: for telling the user. */
-  | { type: "fitted"; fit: ContextFit }
+  /** Before anything else, when the request was cut to fit the window: for telling the user, and the messages as sent (for logs). */
+  | { type: "fitted"; fit: ContextFit; messages: ChatMessage[] }
   | { type: "text"; text: string }
   | { type: "thinking"; text: string }
   | { type: "tool-call"; call: ToolCall }

@@ -134,8 +134,11 @@ export function mergeFits(a: ContextFit | null, b: ContextFit | null): ContextFi
   };
 }
 
-/** The notice for the user (code "context-fitted"): "To fit llama3.1:8b's context window (16,384 tokens), this answer …". */
-export function fitNotice(fit: ContextFit): { code: string; message: string } {
+/**
+ * The notice for the user (code "context-fitted"): "To fit llama3.1:8b's context window (16,384 tokens), this
+ * answer …". `subject` names what lost the parts ("this request" in an agent's log, "this step" in a workflow).
+ */
+export function fitNotice(fit: ContextFit, subject = "this answer"): { code: string; message: string } {
   const cuts: string[] = [];
   const dropped = fit.droppedMessages;
   if (dropped > 0) cuts.push(`left out the ${dropped === 1 ? "earliest message" : countOf(dropped, "earliest message")} of the conversation`);
@@ -145,7 +148,7 @@ export function fitNotice(fit: ContextFit): { code: string; message: string } {
   if (shortened.length) cuts.push(`shortened ${shortened.join(" and ")}`);
   // "ollama:llama3.1:8b" → "llama3.1:8b": the provider is not what the user named.
   const model = fit.model.slice(fit.model.indexOf(":") + 1);
-  return { code: "context-fitted", message: `To fit ${model}'s context window (${formatCount(fit.tokens)} tokens), this answer ${cuts.join(" and ")}.` };
+  return { code: "context-fitted", message: `To fit ${model}'s context window (${formatCount(fit.tokens)} tokens), ${subject} ${cuts.join(" and ")}.` };
 }
 
 /** The characters of a message that may be shortened: its marked span, or a tool result's whole content. */

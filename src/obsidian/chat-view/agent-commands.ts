@@ -30,6 +30,7 @@ export function agentCommandOutput(text: string, agent: AgentService, conversati
         .map((e, i) =>
           [
             `── request ${i + 1} ──`,
+            ...(e.fitted ? [`(${e.fitted})`] : []),
             ...e.request.map((m) => `[${m.role}${m.toolName ? ` ${m.toolName}` : ""}] ${m.content}`),
             `── reply ${i + 1} ──`,
             e.reply,

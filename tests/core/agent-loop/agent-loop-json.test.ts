@@ -12,6 +12,21 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     await world?.close();
   });
 
+  it("the exchange log (/log) records the messages as sent after fitting the window, and says what was cut", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script({ route: "chat", reply: final("Noted.") });
+    // Ten long earlier turns (~23k tokens) do not fit the default 16,384-token window: the oldest go.
+    const history = Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `turn ${i} ${"talk ".repeat(1600)}` }));
+    const { result } = await world.run("What is my plan?", { history });
+
+    const sentMessages = world.bodies()[0].messages;
+    const [entry] = result.exchange;
+    expect(entry.request.map((m) => m.content)).toEqual(sentMessages.map((m) => m.content));
+    expect(entry.request.length).toBeLessThan(history.length + 3);
+    const left = history.length + 3 - entry.request.length;
+    expect(entry.fitted).toBe(`To fit llama3.1:8b's context window (16,384 tokens), this request left out the ${left} earliest messages of the conversation.`);
+  });
+
   it("calls a tool, feeds the result back and streams the final answer", async () => {
     world = await makeLoopWorld({ files: NOTES });
     world.ollama.script([

@@ -119,7 +119,10 @@ describe("fitting the prompt to Ollama's window", () => {
       { route: "chat", reply: "Whole." },
     ]);
     const events = await collect(model("llama3.1:8b", 8192).turn({ messages }));
-    expect(events[0]).toEqual({ type: "fitted", fit: { model: "ollama:llama3.1:8b", tokens: 8192, droppedMessages: 2, shortened: { toolResults: 1, excerpts: 1 } } });
+    expect(events[0]).toMatchObject({ type: "fitted", fit: { model: "ollama:llama3.1:8b", tokens: 8192, droppedMessages: 2, shortened: { toolResults: 1, excerpts: 1 } } });
+    // The event carries the messages as sent, for logs: what the server received.
+    const sent = (ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages.map((m) => m.content);
+    expect((events[0] as Extract<ChatEvent, { type: "fitted" }>).messages.map((m) => m.content)).toEqual(sent);
     expect(events.filter((e) => e.type === "text").map((e) => e.text)).toEqual(["Fitted."]);
     const whole = await collect(model("llama3.1:8b", 8192).turn({ messages: [{ role: "user", content: "Hi" }] }));
     expect(whole.some((e) => e.type === "fitted")).toBe(false);
@@ -156,6 +159,10 @@ describe("fitting the prompt to Gemini's input limit", () => {
       { role: "user", content: "And now?" },
     ];
     const events = await collect(model.turn({ messages }));
-    expect(events[0]).toEqual({ type: "fitted", fit: { model: "gemini:gemini-2.0-flash", tokens: 8192, droppedMessages: 2, shortened: { toolResults: 0, excerpts: 0 } } });
+    expect(events[0]).toEqual({
+      type: "fitted",
+      fit: { model: "gemini:gemini-2.0-flash", tokens: 8192, droppedMessages: 2, shortened: { toolResults: 0, excerpts: 0 } },
+      messages: [{ role: "user", content: "And now?" }],
+    });
   });
 });

@@ -46,7 +46,7 @@ export class GeminiChatModel implements ChatModel {
     const { model, apiKey, clock, fetch, timeoutMs } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
     const { request, fit } = await this.fitted(asked);
-    if (fit) yield { type: "fitted", fit };
+    if (fit) yield { type: "fitted", fit, messages: request.messages };
     const { system, contents } = toGeminiContents(request.messages);
     yield* guardedStream<ChatEvent>({
       clock,

@@ -61,7 +61,7 @@ export class OllamaChatModel implements ChatModel {
     const capped = caps?.thinking ? withReasoningRoom(asked, OLLAMA_REASONING_ROOM) : asked;
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
     const { request, fit } = fitRequest(capped, ollamaWindow(this.options.model, maxContext, contextLength));
-    if (fit) yield { type: "fitted", fit };
+    if (fit) yield { type: "fitted", fit, messages: request.messages };
     const numCtx = numCtxFor(request, maxContext, contextLength);
     yield* guardedStream<ChatEvent>({
       clock: this.options.clock,
