@@ -1,12 +1,12 @@
-import type { ChatEvent, ContextFit, FinishReason, TokenUsage } from "../ports/chat-model";
+import type { ChatEvent, ChatModel, ChatRequest, ContextFit, FinishReason, TokenUsage } from "../ports/chat-model";
 import { IncompleteAnswerError } from "./provider-error";
 
 /**
  * stream() and complete() are views over a provider's turn(), so each provider has one code path for a
  * model call: same request mapping, timeouts, retries and think-block rule. Thinking, tool calls and
  * the end event are dropped here; callers that need them use turn(). What the request lost to fit the
- * window goes to `onFit` (a chat answer tells the user); complete() callers (query rewriting, intent
- * agents) have no answer of their own to tell it with, so it is dropped there.
+ * window goes to `onFit` (a chat answer tells the user); a caller whose result has its own place to say
+ * it (a workflow step) wraps the model in reportingFits, which reports it from every view.
  */
 export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string, onFit?: (fit: ContextFit) => void): AsyncGenerator<string> {
   const outcome: TurnOutcome = { text: "", finishReason: "stop" };
@@ -17,6 +17,27 @@ export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: st
   }
   // stream() "ends normally when the answer is complete": one that did not finish ends with complete()'s error.
   finishedText(outcome, modelId);
+}
+
+/**
+ * The model, with what each request lost to fit the window passed to `onFit`, whichever view the request
+ * goes through (turn(), stream(), complete(), and so askJson/askModel and the agent loop): the one place a
+ * caller collects it for its own report, instead of each model call handing it back.
+ */
+export function reportingFits(model: ChatModel, onFit: (fit: ContextFit) => void): ChatModel {
+  const turn = async function* (request: ChatRequest): AsyncGenerator<ChatEvent> {
+    for await (const event of model.turn(request)) {
+      if (event.type === "fitted") onFit(event.fit);
+      yield event;
+    }
+  };
+  return {
+    id: model.id,
+    turn,
+    stream: (request) => textDeltas(turn(request), model.id),
+    complete: (request) => collectTurnText(turn(request), model.id),
+    capabilities: (signal) => model.capabilities(signal),
+  };
 }
 
 /** A whole turn's text and how it ended (for callers that need the token counts as well as the text). */

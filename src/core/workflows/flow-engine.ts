@@ -8,7 +8,7 @@ import { oneLine } from "../util/text";
 
 /** Runs the model-backed agents (task, verify); transforms run here. */
 export interface FlowAgentRunner {
-  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number }>;
+  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number; notice?: string }>;
 }
 
 export interface FlowStep {
@@ -20,6 +20,8 @@ export interface FlowStep {
   startedAt: number;
   durationMs: number;
   tokens?: number;
+  /** What the step's prompts lost to fit the model's context window ("To fit …, this step shortened …"), when they did. */
+  notice?: string;
 }
 
 export type FlowRunStatus = "finished" | "step limit" | "failed" | "stopped";
@@ -88,6 +90,7 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
         const result = await runner.run(agent, value, options.signal);
         step.output = result.output;
         step.tokens = result.tokens;
+        if (result.notice) step.notice = result.notice;
       }
     } catch (err) {
       step.durationMs = options.clock.now() - step.startedAt;

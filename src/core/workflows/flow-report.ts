@@ -7,8 +7,12 @@ export function resultText(result: FlowRunResult): string {
   return result.output ? valueText(result.output) : "";
 }
 
-/** One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens". */
+/** One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens", then what fitting the window cut. */
 export function stepLine(step: FlowStep, index: number): string {
+  return `${stepHeading(step, index)}${step.notice ? ` · ${step.notice}` : ""}`;
+}
+
+function stepHeading(step: FlowStep, index: number): string {
   const seconds = (step.durationMs / 1000).toFixed(1);
   const tokens = step.tokens ? ` · ${step.tokens} tokens` : "";
   const state = step.error ? ` · ${step.error}` : "";
@@ -37,7 +41,7 @@ export function traceMarkdown(flow: Flow, input: string, result: FlowRunResult, 
     fenced(input),
   ];
   result.steps.forEach((step, i) => {
-    lines.push("", `## ${stepLine(step, i)}`, "", "Input:", fenced(valueText(step.input)));
+    lines.push("", `## ${stepHeading(step, i)}`, "", ...(step.notice ? [`_${step.notice}_`, ""] : []), "Input:", fenced(valueText(step.input)));
     if (step.output) lines.push("Output:", fenced(describe(step.output)));
   });
   lines.push("", "## Result", fenced(resultText(result)));

@@ -6,6 +6,7 @@ import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
 import { silentLogger } from "../../../src/core/ports/logger";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { validateFlow } from "../../../src/core/workflows/flow-validate";
+import { stepLine, traceMarkdown } from "../../../src/core/workflows/flow-report";
 import { createNodeHost } from "../../../src/node/node-host";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../../support/temp-vault";
@@ -83,4 +84,22 @@ it("flowNamed (the /run lookup) finds a flow by id, and names an invalid one's p
   core.applySettings({ ...core.settings(), excludePatterns: ["flows/"] });
   expect(await core.workflows.flowNamed("good")).toMatchObject({ error: expect.stringMatching(/no workflow named "good"/) });
   expect(await core.workflows.flowNamed("Flows/Good")).toMatchObject({ error: expect.stringMatching(/no workflow named|exclude patterns/) });
+});
+
+it("a step whose prompt was fitted to the window says so in its report (step line, trace)", async () => {
+  await core.close();
+  // Two tool results of 12,000 characters do not fit an 8,192-token window whole: the loop's next turn shortens them.
+  await vault.write("Notes/Big1.md", `# Big1\n\n${"word ".repeat(6_000)}`);
+  await vault.write("Notes/Big2.md", `# Big2\n\n${"word ".repeat(6_000)}`);
+  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, embeddingProvider: "none", requestTimeoutMs: 5_000, ollamaMaxContext: 8192 });
+  const { flow } = flowWith(["read_note"]);
+  ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Big1.md" } }, { name: "read_note", arguments: { path: "Notes/Big2.md" } }] } });
+  ollama.script({ route: "chat", reply: "They are long." });
+  const result = await core.workflows.run(flow!, "what do the big notes say?");
+  expect(result.status).toBe("finished");
+  expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toMatch(/characters cut here by Krypton/);
+  const notice = "To fit llama3.1:8b's context window (8,192 tokens), this step shortened 2 tool results.";
+  expect(result.steps[0].notice).toBe(notice);
+  expect(stepLine(result.steps[0], 0)).toMatch(new RegExp(`^1\\. researcher \\(task\\) [\\d.]+ s · \\d+ tokens · ${notice.replace(/[.()]/g, "\\$&")}$`));
+  expect(traceMarkdown(flow!, "q", result, "now")).toContain(`\n_${notice}_\n`);
 });
