@@ -1,6 +1,8 @@
 import { isNoteRefusedError } from "./read-policy";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
-import type { ChatMessage, ChatModel } from "../ports/chat-model";
+import type { ChatMessage, ChatModel, ContextFit } from "../ports/chat-model";
+import { fitNotice, mergeFits } from "../providers/context-fit";
+import { reportingFits } from "../providers/turn-views";
 import type { Host } from "../ports/host";
 import { NoteNotFoundError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
@@ -279,7 +281,9 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         text: truncateWords(h.chunk.text, LIMITS.topicChunkWords),
       }));
       throwIfAborted(options.signal);
-      const summary = await askModel(model, summarizeTopicPrompt(subject, excerpts), {
+      // The excerpts may be shortened to fit the window (the only agent prompt with cuttable parts): say so.
+      let fit = null as ContextFit | null; // set in the callback: the assertion keeps TypeScript from narrowing it to null
+      const summary = await askModel(reportingFits(model, (f) => (fit = mergeFits(fit, f))), summarizeTopicPrompt(subject, excerpts), {
         signal: options.signal,
         temperature: 0.2,
         maxTokens: ANSWER_BUDGET.summary,
@@ -287,7 +291,8 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       });
       if (!summary) throw new AgentError("The chat model returned an empty summary.", "failed");
       const sourceFiles = [...new Set(kept.map((h) => h.chunk.path))];
-      const result = { kind: "summary" as const, agent: AGENT_NAMES.summarize, title: subject, summary, sourceFiles };
+      const fitted = fit ? fitNotice(fit, "this summary").message : undefined;
+      const result = { kind: "summary" as const, agent: AGENT_NAMES.summarize, title: subject, summary, sourceFiles, ...(fitted ? { fitted } : {}) };
       return { ...result, text: summaryText(result, `What your notes say about ${subject}`) };
     },
   };

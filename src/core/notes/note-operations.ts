@@ -12,7 +12,16 @@ export type AgentResult =
       /** Set when meaning could not be used and the notes were matched by keywords only: why, as a sentence. */
       keywordOnly?: string;
     }
-  | { kind: "summary"; agent: string; text: string; title: string; summary: string; sourceFiles: string[] }
+  | {
+      kind: "summary";
+      agent: string;
+      text: string;
+      title: string;
+      summary: string;
+      sourceFiles: string[];
+      /** Set when the excerpts were shortened to fit the model's context window: what was cut, as a sentence. */
+      fitted?: string;
+    }
   /** The agent recognised the request but a prerequisite is missing ("Open a note first"). */
   /** `failed`: the agent could not do its job (an AgentError's code), so hosts can say so (CLI exit 1). */
   | { kind: "message"; agent: string; text: string; failed?: AgentErrorCode };

@@ -43,10 +43,11 @@ export function combineSummariesPrompt(title: string, summaries: string[]): Chat
   ];
 }
 
-/** Topic mode: the chunks that mention the topic, each labelled with its note. */
+/** Topic mode: the chunks that mention the topic, each labelled with its note; shortened (the last first) when they do not fit the window. */
 export function summarizeTopicPrompt(topic: string, excerpts: { title: string; path: string; text: string }[]): ChatMessage[] {
   const body = excerpts.map((e) => `Note: ${e.title} (${e.path})\n${e.text}`).join("\n\n");
-  return [{ role: "user", content: `Summarize the following notes about ${topic}.\n\n${body}\n\nSummary:` }];
+  const lead = `Summarize the following notes about ${topic}.\n\n`;
+  return [{ role: "user", content: `${lead}${body}\n\nSummary:`, quoted: { start: lead.length, end: lead.length + body.length, kind: "excerpts" } }];
 }
 
 /** The names the classifier may answer with (see intent-classifier.ts). */

@@ -23,5 +23,5 @@ export function searchResultsText(r: Omit<SearchResults, "text">): string {
 
 export function summaryText(r: Omit<Summary, "text">, heading: string): string {
   const sources = r.sourceFiles.length ? `\n\nSources: ${r.sourceFiles.map((p) => noteLink(p)).join(", ")}` : "";
-  return `**${heading}**\n\n${r.summary}${sources}`;
+  return `**${heading}**\n\n${r.summary}${sources}${r.fitted ? `\n\n_${r.fitted}_` : ""}`;
 }

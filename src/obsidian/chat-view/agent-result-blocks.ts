@@ -65,6 +65,7 @@ export function renderAgentResult(parent: HTMLElement, result: AgentResult, hand
         const list = sources.createEl("ul");
         for (const path of result.sourceFiles) noteLinkEl(list.createEl("li"), path, noteTitle(path), undefined, handlers);
       }
+      if (result.fitted) block.createDiv({ cls: "krypton-agent-remark", text: result.fitted });
       break;
     }
     case "message":

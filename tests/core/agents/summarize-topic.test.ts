@@ -140,6 +140,24 @@ describe("NoteOperations.summarizeTopic", () => {
     expect(result.sourceFiles).toHaveLength(6);
   });
 
+  it("excerpts too long for the model's window are shortened with a marker, and the summary says so", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) files[`kafka-${i}.md`] = `# Kafka ${i}\n\nkafka topic ${i} ${words(1000, `w${i}x`)}\n`;
+    world = await makeAgentsWorld({ files, settings: { chunkMaxChars: 100_000 } });
+    // Six excerpts of 800 words (~11k tokens) do not fit this model's 8,192 tokens.
+    world.ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools"], contextLength: 8192 };
+    world.ollama.script({ route: "chat", reply: "Kafka everywhere." });
+
+    const result = await world.operations.summarizeTopic("kafka");
+
+    const [prompt] = world.chatPrompts();
+    expect(prompt).toMatch(/\[… [\d,]+ of [\d,]+ characters cut here by Krypton to fit the model's context window …\]\n\n\nSummary:$/);
+    expect(prompt.startsWith("Summarize the following notes about kafka.\n\nNote: ")).toBe(true);
+    const notice = "To fit llama3.1:8b's context window (8,192 tokens), this summary shortened the excerpts given with the question.";
+    expect(result).toMatchObject({ summary: "Kafka everywhere.", fitted: notice });
+    expect(result.text.endsWith(`\n\n_${notice}_`)).toBe(true);
+  });
+
   it("says no notes match when nothing mentions the topic, without calling the model", async () => {
     world = await makeAgentsWorld({ files: { "a.md": "# A\n\nNotes about gardening.\n" } });
     const err = await agentError(world.operations.summarizeTopic("blockchain"));
