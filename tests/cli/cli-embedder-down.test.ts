@@ -1,0 +1,140 @@
+/**
+ * What the user sees when the CLI's start-up probe finds the embedding server unreachable: `krypton search`,
+ * `krypton ask` (modes none, rag, hybrid; a "find notes about X" request) and `krypton chat`, on stdout,
+ * stderr and with --json. The vault was indexed while the server was up, so its notes have vectors; then
+ * the server went away. Chat comes from the loopback Gemini, web results from the loopback Tavily, and
+ * embeddings from an Ollama that is not running (the harness's dead port).
+ */
+import { startOllamaServer } from "../support/servers/ollama-server";
+import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../support/servers/gemini-server";
+import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
+import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { buildCli, runCli } from "./cli-harness";
+
+const NOTES: Record<string, string> = {
+  "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter. Bake at 250 degrees.\n",
+  "Travel/Lisbon.md": "# Lisbon\n\nTrams, custard tarts and steep hills.\n",
+};
+
+/** The probe's reason, as the CLI words it. */
+const REASON = "Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?)";
+const SEARCH_WARNING = `krypton: warning: ${REASON}; searching by keywords only\n`;
+const ANSWER = "This is the test Gemini answer.";
+
+interface AskJson {
+  answer: string;
+  mode: string;
+  sources: { kind: string; path?: string }[];
+  notices?: string[];
+  agent?: { kind: string; hits?: { path: string }[]; keywordOnly?: string };
+}
+
+describe("the embedding server is unreachable", () => {
+  let gemini: GeminiTestServer;
+  let tavily: TavilyTestServer;
+  let vault: TempVault;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await buildCli();
+    gemini = await startGeminiServer();
+    tavily = await startTavilyServer();
+    vault = await makeTempVault(NOTES);
+    const ollama = await startOllamaServer();
+    try {
+      const indexed = await runCli(["index", vault.root], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+      expect(indexed.code).toBe(0);
+    } finally {
+      await ollama.close();
+    }
+    env = {
+      KRYPTON_CHAT_PROVIDER: "gemini",
+      KRYPTON_CHAT_MODEL: "gemini-2.5-flash",
+      KRYPTON_GEMINI_BASE_URL: gemini.url,
+      GEMINI_API_KEY: DEFAULT_GEMINI_KEY,
+      KRYPTON_TAVILY_BASE_URL: tavily.url,
+      TAVILY_API_KEY: DEFAULT_TAVILY_KEY,
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await gemini.close();
+    await tavily.close();
+    await vault.cleanup();
+  });
+
+  const krypton = (args: string[], input?: string) => runCli([args[0], vault.root, ...args.slice(1)], { env, input });
+  const askJson = async (...args: string[]) => {
+    const r = await krypton(["ask", ...args, "--json"]);
+    expect(r.code).toBe(0);
+    return { ...r, json: JSON.parse(r.stdout) as AskJson };
+  };
+
+  describe("krypton search", () => {
+    it("lists the keyword matches and says why once on stderr", async () => {
+      const r = await krypton(["search", "sourdough"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:3/);
+      expect(r.stderr).toBe(SEARCH_WARNING);
+    });
+
+    it("--json: the results on stdout, the same one warning on stderr", async () => {
+      const r = await krypton(["search", "sourdough", "--json"]);
+      expect(r.code).toBe(0);
+      expect((JSON.parse(r.stdout) as { path: string }[]).map((h) => h.path)).toEqual(["Cooking/Bread.md"]);
+      expect(r.stderr).toBe(SEARCH_WARNING);
+    });
+  });
+
+  describe("krypton ask", () => {
+    it("mode none searches nothing and says nothing about keywords", async () => {
+      const r = await krypton(["ask", "what is bread?", "--mode", "none"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${ANSWER}\n`);
+      expect(r.stderr).toBe("");
+      const json = await askJson("what is bread?", "--mode", "none");
+      expect(json.json).not.toHaveProperty("notices");
+      expect(json.stderr).toBe("");
+    });
+
+    it.each(["rag", "hybrid"])("mode %s: the answer cites the keyword matches and the reason is said once", async (mode) => {
+      const r = await krypton(["ask", "what is sourdough?", "--mode", mode]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^${ANSWER}\n\nSources:\n {2}\\[1\\] Cooking/Bread\\.md › Sourdough bread \\(line 3\\)\n`));
+      expect(r.stderr).toBe(SEARCH_WARNING);
+      const json = await askJson("what is sourdough?", "--mode", mode);
+      expect(json.json.sources[0]).toMatchObject({ kind: "note", path: "Cooking/Bread.md" });
+      expect(json.json).not.toHaveProperty("notices");
+      expect(json.stderr).toBe(SEARCH_WARNING);
+    });
+
+    it.each(["none", "rag"])('"find notes about X" in mode %s: the results, and the reason said once', async (mode) => {
+      const r = await krypton(["ask", "find notes about sourdough", "--mode", mode]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:3/);
+      expect(r.stderr).toBe(SEARCH_WARNING);
+      const json = await askJson("find notes about sourdough", "--mode", mode);
+      expect(json.json.agent).toMatchObject({ kind: "search-results", hits: [{ path: "Cooking/Bread.md" }] });
+      if (mode === "none") {
+        expect(json.json.agent!.keywordOnly).toBe(`${REASON}; searching by keywords only`);
+        expect(json.stderr).toBe("");
+      } else {
+        expect(json.json.agent).not.toHaveProperty("keywordOnly");
+        expect(json.stderr).toBe(SEARCH_WARNING);
+      }
+    });
+  });
+
+  describe("krypton chat", () => {
+    it("says the reason when it first searches, and again at each switch to a mode that searches", async () => {
+      const r = await krypton(["chat", "--mode", "rag"], "sourdough?\ntrams?\n/mode none\nhi\n/mode hybrid\nfind notes about trams\n");
+      expect(r.code).toBe(0);
+      expect(r.stdout.split(ANSWER)).toHaveLength(4);
+      expect(r.stdout).toMatch(/^ 1\. Lisbon {2}Travel\/Lisbon\.md:3/m);
+      expect(r.stderr).toMatch(new RegExp(`^${escape(SEARCH_WARNING)}Mode: none\nMode: hybrid\n${escape(SEARCH_WARNING)}Saved conversation \\S+ in \\.krypton/chat/`));
+    });
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
