@@ -70,6 +70,12 @@ export interface KryptonCore {
 export interface KryptonOptions {
   /** Starts stdio MCP servers (Node hosts: src/node/mcp-stdio-transport.ts); absent on mobile. */
   mcpStdio?: StdioTransportFactory;
+  /**
+   * The host found the embedding server unreachable before starting (the CLI's probe): this core runs
+   * without an embedder, keyword-only, and its index gives this reason wherever it says why (status,
+   * search results, chat notices). Saved vectors are kept for a later run.
+   */
+  embedderUnreachable?: string;
 }
 
 export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
@@ -82,12 +88,13 @@ export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, op
     logger: redactingLogger(hostIn.logger, () => settingsSecrets(settings)),
   };
   let chatModel = createChatModel(settings, host);
-  let embedder = createEmbedder(settings, host);
+  const embedderFor = (s: KryptonSettings) => (options.embedderUnreachable === undefined ? createEmbedder(s, host) : null);
+  let embedder = embedderFor(settings);
   const getSettings = () => settings;
   const getChatModel = () => chatModel;
   const getEmbedder = () => embedder;
 
-  const index = new VaultIndex({ host, settings: getSettings, embedder: getEmbedder });
+  const index = new VaultIndex({ host, settings: getSettings, embedder: getEmbedder, embedderUnreachable: options.embedderUnreachable });
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
@@ -162,7 +169,7 @@ export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, op
     applySettings(next) {
       settings = next;
       chatModel = createChatModel(next, host);
-      embedder = createEmbedder(next, host);
+      embedder = embedderFor(next);
     },
     index,
     chat,

@@ -73,6 +73,11 @@ export interface VaultIndexDeps {
   host: Host;
   settings: () => KryptonSettings;
   embedder: () => Embedder | null;
+  /**
+   * Why there is no embedder although one is configured: the host found its server unreachable before
+   * starting (the CLI's probe). Reported as embedderError, as a failure the index met itself would be.
+   */
+  embedderUnreachable?: string;
   options?: VaultIndexOptions;
 }
 
@@ -403,7 +408,8 @@ export class VaultIndex implements VaultIndexApi {
     const partial = [...this.partial].filter(([path]) => this.store.notes.has(path));
     if (partial.length > 0) s.partial = partial.map(([path, error]): IndexFailure => ({ path, error }));
     if (this.progress) s.progress = { ...this.progress };
-    if (this.embedderError) s.embedderError = this.embedderError;
+    const embedderProblem = this.embedderProblem(embedder);
+    if (embedderProblem) s.embedderError = embedderProblem;
     const queryFailure = this.queryVectors.failure();
     if (queryFailure) s.queryEmbedError = queryFailure;
     if (this.rebuiltReason) s.rebuiltReason = this.rebuiltReason;
@@ -530,6 +536,8 @@ export class VaultIndex implements VaultIndexApi {
         readOnlyByChoice: true,
       };
       if (partial.limited.length > 0) status.partial = partial.limited;
+      const embedderProblem = this.embedderProblem(embedder);
+      if (embedderProblem) status.embedderError = embedderProblem;
       if (this.lockProblem.heldBy) status.heldBy = this.lockProblem.heldBy;
       const queryFailure = this.queryVectors.failure();
       if (queryFailure) status.queryEmbedError = queryFailure;
@@ -620,6 +628,11 @@ export class VaultIndex implements VaultIndexApi {
     // The embedder failed a moment ago (indexing said so): keyword-only without another wait.
     if (this.embedderError !== undefined && this.host.clock.now() - this.embedFailedAt < this.options.embedRetryAfterMs) return null;
     return this.queryVectors.get(embedder, query, this.store.vectors.dim, signal);
+  }
+
+  /** Why the embedder is down: its last failure, or the host's reason for starting without it. */
+  private embedderProblem(embedder: Embedder | null): string | undefined {
+    return this.embedderError ?? (embedder === null ? this.deps.embedderUnreachable : undefined);
   }
 
   private vectorsUsable(embedder: Embedder | null): boolean {

@@ -14,6 +14,8 @@ import { createNodeHost } from "../../../src/node/node-host";
 import { ToolRegistry } from "../../../src/core/tools/tool-registry";
 import { registerNoteTools } from "../../../src/core/tools/note-tools";
 import type { VaultIndex } from "../../../src/core/indexing/vault-index";
+import { createKrypton } from "../../../src/core/krypton";
+import type { ChatEvent } from "../../../src/core/chat/chat-types";
 
 const NOTES = {
   "Gradient.md": "# Gradient descent\n\nGradient descent walks downhill on the loss surface.\n",
@@ -142,5 +144,37 @@ describe("a dead or failing embedder", () => {
     expect(status.keywordOnly).toBe(true);
     const found = await searchTools(index).operations.searchNotes("gradient");
     expect(found.keywordOnly).toMatch(/^Semantic search is unavailable \(.+\): notes were matched by keywords only\.$/);
+  });
+
+  it("an embedder the host found unreachable before starting (the CLI's probe): never asked, and its reason is the index's, as if the index had met it", async () => {
+    const reason = "Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?)";
+    const settings = { ...h.settings, ollamaUrl: ollama.url, embeddingModel: "nomic-embed-text", chatModel: "llama3.1:8b", defaultMode: "rag" as const };
+    const up = createKrypton(createNodeHost(h.vault.root, { logger: silentLogger }), settings);
+    expect((await up.index.open()).embedded).toBe(2);
+    await up.close();
+    ollama.reset();
+
+    const down = createKrypton(createNodeHost(h.vault.root, { logger: silentLogger }), settings, { embedderUnreachable: reason });
+    try {
+      // The saved index answers a one-shot search with the reason too.
+      const saved = await down.index.searchSavedNotes("gradient");
+      expect(saved?.status).toMatchObject({ keywordOnly: true, embedderError: reason });
+      const status = await down.index.open();
+      expect(status).toMatchObject({ keywordOnly: true, embedderError: reason });
+      expect(down.embedder()).toBeNull();
+      expect(down.settings().embeddingProvider).toBe("ollama"); // the user's choice is unchanged
+
+      const unavailable = `Semantic search is unavailable (${reason}): notes were matched by keywords only.`;
+      expect((await down.operations.searchNotes("gradient")).keywordOnly).toBe(unavailable);
+      const events: ChatEvent[] = [];
+      for await (const event of down.chat.send("what is gradient descent?", { mode: "rag" })) events.push(event);
+      expect(events).toContainEqual({ type: "notice", code: "rag-keyword-only", message: unavailable });
+      expect(ollama.requestsTo("embed")).toHaveLength(0);
+    } finally {
+      await down.close();
+    }
+    // Its vectors were kept for the next run that reaches the embedder.
+    const back = h.open({ embedder: embedder() });
+    expect((await back.open()).embedded).toBe(2);
   });
 });
