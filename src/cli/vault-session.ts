@@ -47,13 +47,8 @@ export async function openVaultSession(
   ctx.output.addSecrets(config.secrets);
   for (const warning of config.warnings) ctx.output.warn(warning);
 
-  let embedderUnreachable: string | null = null;
-  let settings = config.settings;
-  if (options.probeEmbedder) {
-    embedderUnreachable = await embedderConnectProblem(settings, config.connectTimeoutMs);
-    // Only this run goes without embeddings; config.settings keeps what the user configured.
-    if (embedderUnreachable) settings = { ...settings, embeddingProvider: "none" };
-  }
+  // Only this run goes without embeddings: the core keeps the user's settings and reports the reason.
+  const embedderUnreachable = options.probeEmbedder ? await embedderConnectProblem(config.settings, config.connectTimeoutMs) : null;
 
   const host = createNodeHost(root, {
     configDir: config.configDir,
@@ -62,7 +57,10 @@ export async function openVaultSession(
     fetch: withConnectTimeout((input, init) => fetch(input, init), { timeoutMs: config.connectTimeoutMs }),
   });
   // Stdio MCP servers start in the vault folder, like a relative path in their configuration expects.
-  const core = createKrypton(host, settings, { mcpStdio: createStdioTransportFactory({ cwd: root }) });
+  const core = createKrypton(host, config.settings, {
+    mcpStdio: createStdioTransportFactory({ cwd: root }),
+    embedderUnreachable: embedderUnreachable ?? undefined,
+  });
   let closed = false;
   return {
     root,
@@ -121,11 +119,13 @@ export async function checkVaultPath(vaultArg: string | undefined, cwd: string):
 }
 
 /**
- * What a command does with the index, which decides what a missing embedder means for it: "search" (search,
- * ask and chat with retrieval: it searches by keywords), "index" (notes are indexed by keywords and get
- * their vectors later), "none" (it does not search: status, ask and chat without retrieval; no warning).
+ * What a command does with the index, which decides what a missing embedder means for it: "search" (it
+ * searches by keywords), "answer" (ask and chat that search: as "search", except that an embedder that is
+ * down is said by the answers, in the words of every host: core/search/keyword-only.ts), "index" (notes are
+ * indexed by keywords and get their vectors later), "none" (it does not search: status, ask and chat
+ * without retrieval; no warning).
  */
-export type IndexUse = "search" | "index" | "none";
+export type IndexUse = "search" | "answer" | "index" | "none";
 
 export interface OpenIndexOptions {
   signal?: AbortSignal;
@@ -177,9 +177,7 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
     // Nothing is searched: a missing embedder changes nothing for this command.
   } else if (notEmbedding && !options.warnReadOnly) {
     // The caller explains the read-only state itself (index waits for the holder): no keyword-only guesswork.
-  } else if (session.embedderUnreachable) {
-    output.warn(keywordOnlyWarning(session.embedderUnreachable, use));
-  } else if (use === "search" && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
+  } else if (use !== "index" && embeddingsOn && notEmbedding && !status.writeError && status.chunks > status.embedded) {
     const missing = status.chunks - status.embedded;
     // `krypton index` would only fail on a data folder it cannot write: say that instead of sending the user there.
     const cannotSave = status.embedded === 0 ? dataDirWriteProblem(dataDirOf(session.root)) : null;
@@ -190,6 +188,8 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
         ? keywordOnlyWarning(`the saved index has no embeddings yet (run \`krypton index ${session.root}\`)`, use)
         : `${formatCount(missing)} of ${countOf(status.chunks, "chunk")} changed since the last \`krypton index\` and ${missing === 1 ? "is" : "are"} searched by keywords only`,
     );
+  } else if (use === "answer" && status.embedderError) {
+    // Said by the answers that search (keywordOnlyReason), as on every host: not twice.
   } else if (status.keywordOnly && embeddingsOn && !notEmbedding) {
     const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
     output.warn(keywordOnlyWarning(why, use));

@@ -1,9 +1,15 @@
 /**
- * What the user sees when the CLI's start-up probe finds the embedding server unreachable: `krypton search`,
- * `krypton ask` (modes none, rag, hybrid; a "find notes about X" request) and `krypton chat`, on stdout,
- * stderr and with --json. The vault was indexed while the server was up, so its notes have vectors; then
- * the server went away. Chat comes from the loopback Gemini, web results from the loopback Tavily, and
- * embeddings from an Ollama that is not running (the harness's dead port).
+ * What the user sees when the embedding server is unreachable: `krypton search`, `krypton ask` (modes
+ * none, rag, hybrid; "find notes about X"; agent mode) and `krypton chat`, on stdout, stderr and with
+ * --json. The vault was indexed while the server was up, so its notes have vectors; then the server went
+ * away and the CLI's start-up probe finds it down. Chat comes from the loopback Gemini, web results from
+ * the loopback Tavily, and embeddings from an Ollama that is not running (the harness's dead port).
+ *
+ * The reason is said exactly once per command run. `search` says it before its results, in its own words
+ * (it also covers an index without embeddings yet, or one that cannot be saved). ask and chat say it in
+ * the words of every other host (core/search/keyword-only.ts), where the plugin's chat does: with the
+ * answer that searched, or under "find notes about X" results; agent mode, whose searches tell only the
+ * model, says it before its answer.
  */
 import { startOllamaServer } from "../support/servers/ollama-server";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../support/servers/gemini-server";
@@ -19,6 +25,8 @@ const NOTES: Record<string, string> = {
 /** The probe's reason, as the CLI words it. */
 const REASON = "Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?)";
 const SEARCH_WARNING = `krypton: warning: ${REASON}; searching by keywords only\n`;
+/** How every host words it beside results: the chat's notice, the search tools, agent mode's search_notes. */
+const UNAVAILABLE = `Semantic search is unavailable (${REASON}): notes were matched by keywords only.`;
 const ANSWER = "This is the test Gemini answer.";
 
 interface AskJson {
@@ -56,6 +64,7 @@ describe("the embedding server is unreachable", () => {
       TAVILY_API_KEY: DEFAULT_TAVILY_KEY,
     };
   }, 120_000);
+  beforeEach(() => gemini.reset());
   afterAll(async () => {
     await gemini.close();
     await tavily.close();
@@ -96,42 +105,71 @@ describe("the embedding server is unreachable", () => {
       expect(json.stderr).toBe("");
     });
 
-    it.each(["rag", "hybrid"])("mode %s: the answer cites the keyword matches and the reason is said once", async (mode) => {
+    it.each(["rag", "hybrid"])("mode %s: the answer cites the keyword matches and says why once, as the plugin's chat does", async (mode) => {
       const r = await krypton(["ask", "what is sourdough?", "--mode", mode]);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^${ANSWER}\n\nSources:\n {2}\\[1\\] Cooking/Bread\\.md › Sourdough bread \\(line 3\\)\n`));
-      expect(r.stderr).toBe(SEARCH_WARNING);
+      expect(r.stderr).toBe(`krypton: warning: ${UNAVAILABLE}\n`);
       const json = await askJson("what is sourdough?", "--mode", mode);
       expect(json.json.sources[0]).toMatchObject({ kind: "note", path: "Cooking/Bread.md" });
-      expect(json.json).not.toHaveProperty("notices");
-      expect(json.stderr).toBe(SEARCH_WARNING);
+      expect(json.json.notices).toEqual([UNAVAILABLE]);
+      expect(json.stderr).toBe("");
     });
 
-    it.each(["none", "rag"])('"find notes about X" in mode %s: the results, and the reason said once', async (mode) => {
+    it.each(["none", "rag"])('"find notes about X" in mode %s: the results, then why once', async (mode) => {
       const r = await krypton(["ask", "find notes about sourdough", "--mode", mode]);
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:3/);
-      expect(r.stderr).toBe(SEARCH_WARNING);
+      expect(r.stderr).toBe(`krypton: warning: ${UNAVAILABLE}\n`);
       const json = await askJson("find notes about sourdough", "--mode", mode);
-      expect(json.json.agent).toMatchObject({ kind: "search-results", hits: [{ path: "Cooking/Bread.md" }] });
-      if (mode === "none") {
-        expect(json.json.agent!.keywordOnly).toBe(`${REASON}; searching by keywords only`);
-        expect(json.stderr).toBe("");
-      } else {
-        expect(json.json.agent).not.toHaveProperty("keywordOnly");
-        expect(json.stderr).toBe(SEARCH_WARNING);
-      }
+      expect(json.json.agent).toMatchObject({ kind: "search-results", hits: [{ path: "Cooking/Bread.md" }], keywordOnly: UNAVAILABLE });
+      expect(json.stderr).toBe("");
+    });
+
+    it("--agent: why is said once before the answer, and the model's search_notes results say it too", async () => {
+      gemini.script([
+        { route: "stream", extra: { functionCalls: [{ name: "search_notes", args: { query: "sourdough" } }] } },
+        { route: "stream", reply: "Your bread note." },
+      ]);
+      const r = await krypton(["ask", "at what temperature do I bake bread?", "--agent"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Your bread note.");
+      expect(r.stderr.match(/keywords only/g)).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`^krypton: warning: ${escape(UNAVAILABLE)}\n`));
+      expect(JSON.stringify(gemini.requestsTo("stream")[1].body)).toContain(UNAVAILABLE);
+
+      // "find notes about X" in agent mode: the results carry the same sentence, not shown again.
+      const found = await krypton(["ask", "find notes about sourdough", "--agent"]);
+      expect(found.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:3/);
+      expect(found.stderr).toBe(`krypton: warning: ${UNAVAILABLE}\n`);
     });
   });
 
   describe("krypton chat", () => {
-    it("says the reason when it first searches, and again at each switch to a mode that searches", async () => {
-      const r = await krypton(["chat", "--mode", "rag"], "sourdough?\ntrams?\n/mode none\nhi\n/mode hybrid\nfind notes about trams\n");
+    it("says why once, with the first answer that searched, however many answers and mode switches follow", async () => {
+      const r = await krypton(["chat", "--mode", "rag"], "sourdough?\ntrams?\n/mode none\nhi\n/mode hybrid\nfind notes about trams\n/agent on\nhello\n");
       expect(r.code).toBe(0);
-      expect(r.stdout.split(ANSWER)).toHaveLength(4);
+      expect(r.stdout.split(ANSWER)).toHaveLength(5);
       expect(r.stdout).toMatch(/^ 1\. Lisbon {2}Travel\/Lisbon\.md:3/m);
-      expect(r.stderr).toMatch(new RegExp(`^${escape(SEARCH_WARNING)}Mode: none\nMode: hybrid\n${escape(SEARCH_WARNING)}Saved conversation \\S+ in \\.krypton/chat/`));
+      expect(r.stderr).toMatch(new RegExp(`^krypton: warning: ${escape(UNAVAILABLE)}\nMode: none\nMode: hybrid\nAgent mode: on\ntokens: \\d+ in, \\d+ out\nSaved conversation \\S+ in \\.krypton/chat/`));
     });
+  });
+
+  it("an embedding model that is not installed (the server is up): ask says why once, not once at opening and again with the answer", async () => {
+    const ollama = await startOllamaServer({ models: ["llama3.1:8b"] });
+    const fresh = await makeTempVault(NOTES);
+    try {
+      const why = "Semantic search is unavailable (Embedding model 'nomic-embed-text' is not installed: run `ollama pull nomic-embed-text`): notes were matched by keywords only.";
+      for (const question of ["what is sourdough?", "find notes about sourdough"]) {
+        const r = await runCli(["ask", fresh.root, question, "--mode", "rag"], { env: { ...env, KRYPTON_OLLAMA_URL: ollama.url } });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toContain("Cooking/Bread.md");
+        expect(r.stderr).toBe(`krypton: warning: ${why}\n`);
+      }
+    } finally {
+      await ollama.close();
+      await fresh.cleanup();
+    }
   });
 });
 

@@ -6,7 +6,6 @@ import { AGENT_NAMES } from "../../core/notes/note-operations-impl";
 import type { ChatEvent, Source } from "../../core/chat/chat-types";
 import type { RetrievalMode } from "../../core/settings";
 import { oneLine, printHits, type Output } from "../output";
-import { keywordOnlyWarning } from "../vault-session";
 
 /** Everything one answer produced, for `--json` and for the exit code. */
 export interface CollectedAnswer {
@@ -24,6 +23,21 @@ export interface CollectedAnswer {
 }
 
 /**
+ * Why notes were matched by keywords only (core/search/keyword-only.ts), on stderr once per command run:
+ * each answer of a chat would repeat it, and agent mode says it before its answers (prepareIndex).
+ */
+export class KeywordOnlyOnce {
+  private readonly shown = new Set<string>();
+  constructor(private readonly output: Output) {}
+
+  warn(reason: string | null | undefined): void {
+    if (!reason || this.shown.has(reason)) return;
+    this.shown.add(reason);
+    this.output.warn(reason);
+  }
+}
+
+/**
  * Consumes ChatService events. With `stream` the answer's tokens go to stdout as they arrive, notices to
  * stderr, and the agent result and sources follow the answer; without it (--json) nothing is printed here.
  */
@@ -32,8 +46,7 @@ export async function consumeAnswer(
   mode: RetrievalMode,
   output: Output,
   stream: boolean,
-  /** Why searches are keyword-only in this run when nothing said it yet (unsaidKeywordOnly): search results carry it. */
-  keywordOnlyWhy: string | null = null,
+  keywordOnly: KeywordOnlyOnce,
 ): Promise<CollectedAnswer> {
   const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false, steps: [] };
   let streamed = "";
@@ -47,10 +60,7 @@ export async function consumeAnswer(
         if (stream) output.out(event.text);
         break;
       case "agent":
-        collected.agent =
-          keywordOnlyWhy && event.result.kind === "search-results" && !event.result.keywordOnly
-            ? { ...event.result, keywordOnly: keywordOnlyWarning(keywordOnlyWhy, "search") }
-            : event.result;
+        collected.agent = event.result;
         break;
       case "step":
         collected.steps.push(event.step);
@@ -66,7 +76,9 @@ export async function consumeAnswer(
         break;
       case "notice":
         collected.notices.push(event.message);
-        if (stream) output.warn(event.message);
+        if (!stream) break;
+        if (event.code === "rag-keyword-only") keywordOnly.warn(event.message);
+        else output.warn(event.message);
         break;
       case "error":
         collected.error = { code: event.code, message: event.message };
@@ -79,15 +91,15 @@ export async function consumeAnswer(
     }
   }
   if (!collected.answer) collected.answer = streamed;
-  if (stream) printAfterAnswer(output, collected, streamed);
+  if (stream) printAfterAnswer(output, collected, streamed, keywordOnly);
   return collected;
 }
 
-function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string): void {
+function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string, keywordOnly: KeywordOnlyOnce): void {
   if (streamed && !streamed.endsWith("\n")) output.line();
   if (answer.stopped) output.info("(stopped)");
   if (answer.usage) output.info(output.dim(`tokens: ${answer.usage.promptTokens ?? 0} in, ${answer.usage.completionTokens ?? 0} out`));
-  if (answer.agent) printAgentResult(output, answer.agent, streamed);
+  if (answer.agent) printAgentResult(output, answer.agent, streamed, keywordOnly);
   // Sources belong to an answer: after an error there is none to cite.
   if (answer.sources.length > 0 && !answer.error) {
     output.line();
@@ -97,7 +109,7 @@ function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: str
 }
 
 /** A terminal rendering of what an agent did: real file paths (not wikilinks), one result per line. */
-function printAgentResult(output: Output, result: AgentResult, streamed: string): void {
+function printAgentResult(output: Output, result: AgentResult, streamed: string, keywordOnly: KeywordOnlyOnce): void {
   switch (result.kind) {
     case "note-created":
       output.line(`Created ${result.path} (${result.title})`);
@@ -106,7 +118,7 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string)
     case "search-results":
       if (result.hits.length === 0) output.line(`No notes match "${result.query}".`);
       printHits(output, result.hits);
-      if (result.keywordOnly) output.warn(result.keywordOnly);
+      keywordOnly.warn(result.keywordOnly);
       break;
     case "summary":
       output.line(output.bold(result.title));

@@ -3,10 +3,10 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
 import { connectMcpServers, openVaultSession } from "../vault-session";
-import { agentFailure, answerJson, consumeAnswer } from "./answer-printer";
+import { agentFailure, answerJson, consumeAnswer, KeywordOnlyOnce } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
-import { notePathOption, prepareIndex, unsaidKeywordOnly } from "./command-helpers";
+import { notePathOption, prepareIndex } from "./command-helpers";
 
 export const askCommand: Command = {
   name: "ask",
@@ -44,8 +44,9 @@ export const askCommand: Command = {
       const release = ctx.interrupts.push(() => controller.abort());
       try {
         const agent = flag(args, "agent");
+        const keywordOnly = new KeywordOnlyOnce(ctx.output);
         // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
-        await prepareIndex(session, agent ? "rag" : mode, ctx.output, controller.signal);
+        await prepareIndex(session, mode, agent, keywordOnly, ctx.output, controller.signal);
         // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).
         if (agent) await connectMcpServers(session, ctx.output);
         const events = session.core.chat.send(question, {
@@ -55,7 +56,7 @@ export const askCommand: Command = {
           signal: controller.signal,
           ...(agent ? { agent: true, confirm: cliConfirm(ctx, { yes: flag(args, "yes") }) } : {}),
         });
-        const answer = await consumeAnswer(events, mode, ctx.output, !json, unsaidKeywordOnly(session, agent ? "rag" : mode));
+        const answer = await consumeAnswer(events, mode, ctx.output, !json, keywordOnly);
         if (json) ctx.output.json(answerJson(answer));
         if (answer.error) {
           ctx.output.error(answer.error.message);

@@ -5,10 +5,10 @@ import type { Command, CommandContext } from "../command";
 import { checkMode, CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
 import { connectMcpServers, openVaultSession, type VaultSession } from "../vault-session";
-import { agentFailure, consumeAnswer } from "./answer-printer";
+import { agentFailure, consumeAnswer, KeywordOnlyOnce } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
-import { checkPositionals, notePathOption, prepareIndex, unsaidKeywordOnly, withAbortOnInterrupt } from "./command-helpers";
+import { checkPositionals, notePathOption, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
 import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
 import { parseRunCommand } from "../../core/workflows/run-command";
 import type { ConfirmPort } from "../../core/agent-loop/agent-types";
@@ -57,6 +57,7 @@ async function chatLoop(
   let mode: RetrievalMode = session.config.settings.defaultMode;
   let agent = agentOptions.agent;
   let failed = false;
+  const keywordOnly = new KeywordOnlyOnce(output);
 
   const rl = readline.createInterface({
     input: ctx.stdin,
@@ -72,7 +73,7 @@ async function chatLoop(
   const releaseQuit = ctx.interrupts.push(() => rl.close());
 
   try {
-    await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, agent ? "rag" : mode, output, signal));
+    await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, agent, keywordOnly, output, signal));
     if (agent) await connectMcpServers(session, output);
     const confirm = cliConfirm(ctx, { yes: agentOptions.yes, rl: interactive ? rl : undefined });
 
@@ -104,14 +105,14 @@ async function chatLoop(
             mode = chosen;
             output.info(`Mode: ${mode}`);
             // Switching to a retrieval mode may need the index opened now (a no-op when it already is).
-            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, output, signal));
+            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, agent, keywordOnly, output, signal));
           }
         } else if (command === "agent") {
           const arg = rest.join(" ").toLowerCase();
           agent = arg === "" ? !agent : arg === "on";
           output.info(`Agent mode: ${agent ? "on" : "off"}`);
           if (agent) {
-            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, "rag", output, signal));
+            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, true, keywordOnly, output, signal));
             await connectMcpServers(session, output);
           }
         } else if (command === "steps") {
@@ -141,7 +142,7 @@ async function chatLoop(
             signal: controller.signal,
             ...(agent ? { agent: true, confirm } : {}),
           });
-          const answer = await consumeAnswer(events, mode, output, true, unsaidKeywordOnly(session, agent ? "rag" : mode));
+          const answer = await consumeAnswer(events, mode, output, true, keywordOnly);
           conversationId = answer.conversationId ?? conversationId;
           const failure = answer.error?.message ?? agentFailure(answer.agent);
           if (failure) {

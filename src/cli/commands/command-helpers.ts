@@ -1,12 +1,14 @@
 import { isAbortError } from "../../core/providers/provider-error";
 import type { RetrievalMode } from "../../core/settings";
 import { usesNotes } from "../../core/chat/retrieval";
+import { keywordOnlyReason } from "../../core/search/keyword-only";
 import { toNotePath, VaultPathError } from "../../core/notes/vault-path-policy";
 import { stringOption, type ParsedArgs } from "../args";
 import type { CommandContext } from "../command";
 import { CliError, describeError, EXIT_INTERRUPTED, UsageError } from "../errors";
 import type { Output } from "../output";
 import { openIndex, type VaultSession } from "../vault-session";
+import type { KeywordOnlyOnce } from "./answer-printer";
 
 /**
  * Runs work that Ctrl+C should cancel cleanly (the index saves what it has, the lock is released)
@@ -31,28 +33,29 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
 }
 
 /**
- * Brings the index up to date when an answer may need it: retrieval modes, and agents (search,
- * summarize). An index that fails to open is not fatal: the chat pipeline answers without notes and says so.
+ * Brings the index up to date when an answer may need it: retrieval modes, agent mode, and the intent
+ * agents (search, summarize). An index that fails to open is not fatal: the chat pipeline answers without
+ * notes and says so. An embedder that is down is said by the answers that search (the retrieval notice,
+ * "find notes about X" results); agent mode's searches tell only the model, so it is said here.
  */
-export async function prepareIndex(session: VaultSession, mode: RetrievalMode, output: Output, signal: AbortSignal): Promise<void> {
-  const retrieves = usesNotes(mode);
+export async function prepareIndex(
+  session: VaultSession,
+  mode: RetrievalMode,
+  agent: boolean,
+  keywordOnly: KeywordOnlyOnce,
+  output: Output,
+  signal: AbortSignal,
+): Promise<void> {
+  const retrieves = agent || usesNotes(mode);
   if (!retrieves && !session.config.settings.agentsEnabled) return;
   try {
     // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
-    await openIndex(session, output, { signal, use: retrieves ? "search" : "none" });
+    const status = await openIndex(session, output, { signal, use: retrieves ? "answer" : "none" });
+    if (agent) keywordOnly.warn(keywordOnlyReason(status, false));
   } catch (err) {
     if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
     output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
   }
-}
-
-/**
- * Why this run searches by keywords only (the embedding server did not accept a connection), when
- * prepareIndex did not say it because the mode does not retrieve: the intent agents may still search
- * ("find notes about X"), and their results then say it (consumeAnswer).
- */
-export function unsaidKeywordOnly(session: VaultSession, indexMode: RetrievalMode): string | null {
-  return usesNotes(indexMode) ? null : session.embedderUnreachable;
 }
 
 /** --note as a vault-relative path; an absolute path inside the vault is accepted, as MCP does. */
