@@ -3,38 +3,35 @@
 // working server's tools, the crashing one is one warning, /tools-style listing groups tools by server.
 import { join } from "node:path";
 import { bundleForNode } from "../mcp/support/bundle";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli, runCli } from "./cli-harness";
+import { makeTempVault } from "../support/temp-vault";
+import { useCliTestBed } from "../support/cli-test-bed";
+import { runCli } from "./cli-harness";
 
+// A model without native tools: the agent speaks the JSON action protocol.
+const bed = useCliTestBed({ ollama: { modelInfo: { "llama3.1:8b": { capabilities: ["completion"] } } } });
+/** The stdio MCP server from the test kit, bundled for Node. */
 let entry: string;
-let ollama: OllamaTestServer;
-let vault: TempVault;
 
 beforeAll(async () => {
-  await buildCli();
   entry = await bundleForNode(join(__dirname, "..", "mcp", "fixtures", "remote-stdio-server.ts"), "remote-stdio-server.cjs");
-  ollama = await startOllamaServer({ modelInfo: { "llama3.1:8b": { capabilities: ["completion"] } } });
 }, 120_000);
-afterAll(() => ollama.close());
-afterEach(() => vault?.cleanup());
 
 const stdio = (name: string, args: string[] = []) => ({ name, enabled: true, transport: "stdio", command: process.execPath, args: [entry, ...args], env: {}, useLoginShellPath: false });
 const call = (tool: string, args: Record<string, unknown>) => JSON.stringify({ action: "call_tool", tool, arguments: args });
 const final = (response: string) => JSON.stringify({ action: "final", response });
 
 it("calls a tool of a working MCP server beside a failing one; a tool without readOnlyHint asks first", async () => {
-  vault = await makeTempVault({
+  bed.vault = await makeTempVault({
     "A.md": "# A\n",
     ".obsidian/plugins/krypton/data.json": JSON.stringify({ embeddingProvider: "none", mcpServers: [stdio("crashy", ["--crash"]), stdio("local")] }),
   });
-  ollama.reset();
-  ollama.script([
+  bed.ollama.reset();
+  bed.ollama.script([
     { route: "chat", reply: call("local:echo", { text: "hello from the agent" }) },
     { route: "chat", reply: call("local:show_env", { name: "HOME" }) },
     { route: "chat", reply: final("The server echoed it.") },
   ]);
-  const r = await runCli(["ask", vault.root, "Echo hello through my MCP server", "--agent", "--json"], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+  const r = await runCli(["ask", bed.vault.root, "Echo hello through my MCP server", "--agent", "--json"], { env: bed.env });
   expect(r.code).toBe(0);
   expect(r.stderr).toContain("krypton: warning: MCP server crashy: could not start");
   const json = JSON.parse(r.stdout) as { answer: string; steps: { tool: { name: string }; outcome: string; result: string }[] };
@@ -43,7 +40,7 @@ it("calls a tool of a working MCP server beside a failing one; a tool without re
   expect(json.steps[0].result).toContain("hello from the agent");
   // show_env has no readOnlyHint: a write as far as Krypton knows, so it needs approval (none without a terminal).
   expect(json.steps[1]).toMatchObject({ tool: { name: "local:show_env" }, outcome: "denied" });
-  const system = (ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages[0].content;
+  const system = (bed.ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages[0].content;
   expect(system).toContain("- local:echo:");
   expect(system).not.toContain("crashy:");
 }, 60_000);

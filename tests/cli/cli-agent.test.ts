@@ -2,9 +2,8 @@
  * `krypton ask/chat --agent` end to end: the bundled CLI in a real process, a temp vault, the loopback
  * Ollama server scripted with JSON actions (the path every Ollama model can take).
  */
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli, runCli } from "./cli-harness";
+import { useCliTestBed } from "../support/cli-test-bed";
+import { runCli } from "./cli-harness";
 import { ConversationStore } from "../../src/core/chat/conversation-store";
 import { silentLogger } from "../../src/core/ports/logger";
 import { nodeClock } from "../../src/node/node-clock";
@@ -25,100 +24,86 @@ interface AgentJson {
 }
 
 describe("krypton ask/chat --agent", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer();
-  }, 120_000);
-  afterAll(async () => {
-    await ollama.close();
-  });
-  beforeEach(async () => {
-    ollama.reset();
+  const bed = useCliTestBed({ notes: NOTES });
+  beforeEach(() => {
     // A model without native tools: the JSON action protocol (the path every Ollama model can take).
-    ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion"] };
-    ollama.modelInfo["qwen2.5:7b"] = { capabilities: ["completion"] };
-    vault = await makeTempVault(NOTES);
-    env = { KRYPTON_OLLAMA_URL: ollama.url };
+    bed.ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion"] };
+    bed.ollama.modelInfo["qwen2.5:7b"] = { capabilities: ["completion"] };
   });
-  afterEach(() => vault.cleanup());
 
   it("runs the loop end to end: tools, streamed answer, steps on stderr and in --json, saved with the conversation", async () => {
-    ollama.script([
+    bed.ollama.script([
       { route: "chat", reply: call("search_notes", { query: "plan deadline" }) },
       { route: "chat", reply: call("read_note", { path: "Projects/Plan.md" }) },
       { route: "chat", reply: final("Agent mode ships by Friday [[Projects/Plan]].") },
     ]);
-    const text = await runCli(["ask", vault.root, "When does agent mode ship?", "--agent"], { env });
+    const text = await runCli(["ask", bed.vault.root, "When does agent mode ship?", "--agent"], { env: bed.env });
     expect(text.code).toBe(0);
     expect(text.stdout.trim()).toBe("Agent mode ships by Friday [[Projects/Plan]].");
     expect(text.stderr).toMatch(/↳ \[1\] search_notes \{"query":"plan deadline"\} → ok/);
     expect(text.stderr).toMatch(/↳ \[2\] read_note \{"path":"Projects\/Plan.md"\} → ok/);
 
-    ollama.reset();
-    ollama.script([
+    bed.ollama.reset();
+    bed.ollama.script([
       { route: "chat", reply: call("read_note", { path: "Projects/Plan.md" }) },
       { route: "chat", reply: final("Friday.") },
     ]);
-    const r = await runCli(["ask", vault.root, "When?", "--agent", "--json"], { env });
+    const r = await runCli(["ask", bed.vault.root, "When?", "--agent", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as AgentJson;
     expect(json.answer).toBe("Friday.");
     expect(json.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok", result: expect.stringContaining("Ship agent mode by Friday.") })]);
     // The stored answer keeps its steps (the optional `steps` field).
-    const stored = (await new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger).get(json.conversationId as string))!;
+    const stored = (await new ConversationStore(new FsDataDir(dataDirOf(bed.vault.root)), nodeClock, silentLogger).get(json.conversationId as string))!;
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }) })] });
   });
 
   it("native tool calls end to end (a model whose /api/show lists tools)", async () => {
-    delete ollama.modelInfo["llama3.1:8b"];
-    ollama.script([
+    delete bed.ollama.modelInfo["llama3.1:8b"];
+    bed.ollama.script([
       { route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Projects/Plan.md" } }] } },
       { route: "chat", reply: "By Friday." },
     ]);
-    const r = await runCli(["ask", vault.root, "When does agent mode ship?", "--agent", "--json"], { env });
+    const r = await runCli(["ask", bed.vault.root, "When does agent mode ship?", "--agent", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as AgentJson & { usage?: unknown };
     expect(json.answer).toBe("By Friday.");
     expect(json.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok" })]);
     expect(json.usage).toEqual({ promptTokens: expect.any(Number), completionTokens: expect.any(Number) });
-    const first = ollama.requestsTo("chat")[0].body as { tools?: unknown[]; options?: { num_ctx?: number } };
+    const first = bed.ollama.requestsTo("chat")[0].body as { tools?: unknown[]; options?: { num_ctx?: number } };
     expect(first.tools!.length).toBeGreaterThan(5);
     expect(first.options?.num_ctx).toBeGreaterThan(0);
   });
 
   it("refuses writes without --yes when not on a terminal, and the vault is unchanged; --yes allows them", async () => {
-    ollama.script([
+    bed.ollama.script([
       { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- README" }) },
       { route: "chat", reply: final("I could not change the note.") },
     ]);
-    const refused = await runCli(["ask", vault.root, "Add README to my plan", "--agent", "--json"], { env });
+    const refused = await runCli(["ask", bed.vault.root, "Add README to my plan", "--agent", "--json"], { env: bed.env });
     expect(refused.code).toBe(0);
     expect((JSON.parse(refused.stdout) as AgentJson).steps![0]).toMatchObject({ tool: { name: "append_to_note" }, outcome: "denied" });
-    expect(await vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
+    expect(await bed.vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
 
-    ollama.reset();
-    ollama.script([
+    bed.ollama.reset();
+    bed.ollama.script([
       { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- README" }) },
       { route: "chat", reply: final("Added.") },
     ]);
-    const allowed = await runCli(["ask", vault.root, "Add README to my plan", "--agent", "--yes"], { env });
+    const allowed = await runCli(["ask", bed.vault.root, "Add README to my plan", "--agent", "--yes"], { env: bed.env });
     expect(allowed.code).toBe(0);
     expect(allowed.stderr).toContain("Allowed by --yes: Append 1 line to Projects/Plan.md");
-    expect(await vault.read("Projects/Plan.md")).toBe("# Plan\n\nShip agent mode by Friday.\n- README\n");
+    expect(await bed.vault.read("Projects/Plan.md")).toBe("# Plan\n\nShip agent mode by Friday.\n- README\n");
   });
 
   it("krypton chat --agent: /tools, /config, /steps and /log (secrets redacted)", async () => {
     const key = "tvly-SECRET-never-shown-0123";
-    ollama.script([
+    bed.ollama.script([
       { route: "chat", reply: call("list_notes", { folder: "Projects" }) },
       { route: "chat", reply: final("You have one project note.") },
     ]);
-    const r = await runCli(["chat", vault.root, "--agent"], {
-      env: { ...env, TAVILY_API_KEY: key },
+    const r = await runCli(["chat", bed.vault.root, "--agent"], {
+      env: { ...bed.env, TAVILY_API_KEY: key },
       input: "How many project notes?\n/steps\n/log\n/tools\n/config\n",
     });
     expect(r.code).toBe(0);
@@ -135,36 +120,36 @@ describe("krypton ask/chat --agent", () => {
   });
 
   it("--preset: its persona, its provider/model and only its tools", async () => {
-    ollama.models = ["llama3.1:8b", "nomic-embed-text:latest", "qwen2.5:7b"];
-    await vault.write(
+    bed.ollama.models = ["llama3.1:8b", "nomic-embed-text:latest", "qwen2.5:7b"];
+    await bed.vault.write(
       ".obsidian/plugins/krypton/data.json",
       JSON.stringify({ agentPresets: [{ name: "Pirate", persona: "You are a pirate librarian.", model: "ollama/qwen2.5:7b", tools: ["read_note"] }] }),
     );
-    ollama.script([
+    bed.ollama.script([
       { route: "chat", reply: call("list_notes", {}) },
       { route: "chat", reply: final("Arr, only read_note.") },
     ]);
-    const r = await runCli(["ask", vault.root, "What notes do I have?", "--agent", "--preset", "Pirate", "--json"], { env });
+    const r = await runCli(["ask", bed.vault.root, "What notes do I have?", "--agent", "--preset", "Pirate", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as AgentJson;
     expect(json.steps![0].result).toMatch(/^Unknown tool: list_notes\. Available tools: read_note$/);
-    const chats = ollama.requestsTo("chat");
+    const chats = bed.ollama.requestsTo("chat");
     expect(chats.map((c) => (c.body as { model: string }).model)).toEqual(["qwen2.5:7b", "qwen2.5:7b"]);
     const system = (chats[0].body as { messages: { content: string }[] }).messages[0].content;
     expect(system).toMatch(/^You are a pirate librarian\./);
     expect(system).toContain("- read_note:");
     expect(system).not.toContain("- list_notes:");
 
-    const unknown = await runCli(["ask", vault.root, "x", "--agent", "--preset", "Nobody"], { env });
+    const unknown = await runCli(["ask", bed.vault.root, "x", "--agent", "--preset", "Nobody"], { env: bed.env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no agent preset named "Nobody" \(saved presets: "Pirate"\)/);
   });
 
   it("a broken model reply ends with a clear error and exit 1, nothing written", async () => {
-    ollama.script({ route: "chat", reply: '{"action":"call_tool"}', times: 3 });
-    const r = await runCli(["ask", vault.root, "Do something", "--agent"], { env });
+    bed.ollama.script({ route: "chat", reply: '{"action":"call_tool"}', times: 3 });
+    const r = await runCli(["ask", bed.vault.root, "Do something", "--agent"], { env: bed.env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/did not return a valid action .* even after 2 corrections/);
-    expect(await vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
+    expect(await bed.vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
   });
 });

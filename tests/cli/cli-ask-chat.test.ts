@@ -4,11 +4,10 @@
  */
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { DEFAULT_GEMINI_KEY, startGeminiServer } from "../support/servers/gemini-server";
 import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli, runCli } from "./cli-harness";
+import { useCliTestBed } from "../support/cli-test-bed";
+import { runCli } from "./cli-harness";
 import { ConversationStore } from "../../src/core/chat/conversation-store";
 import { silentLogger } from "../../src/core/ports/logger";
 import { nodeClock } from "../../src/node/node-clock";
@@ -43,44 +42,36 @@ interface AskJson {
 }
 
 describe("krypton ask / chat", () => {
-  let ollama: OllamaTestServer;
+  const bed = useCliTestBed({ notes: NOTES });
   let tavily: TavilyTestServer;
-  let vault: TempVault;
+  /** The bed's Ollama and the loopback Tavily, with its key. */
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer();
     tavily = await startTavilyServer();
-  }, 120_000);
-  afterAll(async () => {
-    await ollama.close();
-    await tavily.close();
   });
-  beforeEach(async () => {
-    ollama.reset();
+  afterAll(() => tavily.close());
+  beforeEach(() => {
     tavily.reset();
-    vault = await makeTempVault(NOTES);
-    env = { KRYPTON_OLLAMA_URL: ollama.url, KRYPTON_TAVILY_BASE_URL: tavily.url, TAVILY_API_KEY: DEFAULT_TAVILY_KEY };
+    env = { ...bed.env, KRYPTON_TAVILY_BASE_URL: tavily.url, TAVILY_API_KEY: DEFAULT_TAVILY_KEY };
   });
-  afterEach(() => vault.cleanup());
 
   const ask = async (question: string, ...flags: string[]) => {
-    const r = await runCli(["ask", vault.root, question, "--json", ...flags], { env });
+    const r = await runCli(["ask", bed.vault.root, question, "--json", ...flags], { env });
     return { ...r, json: r.stdout ? (JSON.parse(r.stdout) as AskJson) : null };
   };
 
   it("--mode none: the model's answer, no sources, no retrieval", async () => {
-    ollama.script({ route: "chat", reply: "Paris is the capital of France." });
+    bed.ollama.script({ route: "chat", reply: "Paris is the capital of France." });
     const r = await ask("What is the capital of France?", "--mode", "none");
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ answer: "Paris is the capital of France.", mode: "none", sources: [] });
     expect(tavily.requests).toHaveLength(0);
-    expect(ollama.requestsTo("chat")).toHaveLength(1);
+    expect(bed.ollama.requestsTo("chat")).toHaveLength(1);
   });
 
   it("--mode rag: answers from the vault with note sources", async () => {
-    ollama.script({ route: "chat", reply: "Use a smaller learning rate [1]." });
+    bed.ollama.script({ route: "chat", reply: "Use a smaller learning rate [1]." });
     const r = await ask("how does gradient descent choose its step size?", "--mode", "rag");
     expect(r.code).toBe(0);
     expect(r.json!.mode).toBe("rag");
@@ -88,13 +79,13 @@ describe("krypton ask / chat", () => {
     expect(r.json!.sources.length).toBeGreaterThan(0);
     expect(r.json!.sources[0]).toMatchObject({ n: 1, kind: "note", path: "Machine Learning/Gradient descent.md" });
     // The note's text reached the prompt.
-    const prompt = JSON.stringify(ollama.requestsTo("chat")[0].body);
+    const prompt = JSON.stringify(bed.ollama.requestsTo("chat")[0].body);
     expect(prompt).toContain("walks downhill on the loss surface");
     expect(tavily.requests).toHaveLength(0);
   });
 
   it("--mode web: Tavily results as sources, no notes", async () => {
-    ollama.script({ route: "chat", reply: "It was released last week [1]." });
+    bed.ollama.script({ route: "chat", reply: "It was released last week [1]." });
     const r = await ask("latest ollama release", "--mode", "web");
     expect(r.code).toBe(0);
     expect(r.json!.mode).toBe("web");
@@ -104,7 +95,7 @@ describe("krypton ask / chat", () => {
   });
 
   it("--mode hybrid: notes and web results together", async () => {
-    ollama.script({ route: "chat", reply: "Both say so [1][2]." });
+    bed.ollama.script({ route: "chat", reply: "Both say so [1][2]." });
     const r = await ask("gradient descent learning rate", "--mode", "hybrid");
     expect(r.code).toBe(0);
     const kinds = new Set(r.json!.sources.map((s) => s.kind));
@@ -112,8 +103,8 @@ describe("krypton ask / chat", () => {
   });
 
   it("web mode without a Tavily key still answers, with a notice (exit 0)", async () => {
-    ollama.script({ route: "chat", reply: "From memory: no idea." });
-    const r = await runCli(["ask", vault.root, "latest news", "--mode", "web", "--json"], { env: { KRYPTON_OLLAMA_URL: ollama.url, KRYPTON_TAVILY_BASE_URL: tavily.url } });
+    bed.ollama.script({ route: "chat", reply: "From memory: no idea." });
+    const r = await runCli(["ask", bed.vault.root, "latest news", "--mode", "web", "--json"], { env: { KRYPTON_OLLAMA_URL: bed.ollama.url, KRYPTON_TAVILY_BASE_URL: tavily.url } });
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout) as AskJson;
     expect(json.answer).toBe("From memory: no idea.");
@@ -121,53 +112,53 @@ describe("krypton ask / chat", () => {
   });
 
   it("streams the answer to stdout, then the sources", async () => {
-    ollama.script({ route: "chat", reply: "Bake it hot [1]." });
-    const r = await runCli(["ask", vault.root, "how hot do I bake sourdough bread?", "--mode", "rag"], { env });
+    bed.ollama.script({ route: "chat", reply: "Bake it hot [1]." });
+    const r = await runCli(["ask", bed.vault.root, "how hot do I bake sourdough bread?", "--mode", "rag"], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Bake it hot \[1\]\.\n\nSources:\n {2}\[1\] Cooking\/Bread\.md/);
   });
 
   it("saves the exchange to .krypton/chat like the plugin", async () => {
-    ollama.script({ route: "chat", reply: "Saved answer." });
+    bed.ollama.script({ route: "chat", reply: "Saved answer." });
     const r = await ask("remember this", "--mode", "none");
     expect(r.code).toBe(0);
-    const files = await fs.readdir(join(vault.root, ".krypton", "chat"));
+    const files = await fs.readdir(join(bed.vault.root, ".krypton", "chat"));
     const id = r.json!.conversationId!;
     expect(files).toContain(`${id}.json`);
-    const raw = JSON.stringify(await conversationStore(vault.root).get(id));
+    const raw = JSON.stringify(await conversationStore(bed.vault.root).get(id));
     expect(raw).toContain("remember this");
     expect(raw).toContain("Saved answer.");
   });
 
   it('"create a note on X" writes a new note, and never overwrites one', async () => {
-    ollama.script({ route: "chat", reply: "# Photosynthesis\n\nPlants turn light into sugar.\n", times: 2 });
+    bed.ollama.script({ route: "chat", reply: "# Photosynthesis\n\nPlants turn light into sugar.\n", times: 2 });
     const first = await ask("create a note on photosynthesis");
     expect(first.code).toBe(0);
     expect(first.json!.agent).toMatchObject({ kind: "note-created" });
     const path = first.json!.agent!.path!;
     expect(path).toMatch(/^Krypton\/photosynthesis\.md$/);
-    expect(await vault.read(path)).toContain("Plants turn light into sugar.");
+    expect(await bed.vault.read(path)).toContain("Plants turn light into sugar.");
 
-    await vault.write(path, "# My own edits\n");
+    await bed.vault.write(path, "# My own edits\n");
     const second = await ask("create a note on photosynthesis");
     expect(second.code).toBe(0);
     expect(second.json!.agent!.path).toBe("Krypton/photosynthesis-1.md");
-    expect(await vault.read(path)).toBe("# My own edits\n");
+    expect(await bed.vault.read(path)).toBe("# My own edits\n");
   });
 
   it('"create a note on X" without --json prints the created path', async () => {
-    ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea.\n" });
-    const r = await runCli(["ask", vault.root, "create a note about tides", "--folder", "Inbox"], { env });
+    bed.ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea.\n" });
+    const r = await runCli(["ask", bed.vault.root, "create a note about tides", "--folder", "Inbox"], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Inbox/tides.md");
-    expect(await vault.exists("Inbox/tides.md")).toBe(true);
+    expect(await bed.vault.exists("Inbox/tides.md")).toBe(true);
   });
 
   it('"find notes about X" is answered by the search agent, printed with real paths', async () => {
-    const r = await runCli(["ask", vault.root, "find notes about sourdough"], { env });
+    const r = await runCli(["ask", bed.vault.root, "find notes about sourdough"], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:\d+/m);
-    expect(ollama.requestsTo("chat")).toHaveLength(0);
+    expect(bed.ollama.requestsTo("chat")).toHaveLength(0);
     const json = await ask("find notes about sourdough");
     expect(json.json!.agent).toMatchObject({ kind: "search-results" });
     expect(json.json!.agent).not.toHaveProperty("keywordOnly");
@@ -175,24 +166,24 @@ describe("krypton ask / chat", () => {
   });
 
   it('"summarize this note" uses --note as the current note', async () => {
-    ollama.script({ route: "chat", reply: "A bread made with a starter.", times: Infinity });
-    const r = await runCli(["ask", vault.root, "summarize this note", "--note", "Cooking/Bread.md"], { env });
+    bed.ollama.script({ route: "chat", reply: "A bread made with a starter.", times: Infinity });
+    const r = await runCli(["ask", bed.vault.root, "summarize this note", "--note", "Cooking/Bread.md"], { env });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("A bread made with a starter.");
     expect(r.stdout).toMatch(/Sources:\n {2}Cooking\/Bread\.md/);
-    expect(JSON.stringify(ollama.requestsTo("chat")[0].body)).toContain("lively starter");
+    expect(JSON.stringify(bed.ollama.requestsTo("chat")[0].body)).toContain("lively starter");
   });
 
   it("--no-agents sends even an agent-like request to the chat model", async () => {
-    ollama.script({ route: "chat", reply: "Plain answer." });
+    bed.ollama.script({ route: "chat", reply: "Plain answer." });
     const r = await ask("create a note on photosynthesis", "--no-agents", "--mode", "none");
     expect(r.json).toMatchObject({ answer: "Plain answer." });
     expect(r.json!.agent).toBeUndefined();
-    expect(await vault.exists("Krypton")).toBe(false);
+    expect(await bed.vault.exists("Krypton")).toBe(false);
   });
 
   it("an unreachable chat model: a clear one-line error and exit 1", async () => {
-    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     const lines = r.stderr.trim().split("\n");
@@ -201,22 +192,22 @@ describe("krypton ask / chat", () => {
   });
 
   it("Gemini chosen without a key: the error says which environment variable to set", async () => {
-    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--chat-provider", "gemini", "--chat-model", "gemini-2.5-flash"], { env });
+    const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none", "--chat-provider", "gemini", "--chat-model", "gemini-2.5-flash"], { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("there is no Gemini API key: set GEMINI_API_KEY.");
   });
 
   it("a chat model that is not pulled: the error says which model", async () => {
-    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--chat-model", "nonexistent:7b"], { env });
+    const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none", "--chat-model", "nonexistent:7b"], { env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/nonexistent:7b/);
   });
 
   it("never prints API keys, even in errors", async () => {
     tavily.script({ route: "search", status: 401 });
-    ollama.script({ route: "chat", reply: "ok" });
+    bed.ollama.script({ route: "chat", reply: "ok" });
     const secret = "tvly-super-secret-key-0123";
-    const r = await runCli(["ask", vault.root, "news", "--mode", "web", "--verbose"], { env: { ...env, TAVILY_API_KEY: secret, GEMINI_API_KEY: "AIza-secret-gemini" } });
+    const r = await runCli(["ask", bed.vault.root, "news", "--mode", "web", "--verbose"], { env: { ...env, TAVILY_API_KEY: secret, GEMINI_API_KEY: "AIza-secret-gemini" } });
     expect(r.stdout + r.stderr).not.toContain(secret);
     expect(r.stdout + r.stderr).not.toContain("AIza-secret-gemini");
   });
@@ -238,7 +229,7 @@ describe("krypton ask / chat", () => {
         TAVILY_API_KEY: tavilyKey,
       };
       gemini.script({ route: "stream", reply: "Smaller steps [1], says the web too [2]." });
-      const r = await runCli(["ask", vault.root, "gradient descent learning rate step size", "--mode", "hybrid", "--json", "--verbose"], { env: geminiEnv });
+      const r = await runCli(["ask", bed.vault.root, "gradient descent learning rate step size", "--mode", "hybrid", "--json", "--verbose"], { env: geminiEnv });
       expect(r.code).toBe(0);
       const json = JSON.parse(r.stdout) as AskJson;
       expect(json).toEqual(expect.objectContaining({ answer: "Smaller steps [1], says the web too [2].", mode: "hybrid", sources: expect.any(Array) }));
@@ -248,7 +239,7 @@ describe("krypton ask / chat", () => {
 
       // A failing run whose service echoes the key back.
       gemini.script({ route: "stream", status: 500, error: `backend error for ${geminiKey}`, times: Infinity });
-      const failed = await runCli(["ask", vault.root, "again?", "--mode", "none", "--verbose"], { env: geminiEnv });
+      const failed = await runCli(["ask", bed.vault.root, "again?", "--mode", "none", "--verbose"], { env: geminiEnv });
       expect(failed.code).toBe(1);
 
       for (const out of [r.stdout + r.stderr, failed.stdout + failed.stderr]) {
@@ -264,7 +255,7 @@ describe("krypton ask / chat", () => {
         }
         return found;
       };
-      const files = await walk(join(vault.root, ".krypton"));
+      const files = await walk(join(bed.vault.root, ".krypton"));
       expect(files.length).toBeGreaterThan(2);
       for (const file of files) {
         const text = (await fs.readFile(file)).toString("latin1");
@@ -277,8 +268,8 @@ describe("krypton ask / chat", () => {
   });
 
   it("Ctrl+C during ask stops the answer: partial text kept and saved, exit code 130", async () => {
-    ollama.script({ route: "chat", reply: "alpha beta gamma delta epsilon zeta eta theta iota kappa", tokenDelayMs: 200 });
-    const r = await runCli(["ask", vault.root, "a long answer please", "--mode", "none"], {
+    bed.ollama.script({ route: "chat", reply: "alpha beta gamma delta epsilon zeta eta theta iota kappa", tokenDelayMs: 200 });
+    const r = await runCli(["ask", bed.vault.root, "a long answer please", "--mode", "none"], {
       env,
       onSpawn: (child) => {
         child.stdin.end();
@@ -290,28 +281,28 @@ describe("krypton ask / chat", () => {
     expect(r.code).toBe(130);
     expect(r.stdout).toContain("alpha");
     expect(r.stdout).not.toContain("kappa");
-    const saved = await savedConversations(vault.root);
+    const saved = await savedConversations(bed.vault.root);
     expect(saved.some((c) => c.includes("alpha") && /"stopped":\s*true/.test(c))).toBe(true);
   });
 
   describe("chat", () => {
     it("reads messages from piped stdin, handles /mode and /new, and saves to .krypton/chat", async () => {
-      ollama.script([
+      bed.ollama.script([
         { route: "chat", reply: "First answer." },
         { route: "chat", reply: "Second answer." },
         { route: "chat", reply: "Third answer." },
       ]);
       const input = ["hello there", "/mode none", "and again", "/new", "a new topic", "/quit", "never sent"].join("\n") + "\n";
-      const r = await runCli(["chat", vault.root, "--mode", "rag"], { env, input });
+      const r = await runCli(["chat", bed.vault.root, "--mode", "rag"], { env, input });
       expect(r.code).toBe(0);
       expect(r.stdout).toContain("First answer.");
       expect(r.stdout).toContain("Second answer.");
       expect(r.stdout).toContain("Third answer.");
       expect(r.stderr).toContain("Mode: none");
-      expect(ollama.requestsTo("chat")).toHaveLength(3);
-      expect(ollama.requestsTo("chat").map((q) => q.userText).join("|")).not.toContain("never sent");
+      expect(bed.ollama.requestsTo("chat")).toHaveLength(3);
+      expect(bed.ollama.requestsTo("chat").map((q) => q.userText).join("|")).not.toContain("never sent");
 
-      const conversations = await savedConversations(vault.root);
+      const conversations = await savedConversations(bed.vault.root);
       const withBoth = conversations.find((c) => c.includes("hello there") && c.includes("and again"));
       expect(withBoth).toBeDefined();
       expect(withBoth).not.toContain("a new topic");
@@ -330,7 +321,7 @@ describe("krypton ask / chat", () => {
       const gemini = await startGeminiServer();
       try {
         const chatEnv = { KRYPTON_CHAT_PROVIDER: "gemini", KRYPTON_CHAT_MODEL: "gemini-2.5-flash", KRYPTON_GEMINI_BASE_URL: gemini.url, GEMINI_API_KEY: DEFAULT_GEMINI_KEY };
-        const r = await runCli(["chat", vault.root, "--mode", "none"], { env: chatEnv, input: "hello\n/mode rag\nsourdough?\n" });
+        const r = await runCli(["chat", bed.vault.root, "--mode", "none"], { env: chatEnv, input: "hello\n/mode rag\nsourdough?\n" });
         expect(r.code).toBe(0);
         expect(gemini.requestsTo("stream")).toHaveLength(2);
         const [beforeRag, afterRag] = r.stderr.split("Mode: rag");
@@ -344,19 +335,19 @@ describe("krypton ask / chat", () => {
     });
 
     it("a bad /mode is reported and the chat goes on", async () => {
-      ollama.script({ route: "chat", reply: "Still here." });
-      const r = await runCli(["chat", vault.root, "--mode", "none"], { env, input: "/mode turbo\nhi\n" });
+      bed.ollama.script({ route: "chat", reply: "Still here." });
+      const r = await runCli(["chat", bed.vault.root, "--mode", "none"], { env, input: "/mode turbo\nhi\n" });
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/\/mode must be one of none, rag, web, hybrid/);
       expect(r.stdout).toContain("Still here.");
     });
 
     it("Ctrl+C during an answer stops that answer, keeps the partial text and the process carries on", async () => {
-      ollama.script([
+      bed.ollama.script([
         { route: "chat", reply: "one two three four five six seven eight nine ten", tokenDelayMs: 200 },
         { route: "chat", reply: "After the stop." },
       ]);
-      const r = await runCli(["chat", vault.root, "--mode", "none"], {
+      const r = await runCli(["chat", bed.vault.root, "--mode", "none"], {
         env,
         onSpawn: (child) => {
           // Both lines are queued at once: the second is answered after the first one is stopped.
@@ -374,7 +365,7 @@ describe("krypton ask / chat", () => {
       expect(r.stdout).toContain("one");
       expect(r.stdout).not.toContain("ten");
       expect(r.stdout).toContain("After the stop.");
-      const saved = await savedConversations(vault.root);
+      const saved = await savedConversations(bed.vault.root);
       expect(saved.some((c) => c.includes('"stopped": true') || c.includes('"stopped":true'))).toBe(true);
     });
   });

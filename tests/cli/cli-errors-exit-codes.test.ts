@@ -6,9 +6,8 @@ import { createServer, type Server } from "node:http";
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli, runCli } from "./cli-harness";
+import { runCli } from "./cli-harness";
+import { useCliTestBed } from "../support/cli-test-bed";
 
 const NOTES = {
   "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n",
@@ -19,17 +18,13 @@ function listen(server: Server): Promise<string> {
 }
 
 describe("CLI errors and exit codes", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let env: Record<string, string>;
+  const bed = useCliTestBed({ notes: NOTES });
   let web: Server;
   let webUrl: string;
   let plain404: Server;
   let plain404Url: string;
 
   beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer();
     // A web page where Ollama should be (a router, a dev server): 200/404 with HTML.
     web = createServer((req, res) => {
       res.writeHead(req.url === "/" ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
@@ -49,22 +44,15 @@ describe("CLI errors and exit codes", () => {
     plain404Url = await listen(plain404);
   }, 120_000);
   afterAll(async () => {
-    await ollama.close();
     await new Promise((r) => web.close(r));
     await new Promise((r) => plain404.close(r));
   });
-  beforeEach(async () => {
-    ollama.reset();
-    vault = await makeTempVault(NOTES);
-    env = { KRYPTON_OLLAMA_URL: ollama.url };
-  });
-  afterEach(() => vault.cleanup());
 
   it.each([
     ["an HTML page", () => webUrl],
     ["a plain or foreign-JSON 404", () => plain404Url],
   ])("a URL that answers with %s is 'not an Ollama server', stdout stays clean", async (_what, url) => {
-    const r = await runCli(["ask", vault.root, "hello?", "--mode", "none", "--json"], { env: { KRYPTON_OLLAMA_URL: url() } });
+    const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none", "--json"], { env: { KRYPTON_OLLAMA_URL: url() } });
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain("Getting text from response");
     expect(r.stderr).toContain(`not an Ollama server at ${url()}`);
@@ -74,8 +62,8 @@ describe("CLI errors and exit codes", () => {
   });
 
   it("with an unreachable model, ask prints the error on stderr, exits 1, and prints no sources", async () => {
-    await runCli(["index", vault.root, "--no-embeddings"], { env });
-    const r = await runCli(["ask", vault.root, "what goes in sourdough bread?", "--mode", "rag", "--no-embeddings"], {
+    await runCli(["index", bed.vault.root, "--no-embeddings"], { env: bed.env });
+    const r = await runCli(["ask", bed.vault.root, "what goes in sourdough bread?", "--mode", "rag", "--no-embeddings"], {
       env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" },
     });
     expect(r.code).toBe(1);
@@ -84,45 +72,45 @@ describe("CLI errors and exit codes", () => {
   });
 
   it('"summarize this note" without --note exits 1 with a CLI-worded message on stderr', async () => {
-    const r = await runCli(["ask", vault.root, "summarize this note"], { env });
+    const r = await runCli(["ask", bed.vault.root, "summarize this note"], { env: bed.env });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("pass --note PATH");
   });
 
   it('"summarize this note" with a --note that does not exist exits 1 and names the note', async () => {
-    ollama.script({ route: "chat", reply: "x", times: Infinity });
-    const r = await runCli(["ask", vault.root, "summarize this note", "--note", "Nope.md"], { env });
+    bed.ollama.script({ route: "chat", reply: "x", times: Infinity });
+    const r = await runCli(["ask", bed.vault.root, "summarize this note", "--note", "Nope.md"], { env: bed.env });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("Note not found: Nope.md");
   });
 
   it("--note accepts an absolute path inside the vault, and refuses one outside", async () => {
-    ollama.script({ route: "chat", reply: "A bread made with a starter.", times: Infinity });
-    const r = await runCli(["ask", vault.root, "summarize this note", "--note", join(vault.root, "Cooking", "Bread.md")], { env });
+    bed.ollama.script({ route: "chat", reply: "A bread made with a starter.", times: Infinity });
+    const r = await runCli(["ask", bed.vault.root, "summarize this note", "--note", join(bed.vault.root, "Cooking", "Bread.md")], { env: bed.env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("A bread made with a starter.");
-    const outside = await runCli(["ask", vault.root, "summarize this note", "--note", "/etc/passwd"], { env });
+    const outside = await runCli(["ask", bed.vault.root, "summarize this note", "--note", "/etc/passwd"], { env: bed.env });
     expect(outside.code).toBe(2);
     expect(outside.stderr).toContain("outside the vault");
   });
 
   it("index says 'Indexed 1 note' and what the vector count means", async () => {
-    const r = await runCli(["index", vault.root], { env });
+    const r = await runCli(["index", bed.vault.root], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Indexed 1 note: 1 chunk, 1 of them with vectors from ollama:nomic-embed-text/);
   });
 
   it("--limit -5 says the limit must be positive", async () => {
-    const r = await runCli(["search", vault.root, "bread", "--limit", "-5"], { env });
+    const r = await runCli(["search", bed.vault.root, "bread", "--limit", "-5"], { env: bed.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--limit must be positive");
   });
 
   it("an unknown provider in data.json is named, with the allowed values", async () => {
-    await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ chatProvider: "olama", embeddingProvider: "none" }));
-    const r = await runCli(["status", vault.root], { env });
+    await bed.vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ chatProvider: "olama", embeddingProvider: "none" }));
+    const r = await runCli(["status", bed.vault.root], { env: bed.env });
     expect(r.stderr).toContain('chatProvider is "olama"; allowed: ollama, gemini (using "ollama")');
   });
 
@@ -131,7 +119,7 @@ describe("CLI errors and exit codes", () => {
     const url = await listen(busy);
     try {
       const port = new URL(url).port;
-      const r = await runCli(["mcp", vault.root, "--http", "--port", port, "--no-embeddings"], { env });
+      const r = await runCli(["mcp", bed.vault.root, "--http", "--port", port, "--no-embeddings"], { env: bed.env });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`port ${port} is in use`);
       expect(r.stderr).toContain("--port");
@@ -148,13 +136,13 @@ describe("CLI errors and exit codes", () => {
       { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read_note", arguments: { path: "Cooking/Bread.md" } } },
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "summarize_notes", arguments: { mode: "current_note", note_path: "Cooking/Bread.md" } } },
     ];
-    ollama.script({ route: "chat", reply: "Bread summary.", times: Infinity, tokenDelayMs: 20 });
-    const r = await runCli(["mcp", vault.root, "--no-embeddings"], { env, input: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" });
+    bed.ollama.script({ route: "chat", reply: "Bread summary.", times: Infinity, tokenDelayMs: 20 });
+    const r = await runCli(["mcp", bed.vault.root, "--no-embeddings"], { env: bed.env, input: lines.map((l) => JSON.stringify(l)).join("\n") + "\n" });
     const answers = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: number; result?: { content: { text: string }[] } });
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3]);
     expect(JSON.stringify(answers[1].result)).toContain("lively starter");
     expect(JSON.stringify(answers[2].result)).toContain("Bread summary.");
     expect(r.code).toBe(0);
-    await fs.access(vault.root);
+    await fs.access(bed.vault.root);
   });
 });

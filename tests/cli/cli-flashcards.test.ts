@@ -2,55 +2,45 @@
  * `krypton flashcards` as a real process: a deck note written through the one tool registry, a repeat adds
  * nothing, usage and model failures exit non-zero and write nothing.
  */
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { useCliTestBed } from "../support/cli-test-bed";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
 
 beforeAll(() => buildCli(), 120_000);
 
 describe("krypton flashcards", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  beforeEach(async () => {
-    ollama = await startOllamaServer();
-    vault = await makeTempVault({ ".obsidian/app.json": "{}", "Bio/Cell.md": "# Cell\n\nMitochondria make ATP for the cell.\n" });
-  });
-  afterEach(async () => {
-    await ollama.close();
-    await vault.cleanup();
-  });
+  const bed = useCliTestBed({ notes: { ".obsidian/app.json": "{}", "Bio/Cell.md": "# Cell\n\nMitochondria make ATP for the cell.\n" } });
 
   it("--note writes a deck (exit 0), --json reports it, a repeat adds nothing", async () => {
-    ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"basic","front":"What makes ATP?","back":"Mitochondria","passage":1}]}' });
-    const env = { KRYPTON_OLLAMA_URL: ollama.url };
-    const r = await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md"], { env });
+    bed.ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"basic","front":"What makes ATP?","back":"Mitochondria","passage":1}]}' });
+    const r = await runCli(["flashcards", bed.vault.root, "--note", "Bio/Cell.md"], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Added 1 flashcard to [[Flashcards/Cell]] (new deck)");
-    expect(await vault.read("Flashcards/Cell.md")).toContain("What makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n\n");
-    const again = await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md", "--json"], { env });
+    expect(await bed.vault.read("Flashcards/Cell.md")).toContain("What makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n\n");
+    const again = await runCli(["flashcards", bed.vault.root, "--note", "Bio/Cell.md", "--json"], { env: bed.env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ deckPath: "Flashcards/Cell.md", added: [], duplicates: 1 });
   });
 
   it("usage errors exit 2; a model that never returns valid JSON exits 1 and writes nothing", async () => {
-    expect((await runCli(["flashcards", vault.root])).code).toBe(2);
-    expect((await runCli(["flashcards", vault.root, "--note", "a.md", "--topic", "x"])).code).toBe(2);
-    expect((await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md", "--max", "99"])).code).toBe(2);
-    ollama.setDefault({ route: "chat", reply: "no json here" });
-    const r = await runCli(["flashcards", vault.root, "--note", "Bio/Cell.md"], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    expect((await runCli(["flashcards", bed.vault.root])).code).toBe(2);
+    expect((await runCli(["flashcards", bed.vault.root, "--note", "a.md", "--topic", "x"])).code).toBe(2);
+    expect((await runCli(["flashcards", bed.vault.root, "--note", "Bio/Cell.md", "--max", "99"])).code).toBe(2);
+    bed.ollama.setDefault({ route: "chat", reply: "no json here" });
+    const r = await runCli(["flashcards", bed.vault.root, "--note", "Bio/Cell.md"], { env: bed.env });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Could not generate flashcards: the model did not return valid JSON/);
-    expect(await vault.exists("Flashcards")).toBe(false);
+    expect(await bed.vault.exists("Flashcards")).toBe(false);
   });
   it("--export-anki writes the deck in Obsidian_to_Anki's format to a new note (no model), usage errors exit 2", async () => {
-    await vault.write("Flashcards/Cell.md", "---\nkrypton-deck: true\ndeck: \"Cell\"\n---\n\n#flashcards/cell\n\nWhat makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n");
-    const r = await runCli(["flashcards", vault.root, "--export-anki", "Cell", "--json"]);
+    await bed.vault.write("Flashcards/Cell.md", "---\nkrypton-deck: true\ndeck: \"Cell\"\n---\n\n#flashcards/cell\n\nWhat makes ATP?::Mitochondria [[Bio/Cell#Cell]]\n");
+    const r = await runCli(["flashcards", bed.vault.root, "--export-anki", "Cell", "--json"]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ path: "Anki exports/Cell.md", exported: 1, skipped: [] });
-    expect(await vault.read("Anki exports/Cell.md")).toContain("TARGET DECK\nCell\n\nSTART\nBasic\nFront: What makes ATP?\nBack: Mitochondria [[Bio/Cell#Cell]]\nEND\n");
-    expect(ollama.requestsTo("chat")).toHaveLength(0);
-    expect((await runCli(["flashcards", vault.root, "--export-anki", "Cell", "--note", "Bio/Cell.md"])).code).toBe(2);
-    const missing = await runCli(["flashcards", vault.root, "--export-anki", "Nope"]);
+    expect(await bed.vault.read("Anki exports/Cell.md")).toContain("TARGET DECK\nCell\n\nSTART\nBasic\nFront: What makes ATP?\nBack: Mitochondria [[Bio/Cell#Cell]]\nEND\n");
+    expect(bed.ollama.requestsTo("chat")).toHaveLength(0);
+    expect((await runCli(["flashcards", bed.vault.root, "--export-anki", "Cell", "--note", "Bio/Cell.md"])).code).toBe(2);
+    const missing = await runCli(["flashcards", bed.vault.root, "--export-anki", "Nope"]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("No deck at Flashcards/Nope.md");
   });

@@ -4,53 +4,41 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli, REPO_ROOT, runCli } from "./cli-harness";
+import { useCliTestBed } from "../support/cli-test-bed";
+import { REPO_ROOT, runCli } from "./cli-harness";
 
 const WORKFLOWS = join(REPO_ROOT, "examples", "demo-vault", "Workflows");
 const retryLoop = join(WORKFLOWS, "Retry loop.md");
 
-beforeAll(() => buildCli(), 120_000);
-
 describe("krypton flow", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  beforeEach(async () => {
-    ollama = await startOllamaServer();
-    vault = await makeTempVault({ ".obsidian/app.json": "{}", "Notes/A.md": "# A" });
-  });
-  afterEach(async () => {
-    await ollama.close();
-    await vault.cleanup();
-  });
+  const bed = useCliTestBed({ notes: { ".obsidian/app.json": "{}", "Notes/A.md": "# A" } });
 
   it("validate: a shipped example is valid (exit 0); models are checked against the running Ollama", async () => {
-    const r = await runCli(["flow", "validate", retryLoop], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    const r = await runCli(["flow", "validate", retryLoop], { env: bed.env });
     expect(r.stderr).toBe("");
     expect(r.stdout).toMatch(/^valid: retry-loop \(4 agents, 5 transitions\)/);
     expect(r.code).toBe(0);
-    expect(ollama.requestsTo("tags")).toHaveLength(1);
+    expect(bed.ollama.requestsTo("tags")).toHaveLength(1);
   });
 
   it("validate: errors with JSON pointers, exit 2; --json for scripts", async () => {
-    await vault.write("bad.json", JSON.stringify({ id: "bad", defaultModel: "ollama/qwen3:4b", agents: [{ name: "a", type: "task", params: { task: "t" } }], transitions: [{ from: "a", to: "b" }] }));
-    const r = await runCli(["flow", "validate", join(vault.root, "bad.json")], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    await bed.vault.write("bad.json", JSON.stringify({ id: "bad", defaultModel: "ollama/qwen3:4b", agents: [{ name: "a", type: "task", params: { task: "t" } }], transitions: [{ from: "a", to: "b" }] }));
+    const r = await runCli(["flow", "validate", join(bed.vault.root, "bad.json")], { env: bed.env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('krypton: /defaultModel: Ollama model "qwen3:4b" is not installed: run `ollama pull qwen3:4b`');
     expect(r.stderr).toContain('krypton: /transitions/0/to: unknown agent "b"');
-    const j = await runCli(["flow", "validate", join(vault.root, "bad.json"), "--json"], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    const j = await runCli(["flow", "validate", join(bed.vault.root, "bad.json"), "--json"], { env: bed.env });
     expect(j.code).toBe(2);
     expect(JSON.parse(j.stdout)).toMatchObject({ valid: false, errors: expect.arrayContaining([{ pointer: "/transitions/0/to", message: 'unknown agent "b"' }]) });
   });
 
   it("validate: a note without a flow block, and broken JSON, say so (exit 2)", async () => {
-    await vault.write("Notes/plain.md", "# Just a note");
-    await vault.write("Notes/broken.md", "```krypton-flow\n{ \"id\": \n```");
-    const plain = await runCli(["flow", "validate", join(vault.root, "Notes/plain.md")]);
+    await bed.vault.write("Notes/plain.md", "# Just a note");
+    await bed.vault.write("Notes/broken.md", "```krypton-flow\n{ \"id\": \n```");
+    const plain = await runCli(["flow", "validate", join(bed.vault.root, "Notes/plain.md")]);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain("plain.md has no ```krypton-flow block");
-    const broken = await runCli(["flow", "validate", join(vault.root, "Notes/broken.md")]);
+    const broken = await runCli(["flow", "validate", join(bed.vault.root, "Notes/broken.md")]);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/broken.md: the flow is not valid JSON/);
   });
@@ -64,29 +52,29 @@ describe("krypton flow", () => {
   });
 
   it("run: progress on stderr, the result on stdout, the trace file; the vault is found from the file", async () => {
-    await vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
-    ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Final summary.") });
-    const r = await runCli(["flow", "run", join(vault.root, "Workflows/Pipeline.md"), "--input", "my notes", "--trace", join(vault.root, "trace.md")], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
+    bed.ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Final summary.") });
+    const r = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Pipeline.md"), "--input", "my notes", "--trace", join(bed.vault.root, "trace.md")], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("Final summary.\n");
     expect(r.stderr).toContain("→ extract_facts (task)…");
     expect(r.stderr).toContain("finished: extract_facts → organise → summarise");
-    const trace = await vault.read("trace.md");
+    const trace = await bed.vault.read("trace.md");
     expect(trace).toContain("**Path:** extract_facts → organise → summarise");
     expect(trace).toContain("```text\nmy notes\n```");
   });
 
   it("run --json, with the input from stdin", async () => {
-    ollama.setDefault({ reply: "out" });
-    const r = await runCli(["flow", "run", join(WORKFLOWS, "Sequential pipeline.md"), "--json"], { env: { KRYPTON_OLLAMA_URL: ollama.url }, input: "piped input" });
+    bed.ollama.setDefault({ reply: "out" });
+    const r = await runCli(["flow", "run", join(WORKFLOWS, "Sequential pipeline.md"), "--json"], { env: bed.env, input: "piped input" });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ status: "finished", result: "out", message: "Finished.", path: ["extract_facts", "organise", "summarise"] });
-    expect((ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages[1].content).toContain("piped input");
+    expect((bed.ollama.requestsTo("chat")[0].body as { messages: { content: string }[] }).messages[1].content).toContain("piped input");
   });
 
   it("run: a step limit prints the last output and exits 1", async () => {
-    ollama.setDefault({ reply: (req) => (req.userText.includes("Check the text") ? '{"success": false, "feedback": "no"}' : "questions") });
-    const r = await runCli(["flow", "run", retryLoop, "--input", "tides"], { env: { KRYPTON_OLLAMA_URL: ollama.url } });
+    bed.ollama.setDefault({ reply: (req) => (req.userText.includes("Check the text") ? '{"success": false, "feedback": "no"}' : "questions") });
+    const r = await runCli(["flow", "run", retryLoop, "--input", "tides"], { env: bed.env });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("questions\n");
     expect(r.stderr).toMatch(/step limit: Stopped at the step limit \("verify"'s 3 visits\)/);
@@ -99,9 +87,9 @@ describe("krypton flow", () => {
   });
 
   it("run: Ctrl+C stops within the running step, exit 130", async () => {
-    ollama.setDefault({ reply: "a slow answer with a great many words in it", tokenDelayMs: 300 });
+    bed.ollama.setDefault({ reply: "a slow answer with a great many words in it", tokenDelayMs: 300 });
     const r = await runCli(["flow", "run", retryLoop, "--input", "x"], {
-      env: { KRYPTON_OLLAMA_URL: ollama.url },
+      env: bed.env,
       onSpawn: (child) => {
         child.stdin.end();
         child.stderr.on("data", (d: Buffer) => {
@@ -110,13 +98,13 @@ describe("krypton flow", () => {
       },
     });
     expect(r.code).toBe(130);
-    expect(ollama.requestsTo("chat")).toHaveLength(1);
+    expect(bed.ollama.requestsTo("chat")).toHaveLength(1);
   });
 
   it("/run in krypton chat: a flow by id, progress on stderr, the result on stdout", async () => {
-    await vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
-    ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Chat summary.") });
-    const r = await runCli(["chat", vault.root, "--no-embeddings"], { env: { KRYPTON_OLLAMA_URL: ollama.url }, input: "/run sequential-pipeline the meeting text\n/run nope x\n/quit\n" });
+    await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
+    bed.ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Chat summary.") });
+    const r = await runCli(["chat", bed.vault.root, "--no-embeddings"], { env: bed.env, input: "/run sequential-pipeline the meeting text\n/run nope x\n/quit\n" });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Chat summary.\n");
     expect(r.stderr).toContain("sequential-pipeline: finished (extract_facts → organise → summarise)");
@@ -126,7 +114,7 @@ describe("krypton flow", () => {
   it("usage errors exit 2", async () => {
     expect((await runCli(["flow", "explode", retryLoop])).code).toBe(2);
     expect((await runCli(["flow", "run"])).code).toBe(2);
-    const missing = await runCli(["flow", "validate", join(vault.root, "nope.md")]);
+    const missing = await runCli(["flow", "validate", join(bed.vault.root, "nope.md")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no such file");
   });

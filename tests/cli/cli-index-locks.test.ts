@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { startCli } from "../support/killable-cli";
+import { useCliTestBed } from "../support/cli-test-bed";
 import { buildCli, cleanEnv, runCli } from "./cli-harness";
 
 /** Enough small notes for several embedding batches (32 texts each). */
@@ -25,38 +26,21 @@ const lockPath = (vault: TempVault) => join(vault.root, ".krypton", "index", "wr
 const exists = (path: string) => fs.stat(path).then(() => true, () => false);
 
 describe("index locks with real processes", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer();
-  }, 120_000);
-  afterAll(async () => {
-    await ollama.close();
-  });
-  beforeEach(() => {
-    ollama.reset();
-    env = { KRYPTON_OLLAMA_URL: ollama.url };
-  });
-  afterEach(async () => {
-    await vault?.cleanup();
-  });
+  const bed = useCliTestBed();
 
   it("kill -9 mid-index: the next index takes the dead holder's lock at once, says so, and completes", async () => {
-    vault = await makeTempVault(manyNotes(80));
-    ollama.script({ route: "embed", delayMs: 400, times: Infinity });
-    const run = await startCli(["index", vault.root], { env });
-    await run.until(async () => ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(vault))));
-    const lock = JSON.parse(await fs.readFile(lockPath(vault), "utf8"));
+    bed.vault = await makeTempVault(manyNotes(80));
+    bed.ollama.script({ route: "embed", delayMs: 400, times: Infinity });
+    const run = await startCli(["index", bed.vault.root], { env: bed.env });
+    await run.until(async () => bed.ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(bed.vault))));
+    const lock = JSON.parse(await fs.readFile(lockPath(bed.vault), "utf8"));
     expect(lock).toMatchObject({ pid: run.child.pid, label: "krypton index" });
     run.child.kill("SIGKILL");
     expect((await run.exited).signal).toBe("SIGKILL");
-    expect(await exists(lockPath(vault))).toBe(true); // SIGKILL leaves it behind: nothing can run on SIGKILL
+    expect(await exists(lockPath(bed.vault))).toBe(true); // SIGKILL leaves it behind: nothing can run on SIGKILL
 
-    ollama.reset();
-    const next = await runCli(["index", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const next = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(next.code).toBe(0);
     expect(next.stderr).toMatch(new RegExp(`the index lock of krypton index, pid ${run.child.pid}, since \\d\\d:\\d\\d was left behind \\(that process is no longer running\\); it was taken over`));
     expect(next.stderr).not.toMatch(/waiting|another Krypton process/);
@@ -64,63 +48,63 @@ describe("index locks with real processes", () => {
     expect(status.notes).toBe(81);
     expect(status.readOnly).toBeUndefined();
     expect(status.embedded).toBe(status.chunks);
-    expect(await exists(lockPath(vault))).toBe(false);
+    expect(await exists(lockPath(bed.vault))).toBe(false);
   });
 
   it("kill -9 during --rebuild keeps the old index whole: search finds every note with its vectors", async () => {
-    vault = await makeTempVault(manyNotes(300));
-    const built = await runCli(["index", vault.root, "--json"], { env });
+    bed.vault = await makeTempVault(manyNotes(300));
+    const built = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(built.code).toBe(0);
     const before = JSON.parse(built.stdout) as { chunks: number; embedded: number };
-    const dir = join(vault.root, ".krypton", "index");
+    const dir = join(bed.vault.root, ".krypton", "index");
     const manifestBefore = await fs.readFile(join(dir, "manifest.json"), "utf8");
     const oldFiles = new Set(await fs.readdir(dir));
 
     // Slow embeddings: the rebuild's first checkpoint (after 5 s) writes new shard files; kill it right then.
-    ollama.script({ route: "embed", delayMs: 1_500, times: Infinity });
-    const run = await startCli(["index", vault.root, "--rebuild"], { env });
+    bed.ollama.script({ route: "embed", delayMs: 1_500, times: Infinity });
+    const run = await startCli(["index", bed.vault.root, "--rebuild"], { env: bed.env });
     await run.until(async () => (await fs.readdir(dir)).some((f) => f.startsWith("shard-") && !oldFiles.has(f)), 45_000);
     run.child.kill("SIGKILL");
     await run.exited;
     expect(await fs.readFile(join(dir, "manifest.json"), "utf8")).toBe(manifestBefore);
 
-    ollama.reset();
-    const status = await runCli(["status", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const status = await runCli(["status", bed.vault.root, "--json"], { env: bed.env });
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout).index).toMatchObject({ chunks: before.chunks, embedded: before.embedded });
-    const search = await runCli(["search", vault.root, "sourdough starter", "--json"], { env });
+    const search = await runCli(["search", bed.vault.root, "sourdough starter", "--json"], { env: bed.env });
     expect(search.code).toBe(0);
     expect(search.stderr).toBe("");
     expect(JSON.parse(search.stdout)[0].path).toBe("Cooking/Bread.md");
     // The next writer cleans up the rebuild's leftovers without re-embedding anything.
-    ollama.reset();
-    const next = await runCli(["index", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const next = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(next.code).toBe(0);
-    expect(ollama.requestsTo("embed")).toHaveLength(0);
+    expect(bed.ollama.requestsTo("embed")).toHaveLength(0);
     const manifest = JSON.parse(await fs.readFile(join(dir, "manifest.json"), "utf8")) as { shards: { file: string }[] };
     expect((await fs.readdir(dir)).filter((f) => f.startsWith("shard-")).sort()).toEqual(manifest.shards.map((s) => s.file).sort());
   }, 90_000);
 
   it("a live `krypton mcp` is named as the holder; index hands it the work; status takes no lock; SIGTERM releases the lock", async () => {
-    vault = await makeTempVault(manyNotes(3));
-    const mcp = await startCli(["mcp", vault.root], { env, keepStdinOpen: true });
+    bed.vault = await makeTempVault(manyNotes(3));
+    const mcp = await startCli(["mcp", bed.vault.root], { env: bed.env, keepStdinOpen: true });
     try {
-      await mcp.until(async () => (await exists(lockPath(vault))) && (await fs.readFile(lockPath(vault), "utf8")).includes("krypton mcp"));
-      await vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
+      await mcp.until(async () => (await exists(lockPath(bed.vault))) && (await fs.readFile(lockPath(bed.vault), "utf8")).includes("krypton mcp"));
+      await bed.vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
 
-      const status = await runCli(["status", vault.root, "--json"], { env });
+      const status = await runCli(["status", bed.vault.root, "--json"], { env: bed.env });
       expect(status.code).toBe(0);
       expect(status.stderr).not.toMatch(/another Krypton process|being updated/);
       expect(JSON.parse(status.stdout).index.notes).toBe(5); // the new note, in memory
-      const human = await runCli(["status", vault.root], { env });
+      const human = await runCli(["status", bed.vault.root], { env: bed.env });
       expect(human.stdout).toMatch(new RegExp(`^Written by: +krypton mcp, pid ${mcp.child.pid}, since \\d\\d:\\d\\d$`, "m"));
 
-      const index = await runCli(["index", vault.root], { env });
+      const index = await runCli(["index", bed.vault.root], { env: bed.env });
       expect(index.code).toBe(0);
       expect(index.stderr).toMatch(new RegExp(`the index is being written by krypton mcp, pid ${mcp.child.pid}, since \\d\\d:\\d\\d: asked it to update the index`));
       expect(index.stdout).toMatch(/^Indexed 5 notes: .*, updated by krypton mcp, pid \d+/);
       // The holder saved the new note: a fresh reader finds it on disk with its vector.
-      const after = await runCli(["search", vault.root, "pizza dough", "--json"], { env });
+      const after = await runCli(["search", bed.vault.root, "pizza dough", "--json"], { env: bed.env });
       expect(after.stderr).toBe("");
       expect(JSON.parse(after.stdout)[0].path).toBe("Cooking/Pizza.md");
     } finally {
@@ -128,13 +112,13 @@ describe("index locks with real processes", () => {
     }
     const ended = await mcp.exited;
     expect(ended.signal).toBe("SIGTERM");
-    expect(await exists(lockPath(vault))).toBe(false);
+    expect(await exists(lockPath(bed.vault))).toBe(false);
   }, 60_000);
 
   it("two index runs at once: the loser waits for the winner instead of failing, and never blames the embedder", async () => {
-    vault = await makeTempVault(manyNotes(80));
-    ollama.script({ route: "embed", delayMs: 100, times: Infinity });
-    const [a, b] = await Promise.all([runCli(["index", vault.root], { env }), runCli(["index", vault.root], { env })]);
+    bed.vault = await makeTempVault(manyNotes(80));
+    bed.ollama.script({ route: "embed", delayMs: 100, times: Infinity });
+    const [a, b] = await Promise.all([runCli(["index", bed.vault.root], { env: bed.env }), runCli(["index", bed.vault.root], { env: bed.env })]);
     for (const r of [a, b]) {
       expect(r.code).toBe(0);
       expect(r.stderr).not.toMatch(/no embedder|keywords only/);
@@ -144,22 +128,22 @@ describe("index locks with real processes", () => {
   });
 
   it("SIGTERM mid-index releases the lock on the way out", async () => {
-    vault = await makeTempVault(manyNotes(80));
-    ollama.script({ route: "embed", delayMs: 400, times: Infinity });
-    const run = await startCli(["index", vault.root], { env });
-    await run.until(async () => ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(vault))));
+    bed.vault = await makeTempVault(manyNotes(80));
+    bed.ollama.script({ route: "embed", delayMs: 400, times: Infinity });
+    const run = await startCli(["index", bed.vault.root], { env: bed.env });
+    await run.until(async () => bed.ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(bed.vault))));
     run.child.kill("SIGTERM");
     expect((await run.exited).signal).toBe("SIGTERM");
-    expect(await exists(lockPath(vault))).toBe(false);
+    expect(await exists(lockPath(bed.vault))).toBe(false);
   });
 
   it("`status | head -2` leaves no lock behind and the next index starts at once", async () => {
-    vault = await makeTempVault(manyNotes(3));
+    bed.vault = await makeTempVault(manyNotes(3));
     const bundle = await buildCli();
-    const piped = await promisify(execFile)("sh", ["-c", `"${process.execPath}" "${bundle}" status "${vault.root}" | head -2`], { env: cleanEnv(env) });
+    const piped = await promisify(execFile)("sh", ["-c", `"${process.execPath}" "${bundle}" status "${bed.vault.root}" | head -2`], { env: cleanEnv(bed.env) });
     expect(piped.stdout.split("\n")[0]).toMatch(/^Vault:/);
-    expect(await exists(lockPath(vault))).toBe(false);
-    const next = await runCli(["index", vault.root], { env });
+    expect(await exists(lockPath(bed.vault))).toBe(false);
+    const next = await runCli(["index", bed.vault.root], { env: bed.env });
     expect(next.code).toBe(0);
     expect(next.stderr).toBe("");
   });
@@ -229,36 +213,19 @@ describe("a vault the CLI cannot write", () => {
 });
 
 describe("a file named .krypton in the vault", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let env: Record<string, string>;
+  const bed = useCliTestBed({ notes: { "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n", ".krypton": "not a folder\n" } });
 
-  beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer();
-    env = { KRYPTON_OLLAMA_URL: ollama.url };
-  }, 120_000);
-  afterAll(async () => {
-    await ollama.close();
-  });
-  beforeEach(async () => {
-    vault = await makeTempVault({ "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n", ".krypton": "not a folder\n" });
-  });
-  afterEach(async () => {
-    await vault.cleanup();
-  });
-
-  const cannotWrite = () => `cannot write ${join(vault.root, ".krypton")} (it is a file, not a folder: move or rename it)`;
+  const cannotWrite = () => `cannot write ${join(bed.vault.root, ".krypton")} (it is a file, not a folder: move or rename it)`;
 
   it("index fails with one line naming the file and what to do", async () => {
-    const r = await runCli(["index", vault.root], { env });
+    const r = await runCli(["index", bed.vault.root], { env: bed.env });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`krypton: the index was not saved: ${cannotWrite()}\n`);
-    expect(await vault.read(".krypton")).toBe("not a folder\n");
+    expect(await bed.vault.read(".krypton")).toBe("not a folder\n");
   });
 
   it("search still finds notes (in memory), as in a read-only vault", async () => {
-    const r = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+    const r = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");
     expect(r.stderr).not.toMatch(/ENOTDIR|rebuilt/);
@@ -267,7 +234,7 @@ describe("a file named .krypton in the vault", () => {
   });
 
   it("ask still answers, with the read-only vault's warnings", async () => {
-    const r = await runCli(["ask", vault.root, "What goes into sourdough?", "--mode", "none"], { env });
+    const r = await runCli(["ask", bed.vault.root, "What goes into sourdough?", "--mode", "none"], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("This is the test model's answer.");
     expect(r.stderr).toContain(`${cannotWrite()}: the index is kept in memory only and not saved`);

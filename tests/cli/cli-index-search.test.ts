@@ -4,8 +4,9 @@
  */
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { startOllamaServer } from "../support/servers/ollama-server";
+import { makeTempVault } from "../support/temp-vault";
+import { useCliTestBed } from "../support/cli-test-bed";
 import { VaultIndex } from "../../src/core/indexing/vault-index";
 import { silentLogger } from "../../src/core/ports/logger";
 import { createOllamaEmbedder } from "../../src/core/providers/ollama/ollama-embedder";
@@ -30,26 +31,10 @@ interface SearchJson {
 }
 
 describe("krypton index / search / status", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let env: Record<string, string>;
-
-  beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer();
-  }, 120_000);
-  afterAll(async () => {
-    await ollama.close();
-  });
-  beforeEach(async () => {
-    ollama.reset();
-    vault = await makeTempVault(NOTES);
-    env = { KRYPTON_OLLAMA_URL: ollama.url };
-  });
-  afterEach(() => vault.cleanup());
+  const bed = useCliTestBed({ notes: NOTES });
 
   it("index --json builds <vault>/.krypton with vectors from the embedder and prints the IndexStatus", async () => {
-    const r = await runCli(["index", vault.root, "--json"], { env });
+    const r = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const status = JSON.parse(r.stdout) as { state: string; notes: number; chunks: number; embedded: number; keywordOnly: boolean; embedder: string };
@@ -59,19 +44,19 @@ describe("krypton index / search / status", () => {
     expect(status.embedded).toBe(status.chunks);
     expect(status.keywordOnly).toBe(false);
     expect(status.embedder).toContain("nomic-embed-text");
-    expect(ollama.requestsTo("embed").length).toBeGreaterThan(0);
-    expect((await fs.readdir(join(vault.root, ".krypton"))).length).toBeGreaterThan(0);
+    expect(bed.ollama.requestsTo("embed").length).toBeGreaterThan(0);
+    expect((await fs.readdir(join(bed.vault.root, ".krypton"))).length).toBeGreaterThan(0);
 
     // A second run changes nothing, so it embeds nothing.
-    ollama.reset();
-    const again = await runCli(["index", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const again = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).chunks).toBe(status.chunks);
-    expect(ollama.requestsTo("embed")).toHaveLength(0);
+    expect(bed.ollama.requestsTo("embed")).toHaveLength(0);
   });
 
   it("index without --json prints a one-line summary on stdout and nothing on stderr (no TTY, no progress bar)", async () => {
-    const r = await runCli(["index", vault.root], { env });
+    const r = await runCli(["index", bed.vault.root], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Indexed 5 notes: \d+ chunks, \d+ of them with vectors from ollama:nomic-embed-text/);
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
@@ -79,7 +64,7 @@ describe("krypton index / search / status", () => {
   });
 
   it("search --json prints [{path, title, snippet, score}], vault-relative, best first, one entry per note", async () => {
-    const r = await runCli(["search", vault.root, "gradient descent", "--json"], { env });
+    const r = await runCli(["search", bed.vault.root, "gradient descent", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     const results = JSON.parse(r.stdout) as SearchJson[];
     expect(results.length).toBeGreaterThan(0);
@@ -95,28 +80,28 @@ describe("krypton index / search / status", () => {
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
     expect(new Set(results.map((h) => h.path)).size).toBe(results.length);
     // search never writes the index (no lock, no .krypton): without a saved index it says how to build one.
-    expect(await vault.exists(".krypton")).toBe(false);
+    expect(await bed.vault.exists(".krypton")).toBe(false);
     expect(r.stderr).toMatch(/warning: the saved index has no embeddings yet \(run `krypton index .*`\); searching by keywords only/);
 
     // After `krypton index`, search ranks by meaning too: the query itself is embedded.
-    expect((await runCli(["index", vault.root], { env })).code).toBe(0);
-    ollama.reset();
-    const semantic = await runCli(["search", vault.root, "gradient descent", "--json"], { env });
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    bed.ollama.reset();
+    const semantic = await runCli(["search", bed.vault.root, "gradient descent", "--json"], { env: bed.env });
     expect(semantic.stderr).toBe("");
     expect((JSON.parse(semantic.stdout) as SearchJson[])[0].path).toBe("Machine Learning/Gradient descent.md");
-    expect(ollama.requestsTo("embed")).toHaveLength(1);
+    expect(bed.ollama.requestsTo("embed")).toHaveLength(1);
   });
 
   it("search answers from the saved index in place while no note changed, and loads it (with the change) once one did", async () => {
-    expect((await runCli(["index", vault.root], { env })).code).toBe(0);
-    const debug = { ...env, KRYPTON_DEBUG: "1" };
-    const inPlace = await runCli(["search", vault.root, "steep hills", "--json"], { env: debug });
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    const debug = { ...bed.env, KRYPTON_DEBUG: "1" };
+    const inPlace = await runCli(["search", bed.vault.root, "steep hills", "--json"], { env: debug });
     expect(inPlace.code).toBe(0);
     expect(inPlace.stderr).toMatch(/Searched the saved index in place \(1 shards, \d+ chunks\)/);
     expect((JSON.parse(inPlace.stdout) as SearchJson[])[0].path).toBe("Travel/Lisbon.md");
 
-    await fs.writeFile(join(vault.root, "Travel/Porto.md"), "# Porto\n\nSteep hills above the river, port wine cellars.\n");
-    const loaded = await runCli(["search", vault.root, "port wine cellars", "--json"], { env: debug });
+    await fs.writeFile(join(bed.vault.root, "Travel/Porto.md"), "# Porto\n\nSteep hills above the river, port wine cellars.\n");
+    const loaded = await runCli(["search", bed.vault.root, "port wine cellars", "--json"], { env: debug });
     expect(loaded.code).toBe(0);
     expect(loaded.stderr).toMatch(/The saved index is not current/);
     expect(loaded.stderr).not.toMatch(/Searched the saved index in place/);
@@ -124,49 +109,49 @@ describe("krypton index / search / status", () => {
   });
 
   it("index finds chunk texts damaged on disk, indexes their notes again and says so; the next search answers in place again", async () => {
-    expect((await runCli(["index", vault.root], { env })).code).toBe(0);
-    const indexDir = join(vault.root, ".krypton", "index");
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    const indexDir = join(bed.vault.root, ".krypton", "index");
     const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8")) as { shards: { file: string }[] };
     const file = join(indexDir, manifest.shards[0].file);
     const bytes = await fs.readFile(file);
     bytes[bytes.length - 2] ^= 0x21; // a chunk text: the part a load does not check
     await fs.writeFile(file, bytes);
-    const debug = { ...env, KRYPTON_DEBUG: "1" };
-    const damaged = await runCli(["search", vault.root, "steep hills", "--json"], { env: debug });
+    const debug = { ...bed.env, KRYPTON_DEBUG: "1" };
+    const damaged = await runCli(["search", bed.vault.root, "steep hills", "--json"], { env: debug });
     expect(damaged.stderr).not.toMatch(/Searched the saved index in place/);
 
-    const repaired = await runCli(["index", vault.root], { env });
+    const repaired = await runCli(["index", bed.vault.root], { env: bed.env });
     expect(repaired.code).toBe(0);
     expect(repaired.stderr).toMatch(/the index was damaged: .*checksum mismatch.*its notes were indexed again/);
-    expect((await runCli(["index", vault.root], { env })).stderr).not.toMatch(/damaged/);
-    const inPlace = await runCli(["search", vault.root, "steep hills", "--json"], { env: debug });
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).stderr).not.toMatch(/damaged/);
+    const inPlace = await runCli(["search", bed.vault.root, "steep hills", "--json"], { env: debug });
     expect(inPlace.stderr).toMatch(/Searched the saved index in place/);
     expect((JSON.parse(inPlace.stdout) as SearchJson[])[0].path).toBe("Travel/Lisbon.md");
   });
 
   it("search --limit caps the result count; the query may be several words without quotes", async () => {
-    const r = await runCli(["search", vault.root, "steep", "descent", "--limit", "1", "--json"], { env });
+    const r = await runCli(["search", bed.vault.root, "steep", "descent", "--limit", "1", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toHaveLength(1);
   });
 
   it("search without --json prints numbered results with path and snippet", async () => {
-    const r = await runCli(["search", vault.root, "sourdough starter"], { env });
+    const r = await runCli(["search", bed.vault.root, "sourdough starter"], { env: bed.env });
     expect(r.code).toBe(0);
     const first = r.stdout.split("\n")[0];
     expect(first).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:\d+ {2}\d\.\d\d$/);
   });
 
   it("search with nothing matching prints [] with --json and exits 0", async () => {
-    const r = await runCli(["search", vault.root, "zyzzyva", "--json", "--no-embeddings"], { env });
+    const r = await runCli(["search", bed.vault.root, "zyzzyva", "--json", "--no-embeddings"], { env: bed.env });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
   });
 
   it("with Ollama unreachable, search falls back to keywords with one warning line and exits 0", async () => {
-    await ollama.close();
+    await bed.ollama.close();
     try {
-      const r = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+      const r = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
       expect(r.code).toBe(0);
       const results = JSON.parse(r.stdout) as SearchJson[];
       expect(results[0].path).toBe("Cooking/Bread.md");
@@ -175,14 +160,14 @@ describe("krypton index / search / status", () => {
       expect(lines[0]).toMatch(/^krypton: warning: .*keywords only/);
       expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     } finally {
-      ollama = await startOllamaServer();
+      bed.ollama = await startOllamaServer();
     }
   });
 
   it("with Ollama down, index says notes are indexed by keywords and a later run adds the vectors, which it does", async () => {
-    const built = JSON.parse((await runCli(["index", vault.root, "--json"], { env })).stdout) as { chunks: number };
-    await vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
-    const down = await runCli(["index", vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    const built = JSON.parse((await runCli(["index", bed.vault.root, "--json"], { env: bed.env })).stdout) as { chunks: number };
+    await bed.vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
+    const down = await runCli(["index", bed.vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
     expect(down.code).toBe(0);
     expect(down.stderr).toBe(
       "krypton: warning: Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?); notes are indexed by keywords only " +
@@ -190,50 +175,50 @@ describe("krypton index / search / status", () => {
     );
     expect(JSON.parse(down.stdout)).toMatchObject({ chunks: built.chunks + 1, embedded: built.chunks });
     // The summary says the vectors already there were kept, not "no embeddings".
-    const summary = await runCli(["index", vault.root], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    const summary = await runCli(["index", bed.vault.root], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
     expect(summary.stdout).toMatch(new RegExp(`keyword-only this run \\(${built.chunks} with vectors kept from ollama:`));
-    ollama.reset();
-    const back = await runCli(["index", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const back = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(JSON.parse(back.stdout)).toMatchObject({ embedded: built.chunks + 1, keywordOnly: false });
-    expect(ollama.requestsTo("embed").map((q) => JSON.stringify(q.body))).toEqual([expect.stringContaining("Sourdough pizza dough.")]);
+    expect(bed.ollama.requestsTo("embed").map((q) => JSON.stringify(q.body))).toEqual([expect.stringContaining("Sourdough pizza dough.")]);
   });
 
   it("a keyword-only run while Ollama is down keeps the vectors already in the index", async () => {
-    const built = await runCli(["index", vault.root, "--json"], { env });
+    const built = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     const chunks = JSON.parse(built.stdout).chunks as number;
-    const down = await runCli(["search", vault.root, "sourdough", "--json"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
+    const down = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: { KRYPTON_OLLAMA_URL: "http://127.0.0.1:9" } });
     expect(down.code).toBe(0);
-    ollama.reset();
-    const back = await runCli(["index", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const back = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(JSON.parse(back.stdout)).toMatchObject({ embedded: chunks, keywordOnly: false });
-    expect(ollama.requestsTo("embed")).toHaveLength(0);
+    expect(bed.ollama.requestsTo("embed")).toHaveLength(0);
   });
 
   it("while another process (the plugin) writes the index: search reads the saved index, index waits (bounded) and refuses to write", async () => {
-    await runCli(["index", vault.root], { env });
+    await runCli(["index", bed.vault.root], { env: bed.env });
     // A live writer's lock, as an older plugin holds it while the vault is open (no pid: judged by its heartbeat).
-    await vault.write(".krypton/index/write.lock", JSON.stringify({ owner: "obsidian-plugin", at: Date.now() }));
-    await vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
+    await bed.vault.write(".krypton/index/write.lock", JSON.stringify({ owner: "obsidian-plugin", at: Date.now() }));
+    await bed.vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
 
-    const search = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+    const search = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
     expect(search.code).toBe(0);
     // search never asks for the lock; the new note is searched in memory, by keywords until indexed.
     expect(search.stderr).toMatch(/warning: 1 of \d+ chunks changed since the last `krypton index` and is searched by keywords only/);
     expect((JSON.parse(search.stdout) as SearchJson[]).map((h) => h.path)).toEqual(expect.arrayContaining(["Cooking/Bread.md", "Cooking/Pizza.md"]));
 
     // The holder never answers the request (it is a file, not a process): index gives up after --wait.
-    const index = await runCli(["index", vault.root, "--wait", "1"], { env });
+    const index = await runCli(["index", bed.vault.root, "--wait", "1"], { env: bed.env });
     expect(index.code).toBe(1);
     expect(index.stderr).toMatch(/the index is being written by another Krypton process: asked it to update the index; waiting up to 1 s/);
     expect(index.stderr).toMatch(/krypton: the index was not updated: another Krypton process is writing it and did not update it within 1 s/);
     expect(index.stderr).not.toMatch(/no embedder is reachable/);
-    expect(await vault.read(".krypton/index/write.lock")).toContain("obsidian-plugin");
+    expect(await bed.vault.read(".krypton/index/write.lock")).toContain("obsidian-plugin");
   });
 
   it("the plugin and the CLI on the same vault at once: CLI runs read while the plugin writes, and the index stays whole", async () => {
     // The plugin's side: the same core VaultIndex the plugin runs, in this process, with the same embedder.
-    const settings = { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, excludePatterns: [], mcpAllowedOrigins: [] };
-    const host = createNodeHost(vault.root, { logger: silentLogger });
+    const settings = { ...DEFAULT_SETTINGS, ollamaUrl: bed.ollama.url, excludePatterns: [], mcpAllowedOrigins: [] };
+    const host = createNodeHost(bed.vault.root, { logger: silentLogger });
     const embedder = createOllamaEmbedder(settings, host);
     const plugin = new VaultIndex({
       host,
@@ -248,16 +233,16 @@ describe("krypton index / search / status", () => {
       const edits = (async () => {
         for (let i = 0; editing || i < 3; i++) {
           const path = `Journal/day-${i % 6}.md`;
-          await vault.write(path, `# Day ${i % 6}\n\nEntry ${i}: walked to the harbour, saw herons ${i}.\n`);
+          await bed.vault.write(path, `# Day ${i % 6}\n\nEntry ${i}: walked to the harbour, saw herons ${i}.\n`);
           plugin.handleEvent({ type: i < 6 ? "create" : "modify", path });
           await plugin.idle();
         }
       })();
       const runs = await Promise.all([
-        runCli(["index", vault.root, "--json"], { env }),
-        runCli(["search", vault.root, "sourdough", "--json"], { env }),
-        runCli(["search", vault.root, "gradient descent", "--json"], { env }),
-        runCli(["status", vault.root, "--json"], { env }),
+        runCli(["index", bed.vault.root, "--json"], { env: bed.env }),
+        runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env }),
+        runCli(["search", bed.vault.root, "gradient descent", "--json"], { env: bed.env }),
+        runCli(["status", bed.vault.root, "--json"], { env: bed.env }),
       ]);
       editing = false;
       await edits;
@@ -277,38 +262,38 @@ describe("krypton index / search / status", () => {
       await plugin.close();
     }
     // The plugin closed: the CLI becomes the writer, finds a whole index (nothing rebuilt) with every note, and embeds nothing new.
-    ollama.reset();
-    const after = await runCli(["index", vault.root, "--json"], { env });
+    bed.ollama.reset();
+    const after = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(after.code).toBe(0);
     const status = JSON.parse(after.stdout) as { notes: number; chunks: number; embedded: number; rebuiltReason?: string };
     expect(status.rebuiltReason).toBeUndefined();
     expect(status.notes).toBe(5 + 6);
     expect(status.embedded).toBe(status.chunks);
-    expect(ollama.requestsTo("embed")).toHaveLength(0);
+    expect(bed.ollama.requestsTo("embed")).toHaveLength(0);
   });
 
   it("--no-embeddings builds a keyword-only index without calling the embedder", async () => {
-    const r = await runCli(["index", vault.root, "--no-embeddings", "--json"], { env });
+    const r = await runCli(["index", bed.vault.root, "--no-embeddings", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     const status = JSON.parse(r.stdout);
     expect(status.keywordOnly).toBe(true);
     expect(status.embedded).toBe(0);
-    expect(ollama.requests).toHaveLength(0);
+    expect(bed.ollama.requests).toHaveLength(0);
     expect(r.stderr).toBe("");
   });
 
   it("status --json reports the index and the settings in use, with keys only as set/not set", async () => {
-    await runCli(["index", vault.root], { env });
-    const r = await runCli(["status", vault.root, "--json"], { env: { ...env, GEMINI_API_KEY: "gemini-secret-123", TAVILY_API_KEY: "tvly-secret-456" } });
+    await runCli(["index", bed.vault.root], { env: bed.env });
+    const r = await runCli(["status", bed.vault.root, "--json"], { env: { ...bed.env, GEMINI_API_KEY: "gemini-secret-123", TAVILY_API_KEY: "tvly-secret-456" } });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.vault).toBe(vault.root);
+    expect(out.vault).toBe(bed.vault.root);
     expect(out.index).toMatchObject({ state: "ready", notes: 5, keywordOnly: false });
-    expect(out.settings).toMatchObject({ ollamaUrl: ollama.url, geminiApiKey: "set", tavilyApiKey: "set" });
+    expect(out.settings).toMatchObject({ ollamaUrl: bed.ollama.url, geminiApiKey: "set", tavilyApiKey: "set" });
     expect(r.stdout + r.stderr).not.toContain("gemini-secret-123");
     expect(r.stdout + r.stderr).not.toContain("tvly-secret-456");
 
-    const human = await runCli(["status", vault.root], { env });
+    const human = await runCli(["status", bed.vault.root], { env: bed.env });
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^Index: +ready$/m);
     expect(human.stdout).toMatch(/^Notes: +5$/m);
@@ -316,25 +301,25 @@ describe("krypton index / search / status", () => {
 
   it("status counts one skipped note and one note indexed in part in the singular", async () => {
     // 100-character chunks: a note of 2,100 paragraphs is over the 2,000-chunk limit without being large.
-    await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ embeddingProvider: "none", chunkMaxChars: 100 }));
+    await bed.vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ embeddingProvider: "none", chunkMaxChars: 100 }));
     const paragraphs = Array.from({ length: 2_100 }, (_, i) => `Paragraph ${i} about herons and tides, long enough to fill a chunk of one hundred characters.`);
-    await vault.write("Big.md", `# Big\n\n${paragraphs.join("\n\n")}\n`);
-    const binary = (name: string) => fs.writeFile(join(vault.root, name), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]));
+    await bed.vault.write("Big.md", `# Big\n\n${paragraphs.join("\n\n")}\n`);
+    const binary = (name: string) => fs.writeFile(join(bed.vault.root, name), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]));
     await binary("Image.md");
-    const r = await runCli(["status", vault.root], { env });
+    const r = await runCli(["status", bed.vault.root], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Skipped: +1 note \(see warnings\)$/m);
     expect(r.stdout).toMatch(/^In part: +1 note over a per-note limit \(see warnings\)$/m);
 
     // Five warnings are shown by name; the sixth skipped note is counted.
     for (let i = 0; i < 5; i++) await binary(`Image${i}.md`);
-    const more = await runCli(["status", vault.root], { env });
+    const more = await runCli(["status", bed.vault.root], { env: bed.env });
     expect(more.stdout).toMatch(/^Skipped: +6 notes \(see warnings\)$/m);
     expect(more.stderr).toContain("krypton: warning: ... and 1 more note skipped\n");
   });
 
   it("an unreadable note is skipped with a warning naming it; the rest is indexed (exit 0)", async () => {
-    const note = join(vault.root, "Travel", "Lisbon.md");
+    const note = join(bed.vault.root, "Travel", "Lisbon.md");
     if (process.getuid?.() === 0) {
       // Root reads every file whatever its mode: a note that is a link to /proc/self/mem fails to read (EIO) instead.
       await fs.rm(note);
@@ -342,7 +327,7 @@ describe("krypton index / search / status", () => {
     } else {
       await fs.chmod(note, 0o000);
     }
-    const r = await runCli(["index", vault.root, "--json"], { env });
+    const r = await runCli(["index", bed.vault.root, "--json"], { env: bed.env });
     expect(r.code).toBe(0);
     expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^krypton: warning: .*Travel\/Lisbon\.md/)]);
     expect(JSON.parse(r.stdout).notes).toBeGreaterThanOrEqual(4);
@@ -350,44 +335,44 @@ describe("krypton index / search / status", () => {
 
   describe("errors", () => {
     it("a vault path that does not exist: one line, exit 1, no stack trace", async () => {
-      const r = await runCli(["search", join(vault.root, "nope"), "x"], { env });
+      const r = await runCli(["search", join(bed.vault.root, "nope"), "x"], { env: bed.env });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toBe(`krypton: vault not found: ${join(vault.root, "nope")} (no such folder)\n`);
+      expect(r.stderr).toBe(`krypton: vault not found: ${join(bed.vault.root, "nope")} (no such folder)\n`);
     });
 
     it("KRYPTON_DEBUG=1 adds the stack trace", async () => {
-      const r = await runCli(["search", join(vault.root, "nope"), "x"], { env: { ...env, KRYPTON_DEBUG: "1" } });
+      const r = await runCli(["search", join(bed.vault.root, "nope"), "x"], { env: { ...bed.env, KRYPTON_DEBUG: "1" } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^krypton: vault not found/);
       expect(r.stderr).toMatch(/\n\s+at /);
     });
 
     it("a file instead of a folder", async () => {
-      const r = await runCli(["index", join(vault.root, "Home.md")], { env });
+      const r = await runCli(["index", join(bed.vault.root, "Home.md")], { env: bed.env });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^krypton: not a vault: .*Home\.md is a file, not a folder\n$/);
     });
 
     it("wrong arguments: exit 2 with a pointer to --help", async () => {
-      const missing = await runCli(["search", vault.root], { env });
+      const missing = await runCli(["search", bed.vault.root], { env: bed.env });
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/missing <query>.*krypton search --help/);
-      const unknown = await runCli(["index", vault.root, "--jsn"], { env });
+      const unknown = await runCli(["index", bed.vault.root, "--jsn"], { env: bed.env });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/unknown option --jsn \(did you mean --json\?\)/);
-      const badLimit = await runCli(["search", vault.root, "x", "--limit", "many"], { env });
+      const badLimit = await runCli(["search", bed.vault.root, "x", "--limit", "many"], { env: bed.env });
       expect(badLimit.code).toBe(2);
-      const badEnv = await runCli(["search", vault.root, "x"], { env: { ...env, KRYPTON_EMBEDDING_PROVIDER: "openai" } });
+      const badEnv = await runCli(["search", bed.vault.root, "x"], { env: { ...bed.env, KRYPTON_EMBEDDING_PROVIDER: "openai" } });
       expect(badEnv.code).toBe(2);
       expect(badEnv.stderr).toMatch(/KRYPTON_EMBEDDING_PROVIDER must be one of/);
-      const command = await runCli(["serch"], { env });
+      const command = await runCli(["serch"], { env: bed.env });
       expect(command.code).toBe(2);
       expect(command.stderr).toMatch(/unknown command "serch" \(did you mean "search"\?\)/);
     });
 
     it("an embedding model that is not pulled: keyword-only with a warning saying what to do", async () => {
-      const r = await runCli(["index", vault.root, "--json", "--embedding-model", "missing-model"], { env });
+      const r = await runCli(["index", bed.vault.root, "--json", "--embedding-model", "missing-model"], { env: bed.env });
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ keywordOnly: true, embedded: 0 });
       expect(r.stderr).toMatch(/missing-model/);
@@ -397,34 +382,34 @@ describe("krypton index / search / status", () => {
 
   describe("settings precedence: data.json < environment < flags", () => {
     it("takes the embedding model from data.json, then env, then the flag", async () => {
-      ollama.models = [...ollama.models, "from-data", "from-env", "from-flag"];
-      await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ embeddingModel: "from-data", ollamaUrl: "http://127.0.0.1:9" }));
-      const modelsUsed = () => [...new Set(ollama.requestsTo("embed").map((r) => r.model))];
+      bed.ollama.models = [...bed.ollama.models, "from-data", "from-env", "from-flag"];
+      await bed.vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ embeddingModel: "from-data", ollamaUrl: "http://127.0.0.1:9" }));
+      const modelsUsed = () => [...new Set(bed.ollama.requestsTo("embed").map((r) => r.model))];
 
       // data.json names a dead Ollama URL; the environment's URL wins.
-      await runCli(["index", vault.root, "--rebuild"], { env });
+      await runCli(["index", bed.vault.root, "--rebuild"], { env: bed.env });
       expect(modelsUsed()).toEqual(["from-data"]);
 
-      ollama.reset();
-      await runCli(["index", vault.root, "--rebuild"], { env: { ...env, KRYPTON_EMBEDDING_MODEL: "from-env" } });
+      bed.ollama.reset();
+      await runCli(["index", bed.vault.root, "--rebuild"], { env: { ...bed.env, KRYPTON_EMBEDDING_MODEL: "from-env" } });
       expect(modelsUsed()).toEqual(["from-env"]);
 
-      ollama.reset();
-      await runCli(["index", vault.root, "--rebuild", "--embedding-model", "from-flag"], { env: { ...env, KRYPTON_EMBEDDING_MODEL: "from-env" } });
+      bed.ollama.reset();
+      await runCli(["index", bed.vault.root, "--rebuild", "--embedding-model", "from-flag"], { env: { ...bed.env, KRYPTON_EMBEDDING_MODEL: "from-env" } });
       expect(modelsUsed()).toEqual(["from-flag"]);
     });
 
     it("uses data.json's Ollama URL when nothing overrides it", async () => {
-      await vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ ollamaUrl: ollama.url }));
-      const r = await runCli(["index", vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: "" } }); // empty = unset
+      await bed.vault.write(".obsidian/plugins/krypton/data.json", JSON.stringify({ ollamaUrl: bed.ollama.url }));
+      const r = await runCli(["index", bed.vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: "" } }); // empty = unset
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout).keywordOnly).toBe(false);
-      expect(ollama.requestsTo("embed").length).toBeGreaterThan(0);
+      expect(bed.ollama.requestsTo("embed").length).toBeGreaterThan(0);
     });
 
     it("a corrupt data.json is a warning, not a failure", async () => {
-      await vault.write(".obsidian/plugins/krypton/data.json", "{oops");
-      const r = await runCli(["search", vault.root, "sourdough", "--json"], { env });
+      await bed.vault.write(".obsidian/plugins/krypton/data.json", "{oops");
+      const r = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/warning: ignoring .*data\.json: it is not valid JSON/);
       expect(JSON.parse(r.stdout)[0].path).toBe("Cooking/Bread.md");

@@ -12,9 +12,8 @@ import { createKrypton, type KryptonCore } from "../../src/core/krypton";
 import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { createNodeHost } from "../../src/node/node-host";
 import { claudeDesktopStdioConfig } from "../../src/obsidian/mcp/client-config";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli, cleanEnv, runCli } from "./cli-harness";
+import { useCliTestBed } from "../support/cli-test-bed";
+import { cleanEnv, runCli } from "./cli-harness";
 
 const NOTES = {
   "Machine Learning/Gradient descent.md": "# Gradient descent\n\nGradient descent walks downhill on the loss surface.\n",
@@ -22,26 +21,13 @@ const NOTES = {
 };
 
 describe("krypton mcp", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let bundle: string;
-
-  beforeAll(async () => {
-    bundle = await buildCli();
-    ollama = await startOllamaServer();
-  }, 120_000);
-  afterAll(() => ollama.close());
-  beforeEach(async () => {
-    ollama.reset();
-    vault = await makeTempVault(NOTES);
-  });
-  afterEach(() => vault.cleanup());
+  const bed = useCliTestBed({ notes: NOTES });
 
   it("serves the note tools over stdio to the SDK client", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [bundle, "mcp", vault.root],
-      env: cleanEnv({ KRYPTON_OLLAMA_URL: ollama.url }),
+      args: [bed.entry, "mcp", bed.vault.root],
+      env: cleanEnv({ KRYPTON_OLLAMA_URL: bed.ollama.url }),
       stderr: "pipe",
     });
     const client = new Client({ name: "cli-test", version: "1.0.0" });
@@ -63,10 +49,10 @@ describe("krypton mcp", () => {
       }
       expect(JSON.stringify(hits)).toContain("Cooking/Bread.md");
 
-      ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea.\n" });
+      bed.ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea.\n" });
       const created = await client.callTool({ name: "create_note", arguments: { topic: "tides" } });
       expect(created.isError).toBeFalsy();
-      expect(await vault.read("Krypton/tides.md")).toContain("The moon pulls the sea.");
+      expect(await bed.vault.read("Krypton/tides.md")).toContain("The moon pulls the sea.");
 
       const escape = await client.callTool({ name: "read_note", arguments: { path: "../outside.md" } });
       expect(escape.isError).toBe(true);
@@ -88,12 +74,12 @@ describe("krypton mcp", () => {
   });
 
   it("the settings tab's standalone Claude Desktop config starts a working server (krypton = this CLI)", async () => {
-    const config = JSON.parse(claudeDesktopStdioConfig(vault.root)) as { mcpServers: { krypton: { command: string; args: string[] } } };
+    const config = JSON.parse(claudeDesktopStdioConfig(bed.vault.root)) as { mcpServers: { krypton: { command: string; args: string[] } } };
     expect(config.mcpServers.krypton.command).toBe("krypton");
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [bundle, ...config.mcpServers.krypton.args],
-      env: cleanEnv({ KRYPTON_OLLAMA_URL: ollama.url }),
+      args: [bed.entry, ...config.mcpServers.krypton.args],
+      env: cleanEnv({ KRYPTON_OLLAMA_URL: bed.ollama.url }),
       stderr: "pipe",
     });
     const client = new Client({ name: "claude-desktop-config-test", version: "1.0.0" });
@@ -116,8 +102,8 @@ describe("krypton mcp", () => {
       const token = /token \(shown once[^)]*\): (\S+)/.exec(stderr)?.[1] ?? null;
       if (url && (token || env.KRYPTON_MCP_TOKEN)) settle.resolve({ url, token });
     };
-    const done = runCli(["mcp", vault.root, "--http", "--port", "0", ...extraArgs], {
-      env: { KRYPTON_OLLAMA_URL: ollama.url, ...env },
+    const done = runCli(["mcp", bed.vault.root, "--http", "--port", "0", ...extraArgs], {
+      env: { KRYPTON_OLLAMA_URL: bed.ollama.url, ...env },
       onSpawn: (c) => {
         child = c;
         c.stderr.on("data", (d: Buffer) => {
@@ -159,15 +145,15 @@ describe("krypton mcp", () => {
   });
 
   it("refuses a token that is too short (flag or environment) as a usage error, without starting", async () => {
-    const short = await runCli(["mcp", vault.root, "--http", "--port", "0", "--token", "1234"], {});
+    const short = await runCli(["mcp", bed.vault.root, "--http", "--port", "0", "--token", "1234"], {});
     expect(short.code).toBe(2);
     expect(short.stderr).toMatch(/--token: The MCP bridge token must be at least 16 characters/);
     expect(short.stderr).not.toMatch(/bridge on http/);
-    const fromEnv = await runCli(["mcp", vault.root, "--http", "--port", "0"], { env: { KRYPTON_MCP_TOKEN: "short" } });
+    const fromEnv = await runCli(["mcp", bed.vault.root, "--http", "--port", "0"], { env: { KRYPTON_MCP_TOKEN: "short" } });
     expect(fromEnv.code).toBe(2);
     expect(fromEnv.stderr).toMatch(/KRYPTON_MCP_TOKEN: The MCP bridge token must be at least 16 characters/);
     expect(fromEnv.stderr).not.toContain("short\n");
-    expect(await vault.exists(".krypton")).toBe(false); // refused before anything was opened
+    expect(await bed.vault.exists(".krypton")).toBe(false); // refused before anything was opened
   });
 
   it.each([
@@ -175,20 +161,20 @@ describe("krypton mcp", () => {
     [["--token", "a-user-chosen-token-0123456789"], "--token"],
     [["--allow-origin", "https://app.example"], "--allow-origin"],
   ])("HTTP options without --http are a usage error, not silently ignored (%j)", async (extra, name) => {
-    const r = await runCli(["mcp", vault.root, ...extra], { input: "" });
+    const r = await runCli(["mcp", bed.vault.root, ...extra], { input: "" });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${name} applies only with --http`);
     expect(r.stdout).toBe("");
   });
 
   it("names every HTTP option given without --http", async () => {
-    const r = await runCli(["mcp", vault.root, "--port", "8080", "--token", "a-user-chosen-token-0123456789"], { input: "" });
+    const r = await runCli(["mcp", bed.vault.root, "--port", "8080", "--token", "a-user-chosen-token-0123456789"], { input: "" });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--port, --token apply only with --http");
   });
 
   it.each(["*", "null", "app.example", "https://app.example/path"])("--allow-origin %s is a usage error", async (origin) => {
-    const r = await runCli(["mcp", vault.root, "--http", "--port", "0", "--allow-origin", origin], { env: { KRYPTON_MCP_TOKEN: "a-user-chosen-token-0123456789" } });
+    const r = await runCli(["mcp", bed.vault.root, "--http", "--port", "0", "--allow-origin", origin], { env: { KRYPTON_MCP_TOKEN: "a-user-chosen-token-0123456789" } });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--allow-origin needs one origin like https://app.example");
   });
@@ -218,7 +204,7 @@ describe("krypton mcp", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as import("node:net").AddressInfo).port;
     try {
-      const r = await runCli(["mcp", vault.root, "--http", "--port", String(port)], { env: { KRYPTON_MCP_TOKEN: "a-user-chosen-token-0123456789" } });
+      const r = await runCli(["mcp", bed.vault.root, "--http", "--port", String(port)], { env: { KRYPTON_MCP_TOKEN: "a-user-chosen-token-0123456789" } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`${port}.*in use`));
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
@@ -229,12 +215,12 @@ describe("krypton mcp", () => {
 
   describe("while Obsidian has the vault open (two processes on one vault)", () => {
     const token = "a-user-chosen-token-0123456789";
-    const lockFile = () => fs.readFile(join(vault.root, ".krypton", "index", "write.lock"), "utf8");
+    const lockFile = () => fs.readFile(join(bed.vault.root, ".krypton", "index", "write.lock"), "utf8");
     let obsidian: KryptonCore;
 
     beforeEach(async () => {
       // The stand-in for Obsidian: Krypton's core on the same vault, opened first, so it holds the writer lock.
-      obsidian = createKrypton(createNodeHost(vault.root), { ...DEFAULT_SETTINGS, embeddingProvider: "none" });
+      obsidian = createKrypton(createNodeHost(bed.vault.root), { ...DEFAULT_SETTINGS, embeddingProvider: "none" });
       await obsidian.index.open();
     });
     afterEach(() => obsidian.index.close());
@@ -268,14 +254,14 @@ describe("krypton mcp", () => {
         expect(server.stderr()).toContain("is updating this index: reading it");
 
         // Obsidian writes a note and saves its index (a new generation on disk).
-        await vault.write("Bees.md", "# Bees\n\nBees pollinate clover.\n");
+        await bed.vault.write("Bees.md", "# Bees\n\nBees pollinate clover.\n");
         await obsidian.index.sync();
         expect(await searchUntil(server.url, "pollinate", (f) => Array.isArray(f))).toEqual(["Bees.md"]);
 
         // A note on disk that Obsidian has not indexed yet, an edit and a deletion: the server's own scan sees them.
-        await vault.write("Tides.md", "# Tides\n\nThe moon pulls the sea.\n");
-        await vault.write("Cooking/Bread.md", "# Rye bread\n\nDark rye and caraway.\n");
-        await vault.remove("Machine Learning/Gradient descent.md");
+        await bed.vault.write("Tides.md", "# Tides\n\nThe moon pulls the sea.\n");
+        await bed.vault.write("Cooking/Bread.md", "# Rye bread\n\nDark rye and caraway.\n");
+        await bed.vault.remove("Machine Learning/Gradient descent.md");
         expect(await searchUntil(server.url, "moon", (f) => Array.isArray(f))).toEqual(["Tides.md"]);
         expect(await searchUntil(server.url, "caraway", (f) => Array.isArray(f))).toEqual(["Cooking/Bread.md"]);
         expect(await searchUntil(server.url, "sourdough", (f) => !Array.isArray(f))).toBe("No notes match 'sourdough'");

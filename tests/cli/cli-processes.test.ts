@@ -11,10 +11,8 @@ import { silentLogger } from "../../src/core/ports/logger";
 import { nodeClock } from "../../src/node/node-clock";
 import { FsDataDir, dataDirOf } from "../../src/node/fs-data-dir";
 import { runParallel, startCli, waitUntil } from "../support/cli-processes";
-import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { startSilentServer, type SilentServer } from "../support/servers/silent-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { buildCli } from "./cli-harness";
+import { useCliTestBed } from "../support/cli-test-bed";
 
 const NOTES: Record<string, string> = {
   "Machine Learning/Gradient descent.md": "# Gradient descent\n\nGradient descent walks downhill on the loss surface.\n",
@@ -25,26 +23,13 @@ const NOTES: Record<string, string> = {
 const HANG_GUARD_MS = 20_000;
 
 describe("the CLI as separate processes", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let env: Record<string, string>;
-  const store = () => new ConversationStore(new FsDataDir(dataDirOf(vault.root)), nodeClock, silentLogger);
+  const bed = useCliTestBed({ notes: NOTES, ollama: { defaultReply: (req) => `answer to ${req.userText}` } });
+  const store = () => new ConversationStore(new FsDataDir(dataDirOf(bed.vault.root)), nodeClock, silentLogger);
 
-  beforeAll(async () => {
-    await buildCli();
-    ollama = await startOllamaServer({ defaultReply: (req) => `answer to ${req.userText}` });
-  }, 120_000);
-  afterAll(() => ollama.close());
-  beforeEach(async () => {
-    ollama.reset();
-    vault = await makeTempVault(NOTES);
-    env = { KRYPTON_OLLAMA_URL: ollama.url };
-  });
-  afterEach(() => vault.cleanup());
 
   it("10 parallel `ask --conversation X` keep all 20 messages, each answer after its question", async () => {
     const conversation = await store().create("Parallel");
-    const results = await runParallel(10, (i) => ["ask", vault.root, `question ${i}`, "--conversation", conversation.id, "--mode", "none"], { env });
+    const results = await runParallel(10, (i) => ["ask", bed.vault.root, `question ${i}`, "--conversation", conversation.id, "--mode", "none"], { env: bed.env });
     for (const r of results) expect({ code: r.code, error: /error/i.test(r.stderr) }).toEqual({ code: 0, error: false });
 
     const saved = await store().get(conversation.id);
@@ -62,12 +47,12 @@ describe("the CLI as separate processes", () => {
   it("kill -9 of `krypton chat` mid-answer keeps the partial answer already shown, marked partial", async () => {
     // 20 s of answer: the kill comes long before its end, even on a slow machine.
     const words = Array.from({ length: 500 }, (_, i) => `w${i + 1}`);
-    ollama.script({ route: "chat", tokens: words.map((w) => `${w} `), tokenDelayMs: 40 });
-    const chat = await startCli(["chat", vault.root, "--mode", "none"], { env });
+    bed.ollama.script({ route: "chat", tokens: words.map((w) => `${w} `), tokenDelayMs: 40 });
+    const chat = await startCli(["chat", bed.vault.root, "--mode", "none"], { env: bed.env });
     chat.write("tell me a long story\n");
     // The answer is being shown, and a partial save has reached the disk: kill without warning.
     await chat.waitFor(() => chat.stdout.includes("w20 "), 15_000, "the 20th token on stdout");
-    const partialRecord = async () => (await recordsOf(vault.root)).some((m) => m.partial === true && m.content.startsWith("w1 w2 w3"));
+    const partialRecord = async () => (await recordsOf(bed.vault.root)).some((m) => m.partial === true && m.content.startsWith("w1 w2 w3"));
     await waitUntil(partialRecord, 15_000, "a partial answer on disk");
     chat.kill("SIGKILL");
     const r = await chat.exited(HANG_GUARD_MS);
@@ -84,8 +69,8 @@ describe("the CLI as separate processes", () => {
   }, 60_000);
 
   it("an invalid JSON line mid-stream ends the answer like a cut stream: no raw output, the text so far kept and marked", async () => {
-    ollama.script({ route: "chat", reply: "one two three four five six", invalidLineAfterTokens: 3 });
-    const proc = await startCli(["ask", vault.root, "say something", "--mode", "none"], { env });
+    bed.ollama.script({ route: "chat", reply: "one two three four five six", invalidLineAfterTokens: 3 });
+    const proc = await startCli(["ask", bed.vault.root, "say something", "--mode", "none"], { env: bed.env });
     proc.endInput();
     const r = await proc.exited(HANG_GUARD_MS);
     expect(r.code).toBe(1);
@@ -107,7 +92,7 @@ describe("the CLI as separate processes", () => {
 
     it("`krypton search` on a vault never indexed searches by keywords at once and says why", async () => {
       // search is a reader (it never takes the writer lock), so it builds no vectors: nothing waits on the dead embedder.
-      const proc = await startCli(["search", vault.root, "gradient", "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url }, lifetimeMs: 60_000 });
+      const proc = await startCli(["search", bed.vault.root, "gradient", "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url }, lifetimeMs: 60_000 });
       proc.endInput();
       const r = await proc.exited(HANG_GUARD_MS); // a hang guard, not a timing: the old behaviour took ~248 s
       expect(r.code).toBe(0);
@@ -116,10 +101,10 @@ describe("the CLI as separate processes", () => {
     }, 60_000);
 
     it("`krypton search` on an index that has vectors: the query gives up within seconds and says why", async () => {
-      const indexed = await startCli(["index", vault.root, "--json"], { env });
+      const indexed = await startCli(["index", bed.vault.root, "--json"], { env: bed.env });
       indexed.endInput();
       expect(JSON.parse((await indexed.exited(HANG_GUARD_MS)).stdout)).toMatchObject({ keywordOnly: false, embedded: 2 });
-      const proc = await startCli(["search", vault.root, "bread", "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url } });
+      const proc = await startCli(["search", bed.vault.root, "bread", "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url } });
       proc.endInput();
       const r = await proc.exited(HANG_GUARD_MS);
       expect(r.code).toBe(0);
@@ -128,7 +113,7 @@ describe("the CLI as separate processes", () => {
     }, 60_000);
 
     it("`krypton index` stops trying the dead embedder quickly and builds the index keyword-only", async () => {
-      const proc = await startCli(["index", vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url }, lifetimeMs: 60_000 });
+      const proc = await startCli(["index", bed.vault.root, "--json"], { env: { KRYPTON_OLLAMA_URL: silent.url }, lifetimeMs: 60_000 });
       proc.endInput();
       const r = await proc.exited(HANG_GUARD_MS);
       expect(r.code).toBe(0);
