@@ -1,6 +1,6 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { folderAsSpelled, folderOf, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { folderAsSpelled, folderOf, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import { cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
@@ -245,7 +245,7 @@ export class FlashcardService {
     if (request.notePath) {
       const path = normalizeVaultPath(request.notePath, vault.configDir, "note path");
       if (!/\.md$/i.test(path)) throw new AgentError(`Only markdown notes (.md) can be made into flashcards: ${path}`, "invalid-input");
-      if (this.isDeckFolder(path)) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
+      if (isInFolder(path, await this.deckFolder())) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
       let content: string;
       try {
         content = await vault.readNote(path);
@@ -273,8 +273,9 @@ export class FlashcardService {
       if (isAbortError(err)) throw err;
       throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
     }
+    const deckFolder = await this.deckFolder();
     const kept = mentioningTopic(
-      hits.filter((h) => !this.isDeckFolder(h.chunk.path)),
+      hits.filter((h) => !isInFolder(h.chunk.path, deckFolder)),
       (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`,
       significantWords(topic),
     ).slice(0, 8);
@@ -289,10 +290,18 @@ export class FlashcardService {
     return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))] };
   }
 
-  private isDeckFolder(path: string): boolean {
-    const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
-    return folder !== "" && (path === folder || path.startsWith(`${folder}/`));
+  /** The flashcards folder as the vault spells it: where findDeckPath puts new decks. */
+  private async deckFolder(): Promise<string> {
+    return deckFolderAsSpelled(this.deps.settings(), (await this.deps.host.vault.listNotes()).map((n) => n.path));
   }
+}
+
+/**
+ * The flashcards folder of the settings as the vault of these note paths spells it (folderAsSpelled), so decks
+ * are read (quiz, goal plans) where they are written, on a disk that ignores case too. "" for none.
+ */
+export function deckFolderAsSpelled(settings: KryptonSettings, paths: readonly string[]): string {
+  return folderAsSpelled(settings.flashcardsFolder.replace(/^\/+|\/+$/g, ""), paths);
 }
 
 function clampMax(max: number | undefined): number {

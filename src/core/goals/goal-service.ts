@@ -1,9 +1,10 @@
 import { parseCards } from "../flashcards/card-parser";
+import { deckFolderAsSpelled } from "../flashcards/flashcard-service";
 import { loadSrFormat, type SrFormat } from "../flashcards/sr-format";
 import { countCards } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError } from "../notes/agent-error";
-import { baseNameOf, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { baseNameOf, folderAsSpelled, isInFolder, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import type { Host } from "../ports/host";
 import { NoteExistsError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
@@ -48,9 +49,12 @@ export class GoalService {
     if (targetText?.trim() && !target) throw new AgentError(`Could not read the date "${targetText}" (try "January 15" or 2027-01-15).`, "invalid-input");
     // Goals are found by name, case and spacing aside: a second "pass aws saa" beside "Pass AWS SAA" (a file of
     // its own on a case-sensitive disk) would leave both of them refused by find().
-    const same = (await this.list()).find((g) => nameKey(g.goal) === nameKey(name));
+    const { goals, folder } = await this.scan();
+    const same = goals.find((g) => nameKey(g.goal) === nameKey(name));
     if (same) throw new AgentError(`A study goal named "${same.goal}" already exists (${same.path}).`, "invalid-input");
-    const path = this.pathFor(name);
+    // In the folder list() reads, as the vault spells it: a disk that ignores case has one folder for both.
+    const file = `${noteNameFor(name) || "Goal"}.md`;
+    const path = folder ? `${folder}/${file}` : file;
     try {
       await this.deps.host.vault.createNote(path, newGoalNote(name, target, today));
     } catch (err) {
@@ -61,11 +65,17 @@ export class GoalService {
   }
 
   async list(): Promise<Goal[]> {
-    const folder = this.folder();
+    return (await this.scan()).goals;
+  }
+
+  /** The goals, and their folder as the vault spells it ("" for the whole vault). */
+  private async scan(): Promise<{ goals: Goal[]; folder: string }> {
+    const notes = await this.deps.host.vault.listNotes();
+    const folder = this.folder(notes.map((n) => n.path));
     const today = this.today();
     const goals: Goal[] = [];
-    for (const note of await this.deps.host.vault.listNotes()) {
-      if (folder && !note.path.startsWith(`${folder}/`)) continue;
+    for (const note of notes) {
+      if (folder && !isInFolder(note.path, folder)) continue;
       let text: string;
       try {
         text = await this.deps.host.vault.readNote(note.path);
@@ -75,7 +85,7 @@ export class GoalService {
       if (!isGoalNote(text)) continue;
       goals.push(parseGoalNote(note.path, text, today));
     }
-    return goals;
+    return { goals, folder };
   }
 
   /**
@@ -142,26 +152,29 @@ export class GoalService {
   async plan(name: string, signal?: AbortSignal): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[] }> {
     const goal = await this.find(name);
     const today = this.today();
+    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
+    // Both folders as the vault spells them, as goals and decks are written there.
+    const goalsFolder = this.folder(paths);
+    const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     let notes: string[] = [];
     try {
       const hits = await this.deps.index.searchNotes(goal.goal, { limit: 8, signal });
-      notes = hits.map((h) => h.path).filter((p) => !p.startsWith(`${this.folder()}/`));
+      notes = hits.map((h) => h.path).filter((p) => !isInFolder(p, goalsFolder));
     } catch {
       notes = []; // no index yet: the plan still has the cards
     }
     const words = wordsOf(goal.goal).filter((w) => w.length > 2);
-    const deckFolder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
     let dueCards = 0;
     const decks: string[] = [];
     // The user's own separators and tags (the Spaced Repetition plugin's settings), as flashcards and quizzes read decks.
     let format: SrFormat | undefined;
-    for (const n of await this.deps.host.vault.listNotes()) {
-      if (!deckFolder || !n.path.startsWith(`${deckFolder}/`)) continue;
-      const base = n.path.slice(deckFolder.length + 1).toLowerCase();
+    for (const path of paths) {
+      if (!isInFolder(path, deckFolder)) continue;
+      const base = path.slice(deckFolder.length + 1).toLowerCase();
       if (!words.some((w) => base.includes(w))) continue;
       format ??= await loadSrFormat(this.deps.host.vault);
-      const cards = parseCards(await this.deps.host.vault.readNote(n.path), format).cards;
-      decks.push(n.path);
+      const cards = parseCards(await this.deps.host.vault.readNote(path), format).cards;
+      decks.push(path);
       // New cards are part of the week's reviews too.
       const counts = countCards(cards, this.deps.host.clock.now(), this.deps.timeZone);
       dueCards += counts.due + counts.new;
@@ -176,14 +189,9 @@ export class GoalService {
     return { goal, notes, dueCards, decks, days };
   }
 
-  private folder(): string {
-    return normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder");
-  }
-
-  private pathFor(goal: string): string {
-    const name = noteNameFor(goal) || "Goal";
-    const folder = this.folder();
-    return folder ? `${folder}/${name}.md` : `${name}.md`;
+  /** The study goals folder of the settings, as the vault of these note paths spells it. */
+  private folder(paths: readonly string[]): string {
+    return folderAsSpelled(normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder"), paths);
   }
 }
 

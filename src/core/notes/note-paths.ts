@@ -90,6 +90,15 @@ export function folderAsSpelled(folder: string, notePaths: readonly string[]): s
 }
 
 /**
+ * Whether a note path is `folder` or below it, by exact text; "" holds nothing. Pass the folder a setting names
+ * through folderAsSpelled first, with the same note list: then what Krypton reads from a folder (goals, decks)
+ * is where it writes new notes, whatever the case of the setting.
+ */
+export function isInFolder(path: string, folder: string): boolean {
+  return folder !== "" && (path === folder || path.startsWith(`${folder}/`));
+}
+
+/**
  * A user-given vault-relative path, normalized ("/Notes//AI/" → "Notes/AI") and checked by the shared
  * vault path policy (no "..", no absolute paths, nothing in the config folder, .krypton or other hidden
  * folders, no characters notes cannot have). A leading "/" or backslashes are accepted as a user's way

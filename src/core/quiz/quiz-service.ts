@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { parseCards } from "../flashcards/card-parser";
-import type { FlashcardService } from "../flashcards/flashcard-service";
+import { deckFolderAsSpelled, type FlashcardService } from "../flashcards/flashcard-service";
 import { loadSrFormat } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { AgentError } from "../notes/agent-error";
-import { baseNameOf, nameKey } from "../notes/note-paths";
+import { baseNameOf, isInFolder, nameKey } from "../notes/note-paths";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import type { KryptonSettings } from "../settings";
@@ -58,11 +58,11 @@ export class QuizService {
   async start(conversationId: string | undefined, name: string, signal?: AbortSignal): Promise<string> {
     const deck = await this.findDeck(name);
     if (!deck) return this.startFromNotes(conversationId, name, signal);
-    const { path, text } = deck;
+    const { path, text, deckFolder } = deck;
     const cards = quizCardsFromDeck(parseCards(text, await loadSrFormat(this.deps.host.vault)).cards, path);
     if (!cards.length) {
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
-      if (this.deps.flashcards && !this.inDeckFolder(path)) return this.startFromNotes(conversationId, name, signal);
+      if (this.deps.flashcards && !isInFolder(path, deckFolder)) return this.startFromNotes(conversationId, name, signal);
       throw new AgentError(`${path} has no flashcards to quiz you on.`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), shuffle(cards, this.deps.host.clock.now()));
@@ -165,22 +165,18 @@ export class QuizService {
     return { verdict: out.verdict, score: out.verdict === "correct" ? Math.max(out.score, 0.5) : out.verdict === "wrong" ? 0 : out.score, feedback: out.feedback, by: "model" };
   }
 
-  private inDeckFolder(path: string): boolean {
-    const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
-    return folder !== "" && path.startsWith(`${folder}/`);
-  }
-
-  private async findDeck(name: string): Promise<{ path: string; text: string } | null> {
+  /** The note of that name, one in the flashcards folder (as the vault spells it, where decks are made) first. */
+  private async findDeck(name: string): Promise<{ path: string; text: string; deckFolder: string } | null> {
     const wanted = nameKey(name.trim().replace(/\.md$/i, ""));
-    const folder = this.deps.settings().flashcardsFolder.replace(/^\/+|\/+$/g, "");
-    const notes = await this.deps.host.vault.listNotes();
-    const named = notes.filter((n) => nameKey(baseNameOf(n.path)) === wanted);
-    const pick = named.find((n) => folder && n.path.startsWith(`${folder}/`)) ?? named[0];
+    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
+    const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
+    const named = paths.filter((p) => nameKey(baseNameOf(p)) === wanted);
+    const pick = named.find((p) => isInFolder(p, deckFolder)) ?? named[0];
     if (!pick) return null;
     try {
-      return { path: pick.path, text: await this.deps.host.vault.readNote(pick.path) };
+      return { path: pick, text: await this.deps.host.vault.readNote(pick), deckFolder };
     } catch (err) {
-      throw new AgentError(`Could not read ${pick.path}: ${errorMessage(err)}`, "failed");
+      throw new AgentError(`Could not read ${pick}: ${errorMessage(err)}`, "failed");
     }
   }
 

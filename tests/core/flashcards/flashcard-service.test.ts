@@ -295,6 +295,16 @@ describe("a deck named like an existing one, case and spacing aside", () => {
     expect(await world.vault.exists("Flashcards")).toBe(false);
   });
 
+  it("a deck in the flashcards folder as the vault spells it is no source of cards, whatever the setting's case", async () => {
+    await world.vault.write("flashcards/Tides.md", tides);
+    world.settings.flashcardsFolder = "Flashcards";
+    world.ollama.setDefault({ route: "chat", reply: where });
+    await expect(service.generate({ notePath: "flashcards/Tides.md", deck: "Tides again" })).rejects.toThrow(
+      "flashcards/Tides.md is in the flashcards folder: make cards from your notes, not from a deck.",
+    );
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("two existing decks of that name are refused by name, before any model call", async () => {
     await world.vault.write("Flashcards/Tides.md", tides);
     await world.vault.write("Flashcards/tides.md", tides);

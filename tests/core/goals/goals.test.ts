@@ -296,6 +296,35 @@ describe("GoalService over a real vault", () => {
     expect((await la.plan("AWS")).dueCards).toBe(2);
   });
 
+  // On a disk that ignores case (macOS, Windows) the setting's "Study goals" is the folder "study goals": goals
+  // there were not listed, and Obsidian cannot create "Study goals/…" beside it. Decks likewise for the plan.
+  it("the goals and flashcards folders as the vault spells them, whatever the settings' case", async () => {
+    const goalNote = "---\nkrypton-goal: true\ngoal: Pass AWS SAA\n---\n# Pass AWS SAA\n\n## Sessions\n- 2026-11-20: 30 min\n";
+    await world.vault.write("study goals/Pass AWS SAA.md", goalNote);
+    world.settings.flashcardsFolder = "FLASHCARDS/";
+    const goals = service("UTC");
+    expect((await goals.list()).map((g) => g.path)).toEqual(["study goals/Pass AWS SAA.md"]);
+    expect((await goals.create("Learn Rust")).path).toBe("study goals/Learn Rust.md");
+    expect(await fs.readdir(world.vault.root)).not.toContain("Study goals");
+    expect(await goals.create("pass aws saa").catch((e: Error) => e.message)).toMatch(/already exists \(study goals\/Pass AWS SAA\.md\)/);
+    await world.index.sync();
+    // Search finds the goal notes themselves; the plan leaves them out.
+    expect((await world.index.searchNotes("Pass AWS SAA", { limit: 8 })).map((h) => h.path)).toContain("study goals/Pass AWS SAA.md");
+    const plan = await goals.plan("AWS");
+    expect(plan.decks).toEqual(["Flashcards/AWS.md"]);
+    expect(plan.notes).toContain("AWS/VPC.md");
+    expect(plan.notes.filter((p) => p.toLowerCase().startsWith("study goals/"))).toEqual([]);
+  });
+
+  it("a case-sensitive disk holding both spellings: the settings' exact spelling is the folder", async () => {
+    const goalNote = (name: string) => `---\nkrypton-goal: true\ngoal: ${name}\n---\n# ${name}\n\n## Sessions\n`;
+    await world.vault.write("study goals/Other.md", goalNote("Other"));
+    await world.vault.write("Study goals/Mine.md", goalNote("Mine"));
+    const goals = service("UTC");
+    expect((await goals.list()).map((g) => g.path)).toEqual(["Study goals/Mine.md"]);
+    expect((await goals.create("New")).path).toBe("Study goals/New.md");
+  });
+
   it("chat agent: the five requests", async () => {
     const agent = createGoalAgent({ goals: service("America/Los_Angeles"), logger: world.host.logger });
     const say = async (m: string) => (await agent.tryHandle(m, [], {}))?.text ?? null;

@@ -1,4 +1,4 @@
-import { folderAsSpelled } from "../../../src/core/notes/note-paths";
+import { folderAsSpelled, isInFolder } from "../../../src/core/notes/note-paths";
 
 /** The lookup a disk that ignores case needs, modelled on the note list (no such disk is needed to test it). */
 describe("folderAsSpelled: a folder as the vault spells it, case aside", () => {
@@ -18,5 +18,16 @@ describe("folderAsSpelled: a folder as the vault spells it, case aside", () => {
     // A note's name is not a folder.
     expect(folderAsSpelled("top.md", notes)).toBe("top.md");
     expect(folderAsSpelled("", notes)).toBe("");
+  });
+
+  it("isInFolder compares by exact text, whole levels only; the empty folder holds nothing", () => {
+    expect(isInFolder("flashcards/AWS.md", "flashcards")).toBe(true);
+    expect(isInFolder("flashcards", "flashcards")).toBe(true);
+    expect(isInFolder("flashcards/AWS.md", "Flashcards")).toBe(false);
+    expect(isInFolder("flashcards-old/AWS.md", "flashcards")).toBe(false);
+    expect(isInFolder("Top.md", "")).toBe(false);
+    // The folder a setting names, resolved first: the vault's spelling holds its notes.
+    expect(isInFolder("flashcards/AWS.md", folderAsSpelled("FLASHCARDS", notes))).toBe(true);
+    expect(isInFolder("mixed/b.md", folderAsSpelled("Mixed", notes))).toBe(false);
   });
 });

@@ -232,6 +232,20 @@ describe("quiz on a topic without a deck: cards from the vault's notes, in memor
     expect(await world.vault.exists("Flashcards/Mars.md")).toBe(false);
   });
 
+  // On a disk that ignores case (macOS, Windows) the setting's "flashcards" is the folder "Flashcards", where new
+  // decks are made (folderAsSpelled): the quiz takes it as the deck folder too.
+  it("the flashcards folder as the vault spells it, whatever the setting's case", async () => {
+    world.settings.flashcardsFolder = "flashcards";
+    // A note of the deck's name elsewhere, listed first: the deck in the flashcards folder is the one quizzed.
+    await world.vault.write("Archive/AWS.md", "Old question::old answer\n");
+    const agent = agentWith();
+    expect((await agent.tryHandle("quiz me on AWS", [], { conversationId: "a" }))!.text).toMatch(/Quiz on \*\*AWS\*\*: 3 cards/);
+    // An empty deck in the flashcards folder is explained, not quizzed from notes as an unrelated note would be.
+    await world.vault.write("Flashcards/Mars.md", "---\nkrypton-deck: true\n---\n#flashcards/mars\n");
+    expect((await agent.tryHandle("quiz me on Mars", [], { conversationId: "m" }))!.text).toBe("Flashcards/Mars.md has no flashcards to quiz you on.");
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("no notes on the topic: a clear message, nothing written", async () => {
     const agent = agentWith();
     expect((await agent.tryHandle("quiz me on Kubernetes", [], { conversationId: "k" }))!.text).toMatch(/No notes match 'Kubernetes'/);
