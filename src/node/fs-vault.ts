@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError } from "../core/notes/read-policy";
+import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, withoutByteOrderMark } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
 import { isCode } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
@@ -226,7 +226,7 @@ export class FsVault implements VaultPort {
 
   async readConfigFile(path: string): Promise<string | null> {
     try {
-      return await fs.readFile(this.resolveInside(`${this.configDir}/${path}`), "utf8");
+      return withoutByteOrderMark(await fs.readFile(this.resolveInside(`${this.configDir}/${path}`), "utf8"));
     } catch {
       return null;
     }

@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
+import { loadSrFormat, SR_DATA_JSON } from "../../src/core/flashcards/sr-format";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
 import { createNodeHost } from "../../src/node/node-host";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
@@ -183,6 +184,26 @@ describe("FsVault.appendToNote (agent mode, after the user approved the diff)", 
     await host.vault.appendToNote("Bom.md", "- one\n", approved);
     await host.vault.processNote("Bom.md", (t) => `${t}- two\n`);
     expect(await fs.readFile(join(vault.root, "Bom.md"), "utf8")).toBe("\uFEFF# Bom\n- one\n- two\n");
+  });
+});
+
+describe("FsVault reads config files", () => {
+  let vault: TempVault;
+  beforeEach(async () => {
+    vault = await makeTempVault({});
+  });
+  afterEach(() => vault.cleanup());
+
+  // An editor on Windows (Notepad before 2019, PowerShell's Set-Content) saves JSON with a BOM, which JSON.parse
+  // refuses: the Spaced Repetition plugin's own separators were then replaced by its defaults.
+  it("without a byte order mark: a Spaced Repetition data.json saved with one keeps the user's separators", async () => {
+    const json = JSON.stringify({ settings: { singleLineCardSeparator: ";;" } });
+    await fs.mkdir(join(vault.root, ".obsidian/plugins/obsidian-spaced-repetition"), { recursive: true });
+    await fs.writeFile(join(vault.root, ".obsidian", SR_DATA_JSON), `\uFEFF${json}`);
+    const host = createNodeHost(vault.root);
+    expect(await host.vault.readConfigFile(SR_DATA_JSON)).toBe(json);
+    expect((await loadSrFormat(host.vault)).singleLine).toBe(";;");
+    expect(await host.vault.readConfigFile("plugins/missing/data.json")).toBeNull();
   });
 });
 

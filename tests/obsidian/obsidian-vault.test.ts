@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { App, Plugin, type PluginManifest } from "../support/obsidian-stub";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { ObsidianVault } from "../../src/obsidian/host/obsidian-vault";
+import { loadSrFormat, SR_DATA_JSON } from "../../src/core/flashcards/sr-format";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type VaultEvent } from "../../src/core/ports/vault";
 
 class TestPlugin extends Plugin {}
@@ -234,4 +235,15 @@ test("a failed createNote keeps a folder it made when something else was put in 
   await expect(vault.createNote("Krypton/Ideas/Tides.md", "# Tides\n")).rejects.toThrow(/ENOSPC/);
   expect(await temp.read("Krypton/Ideas/.sync-partial")).toBe("x");
   expect(app.vault.getFolderByPath("Krypton/Ideas")).not.toBeNull();
+});
+
+// DataAdapter.read keeps a byte order mark, which JSON.parse refuses: a Spaced Repetition data.json saved with one
+// (Windows editors) had the user's separators replaced by SR's defaults.
+test("readConfigFile gives a config file without its byte order mark: SR's data.json keeps the user's separators", async () => {
+  const json = JSON.stringify({ settings: { singleLineCardSeparator: ";;" } });
+  await temp.write(`.obsidian/${SR_DATA_JSON}`, `\uFEFF${json}`);
+  expect(await app.vault.adapter.read(`.obsidian/${SR_DATA_JSON}`)).toBe(`\uFEFF${json}`);
+  expect(await vault.readConfigFile(SR_DATA_JSON)).toBe(json);
+  expect((await loadSrFormat(vault)).singleLine).toBe(";;");
+  expect(await vault.readConfigFile("plugins/missing/data.json")).toBeNull();
 });

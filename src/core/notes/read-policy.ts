@@ -117,8 +117,7 @@ export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
   const binary = binaryKind(bytes);
   if (binary) throw new NoteRefusedError(path, `it is a binary file (${binary}), not a text note`);
   if (!isUtf8(bytes)) return new TextDecoder("windows-1252").decode(bytes);
-  const text = new TextDecoder("utf-8").decode(bytes);
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return withoutByteOrderMark(new TextDecoder("utf-8").decode(bytes));
 }
 
 /**
@@ -136,6 +135,14 @@ export function decodeWritableNote(path: string, bytes: Uint8Array): string {
 
 /** U+FEFF at the start of a note: decodeNoteBytes drops it, and a write puts back the one the note had. */
 export const BYTE_ORDER_MARK = "\uFEFF";
+
+/**
+ * Text without its leading byte order mark: what a note (decodeNoteBytes) and a config file (readConfigFile,
+ * on both hosts) read as. Windows editors save JSON with one, and JSON.parse refuses it.
+ */
+export function withoutByteOrderMark(text: string): string {
+  return text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text;
+}
 
 /** True when the bytes start with a UTF-8 byte order mark. */
 export function hasByteOrderMark(bytes: Uint8Array): boolean {

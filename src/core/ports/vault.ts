@@ -61,7 +61,10 @@ export interface VaultPort {
    * appendToNote. Callers must check inside `fn` that the note is theirs (a marker), never touch a user's note.
    */
   processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void>;
-  /** A file in the config folder ("plugins/x/data.json", relative to configDir), or null when missing. Read-only. */
+  /**
+   * A file in the config folder ("plugins/x/data.json", relative to configDir) as UTF-8 text without a byte order
+   * mark (withoutByteOrderMark), or null when missing. Read-only.
+   */
   readConfigFile(path: string): Promise<string | null>;
   /** Vault change events; the CLI host may never emit any. */
   onChange(listener: (event: VaultEvent) => void): Unsubscribe;

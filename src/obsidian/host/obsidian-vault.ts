@@ -1,5 +1,5 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError } from "../../core/notes/read-policy";
+import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, withoutByteOrderMark } from "../../core/notes/read-policy";
 import { errorMessage } from "../../core/util/errors";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
@@ -111,7 +111,7 @@ export class ObsidianVault implements VaultPort {
       // Vault.process hands over the note's byte order mark (Vault.read drops it): the text is compared and
       // changed without it, as readNote gives it, and the note keeps it, once. The bytes read just before
       // also count, in case an Obsidian version drops it here too.
-      const current = raw.startsWith(BYTE_ORDER_MARK) ? raw.slice(1) : raw;
+      const current = withoutByteOrderMark(raw);
       if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
       const bom = current !== raw || hasByteOrderMark(bytes) ? BYTE_ORDER_MARK : "";
       return bom + fn(current);
@@ -121,7 +121,8 @@ export class ObsidianVault implements VaultPort {
   async readConfigFile(path: string): Promise<string | null> {
     const p = normalizePath(`${this.configDir}/${path}`);
     try {
-      return (await this.app.vault.adapter.exists(p)) ? await this.app.vault.adapter.read(p) : null;
+      // DataAdapter.read keeps a byte order mark (Vault.read drops it): the shared rule drops it.
+      return (await this.app.vault.adapter.exists(p)) ? withoutByteOrderMark(await this.app.vault.adapter.read(p)) : null;
     } catch {
       return null;
     }
