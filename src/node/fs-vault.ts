@@ -4,7 +4,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, withoutByteOrderMark } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
-import { isCode } from "./fs-errors";
+import { isCode, orMissing } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 import type { Logger } from "../core/ports/logger";
@@ -225,11 +225,9 @@ export class FsVault implements VaultPort {
   }
 
   async readConfigFile(path: string): Promise<string | null> {
-    try {
-      return withoutByteOrderMark(await fs.readFile(this.resolveInside(`${this.configDir}/${path}`), "utf8"));
-    } catch {
-      return null;
-    }
+    // Missing is normal (the plugin is not installed); any other failure is told, not taken for missing.
+    const text = await orMissing(fs.readFile(this.resolveInside(`${this.configDir}/${path}`), "utf8"));
+    return text === null ? null : withoutByteOrderMark(text);
   }
 
   onChange(_listener: (event: VaultEvent) => void): Unsubscribe {

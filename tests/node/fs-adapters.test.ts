@@ -205,6 +205,13 @@ describe("FsVault reads config files", () => {
     expect((await loadSrFormat(host.vault)).singleLine).toBe(";;");
     expect(await host.vault.readConfigFile("plugins/missing/data.json")).toBeNull();
   });
+
+  it("one that is there but cannot be read is an error, not a missing file: SR's defaults come with the reason", async () => {
+    await fs.mkdir(join(vault.root, ".obsidian", SR_DATA_JSON), { recursive: true });
+    const host = createNodeHost(vault.root);
+    await expect(host.vault.readConfigFile(SR_DATA_JSON)).rejects.toThrow(/EISDIR/);
+    expect((await loadSrFormat(host.vault)).problem).toMatch(/^\.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json could not be read \(.*EISDIR/);
+  });
 });
 
 describe("FsVault reads through the read policy's decoding (read-policy.ts)", () => {

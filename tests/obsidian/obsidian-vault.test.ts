@@ -247,3 +247,9 @@ test("readConfigFile gives a config file without its byte order mark: SR's data.
   expect((await loadSrFormat(vault)).singleLine).toBe(";;");
   expect(await vault.readConfigFile("plugins/missing/data.json")).toBeNull();
 });
+
+test("readConfigFile: a config file there but unreadable is an error, not a missing file: SR's defaults come with the reason", async () => {
+  await fs.mkdir(join(temp.root, ".obsidian", SR_DATA_JSON), { recursive: true });
+  await expect(vault.readConfigFile(SR_DATA_JSON)).rejects.toThrow(/EISDIR/);
+  expect((await loadSrFormat(vault)).problem).toMatch(/^\.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json could not be read \(.*EISDIR/);
+});

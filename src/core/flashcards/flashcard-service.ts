@@ -50,6 +50,8 @@ export interface FlashcardRun {
   partsSkipped: number;
   /** Cloze cards written as question and answer: none of the user's SR cloze patterns can be written. */
   clozesAsBasic: number;
+  /** Why the cards were written in SR's default format: its settings file cannot be read (SrFormat.problem). */
+  srSettingsProblem?: string;
   text: string;
 }
 
@@ -90,8 +92,8 @@ export class FlashcardService {
       added = result.added;
       generated.counts.duplicates += generated.cards.length - added.length;
     }
-    host.logger.info("flashcards: run", { deckPath, added: added.length, ...generated.counts });
-    const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped, clozesAsBasic: clozesAsBasic(added, format) };
+    host.logger.info("flashcards: run", { deckPath, added: added.length, ...generated.counts, srSettingsProblem: format.problem });
+    const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped, clozesAsBasic: clozesAsBasic(added, format), srSettingsProblem: format.problem };
     return { ...run, text: flashcardRunText(run) };
   }
 
@@ -127,7 +129,7 @@ export class FlashcardService {
       counts.duplicates += fresh.length - added.length;
     }
     const sources = [...new Set(cards.map((c) => c.source.replace(/#.*$/, "") + ".md"))];
-    const run = { deckPath, deckName, createdDeck, added, counts, sources, partsSkipped: 0, clozesAsBasic: clozesAsBasic(added, format) };
+    const run = { deckPath, deckName, createdDeck, added, counts, sources, partsSkipped: 0, clozesAsBasic: clozesAsBasic(added, format), srSettingsProblem: format.problem };
     return { ...run, text: flashcardRunText(run) };
   }
 
@@ -333,6 +335,11 @@ export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
   const asBasic = run.clozesAsBasic
     ? `${run.clozesAsBasic} cloze card${run.clozesAsBasic === 1 ? "" : "s"} written as question and answer: the Spaced Repetition plugin's "Cloze Patterns" setting has no pattern Krypton can write a cloze in.`
     : "";
+  // Second, so that a notice showing the first two paragraphs shows it.
+  const defaults =
+    run.srSettingsProblem && run.added.length
+      ? `Written in the Spaced Repetition plugin's default card format (question::answer, #flashcards): ${run.srSettingsProblem}. Fix it and Krypton writes your own separators, tags and cloze patterns.`
+      : "";
   const list = run.added.map((c) => `- ${c.kind === "cloze" ? c.front : `${c.front} → ${c.back}`}`).join("\n");
-  return [head, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list].filter(Boolean).join("\n\n");
+  return [head, defaults, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list].filter(Boolean).join("\n\n");
 }

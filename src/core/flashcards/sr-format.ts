@@ -1,4 +1,5 @@
 import type { VaultPort } from "../ports/vault";
+import { errorMessage } from "../util/errors";
 import { DEFAULT_CLOZE_PATTERNS, LEGACY_CLOZE_PATTERNS } from "./sr-cloze";
 
 /**
@@ -18,6 +19,11 @@ export interface SrFormat {
   clozePatterns: string[];
   /** SR writes its scheduling comment on the card's last line instead of the next one. */
   commentOnSameLine: boolean;
+  /**
+   * Why the user's SR settings could not be used, when its data.json exists but cannot be read: these are SR's
+   * defaults standing in, and cards written with them are told so (flashcardRunText).
+   */
+  problem?: string;
 }
 
 export const DEFAULT_SR_FORMAT: SrFormat = {
@@ -34,17 +40,25 @@ export const DEFAULT_SR_FORMAT: SrFormat = {
 /** Where the plugin keeps its settings, relative to the vault's config folder. */
 export const SR_DATA_JSON = "plugins/obsidian-spaced-repetition/data.json";
 
-/** Reads the user's separators from an SR data.json text; anything missing or odd keeps the default. */
-export function srFormatFromData(json: string | null): SrFormat {
+/**
+ * Reads the user's separators from an SR data.json text (`where` names it in `problem`); a setting missing or
+ * odd keeps its default, a file that is not JSON settings gives the defaults with the problem.
+ */
+export function srFormatFromData(json: string | null, where = SR_DATA_JSON): SrFormat {
   if (!json) return { ...DEFAULT_SR_FORMAT };
   let data: unknown;
   try {
     data = JSON.parse(json);
-  } catch {
-    return { ...DEFAULT_SR_FORMAT };
+  } catch (err) {
+    return { ...DEFAULT_SR_FORMAT, problem: `${where} is not valid JSON (${errorMessage(err)})` };
   }
-  const settings = (data as { settings?: Record<string, unknown> } | null)?.settings;
-  if (!settings || typeof settings !== "object") return { ...DEFAULT_SR_FORMAT };
+  const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  // No "settings" is SR never having saved any: its defaults are the user's then.
+  if (!isRecord(data) || (data.settings !== undefined && !isRecord(data.settings))) {
+    return { ...DEFAULT_SR_FORMAT, problem: `${where} holds no settings object` };
+  }
+  const settings = data.settings;
+  if (!settings) return { ...DEFAULT_SR_FORMAT };
   const text = (key: string, fallback: string) => {
     const v = settings[key];
     return typeof v === "string" && v.trim() !== "" ? v.trim() : fallback;
@@ -74,7 +88,14 @@ export function srFormatFromData(json: string | null): SrFormat {
   };
 }
 
-/** The SR plugin's format in this vault: its data.json when installed, else its defaults. */
+/** The SR plugin's format in this vault: its data.json when installed, else its defaults (with the problem). */
 export async function loadSrFormat(vault: VaultPort): Promise<SrFormat> {
-  return srFormatFromData(await vault.readConfigFile(SR_DATA_JSON).catch(() => null));
+  const where = `${vault.configDir}/${SR_DATA_JSON}`;
+  let json: string | null;
+  try {
+    json = await vault.readConfigFile(SR_DATA_JSON);
+  } catch (err) {
+    return { ...DEFAULT_SR_FORMAT, problem: `${where} could not be read (${errorMessage(err)})` };
+  }
+  return srFormatFromData(json, where);
 }

@@ -63,7 +63,7 @@ export interface VaultPort {
   processNote(path: string, fn: (current: string) => string, expected?: string): Promise<void>;
   /**
    * A file in the config folder ("plugins/x/data.json", relative to configDir) as UTF-8 text without a byte order
-   * mark (withoutByteOrderMark), or null when missing. Read-only.
+   * mark (withoutByteOrderMark), or null when missing; throws when it is there but cannot be read. Read-only.
    */
   readConfigFile(path: string): Promise<string | null>;
   /** Vault change events; the CLI host may never emit any. */

@@ -120,12 +120,10 @@ export class ObsidianVault implements VaultPort {
 
   async readConfigFile(path: string): Promise<string | null> {
     const p = normalizePath(`${this.configDir}/${path}`);
-    try {
-      // DataAdapter.read keeps a byte order mark (Vault.read drops it): the shared rule drops it.
-      return (await this.app.vault.adapter.exists(p)) ? withoutByteOrderMark(await this.app.vault.adapter.read(p)) : null;
-    } catch {
-      return null;
-    }
+    // Missing is normal (the plugin is not installed); a read that fails is told, not taken for missing.
+    if (!(await this.app.vault.adapter.exists(p))) return null;
+    // DataAdapter.read keeps a byte order mark (Vault.read drops it): the shared rule drops it.
+    return withoutByteOrderMark(await this.app.vault.adapter.read(p));
   }
 
   onChange(listener: (event: VaultEvent) => void): Unsubscribe {

@@ -129,10 +129,14 @@ describe("SR parser: the plugin's documented examples", () => {
     expect(cards.every((c) => c.decks[0] === "cards/x")).toBe(true);
   });
 
-  it("a missing, broken or partial data.json keeps SR's defaults", () => {
+  it("a missing, broken or partial data.json keeps SR's defaults; a broken one says why", () => {
     expect(srFormatFromData(null)).toEqual(DEFAULT_SR_FORMAT);
-    expect(srFormatFromData("{not json")).toEqual(DEFAULT_SR_FORMAT);
+    expect(srFormatFromData("{}")).toEqual(DEFAULT_SR_FORMAT);
     expect(srFormatFromData(JSON.stringify({ settings: { singleLineCardSeparator: 5 } }))).toEqual(DEFAULT_SR_FORMAT);
+    expect(srFormatFromData("{not json", "x/data.json")).toEqual({ ...DEFAULT_SR_FORMAT, problem: expect.stringMatching(/^x\/data\.json is not valid JSON \(.+\)$/) });
+    for (const odd of ["[]", "null", '{"settings": "x"}', '{"settings": []}']) {
+      expect(srFormatFromData(odd, "x/data.json")).toEqual({ ...DEFAULT_SR_FORMAT, problem: "x/data.json holds no settings object" });
+    }
   });
 
   it("the end marker setting lets multi-line cards contain blank lines", () => {

@@ -201,6 +201,25 @@ describe("FlashcardService", () => {
     else expect(run.text).not.toMatch(/question and answer/);
   });
 
+  // A hand edit that leaves data.json unreadable (a trailing comma) once made Krypton write cards in SR's default
+  // format without a word: the user's ";;" cards and Krypton's "::" cards then sat in one deck.
+  it("says so when the Spaced Repetition plugin's settings cannot be read and its defaults are written", async () => {
+    const dataJson = ".obsidian/plugins/obsidian-spaced-repetition/data.json";
+    await world.vault.write(dataJson, '{"settings": {"singleLineCardSeparator": ";;",}}');
+    world.ollama.setDefault({ route: "chat", reply: (req) => reply([{ type: "basic", front: "Where?", back: "Chloroplasts", passage: passageNumber(req.userText, "chloroplasts") }]) });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(await world.vault.read("Flashcards/Photosynthesis.md")).toContain("\nWhere?::Chloroplasts [[");
+    const paragraphs = run.text.split("\n\n");
+    // Second, so the notice (the first two paragraphs) shows it too.
+    expect(paragraphs[1]).toMatch(
+      /^Written in the Spaced Repetition plugin's default card format \(question::answer, #flashcards\): \.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json is not valid JSON \(.+\)\. Fix it and Krypton writes your own separators, tags and cloze patterns\.$/,
+    );
+    await world.vault.write(dataJson, '{"settings": {"singleLineCardSeparator": ";;"}}');
+    const fixed = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Other" });
+    expect(await world.vault.read("Flashcards/Other.md")).toContain("\nWhere?;;Chloroplasts [[");
+    expect(fixed.text).not.toMatch(/default card format/);
+  });
+
   it("refuses to append to a note that is not a Krypton deck, and never touches it", async () => {
     await world.vault.write("Flashcards/Photosynthesis.md", "My own notes::keep\n");
     world.ollama.setDefault({ route: "chat", reply: (req) => reply([{ type: "basic", front: "Q", back: "A", passage: passageNumber(req.userText, "chloroplasts") }]) });
