@@ -30,6 +30,11 @@ export default class KryptonPlugin extends Plugin {
     this.app.workspace.onLayoutReady(() => services.startIndexing());
   }
 
+  /** Obsidian 1.5.7+: data.json changed on disk from outside Obsidian (a sync tool). */
+  async onExternalSettingsChange(): Promise<void> {
+    await this.services?.reloadSettings();
+  }
+
   onunload(): void {
     void this.services?.close();
     this.services = null;

@@ -93,11 +93,35 @@ export class KryptonServices {
 
   /** Saves a change, applies it to the core, and re-indexes or restarts the bridge when it matters. */
   async saveSettings(patch: Partial<KryptonSettings>): Promise<void> {
+    await this.adopt(normalizeSettings({ ...this.current, ...patch }), true);
+  }
+
+  /**
+   * data.json changed on disk from outside Obsidian (a sync tool): what it says now is applied as saveSettings
+   * applies a change, without writing it back (unless secrets had to move out of it, as at load). A file that
+   * cannot be read (caught mid-write) or is gone keeps the current settings.
+   */
+  async reloadSettings(): Promise<void> {
+    let raw: unknown;
+    try {
+      raw = await this.plugin.loadData();
+    } catch {
+      new Notice("Krypton: the settings file changed on disk but could not be read; the current settings stay.");
+      return;
+    }
+    if (raw === null || raw === undefined) return;
+    const { settings, migrated } = this.secrets.hydrate(normalizeSettings(raw));
+    if (!migrated && JSON.stringify(settings) === JSON.stringify(this.current)) return;
+    await this.adopt(settings, migrated);
+  }
+
+  /** The one path a settings change takes, from the settings tab or from disk. */
+  private async adopt(settings: KryptonSettings, persist: boolean): Promise<void> {
     const before = this.current;
-    const next = normalizeSettings({ ...before, ...patch });
+    const next = { ...settings };
     if (next.mcpEnabled && !before.mcpEnabled && !next.mcpToken) next.mcpToken = generateMcpToken();
     this.current = next;
-    await this.persist();
+    if (persist || next.mcpToken !== settings.mcpToken) await this.persist();
     this.core.applySettings(next);
     for (const listener of this.settingsListeners) listener();
     if (changed(before, next, INDEX_FIELDS) && this.unsubscribeVault) void this.runIndex((signal) => this.core.index.sync(signal));

@@ -618,6 +618,17 @@ export abstract class Plugin extends Component {
     await result;
   }
 
+  /** Obsidian 1.5.7+ calls this when data.json changed on disk from outside Obsidian (a sync tool). Optional. */
+  onExternalSettingsChange?(): unknown;
+
+  /**
+   * Stand-in only: Obsidian noticed data.json change on disk (not through saveData) and tells the plugin, if it
+   * implements the hook; waits for what the hook returns.
+   */
+  async externalSettingsChanged(): Promise<void> {
+    await this.onExternalSettingsChange?.();
+  }
+
   private dataPath(): string {
     return `${this.app.vault.configDir}/plugins/${this.manifest.id}/data.json`;
   }
