@@ -31,6 +31,7 @@ export class KryptonServices {
   readonly bridge: McpBridge;
   private current: KryptonSettings;
   private readonly settingsListeners = new Set<() => void>();
+  private readonly reloadListeners = new Set<() => void>();
   private readonly aborter = new AbortController();
   /** One index job at a time; a later one waits for the earlier. */
   private readonly indexJobs = new SerialQueue();
@@ -113,6 +114,17 @@ export class KryptonServices {
     const { settings, migrated } = this.secrets.hydrate(normalizeSettings(raw));
     if (!migrated && JSON.stringify(settings) === JSON.stringify(this.current)) return;
     await this.adopt(settings, migrated);
+    // A copy: a listener that redraws the tab replaces itself in the set, and a Set visits what is added meanwhile.
+    for (const listener of [...this.reloadListeners]) listener();
+  }
+
+  /**
+   * Called after settings were reloaded from disk, not after the tab's own saves: an open settings tab then
+   * shows the new values (redrawing it on its own saves would take the focus out of the field being typed in).
+   */
+  onSettingsReloaded(listener: () => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
   }
 
   /** The one path a settings change takes, from the settings tab or from disk. */

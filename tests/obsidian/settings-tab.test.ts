@@ -186,3 +186,18 @@ test("agent mode: limits, presets added, edited (provider/model checked), chosen
   await waitFor(() => p.services.settings().agentPresets.length === 0);
   expect(p.services.settings().agentPreset).toBe("");
 });
+
+test("an open tab shows settings changed on disk from outside Obsidian; a closed one is not redrawn", async () => {
+  const DATA = ".obsidian/plugins/krypton/data.json";
+  const external = () => (p.plugin as unknown as { externalSettingsChanged(): Promise<void> }).externalSettingsChanged();
+  expect(control(row("Folder for new notes"), TextComponent).getValue()).toBe("Krypton");
+  await p.temp.write(DATA, JSON.stringify({ ...JSON.parse(await p.temp.read(DATA)), newNoteFolder: "Inbox" }));
+  await external();
+  expect(control(row("Folder for new notes"), TextComponent).getValue()).toBe("Inbox");
+
+  tab.hide();
+  await p.temp.write(DATA, JSON.stringify({ ...JSON.parse(await p.temp.read(DATA)), newNoteFolder: "Elsewhere" }));
+  await external();
+  expect(p.services.settings().newNoteFolder).toBe("Elsewhere");
+  expect(rows()).toEqual([]);
+});

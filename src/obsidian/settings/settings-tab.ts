@@ -54,6 +54,7 @@ export class KryptonSettingTab extends PluginSettingTab {
     renderAgentModeSection(ctx);
     renderMcpServersSection(ctx);
     renderMcpSection(ctx);
+    this.cleanups.push(services.onSettingsReloaded(() => this.render()));
   }
 
   private runCleanups(): void {
