@@ -119,6 +119,27 @@ describe("krypton ask/chat --agent", () => {
     expect(r.stdout + r.stderr).not.toContain(key);
   });
 
+  it("krypton chat --agent /log: each request as sent, the line saying what fitting the window cut, the reply", async () => {
+    // A note of ~12,000 characters read into a 4,096-token window: the second request shortens the tool result.
+    await bed.vault.write("Projects/Long.md", `# Long\n\n${"word ".repeat(2_400)}`);
+    bed.ollama.script([
+      { route: "chat", reply: call("read_note", { path: "Projects/Long.md" }) },
+      { route: "chat", reply: final("It is long.") },
+    ]);
+    const r = await runCli(["chat", bed.vault.root, "--agent"], { env: { ...bed.env, KRYPTON_OLLAMA_MAX_CONTEXT: "4096" }, input: "/log\nWhat is in Long?\n/log\n" });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^No agent exchange yet in this conversation\.\n/);
+    const log = r.stdout.slice(r.stdout.indexOf("── request 1 ──"));
+    const blocks = log.split(/^(?=── )/m);
+    expect(blocks.map((b) => b.split("\n")[0])).toEqual(["── request 1 ──", "── reply 1 ──", "── request 2 ──", "── reply 2 ──"]);
+    expect(blocks[0]).toMatch(/^── request 1 ──\n\[system\] /);
+    expect(blocks[0]).toContain("\n[user] What is in Long?\n");
+    expect(blocks[1]).toBe(`── reply 1 ──\n${call("read_note", { path: "Projects/Long.md" })}\n`);
+    expect(blocks[2]).toMatch(/^── request 2 ──\n\(To fit llama3\.1:8b's context window \(4,096 tokens\), this request shortened 1 tool result\.\)\n\[system\] /);
+    expect(blocks[2]).toMatch(/\n\[user\] Result of read_note:\n# Long\n\nword word [^\n]*\n\[… 6,085 of 12,000 characters cut here by Krypton/);
+    expect(blocks[3]).toBe(`── reply 2 ──\n${final("It is long.")}\n`);
+  });
+
   it("--preset: its persona, its provider/model and only its tools", async () => {
     bed.ollama.models = ["llama3.1:8b", "nomic-embed-text:latest", "qwen2.5:7b"];
     await bed.vault.write(

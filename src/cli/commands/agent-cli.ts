@@ -4,6 +4,7 @@ import type { AgentService } from "../../core/agent-loop/agent-service";
 import type { CommandContext } from "../command";
 import type { Output } from "../output";
 import { oneLine } from "../../core/util/text";
+import { exchangeLogLines, NO_EXCHANGE_YET } from "../../core/agent-loop/exchange-log";
 
 /**
  * How the CLI answers the agent's "may I write?": `--yes` allows every write; on a terminal it shows the
@@ -67,20 +68,10 @@ export function printSteps(output: Output, steps: readonly AgentStep[]): void {
   }
 }
 
-/** /log: the raw exchange of the last agent turn (secrets already redacted by the loop). */
+/** /log: the raw exchange of the last agent turn, in core's words (exchange-log.ts). */
 export function printExchange(output: Output, exchange: readonly ExchangeEntry[]): void {
-  if (exchange.length === 0) {
-    output.line("No agent exchange yet in this conversation.");
-    return;
-  }
-  exchange.forEach((entry, i) => {
-    output.line(`── request ${i + 1} ──`);
-    if (entry.fitted) output.line(`(${entry.fitted})`);
-    for (const m of entry.request) output.line(`[${m.role}${m.toolName ? ` ${m.toolName}` : ""}] ${m.content}`);
-    output.line(`── reply ${i + 1} ──`);
-    output.line(entry.reply);
-    for (const call of entry.toolCalls ?? []) output.line(`[tool call] ${call.name} ${JSON.stringify(call.arguments)}`);
-  });
+  if (exchange.length === 0) return output.line(NO_EXCHANGE_YET);
+  for (const line of exchangeLogLines(exchange)) output.line(line);
 }
 
 /** /tools: built-in and MCP tools, by group. */

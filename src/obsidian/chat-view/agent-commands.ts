@@ -1,6 +1,7 @@
 // The chat view's agent commands (/steps, /log, /tools, /config, /help): plain text from the AgentService,
 // rendered as a local message. The same information `krypton chat` prints (src/cli/commands/agent-cli.ts).
 import type { AgentService } from "../../core/agent-loop/agent-service";
+import { exchangeLogLines, NO_EXCHANGE_YET } from "../../core/agent-loop/exchange-log";
 
 const COMMANDS = ["steps", "log", "tools", "config"] as const;
 
@@ -25,20 +26,8 @@ export function agentCommandOutput(text: string, agent: AgentService, conversati
         .join("\n\n");
     }
     case "log": {
-      if (!turn || turn.exchange.length === 0) return "No agent exchange yet in this conversation.";
-      const raw = turn.exchange
-        .map((e, i) =>
-          [
-            `── request ${i + 1} ──`,
-            ...(e.fitted ? [`(${e.fitted})`] : []),
-            ...e.request.map((m) => `[${m.role}${m.toolName ? ` ${m.toolName}` : ""}] ${m.content}`),
-            `── reply ${i + 1} ──`,
-            e.reply,
-            ...(e.toolCalls ?? []).map((c) => `[tool call] ${c.name} ${JSON.stringify(c.arguments)}`),
-          ].join("\n"),
-        )
-        .join("\n");
-      return `Raw exchange of the last agent answer (keys redacted):\n${fence(raw)}`;
+      if (!turn || turn.exchange.length === 0) return NO_EXCHANGE_YET;
+      return `Raw exchange of the last agent answer (keys redacted):\n${fence(exchangeLogLines(turn.exchange).join("\n"))}`;
     }
     case "tools": {
       const lines: string[] = [];

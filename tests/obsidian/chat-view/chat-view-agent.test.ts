@@ -1,6 +1,10 @@
-/** @jest-environment jsdom */
+/** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
 import type { AgentStep, ConfirmDecision } from "../../../src/core/agent-loop/agent-types";
 import { type Fixture, Gate, mountChatView, typeAndEnter } from "./chat-view-fixture";
+import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
+import { nodeClock } from "../../../src/node/node-clock";
+import { FAST_RETRY, nodeFetch } from "../../core/providers/provider-fixtures";
+import { startOllamaServer } from "../../support/servers/ollama-server";
 
 let f: Fixture;
 afterEach(async () => {
@@ -115,5 +119,46 @@ describe("chat view: agent mode", () => {
     expect(f.chat.calls).toHaveLength(0);
     expect(await f.store.list()).toHaveLength(0);
     expect(lastAnswer().querySelectorAll(".krypton-action")).toHaveLength(0);
+  });
+
+  it("/log shows each request as sent, with the line saying what fitting the window cut, and the replies", async () => {
+    const ollama = await startOllamaServer();
+    try {
+      // A model without native tools (JSON actions) and a 4,096-token window: four long earlier turns do not fit.
+      ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion"] };
+      const model = new OllamaChatModel({ baseUrl: ollama.url, model: "llama3.1:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 5_000, retry: FAST_RETRY, maxContext: 4096 });
+      f = await mountChatView({ settings: { agentMode: true }, agentModel: model });
+      typeAndEnter(f, "/log");
+      await f.settle();
+      expect(lastAnswer().textContent).toBe("No agent exchange yet in this conversation.");
+
+      const listCall = JSON.stringify({ action: "call_tool", tool: "list_notes", arguments: {} });
+      const answer = JSON.stringify({ action: "final", response: "One plan." });
+      f.vault.files.set("Projects/Plan.md", "# Plan\n");
+      ollama.script([
+        { route: "chat", reply: listCall },
+        { route: "chat", reply: answer },
+      ]);
+      const history = Array.from({ length: 4 }, (_, i) => ({ role: i % 2 ? ("assistant" as const) : ("user" as const), content: `turn ${i} ${"talk ".repeat(1600)}` }));
+      for await (const event of f.context.core.agent.answer("What notes do I have?", history)) void event;
+
+      typeAndEnter(f, "/log");
+      await f.settle();
+      const text = lastAnswer().textContent ?? "";
+      expect(text).toMatch(/^Raw exchange of the last agent answer \(keys redacted\):/);
+      const blocks = text.slice(text.indexOf("── request 1 ──")).split(/^(?=── )/m);
+      expect(blocks.map((b) => b.split("\n")[0])).toEqual(["── request 1 ──", "── reply 1 ──", "── request 2 ──", "── reply 2 ──"]);
+      const fitLine = "(To fit llama3.1:8b's context window (4,096 tokens), this request left out the 4 earliest messages of the conversation.)";
+      for (const request of [blocks[0], blocks[2]]) {
+        expect(request.startsWith(`${request.split("\n")[0]}\n${fitLine}\n[system] You are Krypton`)).toBe(true);
+        expect(request).not.toContain("turn 0 talk");
+      }
+      expect(blocks[0]).toMatch(/\n\[user\] What notes do I have\?\n/);
+      expect(blocks[1]).toBe(`── reply 1 ──\n${listCall}\n`);
+      expect(blocks[2]).toContain(`\n[assistant] ${listCall}\n[user] Result of list_notes:\n- Projects/Plan.md`);
+      expect(blocks[3]).toBe(`── reply 2 ──\n${answer}`);
+    } finally {
+      await ollama.close();
+    }
   });
 });

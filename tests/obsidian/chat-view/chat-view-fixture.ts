@@ -17,6 +17,7 @@ import { ToolRegistry } from "../../../src/core/tools/tool-registry";
 import { registerAgentTools } from "../../../src/core/tools/agent-tools";
 import { nodeClock } from "../../../src/node/node-clock";
 import type { Host } from "../../../src/core/ports/host";
+import type { ChatModel } from "../../../src/core/ports/chat-model";
 
 /** Frames run only when the test says so: proves batching without timing. */
 export class ManualFrames {
@@ -260,7 +261,15 @@ export interface Fixture {
 }
 
 export async function mountChatView(
-  options: { settings?: Partial<KryptonSettings>; noModel?: boolean; activeNote?: string; store?: ConversationStoreApi; mobile?: boolean } = {},
+  options: {
+    settings?: Partial<KryptonSettings>;
+    noModel?: boolean;
+    activeNote?: string;
+    store?: ConversationStoreApi;
+    mobile?: boolean;
+    /** The model agent mode thinks with (a real provider, for /log); without it, a stand-in that only has an id. */
+    agentModel?: ChatModel;
+  } = {},
 ): Promise<Fixture> {
   const store = options.store ?? new MemoryConversations();
   const chat = new ScriptedChat(store);
@@ -290,7 +299,7 @@ export async function mountChatView(
   const registry = new ToolRegistry();
   registerAgentTools(registry, { vault, clock: nodeClock, settings: () => settings, webSearch: () => null });
   const agentHost = { vault, clock: nodeClock, platform: { kind: "obsidian", mobile: false } } as unknown as Host;
-  (core as { agent: AgentService }).agent = new AgentService({ host: agentHost, settings: () => settings, registry, chatModel: () => core.chatModel() });
+  (core as { agent: AgentService }).agent = new AgentService({ host: agentHost, settings: () => settings, registry, chatModel: () => options.agentModel ?? core.chatModel() });
 
   const calls: Record<string, unknown[][]> = {};
   const record =
