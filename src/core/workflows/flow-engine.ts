@@ -8,7 +8,16 @@ import { oneLine } from "../util/text";
 
 /** Runs the model-backed agents (task, verify); transforms run here. */
 export interface FlowAgentRunner {
-  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number; notice?: string }>;
+  /**
+   * `notice` is told what the step's prompts lost to fit the window as soon as a prompt is fitted, so a step
+   * that fails afterwards still says it.
+   */
+  run(
+    agent: Exclude<FlowAgent, { type: "transform" }>,
+    input: FlowValue,
+    signal: AbortSignal | undefined,
+    notice: (text: string) => void,
+  ): Promise<{ output: FlowValue; tokens?: number }>;
 }
 
 export interface FlowStep {
@@ -20,7 +29,7 @@ export interface FlowStep {
   startedAt: number;
   durationMs: number;
   tokens?: number;
-  /** What the step's prompts lost to fit the model's context window ("To fit …, this step shortened …"), when they did. */
+  /** What the step's prompts lost to fit the model's context window ("To fit …, this step shortened …"), when they did; also when the step failed. */
   notice?: string;
 }
 
@@ -87,10 +96,9 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     try {
       if (agent.type === "transform") step.output = applyTransform(agent, value);
       else {
-        const result = await runner.run(agent, value, options.signal);
+        const result = await runner.run(agent, value, options.signal, (text) => (step.notice = text));
         step.output = result.output;
         step.tokens = result.tokens;
-        if (result.notice) step.notice = result.notice;
       }
     } catch (err) {
       step.durationMs = options.clock.now() - step.startedAt;

@@ -55,11 +55,14 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
   };
 
   return {
-    async run(agent, input, signal) {
-      // Every model call of the step (plain, typed, verify, each agent-loop turn of a tool task) reports here.
-      let fit = null as ContextFit | null; // set in the callback: the assertion keeps TypeScript from narrowing it to null
-      const model = reportingFits(modelOf(agent), (f) => (fit = mergeFits(fit, f)));
-      const withNotice = <R extends object>(result: R): R & { notice?: string } => (fit ? { ...result, notice: fitNotice(fit, "this step").message } : result);
+    async run(agent, input, signal, notice) {
+      // Every model call of the step (plain, typed, verify, each agent-loop turn of a tool task) reports here,
+      // before its request goes out: a step that fails later still says what was cut.
+      let fit: ContextFit | null = null;
+      const model = reportingFits(modelOf(agent), (f) => {
+        fit = mergeFits(fit, f) ?? f;
+        notice(fitNotice(fit, "this step").message);
+      });
       const system = agent.prompt?.system?.trim() || `You are "${agent.name}", one step of a workflow. Do exactly the task you are given.`;
       try {
         if (agent.type === "verify") {
@@ -72,7 +75,7 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
             },
           ];
           const verdict = await askJson(model, messages, verdictSchema, { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.verdict, what: `run the verify agent "${agent.name}"` });
-          return withNotice({ output: { type: "critique", success: verdict.success, feedback: verdict.feedback, input: checked } });
+          return { output: { type: "critique", success: verdict.success, feedback: verdict.feedback, input: checked } };
         }
         const task = fillTemplate(agent.params.task, input, delimited);
         const prompt = hasPlaceholder(agent.params.task) ? task : `${task}\n\nInput:${delimited(valueText(input))}`;
@@ -83,10 +86,10 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
         if (tools.length > 0) {
           if (!options.runToolTask) throw new AgentError(`agent "${agent.name}" uses tools, which need agent mode in this host`, "failed");
           const result = await options.runToolTask({ model, messages, toolNames: tools, maxIterations: agent.config?.maxIterations, signal });
-          return withNotice({ output: { type: "string", data: result.text }, tokens: result.tokens });
+          return { output: { type: "string", data: result.text }, tokens: result.tokens };
         }
-        if (type === "string" && choices.length === 0) return withNotice(await plainAnswer(model, messages, agent, signal));
-        return withNotice({ output: await typedAnswer(model, messages, agent, type, choices, signal) });
+        if (type === "string" && choices.length === 0) return await plainAnswer(model, messages, agent, signal);
+        return { output: await typedAnswer(model, messages, agent, type, choices, signal) };
       } catch (err) {
         if (isAbortError(err) || signal?.aborted) throw err;
         throw err instanceof AgentError ? err : new AgentError(errorMessage(err), "failed");

@@ -7,16 +7,22 @@ export function resultText(result: FlowRunResult): string {
   return result.output ? valueText(result.output) : "";
 }
 
-/** One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens", then what fitting the window cut. */
+/**
+ * One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens", then what fitting the
+ * window cut, then the error of a step that failed (the cut may be why, as a chat answer says it first too).
+ */
 export function stepLine(step: FlowStep, index: number): string {
-  return `${stepHeading(step, index)}${step.notice ? ` · ${step.notice}` : ""}`;
+  return [stepMeasure(step, index), step.notice, step.error].filter(Boolean).join(" · ");
 }
 
 function stepHeading(step: FlowStep, index: number): string {
+  return `${stepMeasure(step, index)}${step.error ? ` · ${step.error}` : ""}`;
+}
+
+function stepMeasure(step: FlowStep, index: number): string {
   const seconds = (step.durationMs / 1000).toFixed(1);
   const tokens = step.tokens ? ` · ${step.tokens} tokens` : "";
-  const state = step.error ? ` · ${step.error}` : "";
-  return `${index + 1}. ${step.agent} (${step.type}) ${seconds} s${tokens}${state}`;
+  return `${index + 1}. ${step.agent} (${step.type}) ${seconds} s${tokens}`;
 }
 
 /**

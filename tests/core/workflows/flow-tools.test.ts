@@ -86,20 +86,40 @@ it("flowNamed (the /run lookup) finds a flow by id, and names an invalid one's p
   expect(await core.workflows.flowNamed("Flows/Good")).toMatchObject({ error: expect.stringMatching(/no workflow named|exclude patterns/) });
 });
 
-it("a step whose prompt was fitted to the window says so in its report (step line, trace)", async () => {
+const FIT_NOTICE = "To fit llama3.1:8b's context window (8,192 tokens), this step shortened 2 tool results.";
+
+/**
+ * Two tool results of 12,000 characters do not fit an 8,192-token window whole: the loop's next turn
+ * (answered by `next`) shortens them. Runs the flow and checks that the fitted request went out.
+ */
+async function runReadingBigNotes(next: Parameters<OllamaTestServer["script"]>[0]) {
   await core.close();
-  // Two tool results of 12,000 characters do not fit an 8,192-token window whole: the loop's next turn shortens them.
   await vault.write("Notes/Big1.md", `# Big1\n\n${"word ".repeat(6_000)}`);
   await vault.write("Notes/Big2.md", `# Big2\n\n${"word ".repeat(6_000)}`);
   core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, embeddingProvider: "none", requestTimeoutMs: 5_000, ollamaMaxContext: 8192 });
   const { flow } = flowWith(["read_note"]);
   ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Big1.md" } }, { name: "read_note", arguments: { path: "Notes/Big2.md" } }] } });
-  ollama.script({ route: "chat", reply: "They are long." });
+  ollama.script(next);
   const result = await core.workflows.run(flow!, "what do the big notes say?");
-  expect(result.status).toBe("finished");
   expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toMatch(/characters cut here by Krypton/);
-  const notice = "To fit llama3.1:8b's context window (8,192 tokens), this step shortened 2 tool results.";
-  expect(result.steps[0].notice).toBe(notice);
-  expect(stepLine(result.steps[0], 0)).toMatch(new RegExp(`^1\\. researcher \\(task\\) [\\d.]+ s · \\d+ tokens · ${notice.replace(/[.()]/g, "\\$&")}$`));
-  expect(traceMarkdown(flow!, "q", result, "now")).toContain(`\n_${notice}_\n`);
+  return { flow: flow!, result };
+}
+
+it("a step whose prompt was fitted to the window says so in its report (step line, trace)", async () => {
+  const { flow, result } = await runReadingBigNotes({ route: "chat", reply: "They are long." });
+  expect(result.status).toBe("finished");
+  expect(result.steps[0].notice).toBe(FIT_NOTICE);
+  expect(stepLine(result.steps[0], 0)).toMatch(new RegExp(`^1\\. researcher \\(task\\) [\\d.]+ s · \\d+ tokens · ${FIT_NOTICE.replace(/[.()]/g, "\\$&")}$`));
+  expect(traceMarkdown(flow, "q", result, "now")).toContain(`\n_${FIT_NOTICE}_\n`);
+});
+
+it("a step whose prompt was fitted and which then fails says what was cut, before its error (step line, trace)", async () => {
+  // The fitted request is sent, then the model is gone for good.
+  const { flow, result } = await runReadingBigNotes({ route: "chat", status: 404, error: 'model "llama3.1:8b" not found, try pulling it first' });
+  expect(result.status).toBe("failed");
+  const [step] = result.steps;
+  expect(step.notice).toBe(FIT_NOTICE);
+  expect(step.error).toMatch(/is not installed in Ollama/);
+  expect(stepLine(step, 0)).toBe(`1. researcher (task) ${(step.durationMs / 1000).toFixed(1)} s · ${FIT_NOTICE} · ${step.error}`);
+  expect(traceMarkdown(flow, "q", result, "now")).toContain(`\n_${FIT_NOTICE}_\n`);
 });
