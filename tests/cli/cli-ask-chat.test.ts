@@ -334,6 +334,18 @@ describe("krypton ask / chat", () => {
       }
     });
 
+    it("says the index's warnings (a skipped note) once per run, however many /mode and /agent switches follow", async () => {
+      await fs.writeFile(join(bed.vault.root, "Image.md"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0]));
+      bed.ollama.script({ route: "chat", reply: "Noted.", times: 2 });
+      // Mode none opens the index for the intent agents only; /mode rag then needs it for searching too.
+      const input = ["hi", "/mode rag", "/mode hybrid", "/agent on", "/agent off", "/mode none", "/mode rag", "sourdough?"].join("\n") + "\n";
+      const r = await runCli(["chat", bed.vault.root, "--mode", "none"], { env, input });
+      expect(r.code).toBe(0);
+      expect(r.stdout.split("Noted.")).toHaveLength(3);
+      expect(r.stderr.match(/skipped Image\.md: /g)).toHaveLength(1);
+      expect(r.stderr).toMatch(/^krypton: warning: skipped Image\.md: [^\n]*binary file[^\n]*\nMode: rag\nMode: hybrid\nAgent mode: on\nAgent mode: off\nMode: none\nMode: rag\n/);
+    });
+
     it("a bad /mode is reported and the chat goes on", async () => {
       bed.ollama.script({ route: "chat", reply: "Still here." });
       const r = await runCli(["chat", bed.vault.root, "--mode", "none"], { env, input: "/mode turbo\nhi\n" });

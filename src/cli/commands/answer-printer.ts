@@ -24,7 +24,7 @@ export interface CollectedAnswer {
 
 /**
  * Why notes were matched by keywords only (core/search/keyword-only.ts), on stderr once per command run:
- * each answer of a chat would repeat it, and agent mode says it before its answers (prepareIndex).
+ * each answer of a chat would repeat it, and agent mode says it before its answers (IndexPreparation).
  */
 export class KeywordOnlyOnce {
   private readonly shown = new Set<string>();

@@ -6,7 +6,7 @@ import { connectMcpServers, openVaultSession } from "../vault-session";
 import { agentFailure, answerJson, consumeAnswer, KeywordOnlyOnce } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
-import { notePathOption, prepareIndex } from "./command-helpers";
+import { IndexPreparation, notePathOption } from "./command-helpers";
 
 export const askCommand: Command = {
   name: "ask",
@@ -46,7 +46,7 @@ export const askCommand: Command = {
         const agent = flag(args, "agent");
         const keywordOnly = new KeywordOnlyOnce(ctx.output);
         // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
-        await prepareIndex(session, mode, agent, keywordOnly, ctx.output, controller.signal);
+        await new IndexPreparation(session, keywordOnly, ctx.output).prepare(mode, agent, controller.signal);
         // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).
         if (agent) await connectMcpServers(session, ctx.output);
         const events = session.core.chat.send(question, {

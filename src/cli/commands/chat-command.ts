@@ -8,7 +8,7 @@ import { connectMcpServers, openVaultSession, type VaultSession } from "../vault
 import { agentFailure, consumeAnswer, KeywordOnlyOnce } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
-import { checkPositionals, notePathOption, prepareIndex, withAbortOnInterrupt } from "./command-helpers";
+import { checkPositionals, IndexPreparation, notePathOption, withAbortOnInterrupt } from "./command-helpers";
 import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
 import { parseRunCommand } from "../../core/workflows/run-command";
 import type { ConfirmPort } from "../../core/agent-loop/agent-types";
@@ -58,6 +58,7 @@ async function chatLoop(
   let agent = agentOptions.agent;
   let failed = false;
   const keywordOnly = new KeywordOnlyOnce(output);
+  const index = new IndexPreparation(session, keywordOnly, output);
 
   const rl = readline.createInterface({
     input: ctx.stdin,
@@ -73,7 +74,7 @@ async function chatLoop(
   const releaseQuit = ctx.interrupts.push(() => rl.close());
 
   try {
-    await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, agent, keywordOnly, output, signal));
+    await withAbortOnInterrupt(ctx, (signal) => index.prepare(mode, agent, signal));
     if (agent) await connectMcpServers(session, output);
     const confirm = cliConfirm(ctx, { yes: agentOptions.yes, rl: interactive ? rl : undefined });
 
@@ -104,15 +105,15 @@ async function chatLoop(
           if (chosen) {
             mode = chosen;
             output.info(`Mode: ${mode}`);
-            // Switching to a retrieval mode may need the index opened now (a no-op when it already is).
-            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, agent, keywordOnly, output, signal));
+            // Switching to a retrieval mode may need the index opened now (nothing when it already is).
+            await withAbortOnInterrupt(ctx, (signal) => index.prepare(mode, agent, signal));
           }
         } else if (command === "agent") {
           const arg = rest.join(" ").toLowerCase();
           agent = arg === "" ? !agent : arg === "on";
           output.info(`Agent mode: ${agent ? "on" : "off"}`);
           if (agent) {
-            await withAbortOnInterrupt(ctx, (signal) => prepareIndex(session, mode, true, keywordOnly, output, signal));
+            await withAbortOnInterrupt(ctx, (signal) => index.prepare(mode, true, signal));
             await connectMcpServers(session, output);
           }
         } else if (command === "steps") {

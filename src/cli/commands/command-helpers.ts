@@ -37,24 +37,46 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
  * agents (search, summarize). An index that fails to open is not fatal: the chat pipeline answers without
  * notes and says so. An embedder that is down is said by the answers that search (the retrieval notice,
  * "find notes about X" results); agent mode's searches tell only the model, so it is said here.
+ *
+ * One per run: `krypton chat` prepares again at each /mode and /agent switch, and a user should hear a
+ * warning once per run unless the situation changed. So the index is opened again only when a switch needs
+ * more of it (searching, after the intent agents alone), and a warning already said is not said again (a
+ * changed situation has other words).
  */
-export async function prepareIndex(
-  session: VaultSession,
-  mode: RetrievalMode,
-  agent: boolean,
-  keywordOnly: KeywordOnlyOnce,
-  output: Output,
-  signal: AbortSignal,
-): Promise<void> {
-  const retrieves = agent || usesNotes(mode);
-  if (!retrieves && !session.config.settings.agentsEnabled) return;
-  try {
+export class IndexPreparation {
+  /** What the index was opened for: "answer" covers "none". */
+  private prepared: "answer" | "none" | null = null;
+  private readonly output: Output;
+
+  constructor(
+    private readonly session: VaultSession,
+    private readonly keywordOnly: KeywordOnlyOnce,
+    output: Output,
+  ) {
+    const said = new Set<string>();
+    this.output = Object.create(output) as Output;
+    this.output.warn = (message) => {
+      if (said.has(message)) return;
+      said.add(message);
+      output.warn(message);
+    };
+  }
+
+  async prepare(mode: RetrievalMode, agent: boolean, signal: AbortSignal): Promise<void> {
     // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
-    const status = await openIndex(session, output, { signal, use: retrieves ? "answer" : "none" });
-    if (agent) keywordOnly.warn(keywordOnlyReason(status, false));
-  } catch (err) {
-    if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
-    output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
+    const use = agent || usesNotes(mode) ? "answer" : this.session.config.settings.agentsEnabled ? "none" : null;
+    if (use === null) return;
+    if (this.prepared !== "answer" && this.prepared !== use) {
+      try {
+        await openIndex(this.session, this.output, { signal, use });
+        this.prepared = use;
+      } catch (err) {
+        if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
+        this.output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
+        return;
+      }
+    }
+    if (agent) this.keywordOnly.warn(keywordOnlyReason(this.session.core.index.status(), false));
   }
 }
 
