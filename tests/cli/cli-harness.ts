@@ -9,7 +9,7 @@
  * bundle to a private file: jest runs test files in parallel workers, and a worker must never execute
  * a dist/cli.cjs that another worker is rewriting at that moment.
  */
-import { execFile, spawn } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -92,6 +92,32 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   };
 }
 
+/** Children of the harnesses (runCli, tests/support's startCli) that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/** Counts a child as running until it closes, so stopLeftoverChildren can end it. */
+export function trackChild(child: ChildProcess): void {
+  running.add(child);
+  child.once("close", () => running.delete(child));
+}
+
+/**
+ * Kills (SIGKILL) every child still running and waits until each has closed: after a test that failed
+ * partway, its server or chat would otherwise outlive it and keep jest's worker from exiting.
+ * useCliTestBed runs it after each test.
+ */
+export async function stopLeftoverChildren(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          child.once("close", () => resolve());
+          child.kill("SIGKILL");
+        }),
+    ),
+  );
+}
+
 export async function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   const entry = options.viaBin ? join(REPO_ROOT, "bin", "krypton.cjs") : await buildCli();
   const command = options.fileSizeLimitKb === undefined ? [process.execPath, entry, ...args] : ["/bin/sh", "-c", `ulimit -f ${options.fileSizeLimitKb} && exec "$0" "$@"`, process.execPath, entry, ...args];
@@ -100,6 +126,7 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
     env: cleanEnv(options.env),
     stdio: ["pipe", "pipe", "pipe"],
   });
+  trackChild(child);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));

@@ -16,7 +16,7 @@
  * so a hang is a failing test with a reason, never a stuck run.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { buildCli, cleanEnv, REPO_ROOT, type RunResult } from "../cli/cli-harness";
+import { buildCli, cleanEnv, trackChild, REPO_ROOT, type RunResult } from "../cli/cli-harness";
 
 export interface StartOptions {
   /** Added to the clean environment (see cleanEnv). */
@@ -49,6 +49,7 @@ export async function startCli(args: string[], options: StartOptions = {}): Prom
     env: cleanEnv(options.env),
     stdio: ["pipe", "pipe", "pipe"],
   });
+  trackChild(child);
   let stdout = "";
   let stderr = "";
   const listeners = new Set<() => void>();

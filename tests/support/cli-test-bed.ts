@@ -9,10 +9,13 @@
  *     const r = await runCli(["ask", bed.vault.root, "hello?"], { env: bed.env });
  *   });
  *
+ * After each test, every CLI child the harnesses started and that still runs is killed (stopLeftoverChildren):
+ * a test that fails partway cannot leave its server or chat behind.
+ *
  * A test may make its own vault (`bed.vault = await makeTempVault(…)`: removed after the test) or stop
  * the server and start another (`bed.ollama = await startOllamaServer()`: closed after the file).
  */
-import { buildCli } from "../cli/cli-harness";
+import { buildCli, stopLeftoverChildren } from "../cli/cli-harness";
 import { startOllamaServer, type OllamaServerOptions, type OllamaTestServer } from "./servers/ollama-server";
 import { makeTempVault, type TempVault } from "./temp-vault";
 
@@ -63,6 +66,8 @@ export function useCliTestBed(options: CliTestBedOptions = {}): CliTestBed {
   afterAll(async () => {
     await ollama?.close();
   });
+  // Before the vault goes: a child left running by a test that failed partway is stopped first.
+  afterEach(stopLeftoverChildren);
   beforeEach(async () => {
     ollama?.reset();
     if (options.notes) vault = await makeTempVault(options.notes);

@@ -10,7 +10,7 @@
  * `uid`/`gid` run it as another user (a non-root user sees a read-only folder as read-only).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { buildCli, cleanEnv, type RunResult } from "../cli/cli-harness";
+import { buildCli, cleanEnv, trackChild, type RunResult } from "../cli/cli-harness";
 
 export interface KillableCli {
   child: ChildProcessWithoutNullStreams;
@@ -43,6 +43,7 @@ export function startCli(args: string[], options: StartOptions = {}): Promise<Ki
       stdio: ["pipe", "pipe", "pipe"],
       ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid ?? options.uid } : {}),
     });
+    trackChild(child);
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
