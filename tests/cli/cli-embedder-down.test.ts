@@ -126,6 +126,16 @@ describe("the embedding server is unreachable", () => {
       expect(json.stderr).toBe("");
     });
 
+    it('"summarize my notes on X": the summary, then why once', async () => {
+      const r = await krypton(["ask", "summarize my notes on sourdough", "--mode", "none"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`${ANSWER}\n\nSources:\n  Cooking/Bread.md\n`);
+      expect(r.stderr).toBe(`krypton: warning: ${UNAVAILABLE}\n`);
+      const json = await askJson("summarize my notes on sourdough", "--mode", "none");
+      expect(json.json.agent).toMatchObject({ kind: "summary", keywordOnly: UNAVAILABLE });
+      expect(json.stderr).toBe("");
+    });
+
     it("--agent: why is said once before the answer, and the model's search_notes results say it too", async () => {
       gemini.script([
         { route: "stream", extra: { functionCalls: [{ name: "search_notes", args: { query: "sourdough" } }] } },

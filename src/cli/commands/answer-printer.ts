@@ -129,6 +129,7 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string,
         output.line("Sources:");
         for (const file of result.sourceFiles) output.line(`  ${file}`);
       }
+      keywordOnly.warn(result.keywordOnly);
       break;
     case "message":
       if (agentFailure(result)) break; // said on stderr by the command, not printed as an answer

@@ -118,7 +118,7 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
       notices.push({ code: "rag-partial", message: `Indexing is still running${progress}: some notes may be missing from this answer.` });
     }
     // The status after the search: a query that could not be embedded shows there.
-    const keywordOnly = keywordOnlyReason(currentStatus(index) ?? status, hits.some((h) => h.vectorScore > 0));
+    const keywordOnly = keywordOnlyReason(currentStatus(index) ?? status, hits);
     if (keywordOnly) notices.push({ code: "rag-keyword-only", message: keywordOnly });
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);

@@ -218,7 +218,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         score: n.score,
         startLine: n.startLine,
       }));
-      const keywordOnly = keywordOnlyReason(deps.index.status(), notes.some((n) => n.chunks.some((c) => c.vectorScore > 0)));
+      const keywordOnly = keywordOnlyReason(deps.index.status(), notes);
       const result = { kind: "search-results" as const, agent: AGENT_NAMES.search, query: q, hits, ...(keywordOnly ? { keywordOnly } : {}) };
       return { ...result, text: searchResultsText(result) };
     },
@@ -292,7 +292,16 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       if (!summary) throw new AgentError("The chat model returned an empty summary.", "failed");
       const sourceFiles = [...new Set(kept.map((h) => h.chunk.path))];
       const fitted = fit ? fitNotice(fit, "this summary").message : undefined;
-      const result = { kind: "summary" as const, agent: AGENT_NAMES.summarize, title: subject, summary, sourceFiles, ...(fitted ? { fitted } : {}) };
+      const keywordOnly = keywordOnlyReason(deps.index.status(), hits);
+      const result = {
+        kind: "summary" as const,
+        agent: AGENT_NAMES.summarize,
+        title: subject,
+        summary,
+        sourceFiles,
+        ...(fitted ? { fitted } : {}),
+        ...(keywordOnly ? { keywordOnly } : {}),
+      };
       return { ...result, text: summaryText(result, `What your notes say about ${subject}`) };
     },
   };

@@ -21,6 +21,8 @@ export type AgentResult =
       sourceFiles: string[];
       /** Set when the excerpts were shortened to fit the model's context window: what was cut, as a sentence. */
       fitted?: string;
+      /** A topic summary whose notes were matched by keywords only: why, as a sentence (keywordOnlyReason). */
+      keywordOnly?: string;
     }
   /** The agent recognised the request but a prerequisite is missing ("Open a note first"). */
   /** `failed`: the agent could not do its job (an AgentError's code), so hosts can say so (CLI exit 1). */

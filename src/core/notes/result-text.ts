@@ -23,5 +23,6 @@ export function searchResultsText(r: Omit<SearchResults, "text">): string {
 
 export function summaryText(r: Omit<Summary, "text">, heading: string): string {
   const sources = r.sourceFiles.length ? `\n\nSources: ${r.sourceFiles.map((p) => noteLink(p)).join(", ")}` : "";
-  return `**${heading}**\n\n${r.summary}${sources}${r.fitted ? `\n\n_${r.fitted}_` : ""}`;
+  const remarks = [r.fitted, r.keywordOnly].filter(Boolean).map((remark) => `\n\n_${remark}_`);
+  return `**${heading}**\n\n${r.summary}${sources}${remarks.join("")}`;
 }

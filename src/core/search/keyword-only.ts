@@ -1,16 +1,19 @@
 import type { IndexStatus } from "../indexing/index-status";
+import type { ChunkHit, NoteHit } from "./search-types";
 
 /**
  * Why a search that should have used meaning matched by keywords only, as a sentence to show beside its
- * results, or null. One rule for chat retrieval and the search tools (chat agent, MCP, agent mode): the
+ * results, or null. One rule for every result built from a search on every host (chat retrieval, the
+ * search tools, the search dialog, a topic summary, flashcards and a quiz from a topic, a goal's plan): the
  * embedder is down (status.embedderError), or the notes have vectors but this search got none
  * (status.queryEmbedError, read after the search). A vault without an embedder by choice gets nothing:
  * keyword search is what the user set up.
  *
- * `usedMeaning`: some hit has a meaning score (then the query was embedded, whatever the status says now).
+ * `usedMeaning`: the search's hits, or whether some hit has a meaning score (then the query was embedded,
+ * whatever the status says now).
  */
-export function keywordOnlyReason(status: IndexStatus | undefined, usedMeaning: boolean): string | null {
-  if (!status || usedMeaning) return null;
+export function keywordOnlyReason(status: IndexStatus | undefined, usedMeaning: boolean | readonly (ChunkHit | NoteHit)[]): string | null {
+  if (!status || (typeof usedMeaning === "boolean" ? usedMeaning : usedMeaning.some(hasMeaningScore))) return null;
   if (status.keywordOnly && status.embedderError) {
     return `Semantic search is unavailable (${trimStop(status.embedderError)}): notes were matched by keywords only.`;
   }
@@ -18,6 +21,10 @@ export function keywordOnlyReason(status: IndexStatus | undefined, usedMeaning: 
     return `Semantic search failed (${trimStop(status.queryEmbedError)}): notes were matched by keywords only.`;
   }
   return null;
+}
+
+function hasMeaningScore(hit: ChunkHit | NoteHit): boolean {
+  return "chunks" in hit ? hit.chunks.some((c) => c.vectorScore > 0) : hit.vectorScore > 0;
 }
 
 function trimStop(text: string): string {

@@ -124,7 +124,12 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
       topic: z.string().max(500).optional().describe("The topic to summarize across notes (mode \"topic\")."),
       vault_path: vaultPathParam,
     },
-    outputSchema: { title: z.string(), summary: z.string(), sourceFiles: z.array(z.string()) },
+    outputSchema: {
+      title: z.string(),
+      summary: z.string(),
+      sourceFiles: z.array(z.string()),
+      keywordOnly: z.string().optional().describe("Set when the notes were matched by keywords only (mode \"topic\"): why."),
+    },
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(input, context) {
       await checkVaultPath(input.vault_path, context);
@@ -142,9 +147,15 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
         if (!topic) throw new ToolError('Missing required parameter: topic (needed when mode is "topic")', "invalid-input");
         summary = await operations.summarizeTopic(topic, { signal: context.signal });
       }
-      const structured = { title: summary.title, summary: summary.summary, sourceFiles: [...summary.sourceFiles] };
+      const structured: { title: string; summary: string; sourceFiles: string[]; keywordOnly?: string } = {
+        title: summary.title,
+        summary: summary.summary,
+        sourceFiles: [...summary.sourceFiles],
+      };
+      if (summary.keywordOnly) structured.keywordOnly = summary.keywordOnly;
       const sources = structured.sourceFiles.length > 0 ? `\n\nSources:\n${structured.sourceFiles.map((f) => `- ${f}`).join("\n")}` : "";
-      return { structured, text: `${structured.title}\n\n${structured.summary}${sources}` };
+      const remark = summary.keywordOnly ? `\n\n${summary.keywordOnly}` : "";
+      return { structured, text: `${structured.title}\n\n${structured.summary}${sources}${remark}` };
     },
   });
 

@@ -66,6 +66,7 @@ export function renderAgentResult(parent: HTMLElement, result: AgentResult, hand
         for (const path of result.sourceFiles) noteLinkEl(list.createEl("li"), path, noteTitle(path), undefined, handlers);
       }
       if (result.fitted) block.createDiv({ cls: "krypton-agent-remark", text: result.fitted });
+      if (result.keywordOnly) block.createDiv({ cls: "krypton-search-keyword-only", text: result.keywordOnly });
       break;
     }
     case "message":

@@ -138,7 +138,7 @@ export class SearchModal extends Modal {
       return;
     }
     // The status after the search: a query that could not be embedded shows there (the same words as chat's).
-    const keywordOnly = keywordOnlyReason(this.services.core.index.status(), this.hits.some((h) => h.chunks.some((c) => c.vectorScore > 0)));
+    const keywordOnly = keywordOnlyReason(this.services.core.index.status(), this.hits);
     this.showState(building ?? keywordOnly ?? keywordOnlyText(status) ?? "");
     this.hits.forEach((hit, i) => {
       const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option" } });

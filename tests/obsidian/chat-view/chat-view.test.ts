@@ -396,6 +396,19 @@ describe("agent results", () => {
     expect(f.$(".krypton-search-keyword-only").textContent).toBe(keywordOnly);
   });
 
+  it("says under a topic summary when its notes were matched by keywords only", async () => {
+    f = await mountChatView();
+    const keywordOnly = "Semantic search is unavailable (the embedding service is not reachable): notes were matched by keywords only.";
+    f.chat.script({
+      type: "agent",
+      result: { kind: "summary", agent: "summarize", text: "Summary", title: "orama", summary: "Orama is a search engine.", sourceFiles: ["Tech/Orama.md"], keywordOnly },
+    });
+    typeAndEnter(f, "summarize my notes on orama");
+    await f.settle();
+    expect(f.$(".krypton-agent-summary-text").textContent).toContain("Orama is a search engine.");
+    expect(f.$(".krypton-search-keyword-only").textContent).toBe(keywordOnly);
+  });
+
   it("renders a summary with its source notes, and results shown from commands", async () => {
     f = await mountChatView();
     await f.view.showAgentResult({

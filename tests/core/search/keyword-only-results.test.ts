@@ -1,0 +1,88 @@
+/**
+ * Every result built from a search of the index says when its notes were matched by keywords only, in the
+ * one rule's words (core/search/keyword-only.ts): "summarize my notes on X", in chat and through the tools
+ * (MCP, CLI, workflows). The core runs as a host starts it with the embedding server unreachable (the
+ * CLI's probe); chat comes from the loopback Ollama. With the embedder up, none of them says it.
+ */
+import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
+import type { AgentResult } from "../../../src/core/agents/agent";
+import type { ChatEvent } from "../../../src/core/chat/chat-types";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
+import { createNodeHost } from "../../../src/node/node-host";
+import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
+import { makeTempVault, type TempVault } from "../../support/temp-vault";
+
+const NOTES: Record<string, string> = {
+  "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter. Bake sourdough at 250 degrees.\n",
+  "Travel/Lisbon.md": "# Lisbon\n\nTrams, custard tarts and steep hills.\n",
+};
+
+const REASON = "Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?)";
+const UNAVAILABLE = `Semantic search is unavailable (${REASON}): notes were matched by keywords only.`;
+
+function modelReply(): string {
+  return "Sourdough is made of flour, water, salt and a starter.";
+}
+
+describe("results built from a search, with the embedding server unreachable", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  let core: KryptonCore;
+
+  const settings = (): KryptonSettings => ({
+    ...DEFAULT_SETTINGS,
+    ollamaUrl: ollama.url,
+    chatProvider: "ollama",
+    chatModel: "llama3.1:8b",
+    embeddingProvider: "ollama",
+    embeddingModel: "nomic-embed-text",
+    requestTimeoutMs: 5_000,
+  });
+  const start = async (options: { embedderUnreachable?: string }) => {
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings(), options);
+    await core.index.open();
+  };
+  /** What the chat pipeline (every host's chat) answers: the agent's result. */
+  const chat = async (message: string, conversationId?: string): Promise<AgentResult> => {
+    const events: ChatEvent[] = [];
+    for await (const event of core.chat.send(message, { mode: "rag", conversationId })) events.push(event);
+    const agent = events.find((e): e is Extract<ChatEvent, { type: "agent" }> => e.type === "agent");
+    if (!agent) throw new Error(`no agent answered "${message}": ${JSON.stringify(events)}`);
+    return agent.result;
+  };
+
+  beforeAll(async () => {
+    ollama = await startOllamaServer({ embeddingDim: 16 });
+  });
+  afterAll(() => ollama.close());
+  beforeEach(async () => {
+    ollama.reset();
+    ollama.script({ route: "chat", reply: modelReply, times: Infinity });
+    vault = await makeTempVault(NOTES);
+  });
+  afterEach(async () => {
+    await core.close();
+    await vault.cleanup();
+  });
+
+  it('"summarize my notes on X": the summary carries the reason, in chat (its block, its text) and from summarize_notes', async () => {
+    await start({ embedderUnreachable: REASON });
+    const result = await chat("summarize my notes on sourdough");
+    expect(result).toMatchObject({ kind: "summary", sourceFiles: ["Cooking/Bread.md"], keywordOnly: UNAVAILABLE });
+    expect(result.text.endsWith(`_${UNAVAILABLE}_`)).toBe(true);
+
+    const tool = await core.tools.call("summarize_notes", { mode: "topic", topic: "sourdough" });
+    expect(tool.structured).toMatchObject({ sourceFiles: ["Cooking/Bread.md"], keywordOnly: UNAVAILABLE });
+    expect(tool.text.endsWith(`\n\n${UNAVAILABLE}`)).toBe(true);
+  });
+
+  it("with the embedder up, none of them says anything about keywords", async () => {
+    await start({});
+    expect(core.index.status()).toMatchObject({ keywordOnly: false, embedded: 2 });
+    const summary = await chat("summarize my notes on sourdough");
+    expect(summary.kind).toBe("summary");
+    expect(summary).not.toHaveProperty("keywordOnly");
+    expect((await core.tools.call("summarize_notes", { mode: "topic", topic: "sourdough" })).structured).not.toHaveProperty("keywordOnly");
+  });
+});
