@@ -120,8 +120,8 @@ export async function checkVaultPath(vaultArg: string | undefined, cwd: string):
 
 /**
  * What a command does with the index, which decides what a missing embedder means for it: "search" (it
- * searches by keywords), "answer" (ask and chat that search: as "search", except that an embedder that is
- * down is said by the answers, in the words of every host: core/search/keyword-only.ts), "index" (notes are
+ * searches by keywords), "answer" (ask and chat that search, flashcards --topic: as "search", except that
+ * an embedder that is down is said by the results, in the words of every host: core/search/keyword-only.ts), "index" (notes are
  * indexed by keywords and get their vectors later), "none" (it does not search: status, ask and chat
  * without retrieval; no warning).
  */

@@ -1,7 +1,7 @@
 /**
  * What the user sees when the embedding server is unreachable: `krypton search`, `krypton ask` (modes
- * none, rag, hybrid; "find notes about X"; agent mode) and `krypton chat`, on stdout, stderr and with
- * --json. The vault was indexed while the server was up, so its notes have vectors; then the server went
+ * none, rag, hybrid; "find notes about X"; agent mode), `krypton chat` and `krypton flashcards --topic`,
+ * on stdout, stderr and with --json. The vault was indexed while the server was up, so its notes have vectors; then the server went
  * away and the CLI's start-up probe finds it down. Chat comes from the loopback Gemini, web results from
  * the loopback Tavily, and embeddings from an Ollama that is not running (the harness's dead port).
  *
@@ -152,6 +152,22 @@ describe("the embedding server is unreachable", () => {
       const found = await krypton(["ask", "find notes about sourdough", "--agent"]);
       expect(found.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:3/);
       expect(found.stderr).toBe(`krypton: warning: ${UNAVAILABLE}\n`);
+    });
+  });
+
+  describe("krypton flashcards --topic", () => {
+    it("the run's text says why once, after the cards; --json has it as keywordOnly", async () => {
+      const cards = '{"cards":[{"type":"basic","front":"At what temperature is sourdough baked?","back":"250 degrees","passage":1}]}';
+      gemini.script({ route: "stream", reply: cards, times: 2 });
+      const r = await krypton(["flashcards", "--topic", "sourdough"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Added 1 flashcard to \[\[Flashcards\/sourdough\]\]/);
+      expect(r.stdout.endsWith(`\n\n_${UNAVAILABLE}_\n`)).toBe(true);
+      expect(r.stderr).toBe("");
+      const json = await krypton(["flashcards", "--topic", "sourdough", "--deck", "Bread", "--json"]);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toMatchObject({ deckPath: "Flashcards/Bread.md", keywordOnly: UNAVAILABLE });
+      expect(json.stderr).toBe("");
     });
   });
 

@@ -63,7 +63,8 @@ export const flashcardsCommand: Command = {
     const session = await openVaultSession(vault, args, ctx, { probeEmbedder: topic !== undefined });
     try {
       const result = await withAbortOnInterrupt(ctx, async (signal) => {
-        if (topic !== undefined) await openIndex(session, ctx.output, { signal });
+        // The run's text says when the topic's notes were matched by keywords only (as on every host): not the index too.
+        if (topic !== undefined) await openIndex(session, ctx.output, { signal, use: "answer" });
         const toolArgs: Record<string, unknown> = { deck: stringOption(args, "deck"), max_cards: max };
         if (note !== undefined) toolArgs.note_path = notePathArg(note, session.root, ctx.cwd);
         else toolArgs.topic = topic;

@@ -1,4 +1,5 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
+import { keywordOnlyReason } from "../search/keyword-only";
 import { AgentError } from "../notes/agent-error";
 import { folderAsSpelled, folderOf, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import { cutAt } from "../util/text";
@@ -52,6 +53,8 @@ export interface FlashcardRun {
   clozesAsBasic: number;
   /** Why the cards were written in SR's default format: its settings file cannot be read (SrFormat.problem). */
   srSettingsProblem?: string;
+  /** Cards about a topic whose notes were matched by keywords only: why, as a sentence (keywordOnlyReason). */
+  keywordOnly?: string;
   text: string;
 }
 
@@ -70,7 +73,7 @@ export class FlashcardService {
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const max = clampMax(request.max);
     const format = await loadSrFormat(host.vault);
-    const { title, passages, sources } = await this.passagesFor(request);
+    const { title, passages, sources, keywordOnly } = await this.passagesFor(request);
     if (!passages.length) throw new AgentError(`There is no text to make flashcards from in ${title}.`, "invalid-input");
 
     const deckName = cleanDeckName(request.deck ?? title);
@@ -93,7 +96,18 @@ export class FlashcardService {
       generated.counts.duplicates += generated.cards.length - added.length;
     }
     host.logger.info("flashcards: run", { deckPath, added: added.length, ...generated.counts, srSettingsProblem: format.problem });
-    const run = { deckPath, deckName, createdDeck, added, counts: generated.counts, sources, partsSkipped, clozesAsBasic: clozesAsBasic(added, format), srSettingsProblem: format.problem };
+    const run = {
+      deckPath,
+      deckName,
+      createdDeck,
+      added,
+      counts: generated.counts,
+      sources,
+      partsSkipped,
+      clozesAsBasic: clozesAsBasic(added, format),
+      srSettingsProblem: format.problem,
+      ...(keywordOnly ? { keywordOnly } : {}),
+    };
     return { ...run, text: flashcardRunText(run) };
   }
 
@@ -101,14 +115,18 @@ export class FlashcardService {
    * Cards about a topic, generated like generate() (same passages, grounded generator, askJson) but kept in
    * memory: nothing is written. The quiz uses this when no deck matches ("quiz me on <topic>").
    */
-  async draftFromTopic(topic: string, max: number, signal?: AbortSignal): Promise<{ title: string; cards: NewCard[]; sources: string[] }> {
+  async draftFromTopic(
+    topic: string,
+    max: number,
+    signal?: AbortSignal,
+  ): Promise<{ title: string; cards: NewCard[]; sources: string[]; keywordOnly?: string }> {
     const model = this.deps.chatModel();
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const format = await loadSrFormat(this.deps.host.vault);
-    const { title, passages, sources } = await this.passagesFor({ topic, signal });
+    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal });
     const generated = await generateCards({ model, title, passages, max: clampMax(max), format, existing: new Set(), signal });
     throwIfAborted(signal);
-    return { title, cards: generated.cards, sources };
+    return { title, cards: generated.cards, sources, ...(keywordOnly ? { keywordOnly } : {}) };
   }
 
   /** Writes cards made earlier (draftFromTopic) into a deck: created, or appended de-duplicated like generate(). */
@@ -242,7 +260,7 @@ export class FlashcardService {
     return folder ? `${folder}/${file}` : file;
   }
 
-  private async passagesFor(request: FlashcardRequest): Promise<{ title: string; passages: Passage[]; sources: string[] }> {
+  private async passagesFor(request: FlashcardRequest): Promise<{ title: string; passages: Passage[]; sources: string[]; keywordOnly?: string }> {
     const { vault } = this.deps.host;
     if (request.notePath) {
       const path = normalizeVaultPath(request.notePath, vault.configDir, "note path");
@@ -289,7 +307,8 @@ export class FlashcardService {
       const text = hit.chunk.text.slice(0, FLASHCARD_LIMITS.passageChars * 2);
       passages.push({ n: passages.length + 1, text, source: heading ? `${target}#${heading.replace(/[#^[\]|]/g, " ").trim()}` : target });
     }
-    return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))] };
+    const keywordOnly = keywordOnlyReason(this.deps.index.status(), hits);
+    return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))], ...(keywordOnly ? { keywordOnly } : {}) };
   }
 
   /** The flashcards folder as the vault spells it: where findDeckPath puts new decks. */
@@ -341,5 +360,6 @@ export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
       ? `Written in the Spaced Repetition plugin's default card format (question::answer, #flashcards): ${run.srSettingsProblem}. Fix it and Krypton writes your own separators, tags and cloze patterns.`
       : "";
   const list = run.added.map((c) => `- ${c.kind === "cloze" ? c.front : `${c.front} → ${c.back}`}`).join("\n");
-  return [head, defaults, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list].filter(Boolean).join("\n\n");
+  const keywordOnly = run.keywordOnly ? `_${run.keywordOnly}_` : "";
+  return [head, defaults, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list, keywordOnly].filter(Boolean).join("\n\n");
 }

@@ -37,6 +37,7 @@ export function registerFlashcardTool(registry: ToolRegistry, flashcards: Flashc
         ungrounded: z.number(),
         unusable: z.number(),
         createdDeck: z.boolean(),
+        keywordOnly: z.string().optional().describe("Set when the topic's notes were matched by keywords only: why."),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       async run(input, context) {
@@ -55,6 +56,7 @@ export function registerFlashcardTool(registry: ToolRegistry, flashcards: Flashc
           ungrounded: run.counts.ungrounded,
           unusable: run.counts.unusable,
           createdDeck: run.createdDeck,
+          ...(run.keywordOnly ? { keywordOnly: run.keywordOnly } : {}),
         };
         return { structured, text: run.text };
       },

@@ -82,7 +82,8 @@ export class QuizService {
     const state: QuizState = { ...startQuiz(draft.title, quizCardsFromNew(made)), fromNotes: { topic: draft.title, cards: made, offer: "none" } };
     await this.save(conversationId ?? PENDING, state);
     const from = draft.sources.map((p) => `[[${p.replace(/\.md$/i, "")}]]`).join(", ");
-    return `No deck named "${topic}": quiz from your notes (${from}), ${made.length} card${made.length === 1 ? "" : "s"}, not saved to a deck.\n\n${questionText(state)}`;
+    const keywordOnly = draft.keywordOnly ? `\n\n_${draft.keywordOnly}_` : "";
+    return `No deck named "${topic}": quiz from your notes (${from}), ${made.length} card${made.length === 1 ? "" : "s"}, not saved to a deck.${keywordOnly}\n\n${questionText(state)}`;
   }
 
   /** A finished quiz from notes whose "add the missed cards?" offer is still open in this conversation. */

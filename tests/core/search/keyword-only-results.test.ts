@@ -1,7 +1,7 @@
 /**
  * Every result built from a search of the index says when its notes were matched by keywords only, in the
- * one rule's words (core/search/keyword-only.ts): "summarize my notes on X", in chat and through the tools
- * (MCP, CLI, workflows). The core runs as a host starts it with the embedding server unreachable (the
+ * one rule's words (core/search/keyword-only.ts): "summarize my notes on X", flashcards about a topic, a
+ * quiz from the notes, in chat and through the tools (MCP, CLI, workflows). The core runs as a host starts it with the embedding server unreachable (the
  * CLI's probe); chat comes from the loopback Ollama. With the embedder up, none of them says it.
  */
 import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
@@ -10,6 +10,7 @@ import type { ChatEvent } from "../../../src/core/chat/chat-types";
 import { silentLogger } from "../../../src/core/ports/logger";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
 import { createNodeHost } from "../../../src/node/node-host";
+import type { RecordedRequest } from "../../support/servers/scripted-server";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../../support/temp-vault";
 
@@ -21,7 +22,11 @@ const NOTES: Record<string, string> = {
 const REASON = "Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?)";
 const UNAVAILABLE = `Semantic search is unavailable (${REASON}): notes were matched by keywords only.`;
 
-function modelReply(): string {
+/** Cards for a flashcard prompt (passage 1 is the bread note), a summary for anything else. */
+function modelReply(req: RecordedRequest): string {
+  if (/Passages:\n\[1\]/.test(req.userText)) {
+    return JSON.stringify({ cards: [{ type: "basic", front: "At what temperature is sourdough baked?", back: "250 degrees", passage: 1 }] });
+  }
   return "Sourdough is made of flour, water, salt and a starter.";
 }
 
@@ -77,6 +82,32 @@ describe("results built from a search, with the embedding server unreachable", (
     expect(tool.text.endsWith(`\n\n${UNAVAILABLE}`)).toBe(true);
   });
 
+  it("flashcards about a topic: the run's text says it, in chat and from generate_flashcards", async () => {
+    await start({ embedderUnreachable: REASON });
+    const result = await chat("make flashcards about sourdough");
+    expect(result.kind).toBe("message");
+    expect(result.text).toMatch(/^Added 1 flashcard to \[\[Flashcards\/sourdough\]\]/);
+    expect(result.text.endsWith(`\n\n_${UNAVAILABLE}_`)).toBe(true);
+
+    const tool = await core.tools.call("generate_flashcards", { topic: "sourdough", deck: "Bread" });
+    expect(tool.structured).toMatchObject({ deckPath: "Flashcards/Bread.md", keywordOnly: UNAVAILABLE });
+    expect(tool.text.endsWith(`\n\n_${UNAVAILABLE}_`)).toBe(true);
+  });
+
+  it("flashcards from a note search nothing and say nothing about keywords", async () => {
+    await start({ embedderUnreachable: REASON });
+    const tool = await core.tools.call("generate_flashcards", { note_path: "Cooking/Bread.md" });
+    expect(tool.structured).not.toHaveProperty("keywordOnly");
+    expect(tool.text).not.toMatch(/keywords only/);
+  });
+
+  it("a quiz from the notes (no deck by that name): its first message says it", async () => {
+    await start({ embedderUnreachable: REASON });
+    const result = await chat("quiz me on sourdough");
+    expect(result.text).toMatch(/^No deck named "sourdough": quiz from your notes \(\[\[Cooking\/Bread\]\]\), 1 card/);
+    expect(result.text).toContain(`_${UNAVAILABLE}_`);
+  });
+
   it("with the embedder up, none of them says anything about keywords", async () => {
     await start({});
     expect(core.index.status()).toMatchObject({ keywordOnly: false, embedded: 2 });
@@ -84,5 +115,8 @@ describe("results built from a search, with the embedding server unreachable", (
     expect(summary.kind).toBe("summary");
     expect(summary).not.toHaveProperty("keywordOnly");
     expect((await core.tools.call("summarize_notes", { mode: "topic", topic: "sourdough" })).structured).not.toHaveProperty("keywordOnly");
+    const flashcards = await core.tools.call("generate_flashcards", { topic: "sourdough" });
+    expect(flashcards.structured).not.toHaveProperty("keywordOnly");
+    for (const text of [flashcards.text, (await chat("quiz me on sourdough")).text]) expect(text).not.toMatch(/keywords only/);
   });
 });
