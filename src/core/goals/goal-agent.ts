@@ -80,7 +80,7 @@ export async function runGoalIntent(goals: GoalService, intent: GoalIntent, sign
     case "plan": {
       const plan = await goals.plan(intent.goal, signal);
       const head = `Plan for **${plan.goal.goal}** (${plan.dueCards} flashcard${plan.dueCards === 1 ? "" : "s"} due${plan.decks.length ? ` in ${plan.decks.length} deck(s)` : ""}, ${plan.notes.length} related note(s)):`;
-      return `${head}\n${plan.days.join("\n")}`;
+      return `${head}\n${plan.days.join("\n")}${plan.keywordOnly ? `\n\n_${plan.keywordOnly}_` : ""}`;
     }
   }
 }

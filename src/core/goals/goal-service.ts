@@ -3,6 +3,7 @@ import { deckFolderAsSpelled } from "../flashcards/flashcard-service";
 import { loadSrFormat, type SrFormat } from "../flashcards/sr-format";
 import { countCards } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
+import { keywordOnlyReason } from "../search/keyword-only";
 import { AgentError } from "../notes/agent-error";
 import { baseNameOf, folderAsSpelled, isInFolder, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import type { Host } from "../ports/host";
@@ -148,8 +149,11 @@ export class GoalService {
     return { goal, today, daysLeft: goal.target ? daysBetween(today, goal.target) : null, last7Days };
   }
 
-  /** A week's plan: related notes from the one search API, and the cards due in decks named like the goal. */
-  async plan(name: string, signal?: AbortSignal): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[] }> {
+  /**
+   * A week's plan: related notes from the one search API, and the cards due in decks named like the goal.
+   * `keywordOnly`: the notes were matched by keywords only, and why (keywordOnlyReason).
+   */
+  async plan(name: string, signal?: AbortSignal): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[]; keywordOnly?: string }> {
     const goal = await this.find(name);
     const today = this.today();
     const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
@@ -157,9 +161,11 @@ export class GoalService {
     const goalsFolder = this.folder(paths);
     const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     let notes: string[] = [];
+    let keywordOnly: string | null = null;
     try {
       const hits = await this.deps.index.searchNotes(goal.goal, { limit: 8, signal });
       notes = hits.map((h) => h.path).filter((p) => !isInFolder(p, goalsFolder));
+      if (notes.length) keywordOnly = keywordOnlyReason(this.deps.index.status(), hits);
     } catch {
       notes = []; // no index yet: the plan still has the cards
     }
@@ -186,7 +192,7 @@ export class GoalService {
       const parts = [dueCards ? `review flashcards (${Math.ceil(dueCards / 7)} or more)` : "", read ? `read [[${read.replace(/\.md$/i, "")}]]` : ""].filter(Boolean);
       days.push(`- ${date}: ${parts.length ? parts.join(", then ") : "30 min on the goal"}`);
     }
-    return { goal, notes, dueCards, decks, days };
+    return { goal, notes, dueCards, decks, days, ...(keywordOnly ? { keywordOnly } : {}) };
   }
 
   /** The study goals folder of the settings, as the vault of these note paths spells it. */

@@ -1,8 +1,9 @@
 /**
  * Every result built from a search of the index says when its notes were matched by keywords only, in the
  * one rule's words (core/search/keyword-only.ts): "summarize my notes on X", flashcards about a topic, a
- * quiz from the notes, in chat and through the tools (MCP, CLI, workflows). The core runs as a host starts it with the embedding server unreachable (the
- * CLI's probe); chat comes from the loopback Ollama. With the embedder up, none of them says it.
+ * quiz from the notes, a week's plan for a goal, in chat and through the tools (MCP, CLI, workflows). The
+ * core runs as a host starts it with the embedding server unreachable (the CLI's probe); chat comes from
+ * the loopback Ollama. With the embedder up, none of them says it.
  */
 import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
 import type { AgentResult } from "../../../src/core/agents/agent";
@@ -108,6 +109,15 @@ describe("results built from a search, with the embedding server unreachable", (
     expect(result.text).toContain(`_${UNAVAILABLE}_`);
   });
 
+  it("a week's plan for a goal: the plan names the related notes and says it", async () => {
+    await start({ embedderUnreachable: REASON });
+    await chat("set a study goal: bake sourdough");
+    const result = await chat("plan my week for bake sourdough");
+    expect(result.text).toMatch(/^Plan for \*\*bake sourdough\*\* \(0 flashcards due, 1 related note\(s\)\):/);
+    expect(result.text).toContain("read [[Cooking/Bread]]");
+    expect(result.text.endsWith(`\n\n_${UNAVAILABLE}_`)).toBe(true);
+  });
+
   it("with the embedder up, none of them says anything about keywords", async () => {
     await start({});
     expect(core.index.status()).toMatchObject({ keywordOnly: false, embedded: 2 });
@@ -117,6 +127,9 @@ describe("results built from a search, with the embedding server unreachable", (
     expect((await core.tools.call("summarize_notes", { mode: "topic", topic: "sourdough" })).structured).not.toHaveProperty("keywordOnly");
     const flashcards = await core.tools.call("generate_flashcards", { topic: "sourdough" });
     expect(flashcards.structured).not.toHaveProperty("keywordOnly");
-    for (const text of [flashcards.text, (await chat("quiz me on sourdough")).text]) expect(text).not.toMatch(/keywords only/);
+    await chat("set a study goal: bake sourdough");
+    for (const text of [flashcards.text, (await chat("quiz me on sourdough")).text, (await chat("plan my week for bake sourdough")).text]) {
+      expect(text).not.toMatch(/keywords only/);
+    }
   });
 });
