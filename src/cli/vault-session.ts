@@ -191,8 +191,7 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
   } else if (use === "answer" && status.embedderError) {
     // Said by the answers that search (keywordOnlyReason), as on every host: not twice.
   } else if (status.keywordOnly && embeddingsOn && !notEmbedding) {
-    const why = (status.embedderError ?? "no embedder is reachable").replace(/\.?\s*Search uses keywords only.*$/i, "");
-    output.warn(keywordOnlyWarning(why, use));
+    output.warn(keywordOnlyWarning(status.embedderError ?? "no embedder is reachable", use));
   }
   if (status.writeError && options.warnReadOnly) {
     output.warn(`${status.writeError}: the index is kept in memory only and not saved`);

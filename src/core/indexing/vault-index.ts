@@ -1189,22 +1189,29 @@ function errorText(err: unknown): string {
   return errorMessage(err);
 }
 
-/** Plain words for the status bar and notices. */
+/**
+ * What is wrong with the embedder, in plain words and without a closing stop: it is shown alone beside
+ * "keyword-only" (status bar, status dialog, `krypton status`) and inside "Semantic search is unavailable
+ * (…): notes were matched by keywords only." (keyword-only.ts), so it leaves the consequence to them.
+ */
 function embedderErrorText(err: unknown, embedder: Embedder): string {
+  return embedderProblemText(err, embedder).replace(/\.$/, "");
+}
+
+function embedderProblemText(err: unknown, embedder: Embedder): string {
   const model = embedder.id.replace(/^[a-z]+:/, "");
   if (err instanceof ProviderError) {
     switch (err.kind) {
-      case "unreachable":
-        return `The embedding service is not reachable (${err.message}). Search uses keywords only until it is back.`;
+      case "unreachable": // "Ollama is not reachable at <url>: is it running and is the address right?"
       case "model-missing":
         return err.message;
       case "timeout": {
         const within = /within (\d+ s)/.exec(err.message)?.[1];
-        return `The embedding model '${model}' did not answer ${within ? `within ${within}` : "in time"}. Search uses keywords only for now.`;
+        return `The embedding model '${model}' did not answer ${within ? `within ${within}` : "in time"}`;
       }
       case "rate-limited": {
-        const wait = err.retryAfterMs !== undefined ? ` (it asks to wait ${waitText(err.retryAfterMs)})` : "";
-        return `The embedding service is rate-limiting requests${wait}. Search uses keywords only for now.`;
+        const wait = err.retryAfterMs !== undefined ? ` and asks to wait ${waitText(err.retryAfterMs)}` : "";
+        return `The embedding service is rate-limiting requests${wait}`;
       }
       default:
         return `Embedding failed: ${err.message}`;

@@ -43,7 +43,7 @@ describe("a dead or failing embedder", () => {
     const index = h.open({ embedder: embedder(), index: { embedFirstAnswerMs: 300, retry: { attempts: 4, baseDelayMs: 1, maxDelayMs: 5 } } });
     const status = await index.open();
     expect(status).toMatchObject({ notes: 2, keywordOnly: true, embedded: 0 });
-    expect(status.embedderError).toBe("The embedding model 'nomic-embed-text' did not answer within 1 s. Search uses keywords only for now.");
+    expect(status.embedderError).toBe("The embedding model 'nomic-embed-text' did not answer within 1 s");
     expect(ollama.requestsTo("embed")).toHaveLength(1); // no retry, and no second batch opened meanwhile
     expect((await index.searchNotes("gradient")).map((hit) => hit.path)).toEqual(["Gradient.md"]);
   });
@@ -144,6 +144,28 @@ describe("a dead or failing embedder", () => {
     expect(status.keywordOnly).toBe(true);
     const found = await searchTools(index).operations.searchNotes("gradient");
     expect(found.keywordOnly).toMatch(/^Semantic search is unavailable \(.+\): notes were matched by keywords only\.$/);
+  });
+
+  // The index's reason is shown alone (status bar, status dialog, `krypton status`, beside "keyword-only") and
+  // inside the search remark: it says what is wrong, once, and leaves "keywords only" to them.
+  it.each([
+    ["unreachable", null, /^Ollama is not reachable at http:\/\/127\.0\.0\.1:9: is it running and is the address right\?$/],
+    ["rate-limited", { route: "embed", status: 429, times: Infinity }, /^The embedding service is rate-limiting requests$/],
+    ["timing out", { route: "embed", stall: true, times: Infinity }, /^The embedding model 'nomic-embed-text' did not answer within 1 s$/],
+    ["failing (500)", { route: "embed", status: 500, times: Infinity }, /^Embedding failed: Ollama failed \(500\): llama runner process has terminated: exit status 2$/],
+  ] as const)("an embedder %s at indexing: its reason reads well alone and inside the search remark", async (_name, script, why) => {
+    if (script) ollama.script({ ...script });
+    const down = script
+      ? embedder()
+      : createOllamaEmbedder({ baseUrl: "http://127.0.0.1:9", model: "nomic-embed-text", fetch: (i, init) => fetch(i, init), clock: nodeClock, timeoutMs: 60_000 });
+    const stalls = script !== null && "stall" in script;
+    const index = h.open({ embedder: down, index: { ...(stalls ? { embedFirstAnswerMs: 300 } : {}), retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } } });
+    const status = await index.open();
+    expect(status.keywordOnly).toBe(true);
+    expect(status.embedderError).toMatch(why);
+    const found = await searchTools(index).operations.searchNotes("gradient");
+    expect(found.keywordOnly).toBe(`Semantic search is unavailable (${status.embedderError}): notes were matched by keywords only.`);
+    expect(found.keywordOnly?.match(/keywords only/g)).toHaveLength(1);
   });
 
   it("an embedder the host found unreachable before starting (the CLI's probe): never asked, and its reason is the index's, as if the index had met it", async () => {

@@ -398,7 +398,7 @@ describe("agent results", () => {
 
   it("says under a topic summary when its notes were matched by keywords only", async () => {
     f = await mountChatView();
-    const keywordOnly = "Semantic search is unavailable (the embedding service is not reachable): notes were matched by keywords only.";
+    const keywordOnly = "Semantic search is unavailable (Ollama is not reachable at http://localhost:11434: is it running and is the address right?): notes were matched by keywords only.";
     f.chat.script({
       type: "agent",
       result: { kind: "summary", agent: "summarize", text: "Summary", title: "orama", summary: "Orama is a search engine.", sourceFiles: ["Tech/Orama.md"], keywordOnly },
