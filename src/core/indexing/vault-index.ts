@@ -400,7 +400,8 @@ export class VaultIndex implements VaultIndexApi {
       notes: this.store.notes.size,
       chunks: this.store.chunkCount,
       embedded: this.store.vectors.size + this.store.vectorsOnDisk,
-      keywordOnly: !this.vectorsUsable(embedder) || this.embedderError !== undefined,
+      // An index with no chunks lacks no vector: it is keyword-only only for want of a working embedder.
+      keywordOnly: embedder === null || this.embedderError !== undefined || (this.store.chunkCount > 0 && !this.vectorsUsable(embedder)),
       embedder: this.store.vectorsOf ?? (this.store.vectorsOnDisk > 0 ? this.vectorsOnDiskOf : null),
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };

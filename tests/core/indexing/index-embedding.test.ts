@@ -27,6 +27,19 @@ describe("VaultIndex: embedding", () => {
     expect(hits[0].chunks[0].vectorScore).toBe(0);
   });
 
+  it.each([
+    ["no notes", {}],
+    ["only empty notes", { "Empty.md": "", "Blank.md": "\n\n" }],
+  ])("a vault with %s is not keyword-only while the embedder works: nothing lacks a vector", async (_name, notes) => {
+    h = await makeHarness(notes, new HashEmbedder({ dim: 16 }));
+    const index = h.open();
+    expect(await index.open()).toMatchObject({ chunks: 0, keywordOnly: false });
+    expect(index.status().keywordOnly).toBe(false);
+    await index.close();
+    // Without an embedder it is keyword-only, empty or not.
+    expect(await h.open({ embedder: null }).open()).toMatchObject({ chunks: 0, keywordOnly: true });
+  });
+
   it("builds keyword-only when the embedder is unreachable, then fills vectors in when it is back", async () => {
     let down = true;
     const embedder = new HashEmbedder({
