@@ -5,7 +5,8 @@ import { cutAt } from "../util/text";
  * refusal ("I'm sorry, I can't…") or a chat reply instead, and saving that as a note is worse than
  * saving nothing. The check is on shape, not on phrases, so it works in every language: the prompt asks
  * for markdown headings, and an answer with no heading that is also short is not a note. A long answer
- * without headings is kept (a model that ignored the format still wrote one).
+ * without headings is kept (a model that ignored the format still wrote one). Only a short chat line before
+ * the "# " title is dropped: frontmatter and an intro above a "## " section are kept.
  */
 const SHORTEST_NOTE_WITHOUT_HEADINGS = 400;
 /** Chat lead-ins before the title ("Sure! Here is a short note:") longer than this are kept as text. */
@@ -20,10 +21,13 @@ export function checkGeneratedNote(answer: string): GeneratedNote {
     if (text.length >= SHORTEST_NOTE_WITHOUT_HEADINGS) return { ok: true, markdown: text };
     return { ok: false, problem: `the model answered “${quoted(text)}” instead of writing a note` };
   }
-  // A lead-in before the title line is the model talking to the user, not part of the note.
-  const leadIn = text.slice(0, heading.index).trim();
-  if (leadIn && leadIn.length <= LONGEST_LEAD_IN && !leadIn.includes("\n\n")) return { ok: true, markdown: text.slice(heading.index) };
-  return { ok: true, markdown: text };
+  // A lead-in before the "# " title line the prompt asks for is the model talking to the user, not part of
+  // the note. Text before a section heading ("## …") is the note's own intro, and frontmatter is the note's.
+  if (heading.index === 0) return { ok: true, markdown: text };
+  const title = /^#[ \t]+\S/m.exec(text);
+  const leadIn = title ? text.slice(0, title.index).trim() : "";
+  const chat = leadIn !== "" && leadIn.length <= LONGEST_LEAD_IN && !leadIn.includes("\n\n") && !/^#{1,6}[ \t]+\S/m.test(leadIn) && !leadIn.startsWith("---");
+  return { ok: true, markdown: chat && title ? text.slice(title.index) : text };
 }
 
 /** The one repair request: what was wrong, and the format again. */

@@ -124,6 +124,21 @@ describe("NoteOperations.createNote", () => {
     expect(world.ollama.requestsTo("chat")).toHaveLength(2);
   });
 
+  it("keeps what the note says before its first heading when that is not a chat lead-in: frontmatter, an intro before a section", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    const withFrontmatter = `---\ntags: [ml, basics]\n---\n${GENERATED}`;
+    world.ollama.script({ route: "chat", reply: withFrontmatter });
+    const fm = await world.operations.createNote("machine learning basics");
+    expect(await world.vault.read(fm.path)).toBe(`${withFrontmatter}\n`);
+
+    // No "# " title: the first heading is a section, and the paragraph above it is the note's own intro.
+    const intro = "Tides are the daily rise and fall of the sea.\n\n## Causes\nThe moon pulls on the oceans.";
+    world.ollama.script({ route: "chat", reply: intro });
+    const tides = await world.operations.createNote("tides");
+    expect(await world.vault.read(tides.path)).toBe(`${intro}\n`);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(2);
+  });
+
   it("never overwrites: x.md and x-1.md exist → x-2.md, existing files byte-identical", async () => {
     const existing = { "Krypton/x.md": "# X\n\nmine, keep me\n", "Krypton/x-1.md": "second\r\nwith CRLF\r\n", "other.md": "untouched" };
     world = await makeAgentsWorld({ files: existing, openIndex: false });
