@@ -7,7 +7,7 @@ import type { ChatRequest } from "../ports/chat-model";
  * cut before it writes a 256-token answer.
  *
  * Ollama adds this for models whose `/api/show` lists "thinking" (it also enlarges num_ctx, which costs
- * memory there).
+ * memory there), as much of it as the window holds beside the prompt and the answer's own budget.
  */
 export const OLLAMA_REASONING_ROOM = 2048;
 

@@ -206,6 +206,19 @@ describe("num_ctx", () => {
     expect(bodyOf(2).options).toEqual({ num_ctx: 4096, num_predict: 256 + OLLAMA_REASONING_ROOM });
   });
 
+  it("a reasoning model's room to think takes only what the window has left: it never fails or cuts a request that fits without it", async () => {
+    // Flashcards from one part of a note (~2k tokens) with their 4,096-token budget, on an 8k context limit.
+    const part: ChatMessage[] = [{ role: "user", content: `Write flashcards from:\n${"z".repeat(7200)}` }];
+    const request = { messages: part, maxTokens: 4096 };
+    const left = 8192 - estimateTokens(request);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(OLLAMA_REASONING_ROOM);
+    server.script({ route: "chat", reply: "ok" });
+    await model("qwen3:8b", 8192).complete(request);
+    expect(bodyOf().options).toEqual({ num_ctx: 8192, num_predict: 4096 + left });
+    expect(bodyOf().messages[0].content).toBe(part[0].content);
+  });
+
   it("grows with the prompt in powers of two, up to the setting, never above the model's maximum", async () => {
     const long: ChatMessage[] = [{ role: "system", content: "Rules. ".repeat(100) }, { role: "user", content: "x".repeat(30_000) }];
     server.script({ route: "chat", reply: "ok", times: 3 });

@@ -8,7 +8,7 @@ import { guardedCall, guardedStream } from "../guarded-stream";
 import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, textDeltas } from "../turn-views";
-import { fitRequest, needsModelWindow } from "../context-fit";
+import { estimateTokens, fitRequest, needsModelWindow } from "../context-fit";
 import { OLLAMA_REASONING_ROOM, withReasoningRoom } from "../answer-room";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, numCtxFor, ollamaWindow } from "./ollama-context";
 import { checkedNdjsonFetch } from "./ndjson-check";
@@ -58,9 +58,11 @@ export class OllamaChatModel implements ChatModel {
     const maxContext = this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT;
     const caps = await this.capabilitiesFor(asked);
     const contextLength = caps?.contextLength;
-    const capped = caps?.thinking ? withReasoningRoom(asked, OLLAMA_REASONING_ROOM) : asked;
+    const window = ollamaWindow(this.options.model, maxContext, contextLength);
+    // The room to think takes only what the window has left: it never fails or cuts a request that fits without it.
+    const capped = caps?.thinking ? withReasoningRoom(asked, Math.min(OLLAMA_REASONING_ROOM, window.tokens - estimateTokens(asked))) : asked;
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
-    const { request, fit } = fitRequest(capped, ollamaWindow(this.options.model, maxContext, contextLength));
+    const { request, fit } = fitRequest(capped, window);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
     const numCtx = numCtxFor(request, maxContext, contextLength);
     yield* guardedStream<ChatEvent>({
