@@ -27,15 +27,22 @@ export interface AskModelOptions {
  */
 export async function askModel(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<string> {
   const answer = await modelAnswer(model, messages, options);
-  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer ${cutOffAt(options.maxTokens)}, so it was not used.`, "failed");
+  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer ${cutOffAt(answer.limit ?? options.maxTokens)}, so it was not used.`, "failed");
   return answer.text;
+}
+
+export interface ModelAnswer {
+  text: string;
+  cutOff: boolean;
+  /** The cap a cut answer had as sent: a small window lowers options.maxTokens, reasoning room raises it. */
+  limit?: number;
 }
 
 /**
  * askModel's call, with an answer cut at the length limit handed back marked instead of thrown: askJson
  * sends its one repair request for it, as for any other invalid JSON.
  */
-export async function modelAnswer(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<{ text: string; cutOff: boolean }> {
+export async function modelAnswer(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<ModelAnswer> {
   try {
     const raw = await model.complete({
       messages,
@@ -48,7 +55,7 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
     return { text: cleanModelText(raw), cutOff: false };
   } catch (err) {
     if (isAbortError(err) || options.signal?.aborted) throw err;
-    if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true };
+    if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true, limit: err.limit };
     throw new AgentError(`Could not ${options.what}: ${errorMessage(err)}`, "failed");
   }
 }

@@ -93,6 +93,8 @@ export type ChatEvent =
       providerData?: unknown;
       /** The provider's own reason when finishReason is "other" ("SAFETY", "prompt blocked: SAFETY"), for error messages. */
       detail?: string;
+      /** finishReason "length": the answer cap that was sent (num_predict, maxOutputTokens), when one was. */
+      limit?: number;
     };
 
 export interface ModelCapabilities {

@@ -76,9 +76,14 @@ export interface FittedRequest {
   fit: ContextFit | null;
 }
 
-/** The request itself when it fits; else a copy with the cuts described above; else ContextWindowError. */
-export function fitRequest(request: ChatRequest, window: ContextWindow): FittedRequest {
+/**
+ * The request itself when it fits; else a copy with the cuts described above; else ContextWindowError.
+ * A capped answer's room gives way first, down to the room an uncapped answer gets (REPLY_BUDGET): a small
+ * *Ollama context limit* then still runs a call whose budget is larger than what the window has left.
+ */
+export function fitRequest(asked: ChatRequest, window: ContextWindow): FittedRequest {
   const limit = Math.floor(window.tokens);
+  const request = withAnswerRoomFitted(asked, limit);
   const fits = (messages: ChatMessage[]) => estimateTokens({ ...request, messages }) <= limit;
   if (fits(request.messages)) return { request, fit: null };
   const report = (messages: ChatMessage[], shortened: ContextFit["shortened"] = { toolResults: 0, excerpts: 0 }): FittedRequest => ({
@@ -119,6 +124,15 @@ export function fitRequest(request: ChatRequest, window: ContextWindow): FittedR
   }
   const needed = estimateTokens({ ...request, messages: cutTo(0) });
   throw new ContextWindowError(needed, limit, window.model, window.remedy);
+}
+
+/** The request with its answer cap lowered to what the window leaves beside the prompt, not below REPLY_BUDGET (or its own cap). */
+function withAnswerRoomFitted(request: ChatRequest, limit: number): ChatRequest {
+  const cap = request.maxTokens;
+  if (cap === undefined) return request;
+  const left = limit - (estimateTokens(request) - cap);
+  const room = Math.max(Math.min(cap, REPLY_BUDGET), Math.min(cap, left));
+  return room === cap ? request : { ...request, maxTokens: room };
 }
 
 /**

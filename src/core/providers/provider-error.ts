@@ -43,6 +43,8 @@ export class IncompleteAnswerError extends ProviderError {
     detail?: string,
     /** The model's id ("gemini:gemini-2.5-flash"), named in the message when known. */
     model?: string,
+    /** The answer cap that was sent, when the cut was at it (see ChatEvent end.limit). */
+    readonly limit?: number,
   ) {
     // Lower case: callers put it after "Could not <what>: "; plainError makes it a sentence for the chat.
     super(

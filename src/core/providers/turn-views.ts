@@ -46,6 +46,8 @@ export interface TurnOutcome {
   finishReason: FinishReason;
   detail?: string;
   usage?: TokenUsage;
+  /** The answer cap that was sent, when the answer was cut at it. */
+  limit?: number;
 }
 
 export async function collectTurn(events: AsyncIterable<ChatEvent>): Promise<TurnOutcome> {
@@ -61,12 +63,13 @@ function addToOutcome(outcome: TurnOutcome, event: ChatEvent): void {
     outcome.finishReason = event.finishReason;
     if (event.detail) outcome.detail = event.detail;
     if (event.usage) outcome.usage = event.usage;
+    if (event.limit !== undefined) outcome.limit = event.limit;
   }
 }
 
 /** The text of a turn that finished; a cut or stopped one throws, so a partial answer is never taken for a whole one. */
 export function finishedText(outcome: TurnOutcome, modelId?: string): string {
-  if (outcome.finishReason === "length") throw new IncompleteAnswerError("length", outcome.text, undefined, modelId);
+  if (outcome.finishReason === "length") throw new IncompleteAnswerError("length", outcome.text, undefined, modelId, outcome.limit);
   if (outcome.finishReason === "other") throw new IncompleteAnswerError("stopped", outcome.text, outcome.detail, modelId);
   return outcome.text;
 }
@@ -82,4 +85,9 @@ let callSeq = 0;
 export function newToolCallId(): string {
   callSeq += 1;
   return `call_${callSeq.toString(36)}_${Date.now().toString(36)}`;
+}
+
+/** A turn's events with the answer cap as sent on a cut end event, so "cut off at N tokens" names the N the model had. */
+export async function* withCapOnCut(events: AsyncIterable<ChatEvent>, cap: number | undefined): AsyncGenerator<ChatEvent> {
+  for await (const event of events) yield cap !== undefined && event.type === "end" && event.finishReason === "length" ? { ...event, limit: cap } : event;
 }

@@ -72,6 +72,30 @@ describe("askJson over Ollama", () => {
     expect(JSON.stringify(second.messages)).not.toContain('"back":"A"');
   });
 
+  it("a budget larger than a small window leaves: the cap gives way (not below 1,024), the call runs, and a cut names the cap sent", async () => {
+    // Ollama context limit 4096 (a small machine), a 4,096-token budget (flashcards) and a ~1,700-token prompt.
+    const small = () => new OllamaChatModel({ baseUrl: server.url, model: "llama3.1:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY, maxContext: 4096 });
+    const long = [{ role: "user" as const, content: `Make cards from: ${"word ".repeat(1_200)}` }];
+    server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+    await expect(askJson(small(), long, Cards, { what: "make cards", maxTokens: 4096 })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+    const sent = (server.requestsTo("chat")[0].body as { options: { num_ctx: number; num_predict: number } }).options;
+    expect(sent.num_ctx).toBe(4096);
+    expect(sent.num_predict).toBeGreaterThanOrEqual(1024);
+    expect(sent.num_predict).toBeLessThan(4096 - 1_700);
+
+    server.script({ route: "chat", reply: "", times: 2, extra: { loop: '{"front":"Q","back":"A","source":1},' } });
+    const err = await askJson(small(), long, Cards, { what: "make cards", maxTokens: 4096 }).catch((e: unknown) => e);
+    // The error is about the repair request's answer: its (longer) prompt left a little less room.
+    const capSent = (server.requestsTo("chat")[2].body as { options: { num_predict: number } }).options.num_predict;
+    expect((err as Error).message).toContain(`the length limit Krypton sets for it (${capSent.toLocaleString("en-US")} tokens)`);
+
+    // A prompt that leaves less than 1,024 tokens fails before anything is sent, as before budgets.
+    const longer = [{ role: "user" as const, content: `Make cards from: ${"word ".repeat(2_400)}` }];
+    const before = server.requestsTo("chat").length;
+    await expect(askJson(small(), longer, Cards, { what: "make cards", maxTokens: 4096 })).rejects.toThrow(/context window allows 4,096/);
+    expect(server.requestsTo("chat")).toHaveLength(before);
+  });
+
   it("a complete JSON answer that still says done_reason \"length\" is not trusted", async () => {
     // A closed object cut at the limit may have lost whatever came after it (more cards): one repair, then it counts.
     server.script({ route: "chat", reply: '{"cards":[]}', extra: { doneReason: "length" } });
@@ -149,6 +173,12 @@ describe("askJson over Gemini: answers that stop early", () => {
     expect(err).toBeInstanceOf(AgentError);
     expect((err as Error).message).toMatch(/^Could not make cards: .*blocked.*SAFETY/);
     expect(server.requestsTo("stream")).toHaveLength(1);
+  });
+
+  it("a cut at MAX_TOKENS twice names the cap Gemini was sent (8,192 with room to think), not the budget", async () => {
+    server.script({ route: "stream", reply: '{"cards":[{"front":"Q"', times: 2, extra: { finishReason: "MAX_TOKENS" } });
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain(`the length limit Krypton sets for it (${GEMINI_CAPPED_OUTPUT.toLocaleString("en-US")} tokens)`);
   });
 
   it("finishReason MAX_TOKENS is a cut: one repair that says so", async () => {

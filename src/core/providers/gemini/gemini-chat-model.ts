@@ -7,7 +7,7 @@ import { guardedCall, guardedStream } from "../guarded-stream";
 import { fitRequest, needsModelWindow, type FittedRequest } from "../context-fit";
 import { GEMINI_CAPPED_OUTPUT } from "../answer-room";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
-import { collectTurnText, newToolCallId, textDeltas } from "../turn-views";
+import { collectTurnText, newToolCallId, textDeltas, withCapOnCut } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
 import { geminiError } from "./gemini-errors";
 import { finishReasonOf, toGeminiContents, toolConfigOf, usageOf, type GeminiProviderData } from "./gemini-wire";
@@ -48,7 +48,9 @@ export class GeminiChatModel implements ChatModel {
     const { request, fit } = await this.fitted(asked);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
     const { system, contents } = toGeminiContents(request.messages);
-    yield* guardedStream<ChatEvent>({
+    // After fitting: the input limit does not count the answer, so the room for reasoning costs nothing there.
+    const cap = request.maxTokens !== undefined ? Math.max(request.maxTokens, GEMINI_CAPPED_OUTPUT) : undefined;
+    const events = guardedStream<ChatEvent>({
       clock,
       fetch,
       timeoutMs,
@@ -63,8 +65,7 @@ export class GeminiChatModel implements ChatModel {
             ...(system ? { systemInstruction: system } : {}),
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
             ...(request.topP !== undefined ? { topP: request.topP } : {}),
-            // After fitting: the input limit does not count the answer, so the room for reasoning costs nothing there.
-            ...(request.maxTokens !== undefined ? { maxOutputTokens: Math.max(request.maxTokens, GEMINI_CAPPED_OUTPUT) } : {}),
+            ...(cap !== undefined ? { maxOutputTokens: cap } : {}),
             ...(request.json || request.jsonSchema ? { responseMimeType: "application/json" } : {}),
             ...(request.jsonSchema ? { responseJsonSchema: request.jsonSchema } : {}),
             ...toolConfigOf(request),
@@ -74,6 +75,7 @@ export class GeminiChatModel implements ChatModel {
       },
       mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
     });
+    yield* withCapOnCut(events, cap);
   }
 
   /** The request fitted to the model's input limit (from the models endpoint), when the limit is known. */

@@ -7,7 +7,7 @@ import { ThinkSplitter } from "../../util/think-blocks";
 import { guardedCall, guardedStream } from "../guarded-stream";
 import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
-import { collectTurnText, textDeltas } from "../turn-views";
+import { collectTurnText, textDeltas, withCapOnCut } from "../turn-views";
 import { estimateTokens, fitRequest, needsModelWindow } from "../context-fit";
 import { OLLAMA_REASONING_ROOM, withReasoningRoom } from "../answer-room";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, numCtxFor, ollamaWindow } from "./ollama-context";
@@ -65,7 +65,7 @@ export class OllamaChatModel implements ChatModel {
     const { request, fit } = fitRequest(capped, window);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
     const numCtx = numCtxFor(request, maxContext, contextLength);
-    yield* guardedStream<ChatEvent>({
+    const events = guardedStream<ChatEvent>({
       clock: this.options.clock,
       fetch: this.options.fetch,
       timeoutMs: this.options.timeoutMs,
@@ -82,6 +82,7 @@ export class OllamaChatModel implements ChatModel {
         return mapped;
       },
     });
+    yield* withCapOnCut(events, request.maxTokens);
   }
 
   stream(request: ChatRequest): AsyncIterable<string> {
