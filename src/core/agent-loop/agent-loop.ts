@@ -45,6 +45,11 @@ export interface AgentLoopOptions {
   noNativeTools?: Set<string>;
   /** Removed from /log (API keys, tokens). */
   secrets?: readonly string[];
+  /**
+   * Sampling for every turn (a workflow task's config): temperature and topP where the turn sets none (the
+   * JSON action protocol keeps its 0, which small models need to write valid actions), and a cap per turn.
+   */
+  sampling?: Pick<ChatRequest, "temperature" | "topP" | "maxTokens">;
 }
 
 export const AGENT_DEFAULTS = { maxSteps: 8, timeoutMs: 180_000 };
@@ -111,8 +116,9 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   const language = languageInstruction(question);
 
   /**
-   * One streamed model call; the callback sees text as it arrives. No answer cap (maxTokens): the user
-   * watches the run and can stop it, and the run's time limit ends a model that loops (see ANSWER_BUDGET).
+   * One streamed model call; the callback sees text as it arrives. No answer cap (maxTokens) unless the caller
+   * sets one (a workflow task's config): the user watches the run and can stop it, and the run's time limit
+   * ends a model that loops (see ANSWER_BUDGET).
    */
   const turn = async function* (
     request: Omit<ChatRequest, "messages" | "signal">,
@@ -123,7 +129,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     const result: TurnResult = { text: "", thinking: "", calls: [], finish: "stop" };
     let fitted: Extract<ChatEvent, { type: "fitted" }> | null = null;
     try {
-      for await (const event of model.turn({ ...request, messages: sent, signal })) {
+      for await (const event of model.turn({ ...options.sampling, ...request, messages: sent, signal })) {
         if (event.type === "fitted") fitted = event;
         yield* handleEvent(event, result, onText);
       }

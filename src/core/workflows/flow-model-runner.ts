@@ -6,7 +6,7 @@ import { IncompleteAnswerError } from "../providers/provider-error";
 import { collectTurn, finishedText, reportingFits } from "../providers/turn-views";
 import { fitNotice, mergeFits } from "../providers/context-fit";
 import { AgentError } from "../notes/agent-error";
-import type { ChatMessage, ChatModel, ContextFit } from "../ports/chat-model";
+import type { ChatMessage, ChatModel, ChatRequest, ContextFit } from "../ports/chat-model";
 import { parseModelRef, type ModelRef } from "../providers/model-ref";
 import { errorMessage, isAbortError } from "../util/errors";
 import { formatCount } from "../util/text";
@@ -23,6 +23,8 @@ export type ToolTaskRunner = (request: {
   messages: ChatMessage[];
   toolNames: string[];
   maxIterations?: number;
+  /** The task's config.temperature, topP and maxTokens (a cap per model turn). */
+  sampling: Pick<ChatRequest, "temperature" | "topP" | "maxTokens">;
   signal?: AbortSignal;
 }) => Promise<{ text: string; tokens?: number }>;
 
@@ -85,7 +87,8 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
         const tools = agent.params.toolNames ?? [];
         if (tools.length > 0) {
           if (!options.runToolTask) throw new AgentError(`agent "${agent.name}" uses tools, which need agent mode in this host`, "failed");
-          const result = await options.runToolTask({ model, messages, toolNames: tools, maxIterations: agent.config?.maxIterations, signal });
+          const { temperature, topP, maxTokens } = agent.config ?? {};
+          const result = await options.runToolTask({ model, messages, toolNames: tools, maxIterations: agent.config?.maxIterations, sampling: { temperature, topP, maxTokens }, signal });
           return { output: { type: "string", data: result.text }, tokens: result.tokens };
         }
         if (type === "string" && choices.length === 0) return await plainAnswer(model, messages, agent, signal);

@@ -160,6 +160,7 @@ export class WorkflowService {
       persona,
       clock: this.deps.host.clock,
       maxSteps: request.maxIterations,
+      sampling: request.sampling,
       signal: request.signal,
       confirm: options.confirm ?? (() => Promise.resolve("deny")),
     });

@@ -51,6 +51,28 @@ it("validates against the agent tools, then runs the loop (native tool calls) ov
   expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain("Tides follow the moon");
 });
 
+it("the task's config.temperature, topP and maxTokens reach every model turn of its tool loop", async () => {
+  const { flow, errors } = validateFlow(
+    {
+      id: "sampled",
+      defaultModel: "ollama/llama3.1:8b",
+      tools: ["read_note"],
+      agents: [
+        { name: "researcher", type: "task", config: { maxIterations: 4, temperature: 0.3, topP: 0.8, maxTokens: 700 }, params: { task: "Answer: {{input}}", toolNames: ["read_note"] } },
+      ],
+      transitions: [{ from: "researcher", to: "__finish__" }],
+    },
+    { knownTools: new Set(core.tools.list({ agent: true }).map((t) => t.name)) },
+  );
+  expect(errors).toEqual([]);
+  ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Tides.md" } }] } });
+  ollama.script({ route: "chat", reply: "Twice a day." });
+  expect((await core.workflows.run(flow!, "how often are tides?")).status).toBe("finished");
+  const turns = ollama.requestsTo("chat").map((r) => (r.body as { options: Record<string, number> }).options);
+  expect(turns).toHaveLength(2);
+  for (const options of turns) expect(options).toMatchObject({ temperature: 0.3, top_p: 0.8, num_predict: 700 });
+});
+
 it("a write tool without a confirmation is refused: the vault stays byte-identical and the model is told", async () => {
   const { flow } = flowWith(["write_note"]);
   ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "write_note", arguments: { title: "New", folder: "Notes", content: "hi" } }] } });
