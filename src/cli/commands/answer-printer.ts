@@ -6,6 +6,7 @@ import { AGENT_NAMES } from "../../core/notes/note-operations-impl";
 import type { ChatEvent, Source } from "../../core/chat/chat-types";
 import type { RetrievalMode } from "../../core/settings";
 import { oneLine, printHits, type Output } from "../output";
+import type { WarnOnce } from "../warn-once";
 
 /** Everything one answer produced, for `--json` and for the exit code. */
 export interface CollectedAnswer {
@@ -23,30 +24,17 @@ export interface CollectedAnswer {
 }
 
 /**
- * Why notes were matched by keywords only (core/search/keyword-only.ts), on stderr once per command run:
- * each answer of a chat would repeat it, and agent mode says it before its answers (IndexPreparation).
- */
-export class KeywordOnlyOnce {
-  private readonly shown = new Set<string>();
-  constructor(private readonly output: Output) {}
-
-  warn(reason: string | null | undefined): void {
-    if (!reason || this.shown.has(reason)) return;
-    this.shown.add(reason);
-    this.output.warn(reason);
-  }
-}
-
-/**
  * Consumes ChatService events. With `stream` the answer's tokens go to stdout as they arrive, notices to
  * stderr, and the agent result and sources follow the answer; without it (--json) nothing is printed here.
+ * Why notes were matched by keywords only (core/search/keyword-only.ts) is said once per run (`once`): each
+ * answer of a chat would repeat it, and agent mode says it before its answers (IndexPreparation).
  */
 export async function consumeAnswer(
   events: AsyncIterable<ChatEvent>,
   mode: RetrievalMode,
   output: Output,
   stream: boolean,
-  keywordOnly: KeywordOnlyOnce,
+  once: WarnOnce,
 ): Promise<CollectedAnswer> {
   const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false, steps: [] };
   let streamed = "";
@@ -77,7 +65,7 @@ export async function consumeAnswer(
       case "notice":
         collected.notices.push(event.message);
         if (!stream) break;
-        if (event.code === "rag-keyword-only") keywordOnly.warn(event.message);
+        if (event.code === "rag-keyword-only") once.warn(event.message);
         else output.warn(event.message);
         break;
       case "error":
@@ -91,15 +79,15 @@ export async function consumeAnswer(
     }
   }
   if (!collected.answer) collected.answer = streamed;
-  if (stream) printAfterAnswer(output, collected, streamed, keywordOnly);
+  if (stream) printAfterAnswer(output, collected, streamed, once);
   return collected;
 }
 
-function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string, keywordOnly: KeywordOnlyOnce): void {
+function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string, once: WarnOnce): void {
   if (streamed && !streamed.endsWith("\n")) output.line();
   if (answer.stopped) output.info("(stopped)");
   if (answer.usage) output.info(output.dim(`tokens: ${answer.usage.promptTokens ?? 0} in, ${answer.usage.completionTokens ?? 0} out`));
-  if (answer.agent) printAgentResult(output, answer.agent, streamed, keywordOnly);
+  if (answer.agent) printAgentResult(output, answer.agent, streamed, once);
   // Sources belong to an answer: after an error there is none to cite.
   if (answer.sources.length > 0 && !answer.error) {
     output.line();
@@ -109,7 +97,7 @@ function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: str
 }
 
 /** A terminal rendering of what an agent did: real file paths (not wikilinks), one result per line. */
-function printAgentResult(output: Output, result: AgentResult, streamed: string, keywordOnly: KeywordOnlyOnce): void {
+function printAgentResult(output: Output, result: AgentResult, streamed: string, once: WarnOnce): void {
   switch (result.kind) {
     case "note-created":
       output.line(`Created ${result.path} (${result.title})`);
@@ -118,7 +106,7 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string,
     case "search-results":
       if (result.hits.length === 0) output.line(`No notes match "${result.query}".`);
       printHits(output, result.hits);
-      keywordOnly.warn(result.keywordOnly);
+      once.warn(result.keywordOnly);
       break;
     case "summary":
       output.line(output.bold(result.title));
@@ -129,7 +117,7 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string,
         output.line("Sources:");
         for (const file of result.sourceFiles) output.line(`  ${file}`);
       }
-      keywordOnly.warn(result.keywordOnly);
+      once.warn(result.keywordOnly);
       break;
     case "message":
       if (agentFailure(result)) break; // said on stderr by the command, not printed as an answer

@@ -3,10 +3,11 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
 import { connectMcpServers, openVaultSession } from "../vault-session";
-import { agentFailure, answerJson, consumeAnswer, KeywordOnlyOnce } from "./answer-printer";
+import { agentFailure, answerJson, consumeAnswer } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
 import { IndexPreparation, notePathOption } from "./command-helpers";
+import { WarnOnce } from "../warn-once";
 
 export const askCommand: Command = {
   name: "ask",
@@ -44,9 +45,9 @@ export const askCommand: Command = {
       const release = ctx.interrupts.push(() => controller.abort());
       try {
         const agent = flag(args, "agent");
-        const keywordOnly = new KeywordOnlyOnce(ctx.output);
+        const once = new WarnOnce(ctx.output);
         // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
-        await new IndexPreparation(session, keywordOnly, ctx.output).prepare(mode, agent, controller.signal);
+        await new IndexPreparation(session, once).prepare(mode, agent, controller.signal);
         // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).
         if (agent) await connectMcpServers(session, ctx.output);
         const events = session.core.chat.send(question, {
@@ -56,7 +57,7 @@ export const askCommand: Command = {
           signal: controller.signal,
           ...(agent ? { agent: true, confirm: cliConfirm(ctx, { yes: flag(args, "yes") }) } : {}),
         });
-        const answer = await consumeAnswer(events, mode, ctx.output, !json, keywordOnly);
+        const answer = await consumeAnswer(events, mode, ctx.output, !json, once);
         if (json) ctx.output.json(answerJson(answer));
         if (answer.error) {
           ctx.output.error(answer.error.message);

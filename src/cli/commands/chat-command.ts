@@ -5,10 +5,11 @@ import type { Command, CommandContext } from "../command";
 import { checkMode, CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
 import { connectMcpServers, openVaultSession, type VaultSession } from "../vault-session";
-import { agentFailure, consumeAnswer, KeywordOnlyOnce } from "./answer-printer";
+import { agentFailure, consumeAnswer } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
 import { checkPositionals, IndexPreparation, notePathOption, withAbortOnInterrupt } from "./command-helpers";
+import { WarnOnce } from "../warn-once";
 import { resultText, stepLine as flowStepLine } from "../../core/workflows/flow-report";
 import { parseRunCommand } from "../../core/workflows/run-command";
 import type { ConfirmPort } from "../../core/agent-loop/agent-types";
@@ -57,8 +58,8 @@ async function chatLoop(
   let mode: RetrievalMode = session.config.settings.defaultMode;
   let agent = agentOptions.agent;
   let failed = false;
-  const keywordOnly = new KeywordOnlyOnce(output);
-  const index = new IndexPreparation(session, keywordOnly, output);
+  const once = new WarnOnce(output);
+  const index = new IndexPreparation(session, once);
 
   const rl = readline.createInterface({
     input: ctx.stdin,
@@ -143,7 +144,7 @@ async function chatLoop(
             signal: controller.signal,
             ...(agent ? { agent: true, confirm } : {}),
           });
-          const answer = await consumeAnswer(events, mode, output, true, keywordOnly);
+          const answer = await consumeAnswer(events, mode, output, true, once);
           conversationId = answer.conversationId ?? conversationId;
           const failure = answer.error?.message ?? agentFailure(answer.agent);
           if (failure) {

@@ -6,9 +6,8 @@ import { toNotePath, VaultPathError } from "../../core/notes/vault-path-policy";
 import { stringOption, type ParsedArgs } from "../args";
 import type { CommandContext } from "../command";
 import { CliError, describeError, EXIT_INTERRUPTED, UsageError } from "../errors";
-import type { Output } from "../output";
 import { openIndex, type VaultSession } from "../vault-session";
-import type { KeywordOnlyOnce } from "./answer-printer";
+import type { WarnOnce } from "../warn-once";
 
 /**
  * Runs work that Ctrl+C should cancel cleanly (the index saves what it has, the lock is released)
@@ -40,27 +39,16 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
  *
  * One per run: `krypton chat` prepares again at each /mode and /agent switch, and a user should hear a
  * warning once per run unless the situation changed. So the index is opened again only when a switch needs
- * more of it (searching, after the intent agents alone), and a warning already said is not said again (a
- * changed situation has other words).
+ * more of it (searching, after the intent agents alone), and its warnings go through the run's WarnOnce.
  */
 export class IndexPreparation {
   /** What the index was opened for: "answer" covers "none". */
   private prepared: "answer" | "none" | null = null;
-  private readonly output: Output;
 
   constructor(
     private readonly session: VaultSession,
-    private readonly keywordOnly: KeywordOnlyOnce,
-    output: Output,
-  ) {
-    const said = new Set<string>();
-    this.output = Object.create(output) as Output;
-    this.output.warn = (message) => {
-      if (said.has(message)) return;
-      said.add(message);
-      output.warn(message);
-    };
-  }
+    private readonly once: WarnOnce,
+  ) {}
 
   async prepare(mode: RetrievalMode, agent: boolean, signal: AbortSignal): Promise<void> {
     // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
@@ -68,15 +56,15 @@ export class IndexPreparation {
     if (use === null) return;
     if (this.prepared !== "answer" && this.prepared !== use) {
       try {
-        await openIndex(this.session, this.output, { signal, use });
+        await openIndex(this.session, this.once.output, { signal, use });
         this.prepared = use;
       } catch (err) {
         if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
-        this.output.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
+        this.once.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
         return;
       }
     }
-    if (agent) this.keywordOnly.warn(keywordOnlyReason(this.session.core.index.status(), false));
+    if (agent) this.once.warn(keywordOnlyReason(this.session.core.index.status(), false));
   }
 }
 
