@@ -78,7 +78,8 @@ export async function openVaultSession(
 /**
  * Connects the enabled MCP servers from the settings (once; later calls return at once) so their tools join
  * the registry beside the built-ins. Each server that fails is one warning on stderr (its HTTP status or
- * stderr tail, never a secret) and the others keep working. Agent mode calls this before its first turn.
+ * stderr tail, never a secret) and the others keep working. Agent mode calls this before its first turn;
+ * a later call warns again about a server still failing, so `krypton chat` passes its WarnOnce's output.
  */
 export async function connectMcpServers(session: VaultSession, output: Output): Promise<McpServerStatus[]> {
   const servers = session.config.settings.mcpServers;

@@ -2,13 +2,13 @@ import type { Output } from "./output";
 
 /**
  * The warnings of one command run that are said once: `krypton chat` prepares the index again at each
- * /mode and /agent switch, and every answer may carry the keyword-only reason, but a user should hear a
- * warning once per run. A message already said is not said
+ * /mode and /agent switch and connects the MCP servers at each /agent on, and every answer may carry the
+ * keyword-only reason, but a user should hear a warning once per run. A message already said is not said
  * again; a different message is (a changed situation has other words).
  */
 export class WarnOnce {
   private readonly said = new Set<string>();
-  /** The run's output with warn() going through here: for code that warns through an Output (openIndex). */
+  /** The run's output with warn() going through here: for code that warns through an Output (openIndex, connectMcpServers). */
   readonly output: Output;
 
   constructor(output: Output) {

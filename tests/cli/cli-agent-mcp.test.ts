@@ -44,3 +44,19 @@ it("calls a tool of a working MCP server beside a failing one; a tool without re
   expect(system).toContain("- local:echo:");
   expect(system).not.toContain("crashy:");
 }, 60_000);
+
+it("krypton chat: a failing MCP server is one warning per run, however often /agent is switched on", async () => {
+  bed.vault = await makeTempVault({
+    "A.md": "# A\n",
+    ".obsidian/plugins/krypton/data.json": JSON.stringify({
+      embeddingProvider: "none",
+      mcpServers: [{ ...stdio("crashy", ["--crash"]), env: { API_KEY: "" } }],
+    }),
+  });
+  const r = await runCli(["chat", bed.vault.root, "--agent"], { env: bed.env, input: "/agent off\n/agent on\n/agent on\n" });
+  expect(r.code).toBe(0);
+  expect(r.stderr.match(/MCP server crashy: could not start/g)).toHaveLength(1);
+  expect(r.stderr.match(/MCP server crashy: API_KEY is empty/g)).toHaveLength(1);
+  // Each switch is still acknowledged: only the warnings are not repeated.
+  expect(r.stderr.match(/Agent mode: on/g)).toHaveLength(2);
+}, 60_000);

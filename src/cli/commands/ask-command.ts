@@ -49,7 +49,7 @@ export const askCommand: Command = {
         // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
         await new IndexPreparation(session, once).prepare(mode, agent, controller.signal);
         // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).
-        if (agent) await connectMcpServers(session, ctx.output);
+        if (agent) await connectMcpServers(session, once.output);
         const events = session.core.chat.send(question, {
           mode,
           conversationId: stringOption(args, "conversation"),

@@ -76,7 +76,8 @@ async function chatLoop(
 
   try {
     await withAbortOnInterrupt(ctx, (signal) => index.prepare(mode, agent, signal));
-    if (agent) await connectMcpServers(session, output);
+    // Through `once`: each /agent on calls it again, and a failing server's warning would repeat.
+    if (agent) await connectMcpServers(session, once.output);
     const confirm = cliConfirm(ctx, { yes: agentOptions.yes, rl: interactive ? rl : undefined });
 
     if (interactive) {
@@ -115,7 +116,7 @@ async function chatLoop(
           output.info(`Agent mode: ${agent ? "on" : "off"}`);
           if (agent) {
             await withAbortOnInterrupt(ctx, (signal) => index.prepare(mode, true, signal));
-            await connectMcpServers(session, output);
+            await connectMcpServers(session, once.output);
           }
         } else if (command === "steps") {
           printSteps(output, session.core.agent.lastTurn(conversationId)?.steps ?? []);
