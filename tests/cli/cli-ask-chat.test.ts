@@ -174,6 +174,19 @@ describe("krypton ask / chat", () => {
     expect(JSON.stringify(bed.ollama.requestsTo("chat")[0].body)).toContain("lively starter");
   });
 
+  it('"summarize my notes on X" whose excerpts were shortened to fit the window says so after the summary', async () => {
+    const long = (i: number) => Array.from({ length: 1000 }, (_, j) => `w${i}x${j}`).join(" ");
+    for (let i = 0; i < 10; i++) await bed.vault.write(`Kafka/kafka-${i}.md`, `# Kafka ${i}\n\nkafka topic ${i} ${long(i)}\n`);
+    bed.ollama.script({ route: "chat", reply: "Kafka everywhere.", times: Infinity });
+    const small = { ...env, KRYPTON_OLLAMA_MAX_CONTEXT: "2048" };
+    const r = await runCli(["ask", bed.vault.root, "summarize my notes on kafka", "--mode", "none"], { env: small });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Kafka everywhere.\n\nSources:\n  Kafka/kafka-");
+    expect(r.stderr).toContain("krypton: warning: To fit llama3.1:8b's context window (2,048 tokens), this summary shortened the excerpts given with the question.\n");
+    const json = await runCli(["ask", bed.vault.root, "summarize my notes on kafka", "--mode", "none", "--json"], { env: small });
+    expect(JSON.parse(json.stdout)).toMatchObject({ agent: { kind: "summary", fitted: expect.stringMatching(/^To fit .*, this summary shortened the excerpts/) } });
+  });
+
   it("--no-agents sends even an agent-like request to the chat model", async () => {
     bed.ollama.script({ route: "chat", reply: "Plain answer." });
     const r = await ask("create a note on photosynthesis", "--no-agents", "--mode", "none");

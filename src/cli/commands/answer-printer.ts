@@ -117,6 +117,8 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string,
         output.line("Sources:");
         for (const file of result.sourceFiles) output.line(`  ${file}`);
       }
+      // On stderr like an answer's context-fitted notice; about this summary, so said for each one.
+      if (result.fitted) output.warn(result.fitted);
       once.warn(result.keywordOnly);
       break;
     case "message":

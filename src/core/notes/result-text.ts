@@ -23,6 +23,14 @@ export function searchResultsText(r: Omit<SearchResults, "text">): string {
 
 export function summaryText(r: Omit<Summary, "text">, heading: string): string {
   const sources = r.sourceFiles.length ? `\n\nSources: ${r.sourceFiles.map((p) => noteLink(p)).join(", ")}` : "";
-  const remarks = [r.fitted, r.keywordOnly].filter(Boolean).map((remark) => `\n\n_${remark}_`);
+  const remarks = summaryRemarks(r).map((remark) => `\n\n_${remark}_`);
   return `**${heading}**\n\n${r.summary}${sources}${remarks.join("")}`;
+}
+
+/**
+ * The sentences a summary carries under it, in the order every host shows them: what fitting the model's
+ * window cut, then why its notes were matched by keywords only. summarize_notes's text uses it too.
+ */
+export function summaryRemarks(r: Pick<Summary, "fitted" | "keywordOnly">): string[] {
+  return [r.fitted, r.keywordOnly].filter((remark): remark is string => Boolean(remark));
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { NoteOperations } from "../notes/note-operations";
+import { summaryRemarks } from "../notes/result-text";
 import { createReadPolicy, isNoteRefusedError } from "../notes/read-policy";
 import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
@@ -128,6 +129,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
       title: z.string(),
       summary: z.string(),
       sourceFiles: z.array(z.string()),
+      fitted: z.string().optional().describe("Set when the notes' excerpts were shortened to fit the model's context window (mode \"topic\"): what was cut."),
       keywordOnly: z.string().optional().describe("Set when the notes were matched by keywords only (mode \"topic\"): why."),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -147,15 +149,16 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
         if (!topic) throw new ToolError('Missing required parameter: topic (needed when mode is "topic")', "invalid-input");
         summary = await operations.summarizeTopic(topic, { signal: context.signal });
       }
-      const structured: { title: string; summary: string; sourceFiles: string[]; keywordOnly?: string } = {
+      const structured: { title: string; summary: string; sourceFiles: string[]; fitted?: string; keywordOnly?: string } = {
         title: summary.title,
         summary: summary.summary,
         sourceFiles: [...summary.sourceFiles],
       };
+      if (summary.fitted) structured.fitted = summary.fitted;
       if (summary.keywordOnly) structured.keywordOnly = summary.keywordOnly;
       const sources = structured.sourceFiles.length > 0 ? `\n\nSources:\n${structured.sourceFiles.map((f) => `- ${f}`).join("\n")}` : "";
-      const remark = summary.keywordOnly ? `\n\n${summary.keywordOnly}` : "";
-      return { structured, text: `${structured.title}\n\n${structured.summary}${sources}${remark}` };
+      const remarks = summaryRemarks(summary).map((remark) => `\n\n${remark}`);
+      return { structured, text: `${structured.title}\n\n${structured.summary}${sources}${remarks.join("")}` };
     },
   });
 

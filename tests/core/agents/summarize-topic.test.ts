@@ -1,6 +1,8 @@
 import { AgentError } from "../../../src/core/notes/agent-error";
 import { mentioningTopic, mentionsTopic, significantWords, truncateWords } from "../../../src/core/notes/note-text";
 import { LIMITS } from "../../../src/core/notes/note-operations-impl";
+import { registerNoteTools } from "../../../src/core/tools/note-tools";
+import { ToolRegistry } from "../../../src/core/tools/tool-registry";
 import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
 
 async function agentError(promise: Promise<unknown>): Promise<AgentError> {
@@ -156,6 +158,14 @@ describe("NoteOperations.summarizeTopic", () => {
     const notice = "To fit llama3.1:8b's context window (8,192 tokens), this summary shortened the excerpts given with the question.";
     expect(result).toMatchObject({ summary: "Kafka everywhere.", fitted: notice });
     expect(result.text.endsWith(`\n\n_${notice}_`)).toBe(true);
+
+    // summarize_notes (MCP, agent mode) says it too: in its text and as a field.
+    const tools = new ToolRegistry();
+    registerNoteTools(tools, { operations: world.operations, vault: world.host.vault, vaultRoot: world.vault.root });
+    world.ollama.script({ route: "chat", reply: "Kafka everywhere." });
+    const tool = await tools.call("summarize_notes", { mode: "topic", topic: "kafka" });
+    expect(tool.structured).toMatchObject({ summary: "Kafka everywhere.", fitted: notice });
+    expect(tool.text.endsWith(`\n\n${notice}`)).toBe(true);
   });
 
   it("says no notes match when nothing mentions the topic, without calling the model", async () => {
