@@ -15,7 +15,7 @@ import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
 import { DECK_MARKER, cardKey, clozeWriter, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
-import { loadSrFormat, type SrFormat } from "./sr-format";
+import { loadSrFormat, srDefaultsRemark, type SrFormat } from "./sr-format";
 
 export interface FlashcardsDeps {
   host: Host;
@@ -162,11 +162,14 @@ export class FlashcardService {
     const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : await this.findDeckPath(wanted);
     const text = await this.readDeck(deckPath);
     if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
-    const cards = parseCards(text, await loadSrFormat(vault)).cards;
-    if (!cards.length) throw new AgentError(`${deckPath} has no cards to export.`, "not-found");
+    const format = await loadSrFormat(vault);
+    // Read in SR's defaults, the user's own cards may be missing from the export: say why with each outcome.
+    const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
+    const cards = parseCards(text, format).cards;
+    if (!cards.length) throw new AgentError(`${deckPath} has no cards to export.${defaults}`, "not-found");
     const name = parseCards(text.slice(0, 2000)).frontmatter.deck?.replace(/^"|"$/g, "") || deckPath.replace(/^.*\//, "").replace(/\.md$/i, "");
     const out = ankiExportText(name, deckPath.replace(/\.md$/i, ""), cards, localDate(this.deps.host.clock.now()));
-    if (!out.exported) throw new AgentError(`None of the ${cards.length} cards in ${deckPath} can be exported (${out.skipped[0]?.reason}).`, "invalid-input");
+    if (!out.exported) throw new AgentError(`None of the ${cards.length} cards in ${deckPath} can be exported (${out.skipped[0]?.reason}).${defaults}`, "invalid-input");
     const base = `${ANKI_EXPORT_FOLDER}/${deckPath.replace(/^.*\//, "").replace(/\.md$/i, "")}`;
     for (let n = 1; n <= 100; n++) {
       const path = n === 1 ? `${base}.md` : `${base} ${n}.md`;
@@ -178,7 +181,7 @@ export class FlashcardService {
         throw new AgentError(`Could not create ${path}: ${errorMessage(err)}`, "failed");
       }
       const skippedText = out.skipped.length ? ` Skipped ${out.skipped.length}: ${out.skipped.map((s) => `"${s.front}" (${s.reason})`).join("; ")}.` : "";
-      return { path, deckPath, exported: out.exported, skipped: out.skipped, text: `Exported ${out.exported} card${out.exported === 1 ? "" : "s"} of [[${deckPath.replace(/\.md$/i, "")}]] to [[${path.replace(/\.md$/i, "")}]] for Obsidian_to_Anki.${skippedText}` };
+      return { path, deckPath, exported: out.exported, skipped: out.skipped, text: `Exported ${out.exported} card${out.exported === 1 ? "" : "s"} of [[${deckPath.replace(/\.md$/i, "")}]] to [[${path.replace(/\.md$/i, "")}]] for Obsidian_to_Anki.${skippedText}${defaults}` };
     }
     throw new AgentError(`Too many exports of ${deckPath} in ${ANKI_EXPORT_FOLDER}/: remove old ones first.`, "failed");
   }
@@ -357,7 +360,7 @@ export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
   // Second, so that a notice showing the first two paragraphs shows it.
   const defaults =
     run.srSettingsProblem && run.added.length
-      ? `Written in the Spaced Repetition plugin's default card format (question::answer, #flashcards): ${run.srSettingsProblem}. Fix it and Krypton writes your own separators, tags and cloze patterns.`
+      ? srDefaultsRemark(run.srSettingsProblem, "written")
       : "";
   const list = run.added.map((c) => `- ${c.kind === "cloze" ? c.front : `${c.front} → ${c.back}`}`).join("\n");
   const keywordOnly = run.keywordOnly ? `_${run.keywordOnly}_` : "";

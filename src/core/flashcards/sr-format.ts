@@ -21,7 +21,7 @@ export interface SrFormat {
   commentOnSameLine: boolean;
   /**
    * Why the user's SR settings could not be used, when its data.json exists but cannot be read: these are SR's
-   * defaults standing in, and cards written with them are told so (flashcardRunText).
+   * defaults standing in, and results that wrote or read cards with them say so (srDefaultsRemark).
    */
   problem?: string;
 }
@@ -36,6 +36,16 @@ export const DEFAULT_SR_FORMAT: SrFormat = {
   clozePatterns: DEFAULT_CLOZE_PATTERNS,
   commentOnSameLine: false,
 };
+
+/**
+ * What a result made with SR's defaults in place of the user's unreadable settings (SrFormat.problem) says, in
+ * the same words wherever cards are written (flashcards) or decks read (quiz, goal plan, Anki export): cards
+ * the user keeps in other separators or tags are then not written or found as theirs.
+ */
+export function srDefaultsRemark(problem: string, cards: "written" | "read"): string {
+  const [done, does] = cards === "written" ? ["Written", "writes"] : ["Read", "reads"];
+  return `${done} in the Spaced Repetition plugin's default card format (question::answer, #flashcards): ${problem}. Fix it and Krypton ${does} your own separators, tags and cloze patterns.`;
+}
 
 /** Where the plugin keeps its settings, relative to the vault's config folder. */
 export const SR_DATA_JSON = "plugins/obsidian-spaced-repetition/data.json";

@@ -1,6 +1,7 @@
 import type { Agent } from "../agents/agent";
 import { cleanArgument, normalizeMessage } from "../agents/intent-patterns";
 import { AgentError } from "../notes/agent-error";
+import { srDefaultsRemark } from "../flashcards/sr-format";
 import type { Logger } from "../ports/logger";
 import { parseMinutes } from "./goal-parse";
 import { goalLine, type GoalService } from "./goal-service";
@@ -80,7 +81,8 @@ export async function runGoalIntent(goals: GoalService, intent: GoalIntent, sign
     case "plan": {
       const plan = await goals.plan(intent.goal, signal);
       const head = `Plan for **${plan.goal.goal}** (${plan.dueCards} flashcard${plan.dueCards === 1 ? "" : "s"} due${plan.decks.length ? ` in ${plan.decks.length} deck(s)` : ""}, ${plan.notes.length} related note(s)):`;
-      return `${head}\n${plan.days.join("\n")}${plan.keywordOnly ? `\n\n_${plan.keywordOnly}_` : ""}`;
+      const defaults = plan.srSettingsProblem ? `\n\n${srDefaultsRemark(plan.srSettingsProblem, "read")}` : "";
+      return `${head}\n${plan.days.join("\n")}${defaults}${plan.keywordOnly ? `\n\n_${plan.keywordOnly}_` : ""}`;
     }
   }
 }

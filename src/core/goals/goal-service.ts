@@ -151,9 +151,14 @@ export class GoalService {
 
   /**
    * A week's plan: related notes from the one search API, and the cards due in decks named like the goal.
-   * `keywordOnly`: the notes were matched by keywords only, and why (keywordOnlyReason).
+   * `keywordOnly`: the notes were matched by keywords only, and why (keywordOnlyReason). `srSettingsProblem`: the
+   * decks were read in SR's defaults because its settings cannot be read (SrFormat.problem), so cards in the
+   * user's own separators were not counted.
    */
-  async plan(name: string, signal?: AbortSignal): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[]; keywordOnly?: string }> {
+  async plan(
+    name: string,
+    signal?: AbortSignal,
+  ): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[]; keywordOnly?: string; srSettingsProblem?: string }> {
     const goal = await this.find(name);
     const today = this.today();
     const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
@@ -192,7 +197,7 @@ export class GoalService {
       const parts = [dueCards ? `review flashcards (${Math.ceil(dueCards / 7)} or more)` : "", read ? `read [[${read.replace(/\.md$/i, "")}]]` : ""].filter(Boolean);
       days.push(`- ${date}: ${parts.length ? parts.join(", then ") : "30 min on the goal"}`);
     }
-    return { goal, notes, dueCards, decks, days, ...(keywordOnly ? { keywordOnly } : {}) };
+    return { goal, notes, dueCards, decks, days, ...(keywordOnly ? { keywordOnly } : {}), ...(format?.problem ? { srSettingsProblem: format.problem } : {}) };
   }
 
   /** The study goals folder of the settings, as the vault of these note paths spells it. */

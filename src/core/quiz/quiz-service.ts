@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseCards } from "../flashcards/card-parser";
 import { deckFolderAsSpelled, type FlashcardService } from "../flashcards/flashcard-service";
-import { loadSrFormat } from "../flashcards/sr-format";
+import { loadSrFormat, srDefaultsRemark } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { AgentError } from "../notes/agent-error";
@@ -59,15 +59,18 @@ export class QuizService {
     const deck = await this.findDeck(name);
     if (!deck) return this.startFromNotes(conversationId, name, signal);
     const { path, text, deckFolder } = deck;
-    const cards = quizCardsFromDeck(parseCards(text, await loadSrFormat(this.deps.host.vault)).cards, path);
+    const format = await loadSrFormat(this.deps.host.vault);
+    const cards = quizCardsFromDeck(parseCards(text, format).cards, path);
+    // Read in SR's defaults, the deck's cards in the user's own separators are not found: say why with the outcome.
+    const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
     if (!cards.length) {
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
       if (this.deps.flashcards && !isInFolder(path, deckFolder)) return this.startFromNotes(conversationId, name, signal);
-      throw new AgentError(`${path} has no flashcards to quiz you on.`, "not-found");
+      throw new AgentError(`${path} has no flashcards to quiz you on.${defaults}`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), shuffle(cards, this.deps.host.clock.now()));
     await this.save(conversationId ?? PENDING, state);
-    return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.\n\n${questionText(state)}`;
+    return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.${defaults}\n\n${questionText(state)}`;
   }
 
   private async startFromNotes(conversationId: string | undefined, topic: string, signal?: AbortSignal): Promise<string> {

@@ -90,4 +90,17 @@ describe("FlashcardService.exportAnki (real vault)", () => {
     await expect(service().exportAnki("Notes/Plain")).rejects.toThrow(/not a Krypton deck|not a deck/i);
     expect(await world.vault.read("Flashcards/Mine.md")).toBe("Q::A\n");
   });
+
+  it("says why when the Spaced Repetition plugin's settings cannot be read and the deck is read in its defaults", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", '{"settings": {"singleLineCardSeparator": ";;",}}');
+    const readDefaults =
+      /\n\nRead in the Spaced Repetition plugin's default card format \(question::answer, #flashcards\): \.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json is not valid JSON \(.+\)\. Fix it and Krypton reads your own separators, tags and cloze patterns\.$/;
+    await world.vault.write("Flashcards/Semi.md", "---\nkrypton-deck: true\n---\n#flashcards/semi\n\nQ;;A\n");
+    const none = await service().exportAnki("Semi").then(() => null, (err: unknown) => err as Error);
+    expect(none?.message).toMatch(/^Flashcards\/Semi\.md has no cards to export\./);
+    expect(none?.message).toMatch(readDefaults);
+    const some = await service().exportAnki("Testing");
+    expect(some.text).toMatch(/^Exported 4 cards of \[\[Flashcards\/Testing\]\]/);
+    expect(some.text).toMatch(readDefaults);
+  });
 });

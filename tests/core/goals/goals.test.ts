@@ -296,6 +296,21 @@ describe("GoalService over a real vault", () => {
     expect((await la.plan("AWS")).dueCards).toBe(2);
   });
 
+  it("plan: says why when the Spaced Repetition plugin's settings cannot be read and decks are read in its defaults", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", '{"settings": {"singleLineCardSeparator": ";;",}}');
+    await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nS3;;object storage\n\nIAM;;identities\n");
+    const goals = service("America/Los_Angeles");
+    await goals.create("Pass AWS SAA", "2027-01-15");
+    const text = (await createGoalAgent({ goals, logger: world.host.logger }).tryHandle("plan my week for AWS", [], {}))!.text;
+    expect(text).toMatch(/^Plan for \*\*Pass AWS SAA\*\* \(0 flashcards due in 1 deck\(s\)/);
+    expect(text).toMatch(
+      /\n\nRead in the Spaced Repetition plugin's default card format \(question::answer, #flashcards\): \.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json is not valid JSON \(.+\)\. Fix it and Krypton reads your own separators, tags and cloze patterns\./,
+    );
+    // Without decks of the goal, nothing was read: nothing to say.
+    await world.vault.remove("Flashcards/AWS.md");
+    expect((await goals.plan("AWS")).srSettingsProblem).toBeUndefined();
+  });
+
   // On a disk that ignores case (macOS, Windows) the setting's "Study goals" is the folder "study goals": goals
   // there were not listed, and Obsidian cannot create "Study goals/…" beside it. Decks likewise for the plan.
   it("the goals and flashcards folders as the vault spells them, whatever the settings' case", async () => {

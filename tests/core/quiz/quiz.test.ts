@@ -144,6 +144,36 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
   });
 });
 
+// With SR's data.json unreadable its defaults stand in: a deck in the user's ";;" reads as no cards at all.
+describe("quiz when the Spaced Repetition plugin's settings cannot be read", () => {
+  let world: AgentsWorld;
+  const READ_DEFAULTS =
+    /Read in the Spaced Repetition plugin's default card format \(question::answer, #flashcards\): \.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json is not valid JSON \(.+\)\. Fix it and Krypton reads your own separators, tags and cloze patterns\./;
+  beforeEach(async () => {
+    world = await makeAgentsWorld({
+      files: {
+        ".obsidian/plugins/obsidian-spaced-repetition/data.json": '{"settings": {"singleLineCardSeparator": ";;",}}',
+        "Flashcards/Mine.md": "#flashcards/mine\n\nWhat does S3 stand for?;;Simple Storage Service\n",
+        "Flashcards/AWS.md": DECK,
+      },
+    });
+  });
+  afterEach(() => world.close());
+  const agent = () => createQuizAgent({ quiz: new QuizService({ host: world.host, settings: () => world.settings, chatModel: () => world.model }), logger: world.host.logger });
+
+  it("a deck with no cards in the default format says why it has none", async () => {
+    const text = (await agent().tryHandle("quiz me on Mine", [], { conversationId: "c" }))!.text;
+    expect(text).toMatch(/^Flashcards\/Mine\.md has no flashcards to quiz you on\.\n\n/);
+    expect(text).toMatch(READ_DEFAULTS);
+  });
+
+  it("a quiz on the cards the default format finds says so after its head", async () => {
+    const paragraphs = (await agent().tryHandle("quiz me on AWS", [], { conversationId: "c" }))!.text.split("\n\n");
+    expect(paragraphs[0]).toBe("Quiz on **AWS**: 3 cards.");
+    expect(paragraphs[1]).toMatch(READ_DEFAULTS);
+  });
+});
+
 describe("quiz on a topic without a deck: cards from the vault's notes, in memory", () => {
   let world: AgentsWorld;
   const MARS = "# Mars\n\nMars has two moons, Phobos and Deimos.\n\nThe largest volcano on Mars is Olympus Mons.\n";
