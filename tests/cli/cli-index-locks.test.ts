@@ -11,7 +11,7 @@ import { tempDirForFile } from "../support/temp-dirs";
 import { promisify } from "node:util";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { startCli } from "../support/killable-cli";
+import { startCli } from "../support/cli-processes";
 import { useCliTestBed } from "../support/cli-test-bed";
 import { buildCli, cleanEnv, runCli } from "./cli-harness";
 
@@ -32,11 +32,12 @@ describe("index locks with real processes", () => {
     bed.vault = await makeTempVault(manyNotes(80));
     bed.ollama.script({ route: "embed", delayMs: 400, times: Infinity });
     const run = await startCli(["index", bed.vault.root], { env: bed.env });
-    await run.until(async () => bed.ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(bed.vault))));
+    run.endInput();
+    await run.waitFor(async () => bed.ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(bed.vault))), 30_000, "the first embed request and the lock");
     const lock = JSON.parse(await fs.readFile(lockPath(bed.vault), "utf8"));
     expect(lock).toMatchObject({ pid: run.child.pid, label: "krypton index" });
-    run.child.kill("SIGKILL");
-    expect((await run.exited).signal).toBe("SIGKILL");
+    run.kill("SIGKILL");
+    expect((await run.exited()).signal).toBe("SIGKILL");
     expect(await exists(lockPath(bed.vault))).toBe(true); // SIGKILL leaves it behind: nothing can run on SIGKILL
 
     bed.ollama.reset();
@@ -63,9 +64,10 @@ describe("index locks with real processes", () => {
     // Slow embeddings: the rebuild's first checkpoint (after 5 s) writes new shard files; kill it right then.
     bed.ollama.script({ route: "embed", delayMs: 1_500, times: Infinity });
     const run = await startCli(["index", bed.vault.root, "--rebuild"], { env: bed.env });
-    await run.until(async () => (await fs.readdir(dir)).some((f) => f.startsWith("shard-") && !oldFiles.has(f)), 45_000);
-    run.child.kill("SIGKILL");
-    await run.exited;
+    run.endInput();
+    await run.waitFor(async () => (await fs.readdir(dir)).some((f) => f.startsWith("shard-") && !oldFiles.has(f)), 45_000, "the rebuild's first new shard file");
+    run.kill("SIGKILL");
+    await run.exited();
     expect(await fs.readFile(join(dir, "manifest.json"), "utf8")).toBe(manifestBefore);
 
     bed.ollama.reset();
@@ -87,9 +89,10 @@ describe("index locks with real processes", () => {
 
   it("a live `krypton mcp` is named as the holder; index hands it the work; status takes no lock; SIGTERM releases the lock", async () => {
     bed.vault = await makeTempVault(manyNotes(3));
-    const mcp = await startCli(["mcp", bed.vault.root], { env: bed.env, keepStdinOpen: true });
+    // stdin stays open: a stdio MCP server ends when its stdin closes.
+    const mcp = await startCli(["mcp", bed.vault.root], { env: bed.env });
     try {
-      await mcp.until(async () => (await exists(lockPath(bed.vault))) && (await fs.readFile(lockPath(bed.vault), "utf8")).includes("krypton mcp"));
+      await mcp.waitFor(async () => (await exists(lockPath(bed.vault))) && (await fs.readFile(lockPath(bed.vault), "utf8")).includes("krypton mcp"), 30_000, "krypton mcp's lock");
       await bed.vault.write("Cooking/Pizza.md", "# Pizza\n\nSourdough pizza dough.\n");
 
       const status = await runCli(["status", bed.vault.root, "--json"], { env: bed.env });
@@ -108,9 +111,9 @@ describe("index locks with real processes", () => {
       expect(after.stderr).toBe("");
       expect(JSON.parse(after.stdout)[0].path).toBe("Cooking/Pizza.md");
     } finally {
-      mcp.child.kill("SIGTERM");
+      mcp.kill("SIGTERM");
     }
-    const ended = await mcp.exited;
+    const ended = await mcp.exited();
     expect(ended.signal).toBe("SIGTERM");
     expect(await exists(lockPath(bed.vault))).toBe(false);
   }, 60_000);
@@ -131,9 +134,10 @@ describe("index locks with real processes", () => {
     bed.vault = await makeTempVault(manyNotes(80));
     bed.ollama.script({ route: "embed", delayMs: 400, times: Infinity });
     const run = await startCli(["index", bed.vault.root], { env: bed.env });
-    await run.until(async () => bed.ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(bed.vault))));
-    run.child.kill("SIGTERM");
-    expect((await run.exited).signal).toBe("SIGTERM");
+    run.endInput();
+    await run.waitFor(async () => bed.ollama.requestsTo("embed").length >= 1 && (await exists(lockPath(bed.vault))), 30_000, "the first embed request and the lock");
+    run.kill("SIGTERM");
+    expect((await run.exited()).signal).toBe("SIGTERM");
     expect(await exists(lockPath(bed.vault))).toBe(false);
   });
 
@@ -184,7 +188,8 @@ describe("a vault the CLI cannot write", () => {
 
   const run = async (args: string[]) => {
     const r = await startCli(args, { entry, env: { KRYPTON_OLLAMA_URL: ollama.url, HOME: tmpdir() }, cwd: tmpdir(), ...runAs });
-    return r.exited;
+    r.endInput();
+    return r.exited();
   };
 
   it(`index says it cannot write <vault>/.krypton (permission denied)${asRoot ? " (run as user nobody)" : " (chmod 555)"}`, async () => {

@@ -11,7 +11,7 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TEMP_FILE_MIN_AGE_MS } from "../../src/node/fs-vault";
-import { startCli } from "../support/killable-cli";
+import { startCli } from "../support/cli-processes";
 import { tempDirForFile } from "../support/temp-dirs";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { buildCli, runCli } from "./cli-harness";
@@ -83,7 +83,8 @@ test("a leftover that cannot be removed (a read-only vault) is said, and the com
   for (const d of folders) await fs.chmod(d, 0o555);
   try {
     const run = await startCli(["goals", vault.root, "list", "--verbose"], { entry, env: { HOME: tmpdir() }, cwd: tmpdir(), ...runAs });
-    const r = await run.exited;
+    run.endInput();
+    const r = await run.exited();
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Pass AWS SAA");
     expect(r.stderr).toContain("krypton warn: could not remove Study goals/.krypton-write-0123456789ab.tmp, a temp file of an interrupted Krypton write");

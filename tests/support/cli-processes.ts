@@ -12,6 +12,10 @@
  *
  *   const results = await runParallel(10, (i) => ["ask", vault.root, `q${i}`, "--conversation", id], { env });
  *
+ * `entry` runs another copy of the bundle, and `uid`/`gid` run it as another user (a non-root user sees a
+ * read-only folder as read-only). stdin stays open until endInput(): a command that reads it (chat, a stdio
+ * MCP server) waits, so a test that gives no input ends it right after the start.
+ *
  * Every wait is bounded: a process that outlives its bound is killed and the wait fails with its output,
  * so a hang is a failing test with a reason, never a stuck run.
  */
@@ -22,7 +26,11 @@ export interface StartOptions {
   /** Added to the clean environment (see cleanEnv). */
   env?: Record<string, string>;
   cwd?: string;
-  /** Hard bound on the process's life: it is killed after this (default 30 s). */
+  /** The bundle to run (default: the private copy from buildCli). */
+  entry?: string;
+  uid?: number;
+  gid?: number;
+  /** Hard bound on the process's life: it is killed after this (default 60 s). */
   lifetimeMs?: number;
 }
 
@@ -38,16 +46,17 @@ export interface CliProcess {
   waitFor(test: () => boolean | Promise<boolean>, timeoutMs?: number, what?: string): Promise<void>;
   /** Sends a signal (default SIGKILL: the child gets no chance to clean up). */
   kill(signal?: NodeJS.Signals): void;
-  /** Resolves when the process has exited; kills it and rejects when that takes longer than timeoutMs. */
+  /** Resolves when the process has exited; kills it and rejects when that takes longer than timeoutMs (default 60 s). */
   exited(timeoutMs?: number): Promise<RunResult>;
 }
 
 export async function startCli(args: string[], options: StartOptions = {}): Promise<CliProcess> {
-  const entry = await buildCli();
+  const entry = options.entry ?? (await buildCli());
   const child = spawn(process.execPath, [entry, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: cleanEnv(options.env),
     stdio: ["pipe", "pipe", "pipe"],
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid ?? options.uid } : {}),
   });
   trackChild(child);
   let stdout = "";
@@ -62,7 +71,7 @@ export async function startCli(args: string[], options: StartOptions = {}): Prom
     stderr += d;
     notify();
   });
-  const lifetime = setTimeout(() => child.kill("SIGKILL"), options.lifetimeMs ?? 30_000);
+  const lifetime = setTimeout(() => child.kill("SIGKILL"), options.lifetimeMs ?? 60_000);
   const exit = new Promise<RunResult>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => {
@@ -110,7 +119,7 @@ export async function startCli(args: string[], options: StartOptions = {}): Prom
     kill: (signal = "SIGKILL") => {
       child.kill(signal);
     },
-    exited: (timeoutMs = 20_000) =>
+    exited: (timeoutMs = 60_000) =>
       new Promise<RunResult>((resolve, reject) => {
         const timer = setTimeout(() => {
           child.kill("SIGKILL");
