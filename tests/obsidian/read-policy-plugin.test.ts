@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { ChatEvent } from "../../src/core/chat/chat-types";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { collect } from "../core/providers/provider-fixtures";
 
 const NOTES = {
   "Ads/Tracking.md": "# Tracking\n\nThe parameter ctwa_clid and op_darwin_arm64_v1.zip and every *.sql file, ~24/día.\n",
@@ -47,12 +48,6 @@ async function open(): Promise<LoadedPlugin> {
   });
   await p.layoutReady();
   return p;
-}
-
-async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
-  const out: ChatEvent[] = [];
-  for await (const e of events) out.push(e);
-  return out;
 }
 
 test("the index skips an out-of-vault symlink and binary files by name, decodes Latin-1, and honours Private/ for private/", async () => {

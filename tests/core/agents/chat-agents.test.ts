@@ -9,12 +9,7 @@ import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { createNodeHost } from "../../../src/node/node-host";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../../support/temp-vault";
-
-async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
-  const out: ChatEvent[] = [];
-  for await (const e of events) out.push(e);
-  return out;
-}
+import { collect } from "../providers/provider-fixtures";
 
 describe("agents in the chat pipeline", () => {
   let vault: TempVault;

@@ -10,7 +10,7 @@ import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-
 import { nodeClock } from "../../../src/node/node-clock";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
-import { FAST_RETRY, nodeFetch } from "./provider-fixtures";
+import { collect, FAST_RETRY, nodeFetch } from "./provider-fixtures";
 
 const TOOL: ToolSpec = { name: "read_note", description: "Returns a note's markdown.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
 
@@ -128,12 +128,6 @@ describe("fitting the prompt to Ollama's window", () => {
     expect(whole.some((e) => e.type === "fitted")).toBe(false);
   });
 });
-
-async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
-  const out: ChatEvent[] = [];
-  for await (const e of events) out.push(e);
-  return out;
-}
 
 describe("fitting the prompt to Gemini's input limit", () => {
   let gemini: GeminiTestServer;
