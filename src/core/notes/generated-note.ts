@@ -14,20 +14,23 @@ const LONGEST_LEAD_IN = 200;
 
 export type GeneratedNote = { ok: true; markdown: string } | { ok: false; problem: string };
 
+/** A markdown heading line of any level, and the "# " title line the prompt asks for. */
+const HEADING = /^#{1,6}[ \t]+\S/m;
+const TITLE = /^#[ \t]+\S/m;
+
 export function checkGeneratedNote(answer: string): GeneratedNote {
   const text = answer.trim();
-  const heading = /^#{1,6}[ \t]+\S/m.exec(text);
-  if (!heading) {
+  if (!HEADING.test(text)) {
     if (text.length >= SHORTEST_NOTE_WITHOUT_HEADINGS) return { ok: true, markdown: text };
     return { ok: false, problem: `the model answered “${quoted(text)}” instead of writing a note` };
   }
   // A lead-in before the "# " title line the prompt asks for is the model talking to the user, not part of
   // the note. Text before a section heading ("## …") is the note's own intro, and frontmatter is the note's.
-  if (heading.index === 0) return { ok: true, markdown: text };
-  const title = /^#[ \t]+\S/m.exec(text);
-  const leadIn = title ? text.slice(0, title.index).trim() : "";
-  const chat = leadIn !== "" && leadIn.length <= LONGEST_LEAD_IN && !leadIn.includes("\n\n") && !/^#{1,6}[ \t]+\S/m.test(leadIn) && !leadIn.startsWith("---");
-  return { ok: true, markdown: chat && title ? text.slice(title.index) : text };
+  const title = TITLE.exec(text);
+  if (!title || title.index === 0) return { ok: true, markdown: text };
+  const leadIn = text.slice(0, title.index).trim();
+  const chat = leadIn.length <= LONGEST_LEAD_IN && !leadIn.includes("\n\n") && !HEADING.test(leadIn) && !leadIn.startsWith("---");
+  return { ok: true, markdown: chat ? text.slice(title.index) : text };
 }
 
 /** The one repair request: what was wrong, and the format again. */
