@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, withoutByteOrderMark } from "../core/notes/read-policy";
+import { decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, rewrittenNote, withoutByteOrderMark } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
 import { isCode, orMissing } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
@@ -206,10 +206,8 @@ export class FsVault implements VaultPort {
     // into a copy and leave the note it points at unchanged (and on macOS, a name asked for in another case
     // would rename the note).
     const { real, bytes } = await this.readReal(path);
-    const current = decodeWritableNote(path, bytes);
-    if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
-    // The text never holds a byte order mark (decodeNoteBytes drops it): put back the one the note had.
-    const next = (hasByteOrderMark(bytes) ? BYTE_ORDER_MARK : "") + fn(current);
+    // The text never holds a byte order mark (decodeNoteBytes drops it): the one the note had is put back.
+    const next = rewrittenNote(path, decodeWritableNote(path, bytes), hasByteOrderMark(bytes), fn, expected);
     // The whole new note goes to a temp file that is renamed over the old one: readers see the old note or
     // the new one, never half of it. The file's mode is kept.
     const temp = join(dirname(real), tempFileName("write"));

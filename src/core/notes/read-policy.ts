@@ -1,4 +1,4 @@
-import type { NoteInfo, Unsubscribe, VaultEvent, VaultPort } from "../ports/vault";
+import { NoteChangedError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../ports/vault";
 import { createExclusionFilter } from "../indexing/exclusions";
 
 /**
@@ -133,8 +133,8 @@ export function decodeWritableNote(path: string, bytes: Uint8Array): string {
   return text;
 }
 
-/** U+FEFF at the start of a note: decodeNoteBytes drops it, and a write puts back the one the note had. */
-export const BYTE_ORDER_MARK = "\uFEFF";
+/** U+FEFF at the start of a note: decodeNoteBytes drops it, and a write puts back the one the note had (rewrittenNote). */
+const BYTE_ORDER_MARK = "\uFEFF";
 
 /**
  * Text without its leading byte order mark: what a note (decodeNoteBytes) and a config file (readConfigFile,
@@ -147,6 +147,22 @@ export function withoutByteOrderMark(text: string): string {
 /** True when the bytes start with a UTF-8 byte order mark. */
 export function hasByteOrderMark(bytes: Uint8Array): boolean {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+/**
+ * A note's new text for a write (processNote, on both hosts): `fn` of the current text as readNote gives it
+ * (without a byte order mark), refused with NoteChangedError when that is not `expected`; the note keeps its
+ * byte order mark (`hadByteOrderMark`), once.
+ */
+export function rewrittenNote(
+  path: string,
+  current: string,
+  hadByteOrderMark: boolean,
+  fn: (current: string) => string,
+  expected: string | undefined,
+): string {
+  if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
+  return (hadByteOrderMark ? BYTE_ORDER_MARK : "") + fn(current);
 }
 
 /** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */

@@ -1,7 +1,7 @@
 import { normalizePath, TFile, TFolder, type App, type Plugin, type TAbstractFile } from "obsidian";
-import { BYTE_ORDER_MARK, decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, withoutByteOrderMark } from "../../core/notes/read-policy";
+import { decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, rewrittenNote, withoutByteOrderMark } from "../../core/notes/read-policy";
 import { errorMessage } from "../../core/util/errors";
-import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
+import { NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../../core/ports/vault";
 
 /** Krypton's own data folder; never a note, never indexed. */
 export const KRYPTON_DIR = ".krypton";
@@ -112,9 +112,7 @@ export class ObsidianVault implements VaultPort {
       // changed without it, as readNote gives it, and the note keeps it, once. The bytes read just before
       // also count, in case an Obsidian version drops it here too.
       const current = withoutByteOrderMark(raw);
-      if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
-      const bom = current !== raw || hasByteOrderMark(bytes) ? BYTE_ORDER_MARK : "";
-      return bom + fn(current);
+      return rewrittenNote(path, current, current !== raw || hasByteOrderMark(bytes), fn, expected);
     });
   }
 
