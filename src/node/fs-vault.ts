@@ -4,7 +4,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, rewrittenNote, withoutByteOrderMark } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
-import { isCode, orMissing } from "./fs-errors";
+import { isCode, isMissing, orMissing } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 import type { Logger } from "../core/ports/logger";
@@ -126,7 +126,7 @@ export class FsVault implements VaultPort {
       }
       return { real, bytes: await fs.readFile(real) };
     } catch (err) {
-      if (isCode(err, "ENOENT") || isCode(err, "EISDIR") || isCode(err, "ENOTDIR")) throw new NoteNotFoundError(path);
+      if (isMissing(err) || isCode(err, "EISDIR")) throw new NoteNotFoundError(path);
       throw err;
     }
   }
