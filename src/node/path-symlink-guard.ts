@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import type { VaultLocation } from "../core/tools/tool";
 import { VaultPathError } from "../core/notes/vault-path-policy";
+import { isMissing } from "./fs-errors";
 
 /**
  * The served vault for the tools on Node hosts (CLI, desktop plugin): the pure path policy in core
@@ -34,8 +35,7 @@ async function assertNoSymlinkEscape(root: string, realRoot: string, relativePat
       return;
     } catch (err) {
       if (err instanceof VaultPathError) throw err;
-      const code = (err as { code?: string }).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") throw new VaultPathError(`The path cannot be checked: ${JSON.stringify(relativePath)}`);
+      if (!isMissing(err)) throw new VaultPathError(`The path cannot be checked: ${JSON.stringify(relativePath)}`);
       // A dangling link could be followed by a later create: refuse it rather than judge its parent.
       const isLink = await fs.lstat(candidate).then(
         (s) => s.isSymbolicLink(),
