@@ -4,7 +4,7 @@ import { fitNotice } from "../providers/context-fit";
 import type { Host } from "../ports/host";
 import { ProviderError } from "../providers/provider-error";
 import { chatModelUnavailableReason } from "../providers/provider-factory";
-import { textDeltas } from "../providers/turn-views";
+import { reportingFits } from "../providers/turn-views";
 import type { WebSearch } from "../web/web-search";
 import { AbortedError, errorMessage, isAbortError } from "../util/errors";
 import type { ChatEvent } from "./chat-types";
@@ -73,9 +73,9 @@ export class RagAnswerer implements Answerer {
     // Set in a callback: typed by assertion so TypeScript does not narrow it to null for good.
     let fit = null as ContextFit | null;
     try {
-      // turn() rather than stream(): the same text, plus what the prompt lost to fit the window. No answer
-      // cap (maxTokens): the user watches it and can stop it; a cut long answer is worse (ANSWER_BUDGET).
-      for await (const text of textDeltas(model.turn({ messages: prompt.messages, signal }), model.id, (f) => (fit = f))) {
+      // reportingFits: the same text, plus what the prompt lost to fit the window. No answer cap
+      // (maxTokens): the user watches it and can stop it; a cut long answer is worse (ANSWER_BUDGET).
+      for await (const text of reportingFits(model, (f) => (fit = f)).stream({ messages: prompt.messages, signal })) {
         answer += text;
         yield { type: "token", text };
       }

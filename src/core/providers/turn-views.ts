@@ -4,16 +4,15 @@ import { IncompleteAnswerError } from "./provider-error";
 /**
  * stream() and complete() are views over a provider's turn(), so each provider has one code path for a
  * model call: same request mapping, timeouts, retries and think-block rule. Thinking, tool calls and
- * the end event are dropped here; callers that need them use turn(). What the request lost to fit the
- * window goes to `onFit` (a chat answer tells the user); a caller whose result has its own place to say
- * it (a workflow step) wraps the model in reportingFits, which reports it from every view.
+ * the end event are dropped here; callers that need them use turn(). A caller that tells the user what
+ * the request lost to fit the window (a chat answer, a workflow step) wraps the model in reportingFits,
+ * which reports it from every view.
  */
-export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string, onFit?: (fit: ContextFit) => void): AsyncGenerator<string> {
+export async function* textDeltas(events: AsyncIterable<ChatEvent>, modelId?: string): AsyncGenerator<string> {
   const outcome: TurnOutcome = { text: "", finishReason: "stop" };
   for await (const event of events) {
     addToOutcome(outcome, event);
-    if (event.type === "fitted") onFit?.(event.fit);
-    else if (event.type === "text" && event.text) yield event.text;
+    if (event.type === "text" && event.text) yield event.text;
   }
   // stream() "ends normally when the answer is complete": one that did not finish ends with complete()'s error.
   finishedText(outcome, modelId);
