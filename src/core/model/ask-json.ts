@@ -37,7 +37,7 @@ export async function askJson<T>(
       what: options.what,
     });
     // A cut answer is invalid even when what arrived parses: whatever came after the cut is missing.
-    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: `it ${cutOffAt(answer.limit ?? options.maxTokens)}` } : parseAgainst(answer.text, schema);
+    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: `it ${cutOffAt(answer.limit)}` } : parseAgainst(answer.text, schema);
     return { ...answer, parsed };
   };
 

@@ -27,16 +27,12 @@ export interface AskModelOptions {
  */
 export async function askModel(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<string> {
   const answer = await modelAnswer(model, messages, options);
-  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer ${cutOffAt(answer.limit ?? options.maxTokens)}, so it was not used.`, "failed");
+  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer ${cutOffAt(answer.limit)}, so it was not used.`, "failed");
   return answer.text;
 }
 
-export interface ModelAnswer {
-  text: string;
-  cutOff: boolean;
-  /** The cap a cut answer had as sent: a small window lowers options.maxTokens, reasoning room raises it. */
-  limit?: number;
-}
+/** A cut answer's `limit` is the cap it had as sent (options.maxTokens when the provider does not say): a small window lowers it, reasoning room raises it. */
+export type ModelAnswer = { text: string; cutOff: false } | { text: string; cutOff: true; limit: number };
 
 /**
  * askModel's call, with an answer cut at the length limit handed back marked instead of thrown: askJson
@@ -55,7 +51,7 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
     return { text: cleanModelText(raw), cutOff: false };
   } catch (err) {
     if (isAbortError(err) || options.signal?.aborted) throw err;
-    if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true, limit: err.limit };
+    if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true, limit: err.limit ?? options.maxTokens };
     throw new AgentError(`Could not ${options.what}: ${errorMessage(err)}`, "failed");
   }
 }
