@@ -27,6 +27,7 @@ import {
 } from "./index-persistence";
 import { AbortedError, errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
+import { formatCount } from "../util/text";
 import { IndexStore } from "./index-store";
 import { SavedIndex } from "./saved-index";
 import { ANALYZER_VERSION } from "./text-analyzer";
@@ -882,8 +883,8 @@ export class VaultIndex implements VaultIndexApi {
       let limited: string | undefined;
       if (chunked.cutAfterLine !== undefined || lines > 0) {
         const after = chunked.cutAfterLine ?? lines;
-        const why = chunked.cutAfterLine !== undefined ? `more than ${this.options.maxChunksPerNote.toLocaleString("en-US")} chunks` : `more than ${this.options.maxNoteChars.toLocaleString("en-US")} characters`;
-        limited = `indexed up to line ${after.toLocaleString("en-US")} only: the note has ${why}`;
+        const why = chunked.cutAfterLine !== undefined ? `more than ${formatCount(this.options.maxChunksPerNote)} chunks` : `more than ${formatCount(this.options.maxNoteChars)} characters`;
+        limited = `indexed up to line ${formatCount(after)} only: the note has ${why}`;
         this.partial.set(info.path, limited);
       } else {
         this.partial.delete(info.path);
