@@ -121,7 +121,8 @@ export class OllamaChatModel implements ChatModel {
    * has (its maximum bounds num_ctx), or its answer is capped (a reasoning model needs room to think).
    */
   private async capabilitiesFor(request: ChatRequest): Promise<ModelCapabilities | undefined> {
-    if (!needsModelWindow(request) && request.maxTokens === undefined) return undefined;
+    // The cap first: it is free, the window estimate is a pass over the whole prompt.
+    if (request.maxTokens === undefined && !needsModelWindow(request)) return undefined;
     try {
       return await this.capabilities(request.signal);
     } catch (err) {
