@@ -73,11 +73,13 @@ export class FlashcardService {
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const max = clampMax(request.max);
     const format = await loadSrFormat(host.vault);
-    const { title, passages, sources, keywordOnly } = await this.passagesFor(request);
+    // One listing for both the flashcards folder (passagesFor) and the deck note (findDeckPath).
+    const paths = await this.notePaths();
+    const { title, passages, sources, keywordOnly } = await this.passagesFor(request, paths);
     if (!passages.length) throw new AgentError(`There is no text to make flashcards from in ${title}.`, "invalid-input");
 
     const deckName = cleanDeckName(request.deck ?? title);
-    const deckPath = await this.findDeckPath(deckName);
+    const deckPath = this.findDeckPath(deckName, paths);
     const tag = deckTag(deckName, format);
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
@@ -123,7 +125,7 @@ export class FlashcardService {
     const model = this.deps.chatModel();
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const format = await loadSrFormat(this.deps.host.vault);
-    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal });
+    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal }, await this.notePaths());
     const generated = await generateCards({ model, title, passages, max: clampMax(max), format, existing: new Set(), signal });
     throwIfAborted(signal);
     return { title, cards: generated.cards, sources, ...(keywordOnly ? { keywordOnly } : {}) };
@@ -133,7 +135,7 @@ export class FlashcardService {
   async addCards(deckNameWanted: string, cards: NewCard[]): Promise<FlashcardRun> {
     const format = await loadSrFormat(this.deps.host.vault);
     const deckName = cleanDeckName(deckNameWanted);
-    const deckPath = await this.findDeckPath(deckName);
+    const deckPath = this.findDeckPath(deckName, await this.notePaths());
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
     const fresh = cards.filter((c) => !snapshot?.keys.has(cardKey(c.front)));
@@ -159,7 +161,7 @@ export class FlashcardService {
     const { vault } = this.deps.host;
     const wanted = deck.trim().replace(/\.md$/i, "");
     if (!wanted) throw new AgentError("Missing required parameter: deck", "invalid-input");
-    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : await this.findDeckPath(wanted);
+    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.findDeckPath(wanted, await this.notePaths());
     const text = await this.readDeck(deckPath);
     if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
     const format = await loadSrFormat(vault);
@@ -241,12 +243,12 @@ export class FlashcardService {
    * The deck note a deck name means: the note at deckPathFor's path, case and spacing aside (nameKey), at its
    * real path; else that path, for a new deck. Obsidian finds a file only by its exact path even on a disk that
    * ignores case, and a case-sensitive disk would take a second deck beside the first. Two such notes are
-   * refused by name, before any model call: cards must not land in whichever was listed first.
+   * refused by name, before any model call: cards must not land in whichever was listed first. `paths`: the
+   * vault's notes (notePaths).
    */
-  async findDeckPath(deckName: string): Promise<string> {
+  private findDeckPath(deckName: string, paths: readonly string[]): string {
     const wanted = this.deckPathFor(deckName);
     const key = nameKey(wanted);
-    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
     const same = paths.filter((p) => nameKey(p) === key);
     if (same.length > 1) throw new AgentError(`More than one deck is named "${deckName}": ${same.join(", ")}. Rename or merge them.`, "invalid-input");
     if (same[0]) return same[0];
@@ -263,12 +265,13 @@ export class FlashcardService {
     return folder ? `${folder}/${file}` : file;
   }
 
-  private async passagesFor(request: FlashcardRequest): Promise<{ title: string; passages: Passage[]; sources: string[]; keywordOnly?: string }> {
+  /** The passages to make cards from; `paths` (notePaths) place the flashcards folder, whose decks are never a source. */
+  private async passagesFor(request: FlashcardRequest, paths: readonly string[]): Promise<{ title: string; passages: Passage[]; sources: string[]; keywordOnly?: string }> {
     const { vault } = this.deps.host;
     if (request.notePath) {
       const path = normalizeVaultPath(request.notePath, vault.configDir, "note path");
       if (!/\.md$/i.test(path)) throw new AgentError(`Only markdown notes (.md) can be made into flashcards: ${path}`, "invalid-input");
-      if (isInFolder(path, await this.deckFolder())) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
+      if (isInFolder(path, deckFolderAsSpelled(this.deps.settings(), paths))) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
       let content: string;
       try {
         content = await vault.readNote(path);
@@ -296,7 +299,7 @@ export class FlashcardService {
       if (isAbortError(err)) throw err;
       throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
     }
-    const deckFolder = await this.deckFolder();
+    const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     const kept = mentioningTopic(
       hits.filter((h) => !isInFolder(h.chunk.path, deckFolder)),
       (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`,
@@ -314,9 +317,9 @@ export class FlashcardService {
     return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))], ...(keywordOnly ? { keywordOnly } : {}) };
   }
 
-  /** The flashcards folder as the vault spells it: where findDeckPath puts new decks. */
-  private async deckFolder(): Promise<string> {
-    return deckFolderAsSpelled(this.deps.settings(), (await this.deps.host.vault.listNotes()).map((n) => n.path));
+  /** The vault's note paths, listed once per call: findDeckPath and passagesFor read the folders' spelling from them. */
+  private async notePaths(): Promise<string[]> {
+    return (await this.deps.host.vault.listNotes()).map((n) => n.path);
   }
 }
 

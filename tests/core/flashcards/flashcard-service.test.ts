@@ -250,6 +250,19 @@ describe("FlashcardService", () => {
     expect(await world.vault.read(run.deckPath)).toContain("[[Bio/Photosynthesis#");
   });
 
+  it("lists the vault once a run: the flashcards folder and the deck note are read from the same listing", async () => {
+    world.ollama.setDefault({
+      route: "chat",
+      reply: (req) => reply([{ type: "basic", front: "What do light reactions release?", back: "Oxygen", passage: passageNumber(req.userText, "oxygen") }]),
+    });
+    const listNotes = jest.spyOn(world.host.vault, "listNotes");
+    await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(listNotes).toHaveBeenCalledTimes(1);
+    listNotes.mockClear();
+    await service.generate({ topic: "photosynthesis" });
+    expect(listNotes).toHaveBeenCalledTimes(1);
+  });
+
   it("chat: 'make flashcards from this note' uses the active note; 'make 5 flashcards about X' a topic", async () => {
     const agent = createFlashcardAgent({ flashcards: service, logger: world.host.logger });
     world.ollama.setDefault({
