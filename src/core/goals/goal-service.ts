@@ -69,24 +69,24 @@ export class GoalService {
     return (await this.scan()).goals;
   }
 
-  /** The goals, and their folder as the vault spells it ("" for the whole vault). */
-  private async scan(): Promise<{ goals: Goal[]; folder: string }> {
-    const notes = await this.deps.host.vault.listNotes();
-    const folder = this.folder(notes.map((n) => n.path));
+  /** The goals, their folder as the vault spells it ("" for the whole vault), and the vault's note paths read for them. */
+  private async scan(): Promise<{ goals: Goal[]; folder: string; paths: string[] }> {
+    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
+    const folder = this.folder(paths);
     const today = this.today();
     const goals: Goal[] = [];
-    for (const note of notes) {
-      if (folder && !isInFolder(note.path, folder)) continue;
+    for (const path of paths) {
+      if (folder && !isInFolder(path, folder)) continue;
       let text: string;
       try {
-        text = await this.deps.host.vault.readNote(note.path);
+        text = await this.deps.host.vault.readNote(path);
       } catch {
         continue;
       }
       if (!isGoalNote(text)) continue;
-      goals.push(parseGoalNote(note.path, text, today));
+      goals.push(parseGoalNote(path, text, today));
     }
-    return { goals, folder };
+    return { goals, folder, paths };
   }
 
   /**
@@ -96,30 +96,7 @@ export class GoalService {
    * refused, naming them: a log must not land on whichever goal happened to be listed first.
    */
   async find(name: string): Promise<Goal> {
-    const goals = await this.list();
-    // Exact first: "Pass AWS" shares as many words with "AWS Pass exam", which may be listed before it.
-    const key = nameKey(name);
-    const exact = goals.filter((g) => nameKey(g.goal) === key);
-    if (exact.length === 1) return exact[0];
-    if (exact.length > 1) {
-      throw new AgentError(`More than one study goal is named "${exact[0].goal}": ${exact.map((g) => g.path).join(", ")}. Rename one of them.`, "invalid-input");
-    }
-    const words = [...new Set(wordsOf(name))];
-    const scored = goals
-      .map((g) => {
-        const own = new Set([...wordsOf(g.goal), ...wordsOf(baseNameOf(g.path))]);
-        return { g, score: words.filter((w) => own.has(w)).length };
-      })
-      .filter((x) => x.score > 0)
-      .sort((a, b) => b.score - a.score);
-    if (!scored.length) {
-      throw new AgentError(goals.length ? `No study goal matches "${name}". Your goals: ${goals.map((g) => g.goal).join("; ")}.` : `You have no study goals yet. Say "set a study goal: <goal> by <date>".`, "not-found");
-    }
-    const tied = scored.filter((x) => x.score === scored[0].score);
-    if (tied.length > 1) {
-      throw new AgentError(`"${name}" matches more than one study goal: ${tied.map((x) => `"${x.g.goal}"`).join(", ")}. Use the goal's full name.`, "invalid-input");
-    }
-    return scored[0].g;
+    return pickGoal(await this.list(), name);
   }
 
   async log(name: string, minutes: number, note?: string): Promise<Goal> {
@@ -159,11 +136,10 @@ export class GoalService {
     name: string,
     signal?: AbortSignal,
   ): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[]; keywordOnly?: string; srSettingsProblem?: string }> {
-    const goal = await this.find(name);
+    // One listing: the goals, and both folders as the vault spells them, as goals and decks are written there.
+    const { goals, folder: goalsFolder, paths } = await this.scan();
+    const goal = pickGoal(goals, name);
     const today = this.today();
-    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
-    // Both folders as the vault spells them, as goals and decks are written there.
-    const goalsFolder = this.folder(paths);
     const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     let notes: string[] = [];
     let keywordOnly: string | null = null;
@@ -204,6 +180,33 @@ export class GoalService {
   private folder(paths: readonly string[]): string {
     return folderAsSpelled(normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder"), paths);
   }
+}
+
+/** find()'s choice among the goals (see there), for a caller that has them already (plan). */
+function pickGoal(goals: readonly Goal[], name: string): Goal {
+  // Exact first: "Pass AWS" shares as many words with "AWS Pass exam", which may be listed before it.
+  const key = nameKey(name);
+  const exact = goals.filter((g) => nameKey(g.goal) === key);
+  if (exact.length === 1) return exact[0];
+  if (exact.length > 1) {
+    throw new AgentError(`More than one study goal is named "${exact[0].goal}": ${exact.map((g) => g.path).join(", ")}. Rename one of them.`, "invalid-input");
+  }
+  const words = [...new Set(wordsOf(name))];
+  const scored = goals
+    .map((g) => {
+      const own = new Set([...wordsOf(g.goal), ...wordsOf(baseNameOf(g.path))]);
+      return { g, score: words.filter((w) => own.has(w)).length };
+    })
+    .filter((x) => x.score > 0)
+    .sort((a, b) => b.score - a.score);
+  if (!scored.length) {
+    throw new AgentError(goals.length ? `No study goal matches "${name}". Your goals: ${goals.map((g) => g.goal).join("; ")}.` : `You have no study goals yet. Say "set a study goal: <goal> by <date>".`, "not-found");
+  }
+  const tied = scored.filter((x) => x.score === scored[0].score);
+  if (tied.length > 1) {
+    throw new AgentError(`"${name}" matches more than one study goal: ${tied.map((x) => `"${x.g.goal}"`).join(", ")}. Use the goal's full name.`, "invalid-input");
+  }
+  return scored[0].g;
 }
 
 /** Lowercased whole words (letters and digits), for find()'s and plan()'s word matching. */

@@ -261,6 +261,14 @@ describe("GoalService over a real vault", () => {
     expect((await service("Pacific/Kiritimati").plan("AWS")).dueCards).toBe(3);
   });
 
+  it("plan: lists the vault once, for the goal and both folders", async () => {
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    const listNotes = jest.spyOn(world.host.vault, "listNotes");
+    await la.plan("AWS");
+    expect(listNotes).toHaveBeenCalledTimes(1);
+  });
+
   it("plan: an FSRS card is due from the instant SR wrote (its UTC timestamp), an SM-2 one from the start of its day where the user is", async () => {
     // SR writes FSRS due times with toISOString and shows a card once that instant has passed
     // (fsrs-helpers.ts formatFsrsTimestamp/parseFsrsTimestamp, rep-item-schedule-info.ts isDue); an SM-2 date
