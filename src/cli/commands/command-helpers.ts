@@ -64,7 +64,7 @@ export class IndexPreparation {
         return;
       }
     }
-    if (agent) this.once.warn(keywordOnlyReason(this.session.core.index.status(), false));
+    if (agent) this.once.warn(keywordOnlyReason(this.session.core.index.status(), []));
   }
 }
 

@@ -9,11 +9,11 @@ import type { ChunkHit, NoteHit } from "./search-types";
  * (status.queryEmbedError, read after the search). A vault without an embedder by choice gets nothing:
  * keyword search is what the user set up.
  *
- * `usedMeaning`: the search's hits, or whether some hit has a meaning score (then the query was embedded,
- * whatever the status says now).
+ * `hits`: the search's hits; when one has a meaning score the query was embedded, whatever the status says
+ * now. [] for the reason alone, before any search (the CLI warns with it once).
  */
-export function keywordOnlyReason(status: IndexStatus | undefined, usedMeaning: boolean | readonly (ChunkHit | NoteHit)[]): string | null {
-  if (!status || (typeof usedMeaning === "boolean" ? usedMeaning : usedMeaning.some(hasMeaningScore))) return null;
+export function keywordOnlyReason(status: IndexStatus | undefined, hits: readonly (ChunkHit | NoteHit)[]): string | null {
+  if (!status || hits.some(hasMeaningScore)) return null;
   if (status.keywordOnly && status.embedderError) {
     return `Semantic search is unavailable (${trimStop(status.embedderError)}): notes were matched by keywords only.`;
   }
