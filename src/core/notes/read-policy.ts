@@ -111,13 +111,7 @@ export function policedVault(vault: VaultPort, settings: () => ReadPolicySetting
  * characters) and notes over MAX_NOTE_BYTES are refused with NoteRefusedError.
  */
 export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
-  if (bytes.length > MAX_NOTE_BYTES) {
-    throw new NoteRefusedError(path, `it is larger than ${Math.round(MAX_NOTE_BYTES / 1024 / 1024)} MB`);
-  }
-  const binary = binaryKind(bytes);
-  if (binary) throw new NoteRefusedError(path, `it is a binary file (${binary}), not a text note`);
-  if (!isUtf8(bytes)) return new TextDecoder("windows-1252").decode(bytes);
-  return withoutByteOrderMark(new TextDecoder("utf-8").decode(bytes));
+  return utf8Note(path, bytes) ?? new TextDecoder("windows-1252").decode(bytes);
 }
 
 /**
@@ -126,11 +120,30 @@ export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
  * whole note. Both vault adapters decode a note this way before they change it.
  */
 export function decodeWritableNote(path: string, bytes: Uint8Array): string {
-  const text = decodeNoteBytes(path, bytes);
-  if (!isUtf8(bytes)) {
+  const text = utf8Note(path, bytes);
+  if (text === null) {
     throw new NoteRefusedError(path, "it is not UTF-8 text (Latin-1/Windows-1252), and Krypton does not re-encode a note to append to it");
   }
   return text;
+}
+
+/**
+ * The refusals both decodings share (too large, binary), then the note as UTF-8 without its BOM, or null when
+ * the bytes are not valid UTF-8. One strict decode: it both checks the bytes and gives the text.
+ */
+function utf8Note(path: string, bytes: Uint8Array): string | null {
+  if (bytes.length > MAX_NOTE_BYTES) {
+    throw new NoteRefusedError(path, `it is larger than ${Math.round(MAX_NOTE_BYTES / 1024 / 1024)} MB`);
+  }
+  const binary = binaryKind(bytes);
+  if (binary) throw new NoteRefusedError(path, `it is a binary file (${binary}), not a text note`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+  return withoutByteOrderMark(text);
 }
 
 /** U+FEFF at the start of a note: decodeNoteBytes drops it, and a write puts back the one the note had (rewrittenNote). */
@@ -163,16 +176,6 @@ export function rewrittenNote(
 ): string {
   if (expected !== undefined && current !== expected) throw new NoteChangedError(path);
   return (hadByteOrderMark ? BYTE_ORDER_MARK : "") + fn(current);
-}
-
-/** True when the bytes are valid UTF-8 (what decodeNoteBytes decodes without the Latin-1 fallback). */
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const MAGIC: [string, number[]][] = [
