@@ -1,3 +1,4 @@
+import { isCjk } from "../indexing/text-tokenizer";
 import { cutAt } from "../util/text";
 
 /**
@@ -9,6 +10,11 @@ import { cutAt } from "../util/text";
  * the "# " title is dropped: frontmatter and an intro above a "## " section are kept.
  */
 const SHORTEST_NOTE_WITHOUT_HEADINGS = 400;
+/**
+ * A Chinese, Japanese or Korean character says about as much as three Latin letters: counted as one, a
+ * 150-character Japanese paragraph would be taken for a one-line reply.
+ */
+const CJK_CHARACTER_WEIGHT = 3;
 /** Chat lead-ins before the title ("Sure! Here is a short note:") longer than this are kept as text. */
 const LONGEST_LEAD_IN = 200;
 
@@ -21,7 +27,7 @@ const TITLE = /^#[ \t]+\S/m;
 export function checkGeneratedNote(answer: string): GeneratedNote {
   const text = answer.trim();
   if (!HEADING.test(text)) {
-    if (text.length >= SHORTEST_NOTE_WITHOUT_HEADINGS) return { ok: true, markdown: text };
+    if (weightedLength(text) >= SHORTEST_NOTE_WITHOUT_HEADINGS) return { ok: true, markdown: text };
     return { ok: false, problem: `the model answered “${quoted(text)}” instead of writing a note` };
   }
   // A lead-in before the "# " title line the prompt asks for is the model talking to the user, not part of
@@ -36,6 +42,13 @@ export function checkGeneratedNote(answer: string): GeneratedNote {
 /** The one repair request: what was wrong, and the format again. */
 export function generatedNoteRepair(problem: string): string {
   return `That was not a note (${problem}). Write the note itself: start with a "# " title line, then a few "## " sections.`;
+}
+
+/** The text's length in Latin-letter terms (see CJK_CHARACTER_WEIGHT). */
+function weightedLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length; i++) if (isCjk(text.charCodeAt(i))) length += CJK_CHARACTER_WEIGHT - 1;
+  return length;
 }
 
 function quoted(text: string): string {

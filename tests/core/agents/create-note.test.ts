@@ -124,6 +124,23 @@ describe("NoteOperations.createNote", () => {
     expect(world.ollama.requestsTo("chat")).toHaveLength(2);
   });
 
+  it("counts a CJK character as a few letters: a short Japanese note without headings is kept, a Japanese refusal is not", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    // 150 characters: a paragraph in Japanese, which counted letter by letter would look like a one-line reply.
+    const japanese = "潮の満ち引きは、主に月の引力によって起こる。地球の月に面した側と、その反対側で海面が盛り上がり、一日に二回の満潮と二回の干潮が生じる。太陽の引力も影響し、新月と満月の頃には大潮、半月の頃には小潮となる。".repeat(2);
+    expect(japanese.length).toBeLessThan(400);
+    world.ollama.script({ route: "chat", reply: japanese });
+    const kept = await world.operations.createNote("潮の満ち引き");
+    expect(await world.vault.read(kept.path)).toBe(`${japanese}\n`);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(1);
+
+    const before = await snapshot(world.vault.root);
+    world.ollama.script({ route: "chat", reply: "申し訳ありませんが、そのリクエストにはお応えできません。" });
+    world.ollama.script({ route: "chat", reply: "申し訳ありませんが、お手伝いできません。" });
+    await expectAgentError(world.operations.createNote("錠前破り"), "failed", "No note was saved: the model answered “申し訳ありませんが、お手伝いできません。” instead of writing a note.");
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
   it("keeps what the note says before its first heading when that is not a chat lead-in: frontmatter, an intro before a section", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     const withFrontmatter = `---\ntags: [ml, basics]\n---\n${GENERATED}`;
