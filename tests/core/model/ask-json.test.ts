@@ -106,8 +106,8 @@ describe("askJson over Ollama", () => {
 
   it("every request, the longer repair too, carries a num_ctx that fits it", async () => {
     const long = [{ role: "user" as const, content: `Make cards from: ${"word ".repeat(2_000)}` }];
-    // Invalid but not cut: the repair sends it back, so the repair is the longer prompt.
-    server.script({ route: "chat", reply: `{"cards":[{"front":"${"Q ".repeat(4_000)}` });
+    // Invalid but not cut (one chunk, so within num_predict): the repair sends it back, so the repair is the longer prompt.
+    server.script({ route: "chat", tokens: [`{"cards":[{"front":"${"Q ".repeat(4_000)}`] });
     server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
     await askJson(model(), long, Cards, { what: "make cards", maxTokens: 512 });
     const [first, second] = server.requestsTo("chat").map((r) => r.body as { messages: { content: string }[]; format: unknown; options: { num_ctx: number } });

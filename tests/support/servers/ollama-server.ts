@@ -2,7 +2,8 @@
  * A loopback server that speaks Ollama's HTTP API closely enough for the real `ollama/browser` client
  * (tool calls, thinking, usage, /api/show capabilities: see README.md):
  *   POST /api/chat   NDJSON stream ({model, created_at, message:{role,content}, done:false} … final done:true
- *                    with done_reason and durations) unless `stream: false` (one JSON); honours `format: "json"`.
+ *                    with done_reason and durations) unless `stream: false` (one JSON); honours `format: "json"`
+ *                    and `options.num_predict` (one chunk is one token, thinking included; cut: done_reason "length").
  *   POST /api/embed  {model, embeddings: number[][]} — hashEmbedding(text, embeddingDim) by default.
  *   GET  /api/tags   {models: [{name, model, modified_at, size, digest, details}]}
  *   GET  /api/version {version}
@@ -46,7 +47,7 @@ export interface OllamaExtra {
   loop?: string;
   /** done_reason of the final chunk (default "stop"). */
   doneReason?: string;
-  /** prompt_eval_count / eval_count of the final chunk (default 26 / number of chunks). */
+  /** prompt_eval_count / eval_count of the final chunk (default 26 / number of chunks, thinking included). */
   usage?: { prompt?: number; completion?: number };
   /**
    * Vectors a broken embedding server sends: "out-of-range" (1e39, beyond float32), "nan" (a literal NaN
@@ -242,25 +243,33 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     const fallback = options.defaultReply ?? DEFAULT_OLLAMA_REPLY;
     let text = replyText(behaviour, req, typeof fallback === "function" ? fallback(req) : fallback);
     // format "json" (or a JSON schema) makes real Ollama answer with JSON only.
-    const calls = extra.toolCalls ?? [];
-    if (calls.length > 0 && behaviour.reply === undefined && behaviour.tokens === undefined) text = "";
-    if (body.format !== undefined && body.format !== "" && behaviour.reply === undefined && behaviour.tokens === undefined && calls.length === 0) {
+    const scriptedCalls = extra.toolCalls ?? [];
+    if (scriptedCalls.length > 0 && behaviour.reply === undefined && behaviour.tokens === undefined) text = "";
+    if (body.format !== undefined && body.format !== "" && behaviour.reply === undefined && behaviour.tokens === undefined && scriptedCalls.length === 0) {
       text = JSON.stringify({ answer: text });
     }
-    const loopFor = extra.loop === undefined ? 0 : (body.options?.num_predict ?? body.options?.num_ctx ?? 4096);
-    const tokens = extra.loop !== undefined ? Array<string>(loopFor).fill(extra.loop) : (behaviour.tokens ?? splitTokens(text));
+    // num_predict bounds every token the model generates, its thinking included (-1 or none: no bound).
+    const numPredict = body.options?.num_predict !== undefined && body.options.num_predict >= 0 ? body.options.num_predict : undefined;
+    const loopFor = extra.loop === undefined ? 0 : (numPredict ?? body.options?.num_ctx ?? 4096);
+    const written = extra.loop !== undefined ? Array<string>(loopFor).fill(extra.loop) : (behaviour.tokens ?? splitTokens(text));
+    const thoughtOut = extra.thinking ? splitTokens(extra.thinking) : [];
+    const cut = numPredict !== undefined && thoughtOut.length + written.length > numPredict;
+    const thoughts = cut ? thoughtOut.slice(0, numPredict) : thoughtOut;
+    const tokens = cut ? written.slice(0, numPredict - thoughts.length) : written;
+    // An answer cut at num_predict never finishes its tool calls.
+    const calls = cut ? [] : (extra.toolCalls ?? []);
     const model = body.model;
     const final = (content: string) => ({
       model,
       created_at: createdAt(),
       message: { role: "assistant", content },
       done: true,
-      done_reason: extra.doneReason ?? (extra.loop !== undefined ? "length" : "stop"),
+      done_reason: extra.doneReason ?? (cut || extra.loop !== undefined ? "length" : "stop"),
       total_duration: 4_883_583_458,
       load_duration: 1_334_875,
       prompt_eval_count: extra.usage?.prompt ?? 26,
       prompt_eval_duration: 342_546_000,
-      eval_count: extra.usage?.completion ?? tokens.length,
+      eval_count: extra.usage?.completion ?? thoughts.length + tokens.length,
       eval_duration: 4_535_599_000,
     });
 
@@ -277,7 +286,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
         ...whole,
         message: {
           ...whole.message,
-          ...(extra.thinking ? { thinking: extra.thinking } : {}),
+          ...(thoughts.length ? { thinking: thoughts.join("") } : {}),
           ...(calls.length ? { tool_calls: calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } })) } : {}),
         },
       });
@@ -287,7 +296,7 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     const line = (message: Record<string, unknown>) =>
       JSON.stringify({ model, created_at: createdAt(), message: { role: "assistant", content: "", ...message }, done: false }) + "\n";
     const lines = [
-      ...(extra.thinking ? splitTokens(extra.thinking).map((thinking) => line({ thinking })) : []),
+      ...thoughts.map((thinking) => line({ thinking })),
       ...tokens.map((content) => line({ content })),
       ...calls.flatMap((call, index) => {
         if (!extra.splitToolCalls) return [line({ tool_calls: [{ function: { name: call.name, arguments: call.arguments } }] })];

@@ -33,6 +33,23 @@ describe("Ollama test server with ollama/browser", () => {
     expect(server.firstByteAt).toHaveLength(1);
   });
 
+  it("num_predict bounds the tokens generated, thinking included, like Ollama: cut there with done_reason length", async () => {
+    const messages = [{ role: "user", content: "Capital?" }];
+    server.script({ route: "chat", reply: "Paris.", extra: { thinking: "one two three four", toolCalls: [{ name: "t", arguments: {} }] } });
+    const chunks = [];
+    for await (const chunk of await client.chat({ model: "llama3.1:8b", messages, stream: true, options: { num_predict: 3 } })) chunks.push(chunk);
+    expect(chunks.map((c) => c.message.thinking ?? "").join("")).toBe("one two three ");
+    expect(chunks.some((c) => c.message.content || c.message.tool_calls)).toBe(false);
+    expect(chunks[chunks.length - 1]).toMatchObject({ done: true, done_reason: "length", eval_count: 3 });
+
+    server.script({ route: "chat", tokens: ["<think>", "a ", "b ", "</think>", "Paris."] });
+    const cut = await client.chat({ model: "llama3.1:8b", messages, stream: false, options: { num_predict: 2 } });
+    expect(cut).toMatchObject({ done_reason: "length", message: { content: "<think>a " } });
+    server.script({ route: "chat", tokens: ["<think>", "a ", "b ", "</think>", "Paris."] });
+    const whole = await client.chat({ model: "llama3.1:8b", messages, stream: false, options: { num_predict: 5 } });
+    expect(whole).toMatchObject({ done_reason: "stop", message: { content: "<think>a b </think>Paris." } });
+  });
+
   it("answers non-streaming chat, json format, tags, embed and version", async () => {
     const res = await client.chat({ model: "llama3.1:8b", messages: [{ role: "user", content: "hi" }], stream: false, format: "json" });
     expect(JSON.parse(res.message.content)).toEqual({ answer: expect.any(String) });
