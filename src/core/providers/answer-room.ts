@@ -6,8 +6,9 @@ import type { ChatRequest } from "../ports/chat-model";
  * `maxOutputTokens`, so a qwen3 or a Gemini 2.5 that thinks for a few hundred tokens would otherwise be
  * cut before it writes a 256-token answer.
  *
- * Ollama adds this for models whose `/api/show` lists "thinking" (it also enlarges num_ctx, which costs
- * memory there), as much of it as the window holds beside the prompt and the answer's own budget.
+ * Ollama adds this for models whose `/api/show` lists "thinking" or whose answers were seen reasoning
+ * (it also enlarges num_ctx, which costs memory there), as much of it as the window holds beside the
+ * prompt and the answer's own budget.
  */
 export const OLLAMA_REASONING_ROOM = 2048;
 

@@ -1,4 +1,6 @@
 import { parseClassifierAnswer } from "../../../src/core/agents/intent-classifier";
+import { ANSWER_BUDGET } from "../../../src/core/model/answer-budget";
+import { OLLAMA_REASONING_ROOM } from "../../../src/core/providers/answer-room";
 import { makeAgentsWorld, routeMessage, type AgentsWorld } from "./agent-fixtures";
 
 describe("parseClassifierAnswer", () => {
@@ -103,6 +105,24 @@ describe("the LLM intent classifier through the router", () => {
     expect(prompt).toContain('Last message: "潮の満ち引きについてメモを書いて"');
     expect(prompt).toMatch(/any language/);
     expect(prompt).toMatch(/own words and language/);
+  });
+
+  it("a model that thinks in its content without Ollama listing \"thinking\": cut inside <think> at the label budget, it gets the room to think, and keeps it for the note", async () => {
+    world = await makeAgentsWorld({ openIndex: false, settings: { intentClassifier: true } });
+    // 400 tokens of thought are more than the 256-token budget (the server counts them against num_predict).
+    const thinking = ["<think>", ...Array<string>(400).fill("hmm "), "</think>"];
+    world.ollama.script([
+      { route: "chat", tokens: [...thinking, '{"intent":"create_note","argument":"sourdough starters"}'], times: 2 },
+      { route: "chat", tokens: [...thinking, "# Sourdough starters\n\nFlour and water."] },
+    ]);
+
+    const { result, agent } = await routeMessage(world, "jot something down for me on sourdough starters");
+
+    expect(agent).toBe("create-note");
+    expect(result).toMatchObject({ kind: "note-created", path: "Krypton/sourdough-starters.md" });
+    const caps = world.ollama.requestsTo("chat").map((r) => (r.body as { options: { num_predict: number } }).options.num_predict);
+    expect(caps).toEqual([ANSWER_BUDGET.label, ANSWER_BUDGET.label + OLLAMA_REASONING_ROOM, ANSWER_BUDGET.note + OLLAMA_REASONING_ROOM]);
+    expect(await world.vault.read("Krypton/sourdough-starters.md")).not.toContain("hmm");
   });
 
   it("a valid 'chat' answer wins over the patterns", async () => {

@@ -219,6 +219,43 @@ describe("num_ctx", () => {
     expect(bodyOf().messages[0].content).toBe(part[0].content);
   });
 
+  // deepseek-r1 on Ollama before 0.9 (or a qwq GGUF): it thinks in its content, and /api/show lists no "thinking".
+  const thinker = (thoughts: number, answer: string) => ["<think>", ...Array<string>(thoughts).fill("hmm "), "</think>", answer];
+
+  it("a model that thinks in its content without /api/show saying so: cut while thinking, it is asked again once with the room, and keeps it", async () => {
+    server.script({ route: "chat", tokens: thinker(400, "Paris."), times: 3 });
+    const events = await collect(model().turn({ messages: ask, maxTokens: 256 }));
+    expect(server.requestsTo("chat").map((_, i) => bodyOf(i).options.num_predict)).toEqual([256, 256 + OLLAMA_REASONING_ROOM]);
+    // The caller sees the answer that finished, its thinking once: the cut attempt is not passed on.
+    expect(ofType(events, "thinking").map((e) => e.text).join("")).toBe("hmm ".repeat(400));
+    expect(ofType(events, "text").map((e) => e.text).join("")).toBe("Paris.");
+    expect(events[events.length - 1]).toMatchObject({ type: "end", finishReason: "stop" });
+    // Learned for the server and model: the next capped request has the room from the start.
+    await expect(model().complete({ messages: ask, maxTokens: 256 })).resolves.toBe("Paris.");
+    expect(server.requestsTo("chat")).toHaveLength(3);
+    expect(bodyOf(2).options.num_predict).toBe(256 + OLLAMA_REASONING_ROOM);
+    await expect(model().capabilities()).resolves.toMatchObject({ thinking: true });
+  });
+
+  it("an answer cut once its text has begun is not asked again (that text is already out), but the model is known to think from then on", async () => {
+    server.script({ route: "chat", tokens: ["<think>", "plan ", "</think>", ...Array<string>(300).fill("and so on ")], times: 2 });
+    await expect(model().complete({ messages: ask, maxTokens: 256 })).rejects.toMatchObject({ cut: "length" });
+    expect(server.requestsTo("chat")).toHaveLength(1);
+    await model().complete({ messages: ask, maxTokens: 512 });
+    expect(bodyOf(1).options.num_predict).toBe(512 + OLLAMA_REASONING_ROOM);
+  });
+
+  it("an uncapped answer that thinks teaches it too; a model that does not think is cut and never asked again", async () => {
+    server.script({ route: "chat", tokens: thinker(3, "Hi."), times: 2 });
+    await model().complete({ messages: ask });
+    await model().complete({ messages: ask, maxTokens: 256 });
+    expect(bodyOf(1).options.num_predict).toBe(256 + OLLAMA_REASONING_ROOM);
+
+    server.script({ route: "chat", reply: "word ".repeat(300) });
+    await expect(model("gemma2:2b").complete({ messages: ask, maxTokens: 256 })).rejects.toMatchObject({ cut: "length", limit: 256 });
+    expect(server.requestsTo("chat")).toHaveLength(3);
+  });
+
   it("grows with the prompt in powers of two, up to the setting, never above the model's maximum", async () => {
     const long: ChatMessage[] = [{ role: "system", content: "Rules. ".repeat(100) }, { role: "user", content: "x".repeat(30_000) }];
     server.script({ route: "chat", reply: "ok", times: 3 });

@@ -8,7 +8,7 @@ import { guardedCall, guardedStream } from "../guarded-stream";
 import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
 import { collectTurnText, textDeltas, withCapOnCut } from "../turn-views";
-import { estimateTokens, fitRequest, needsModelWindow } from "../context-fit";
+import { estimateTokens, fitRequest, needsModelWindow, type ContextWindow } from "../context-fit";
 import { OLLAMA_REASONING_ROOM, withReasoningRoom } from "../answer-room";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, numCtxFor, ollamaWindow } from "./ollama-context";
 import { checkedNdjsonFetch } from "./ndjson-check";
@@ -34,11 +34,18 @@ export function normalizeBaseUrl(url: string): string {
 
 /**
  * What each model can do, per Ollama server and model, for the life of the process: `/api/show` is asked
- * once, and a model that answered "does not support tools" is remembered as such.
+ * once, a model that answered "does not support tools" is remembered as such, and one whose answer
+ * reasoned (a leading `<think>` block, `message.thinking`) as thinking, whatever `/api/show` said: Ollama
+ * before 0.9 lists no "thinking", and deepseek-r1 or qwq pulls there still think in their content.
  */
-const capabilityCache = new Map<string, { show?: ModelCapabilities; noTools?: boolean }>();
+interface CapabilityEntry {
+  show?: ModelCapabilities;
+  noTools?: boolean;
+  thinks?: boolean;
+}
+const capabilityCache = new Map<string, CapabilityEntry>();
 
-function remember(key: string, entry: { show?: ModelCapabilities; noTools?: boolean }): void {
+function remember(key: string, entry: CapabilityEntry): void {
   capabilityCache.set(key, { ...capabilityCache.get(key), ...entry });
 }
 
@@ -60,7 +67,37 @@ export class OllamaChatModel implements ChatModel {
     const contextLength = caps?.contextLength;
     const window = ollamaWindow(this.options.model, maxContext, contextLength);
     // The room to think takes only what the window has left: it never fails or cuts a request that fits without it.
-    const capped = caps?.thinking ? withReasoningRoom(asked, Math.min(OLLAMA_REASONING_ROOM, window.tokens - estimateTokens(asked))) : asked;
+    const roomy = withReasoningRoom(asked, Math.min(OLLAMA_REASONING_ROOM, window.tokens - estimateTokens(asked)));
+    if (caps?.thinking || capabilityCache.get(this.cacheKey)?.thinks) {
+      yield* this.send(roomy, window, maxContext, contextLength);
+      return;
+    }
+    // Not known to reason. If it does, it learns so here; a capped answer cut while still thinking (no text
+    // yet) is asked again once with the room it lacked, so that request is not lost too. Its thinking is
+    // held until the answer begins, so a caller sees one attempt, never both.
+    const retry = roomy !== asked;
+    const held: ChatEvent[] = [];
+    let answering = !retry;
+    for await (const event of this.send(asked, window, maxContext, contextLength)) {
+      if (event.type === "thinking" && !capabilityCache.get(this.cacheKey)?.thinks) remember(this.cacheKey, { thinks: true });
+      if (!answering && event.type === "thinking") {
+        held.push(event);
+        continue;
+      }
+      if (!answering && event.type === "end" && event.finishReason === "length" && held.length > 0) {
+        yield* this.send(roomy, window, maxContext, contextLength);
+        return;
+      }
+      if (!answering && event.type !== "fitted") {
+        answering = true;
+        yield* held;
+      }
+      yield event;
+    }
+  }
+
+  /** One request as sent: fitted to the window, with its num_ctx, streamed as turn events. */
+  private async *send(capped: ChatRequest, window: ContextWindow, maxContext: number, contextLength: number | undefined): AsyncGenerator<ChatEvent> {
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
     const { request, fit } = fitRequest(capped, window);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
@@ -97,8 +134,8 @@ export class OllamaChatModel implements ChatModel {
   async capabilities(signal?: AbortSignal): Promise<ModelCapabilities> {
     const known = () => {
       const entry = capabilityCache.get(this.cacheKey);
-      // A model that refused tools in a real request keeps that verdict, whatever its template says.
-      return entry?.show ? { ...entry.show, ...(entry.noTools ? { tools: false } : {}) } : null;
+      // What real requests showed (tools refused, an answer that reasoned) wins over what /api/show says.
+      return entry?.show ? { ...entry.show, ...(entry.noTools ? { tools: false } : {}), ...(entry.thinks ? { thinking: true } : {}) } : null;
     };
     const cached = known();
     if (cached) return cached;
