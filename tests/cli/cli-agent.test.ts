@@ -58,6 +58,34 @@ describe("krypton ask/chat --agent", () => {
     expect(stored.messages.at(-1)).toMatchObject({ role: "assistant", steps: [expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }) })] });
   });
 
+  it("a query's vector fails during the run: the answer says notes were matched by keywords only (stderr; --json: notices)", async () => {
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    // The embedder answered at start-up and the notes have vectors; from now on it fails every query.
+    bed.ollama.script({ route: "embed", status: 500, times: Infinity });
+    const failed = /^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/;
+    const script = () =>
+      bed.ollama.script([
+        { route: "chat", reply: call("search_notes", { query: "bread" }) },
+        { route: "chat", reply: final("Flour, water, salt.") },
+      ]);
+
+    script();
+    const text = await runCli(["ask", bed.vault.root, "What goes into my bread?", "--agent"], { env: bed.env });
+    expect(text.code).toBe(0);
+    expect(text.stdout.trim()).toBe("Flour, water, salt.");
+    const warnings = text.stderr.split("\n").filter((line) => line.startsWith("krypton: warning: "));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].slice("krypton: warning: ".length)).toMatch(failed);
+
+    script();
+    const r = await runCli(["ask", bed.vault.root, "What goes into my bread?", "--agent", "--json"], { env: bed.env });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as AgentJson & { notices?: string[] };
+    expect(json.answer).toBe("Flour, water, salt.");
+    expect(json.notices).toEqual([expect.stringMatching(failed)]);
+    expect(r.stderr).toBe("");
+  });
+
   it("native tool calls end to end (a model whose /api/show lists tools)", async () => {
     delete bed.ollama.modelInfo["llama3.1:8b"];
     bed.ollama.script([

@@ -9,7 +9,8 @@
  * (it also covers an index without embeddings yet, or one that cannot be saved). ask and chat say it in
  * the words of every other host (core/search/keyword-only.ts), where the plugin's chat does: with the
  * answer that searched, or under "find notes about X" results; agent mode, whose searches tell only the
- * model, says it before its answer.
+ * model, says it before its answer. With --json it is in the answer (`notices`, or the agent result's
+ * `keywordOnly`), and stderr stays quiet about it.
  */
 import { startOllamaServer } from "../support/servers/ollama-server";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../support/servers/gemini-server";
@@ -152,6 +153,23 @@ describe("the embedding server is unreachable", () => {
       const found = await krypton(["ask", "find notes about sourdough", "--agent"]);
       expect(found.stdout).toMatch(/^ 1\. Sourdough bread {2}Cooking\/Bread\.md:3/);
       expect(found.stderr).toBe(`krypton: warning: ${UNAVAILABLE}\n`);
+    });
+
+    it("--agent --json: why is in the answer's notices, once, as in the other modes, and not on stderr", async () => {
+      gemini.script([
+        { route: "stream", extra: { functionCalls: [{ name: "search_notes", args: { query: "sourdough" } }] } },
+        { route: "stream", reply: "Your bread note." },
+      ]);
+      const json = await askJson("at what temperature do I bake bread?", "--agent");
+      expect(json.json.answer).toBe("Your bread note.");
+      expect(json.json.notices).toEqual([UNAVAILABLE]);
+      expect(json.stderr).toBe("");
+
+      // "find notes about X" in agent mode: the results carry the sentence, not repeated in notices.
+      const found = await askJson("find notes about sourdough", "--agent");
+      expect(found.json.agent).toMatchObject({ kind: "search-results", hits: [{ path: "Cooking/Bread.md" }], keywordOnly: UNAVAILABLE });
+      expect(found.json).not.toHaveProperty("notices");
+      expect(found.stderr).toBe("");
     });
   });
 

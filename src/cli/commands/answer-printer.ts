@@ -23,20 +23,35 @@ export interface CollectedAnswer {
   usage?: TokenUsage;
 }
 
+export interface ConsumeOptions {
+  /** Print as the answer comes (tokens on stdout, notices on stderr); false for --json, which prints nothing here. */
+  stream: boolean;
+  /** The run's warnings that are said once, however many answers it has. */
+  once: WarnOnce;
+  /**
+   * Agent mode: why its searches match notes by keywords only (IndexPreparation.agentKeywordOnly). Its
+   * searches tell only the model, so the answer says it: asked before the answer (the embedder is down) and
+   * after it (a query's vector failed during the run).
+   */
+  agentKeywordOnly?: () => string | null;
+}
+
 /**
  * Consumes ChatService events. With `stream` the answer's tokens go to stdout as they arrive, notices to
  * stderr, and the agent result and sources follow the answer; without it (--json) nothing is printed here.
  * Why notes were matched by keywords only (core/search/keyword-only.ts) is said once per run (`once`): each
- * answer of a chat would repeat it, and agent mode says it before its answers (IndexPreparation).
+ * answer of a chat would repeat it. With --json it is in the answer's `notices` (an intent agent's result
+ * carries its own `keywordOnly`), and not on stderr.
  */
 export async function consumeAnswer(
   events: AsyncIterable<ChatEvent>,
   mode: RetrievalMode,
   output: Output,
-  stream: boolean,
-  once: WarnOnce,
+  { stream, once, agentKeywordOnly }: ConsumeOptions,
 ): Promise<CollectedAnswer> {
   const collected: CollectedAnswer = { answer: "", sources: [], mode, notices: [], stopped: false, steps: [] };
+  const before = agentKeywordOnly?.() ?? null;
+  if (stream) once.warn(before);
   let streamed = "";
   for await (const event of events) {
     switch (event.type) {
@@ -80,7 +95,20 @@ export async function consumeAnswer(
   }
   if (!collected.answer) collected.answer = streamed;
   if (stream) printAfterAnswer(output, collected, streamed, once);
+  const after = agentKeywordOnly?.() ?? null;
+  if (stream) once.warn(after);
+  else for (const remark of [before, after]) addKeywordOnlyNotice(collected, remark);
   return collected;
+}
+
+/** --json: the keyword-only remark once in the answer, as stderr has it once in a streamed run. */
+function addKeywordOnlyNotice(answer: CollectedAnswer, remark: string | null): void {
+  if (!remark || answer.notices.includes(remark) || agentKeywordOnlyOf(answer.agent) === remark) return;
+  answer.notices.push(remark);
+}
+
+function agentKeywordOnlyOf(result: AgentResult | undefined): string | undefined {
+  return result && "keywordOnly" in result ? result.keywordOnly : undefined;
 }
 
 function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string, once: WarnOnce): void {

@@ -47,7 +47,8 @@ export const askCommand: Command = {
         const agent = flag(args, "agent");
         const once = new WarnOnce(ctx.output);
         // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
-        await new IndexPreparation(session, once).prepare(mode, agent, controller.signal);
+        const index = new IndexPreparation(session, once);
+        await index.prepare(mode, agent, controller.signal);
         // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).
         if (agent) await connectMcpServers(session, once.output);
         const events = session.core.chat.send(question, {
@@ -57,7 +58,11 @@ export const askCommand: Command = {
           signal: controller.signal,
           ...(agent ? { agent: true, confirm: cliConfirm(ctx, { yes: flag(args, "yes") }) } : {}),
         });
-        const answer = await consumeAnswer(events, mode, ctx.output, !json, once);
+        const answer = await consumeAnswer(events, mode, ctx.output, {
+          stream: !json,
+          once,
+          ...(agent ? { agentKeywordOnly: () => index.agentKeywordOnly() } : {}),
+        });
         if (json) ctx.output.json(answerJson(answer));
         if (answer.error) {
           ctx.output.error(answer.error.message);

@@ -145,7 +145,11 @@ async function chatLoop(
             signal: controller.signal,
             ...(agent ? { agent: true, confirm } : {}),
           });
-          const answer = await consumeAnswer(events, mode, output, true, once);
+          const answer = await consumeAnswer(events, mode, output, {
+            stream: true,
+            once,
+            ...(agent ? { agentKeywordOnly: () => index.agentKeywordOnly() } : {}),
+          });
           conversationId = answer.conversationId ?? conversationId;
           const failure = answer.error?.message ?? agentFailure(answer.agent);
           if (failure) {

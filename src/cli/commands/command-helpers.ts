@@ -35,7 +35,8 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
  * Brings the index up to date when an answer may need it: retrieval modes, agent mode, and the intent
  * agents (search, summarize). An index that fails to open is not fatal: the chat pipeline answers without
  * notes and says so. An embedder that is down is said by the answers that search (the retrieval notice,
- * "find notes about X" results); agent mode's searches tell only the model, so it is said here.
+ * "find notes about X" results); agent mode's searches tell only the model, so its answers say it through
+ * agentKeywordOnly (consumeAnswer).
  *
  * One per run: `krypton chat` prepares again at each /mode and /agent switch, and a user should hear a
  * warning once per run unless the situation changed. So the index is opened again only when a switch needs
@@ -64,7 +65,11 @@ export class IndexPreparation {
         return;
       }
     }
-    if (agent) this.once.warn(keywordOnlyReason(this.session.core.index.status(), []));
+  }
+
+  /** Why agent mode's searches match notes by keywords only (keywordOnlyReason), or null; null too while no index is open for searching. */
+  agentKeywordOnly(): string | null {
+    return this.prepared === "answer" ? keywordOnlyReason(this.session.core.index.status(), []) : null;
   }
 }
 
