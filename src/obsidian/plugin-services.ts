@@ -41,7 +41,11 @@ export class KryptonServices {
   private lastMarkdownPath: string | undefined;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private readonly settingsWrites = new SerialQueue();
+  /**
+   * Every settings change, from the tab or from disk, whole and one at a time (data.json's read and write
+   * included): each starts from the settings the previous one left, so neither can drop the other's change.
+   */
+  private readonly settingsChanges = new SerialQueue();
 
   private constructor(
     readonly plugin: Plugin,
@@ -75,7 +79,7 @@ export class KryptonServices {
     }
     const { settings, migrated } = secrets.hydrate(normalizeSettings(raw));
     const services = new KryptonServices(plugin, secrets, settings);
-    if (migrated) await services.persist();
+    if (migrated) await services.settingsChanges.run(() => services.writeSettings());
     return services;
   }
 
@@ -93,8 +97,9 @@ export class KryptonServices {
   }
 
   /** Saves a change, applies it to the core, and re-indexes or restarts the bridge when it matters. */
-  async saveSettings(patch: Partial<KryptonSettings>): Promise<void> {
-    await this.adopt(normalizeSettings({ ...this.current, ...patch }), true);
+  saveSettings(patch: Partial<KryptonSettings>): Promise<void> {
+    // The patch goes onto the settings as the changes queued before it leave them, not as they are now.
+    return this.settingsChanges.run(() => this.adopt(normalizeSettings({ ...this.current, ...patch }), true));
   }
 
   /**
@@ -102,7 +107,12 @@ export class KryptonServices {
    * applies a change, without writing it back (unless secrets had to move out of it, as at load). A file that
    * cannot be read (caught mid-write) or is gone keeps the current settings.
    */
-  async reloadSettings(): Promise<void> {
+  reloadSettings(): Promise<void> {
+    // The read too: a file read before a tab change was applied must not be adopted after it.
+    return this.settingsChanges.run(() => this.adoptSettingsOnDisk());
+  }
+
+  private async adoptSettingsOnDisk(): Promise<void> {
     let raw: unknown;
     try {
       raw = await this.plugin.loadData();
@@ -127,13 +137,13 @@ export class KryptonServices {
     return () => this.reloadListeners.delete(listener);
   }
 
-  /** The one path a settings change takes, from the settings tab or from disk. */
+  /** The one path a settings change takes, from the settings tab or from disk; only inside settingsChanges. */
   private async adopt(settings: KryptonSettings, persist: boolean): Promise<void> {
     const before = this.current;
     const next = { ...settings };
     if (next.mcpEnabled && !before.mcpEnabled && !next.mcpToken) next.mcpToken = generateMcpToken();
     this.current = next;
-    if (persist || next.mcpToken !== settings.mcpToken) await this.persist();
+    if (persist || next.mcpToken !== settings.mcpToken) await this.writeSettings();
     this.core.applySettings(next);
     for (const listener of this.settingsListeners) listener();
     if (changed(before, next, INDEX_FIELDS) && this.unsubscribeVault) void this.runIndex((signal) => this.core.index.sync(signal));
@@ -326,9 +336,9 @@ export class KryptonServices {
     await this.core.close();
   }
 
-  /** Writes one at a time, each with the newest settings, so a slow earlier write never lands last. */
-  private persist(): Promise<void> {
-    return this.settingsWrites.run(() => this.plugin.saveData(this.secrets.persist(this.current)));
+  /** Writes the current settings (secrets to secret storage); only inside settingsChanges, so a slow earlier write never lands last. */
+  private writeSettings(): Promise<void> {
+    return this.plugin.saveData(this.secrets.persist(this.current));
   }
 }
 

@@ -58,3 +58,32 @@ test("an API key arriving in plain text (from a device without secret storage) m
   expect(p.app.secretStorage?.getSecret("krypton-gemini-api-key")).toBe("AIza-from-elsewhere");
   expect(await p.temp.read(DATA)).not.toContain("AIza-from-elsewhere");
 });
+
+/** A promise and the function that resolves it: a test holds a slow disk at one point with it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+test("a change made in the tab while data.json is being read for a reload is kept: the reload goes first, the change onto it", async () => {
+  const plugin = p.plugin as unknown as { loadData(): Promise<unknown> };
+  const load = plugin.loadData.bind(plugin);
+  const slowDisk = gate();
+  const read = gate();
+  // The disk answers the reload's read late (a slow or busy disk): the file is read, its answer held back.
+  plugin.loadData = async () => {
+    const data = await load();
+    read.open();
+    await slowDisk.opened;
+    return data;
+  };
+  await p.temp.write(DATA, JSON.stringify({ ...JSON.parse(await p.temp.read(DATA)), chatModel: "qwen2.5:7b" }));
+  const reloaded = external();
+  await read.opened;
+  const saved = p.services.saveSettings({ defaultMode: "hybrid" });
+  slowDisk.open();
+  await Promise.all([reloaded, saved]);
+  expect(p.services.settings()).toMatchObject({ chatModel: "qwen2.5:7b", defaultMode: "hybrid" });
+  expect(JSON.parse(await p.temp.read(DATA))).toMatchObject({ chatModel: "qwen2.5:7b", defaultMode: "hybrid" });
+});
