@@ -14,6 +14,11 @@ export interface QuizCard {
   answer: string;
   /** Where the card lives, for the summary ("Flashcards/AWS.md"). */
   source: string;
+  /**
+   * The card (its index in the list the quiz was made from) this question is one SR review card of: a reversed
+   * card's two directions and a cloze's siblings share it. Absent in quizzes saved before it existed.
+   */
+  of?: number;
 }
 
 export type Verdict = "correct" | "partial" | "wrong" | "skipped";
@@ -62,25 +67,36 @@ export function missedNewCards(state: QuizState): NewCard[] {
 }
 
 /**
- * Cards from a deck in quiz form: a reversed card asks one way, a cloze one SR sibling at a time (deletions
- * sharing a number together; a sibling asking nothing is no question), at most QUIZ_MAX_CARDS.
+ * Cards from a deck in quiz form, one question per review card SR makes of them (its reviewCards), at most
+ * QUIZ_MAX_CARDS.
  */
 export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string): QuizCard[] {
-  const out: QuizCard[] = [];
-  for (const c of cards) {
-    const front = stripLink(c.front);
-    const back = stripLink(c.back);
-    if (c.kind === "cloze") {
-      for (const sibling of clozeSiblings({ clozes: c.clozes, reviewCards: c.reviewCards })) {
-        if (!sibling.ask.length) continue;
-        const answer = sibling.ask.map((i) => c.clozes[i].answer).join(", ");
-        out.push({ kind: "cloze", prompt: stripLink(askCloze(c.front, c.clozes, sibling)), answer, source });
-      }
-    } else if (front && back) {
-      out.push({ kind: c.kind === "basic" || c.kind === "reversed" ? c.kind : "multiline", prompt: front, answer: back, source });
-    }
+  return cards.flatMap((c, i) => reviewQuestions(c, source, i)).slice(0, QUIZ_MAX_CARDS);
+}
+
+/**
+ * One card's questions, as SR expands it into review cards (its question-type.ts, CardFrontBackUtil.expand):
+ * a reversed card (`:::`, `??`) asks front→back, then back→front; a cloze one sibling at a time (deletions
+ * sharing a number together; a sibling asking nothing is no question).
+ */
+function reviewQuestions(c: ParsedCard, source: string, of: number): QuizCard[] {
+  if (c.kind === "cloze") {
+    return clozeSiblings({ clozes: c.clozes, reviewCards: c.reviewCards })
+      .filter((sibling) => sibling.ask.length)
+      .map((sibling) => ({
+        kind: "cloze",
+        prompt: stripLink(askCloze(c.front, c.clozes, sibling)),
+        answer: sibling.ask.map((i) => c.clozes[i].answer).join(", "),
+        source,
+        of,
+      }));
   }
-  return out.slice(0, QUIZ_MAX_CARDS);
+  const front = stripLink(c.front);
+  const back = stripLink(c.back);
+  if (!front || !back) return [];
+  const kind = c.kind === "basic" || c.kind === "reversed" ? c.kind : "multiline";
+  const ask: QuizCard = { kind, prompt: front, answer: back, source, of };
+  return c.kind === "reversed" || c.kind === "multiline-reversed" ? [ask, { ...ask, prompt: back, answer: front }] : [ask];
 }
 
 function stripLink(text: string): string {

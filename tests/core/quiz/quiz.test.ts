@@ -33,6 +33,36 @@ describe("quiz state machine", () => {
     ]);
   });
 
+  // SR's question-type.ts (QuestionTypeSingleLineReversed / QuestionTypeMultiLineReversed) expands a reversed
+  // card into two review cards, side1→side2 and side2→side1: the quiz asks both, as it asks each cloze sibling.
+  it("asks a reversed card both ways, single-line and multi-line: one question per SR review card", () => {
+    const deck = parseCards(
+      [
+        "#flashcards/bio",
+        "",
+        "Calvin cycle:::fixes CO2 into sugar [[Bio/Photosynthesis#Calvin cycle]]",
+        "<!--SR:!2024-08-16,51,230!2024-08-20,3,250-->",
+        "",
+        "Stroma",
+        "??",
+        "the fluid around the thylakoids <!--SR:!2024-08-16,51,230-->",
+        "",
+        "Where is chlorophyll?::In the thylakoids",
+        "",
+      ].join("\n"),
+    ).cards;
+    const quiz = quizCardsFromDeck(deck, "Flashcards/Bio.md");
+    expect(quiz.map((c) => [c.kind, c.prompt, c.answer, c.of])).toEqual([
+      ["reversed", "Calvin cycle", "fixes CO2 into sugar", 0],
+      ["reversed", "fixes CO2 into sugar", "Calvin cycle", 0],
+      ["multiline", "Stroma", "the fluid around the thylakoids", 1],
+      ["multiline", "the fluid around the thylakoids", "Stroma", 1],
+      ["basic", "Where is chlorophyll?", "In the thylakoids", 2],
+    ]);
+    // As many questions as SR has review cards: the parser's count, which a goal's plan counts due cards by.
+    expect(quiz).toHaveLength(deck.reduce((n, c) => n + c.reviewCards, 0));
+  });
+
   it("grades exact and cloze answers without the model; free text is left to the model", () => {
     expect(gradeLocally(cards[0], "simple storage service!")).toMatchObject({ verdict: "correct", by: "local" });
     expect(gradeLocally(cards[1], "172.31.0.0/16")).toMatchObject({ verdict: "correct", by: "local" });
