@@ -76,17 +76,17 @@ export class QuizService {
   private async startFromNotes(conversationId: string | undefined, topic: string, signal?: AbortSignal): Promise<string> {
     if (!this.deps.flashcards) throw new AgentError(`No deck named "${topic}". Make one first: "make flashcards about ${topic}".`, "not-found");
     const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal);
-    if (!draft.cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
-    const order = shuffle(
-      draft.cards.map((_, i) => i),
-      this.deps.host.clock.now(),
-    );
-    const made = order.map((i) => draft.cards[i]);
-    const state: QuizState = { ...startQuiz(draft.title, quizCardsFromNew(made)), fromNotes: { topic: draft.title, cards: made, offer: "none" } };
+    const cards = quizCardsFromNew(draft.cards, draft.format);
+    if (!cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
+    const state: QuizState = {
+      ...startQuiz(draft.title, shuffle(cards, this.deps.host.clock.now())),
+      fromNotes: { topic: draft.title, cards: draft.cards, offer: "none" },
+    };
     await this.save(conversationId ?? PENDING, state);
     const from = draft.sources.map((p) => `[[${p.replace(/\.md$/i, "")}]]`).join(", ");
     const keywordOnly = draft.keywordOnly ? `\n\n_${draft.keywordOnly}_` : "";
-    return `No deck named "${topic}": quiz from your notes (${from}), ${made.length} card${made.length === 1 ? "" : "s"}, not saved to a deck.${keywordOnly}\n\n${questionText(state)}`;
+    const n = state.cards.length;
+    return `No deck named "${topic}": quiz from your notes (${from}), ${n} card${n === 1 ? "" : "s"}, not saved to a deck.${keywordOnly}\n\n${questionText(state)}`;
   }
 
   /** A finished quiz from notes whose "add the missed cards?" offer is still open in this conversation. */

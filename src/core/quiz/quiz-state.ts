@@ -1,6 +1,7 @@
-import { cardKey, type NewCard } from "../flashcards/card-writer";
-import type { ParsedCard } from "../flashcards/card-parser";
+import { cardKey, formatCard, type NewCard } from "../flashcards/card-writer";
+import { parseCards, type ParsedCard } from "../flashcards/card-parser";
 import { askCloze, clozeSiblings } from "../flashcards/sr-cloze";
+import type { SrFormat } from "../flashcards/sr-format";
 
 /**
  * The quiz as a plain state machine, host-neutral and serialisable (it is saved per conversation under
@@ -42,28 +43,35 @@ export interface QuizState {
   status: "active" | "finished";
   /**
    * Set when no deck matched and the cards were made from the vault's notes in memory: the generated cards
-   * (same order as `cards`), so the missed ones can be written to a deck when the user says yes. `offer` is
-   * open from the end of the quiz until the user answers it.
+   * (a question's `of` is its card's index here), so the missed ones can be written to a deck when the user
+   * says yes. `offer` is open from the end of the quiz until the user answers it.
    */
   fromNotes?: { topic: string; cards: NewCard[]; offer: "none" | "open" | "done" };
 }
 
 export const QUIZ_MAX_CARDS = 20;
 
-/** Cards generated from notes (not yet in any deck) as quiz questions; a cloze asks its first deletion. */
-export function quizCardsFromNew(cards: readonly NewCard[]): QuizCard[] {
-  return cards.map((c) => {
-    const source = c.source.replace(/#.*$/, "") + ".md";
-    if (c.kind !== "cloze") return { kind: c.kind, prompt: c.front, answer: c.back, source };
-    const deletion = /==([^=\n]+?)==/.exec(c.front)?.[1] ?? "";
-    return { kind: "cloze", prompt: c.front.replace(`==${deletion}==`, "[...]").replace(/==([^=\n]+?)==/g, "$1"), answer: deletion, source };
-  });
+/**
+ * Cards generated from notes (not yet in any deck) as quiz questions, asked as a deck's cards are: each is read
+ * back as SR will read it once written (formatCard, then parseCards, in `format`, the one they were checked
+ * against), so a cloze asks its deletions one sibling at a time and a reversed card both ways. `of` is the
+ * card's index in `cards`.
+ */
+export function quizCardsFromNew(cards: readonly NewCard[], format: SrFormat): QuizCard[] {
+  return cards
+    .flatMap((c, i) => {
+      const read = parseCards(formatCard(c, format), format).cards[0];
+      return read ? reviewQuestions(read, c.source.replace(/#.*$/, "") + ".md", i) : [];
+    })
+    .slice(0, QUIZ_MAX_CARDS);
 }
 
-/** The generated cards the user missed (for "make cards from the missed ones"). */
+/** The generated cards the user missed (for "make cards from the missed ones"), each once however many of its questions were missed. */
 export function missedNewCards(state: QuizState): NewCard[] {
   if (!state.fromNotes) return [];
-  return state.results.filter((r) => r.grade.verdict !== "correct").map((r) => state.fromNotes!.cards[r.card]).filter((c): c is NewCard => c !== undefined);
+  // A quiz saved before `of` existed asked each generated card once, in the same order.
+  const missed = new Set(state.results.filter((r) => r.grade.verdict !== "correct").map((r) => state.cards[r.card]?.of ?? r.card));
+  return [...missed].map((i) => state.fromNotes!.cards[i]).filter((c): c is NewCard => c !== undefined);
 }
 
 /**
@@ -168,6 +176,8 @@ export function summaryText(state: QuizState): string {
   const missed = state.results.filter((r) => r.grade.verdict !== "correct");
   const lines = [`**Quiz finished: ${state.title}.** Score: ${round(points)} of ${asked}${asked < state.cards.length ? ` (stopped after ${asked} of ${state.cards.length})` : ""}.`];
   if (missed.length) {
+    // What "yes" writes: generated cards, each once however many of its questions (both directions, deletions) were missed.
+    const cardsToAdd = missedNewCards(state).length;
     lines.push("", "Missed:");
     for (const r of missed) {
       const card = state.cards[r.card];
@@ -176,7 +186,7 @@ export function summaryText(state: QuizState): string {
     lines.push(
       "",
       state.fromNotes
-        ? `Want to practise these? Say "yes" to add the ${missed.length} missed card${missed.length === 1 ? "" : "s"} to the deck "${state.fromNotes.topic}".`
+        ? `Want to practise these? Say "yes" to add the ${cardsToAdd} missed card${cardsToAdd === 1 ? "" : "s"} to the deck "${state.fromNotes.topic}".`
         : `Want to practise these? Say "make flashcards about ${state.title}" to add cards for them to a deck.`,
     );
   }

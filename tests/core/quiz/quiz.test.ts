@@ -272,6 +272,44 @@ describe("quiz on a topic without a deck: cards from the vault's notes, in memor
     expect(reply).toMatch(/Quiz on \*\*Mars\*\*: 1 card/);
   });
 
+  // The same questions as the deck these cards would make: SR's siblings of a cloze (clozecraft's getCardFront,
+  // one per unnumbered deletion) and both directions of a reversed card (question-type.ts).
+  it("asks generated cards as SR will review them: each deletion of a cloze, both ways of a reversed card; 'yes' writes a card once", async () => {
+    world.ollama.script({
+      route: "chat",
+      reply: (req) => {
+        const n = Number(/\[(\d+)\][^[]*Phobos/.exec(req.userText)![1]);
+        return JSON.stringify({
+          cards: [
+            { type: "cloze", front: "Mars has two moons, ==Phobos== and ==Deimos==", back: "", passage: n },
+            { type: "reversed", front: "Olympus Mons", back: "the largest volcano on Mars", passage: n },
+          ],
+        });
+      },
+    });
+    const agent = agentWith();
+    let reply = (await agent.tryHandle("quiz me on Mars", [], { conversationId: "s" }))!.text;
+    expect(reply).toMatch(/quiz from your notes \(\[\[Space\/Mars\]\]\), 4 cards, not saved to a deck/);
+    const state = JSON.parse((await world.host.data.readText("quiz/s.json"))!) as { cards: QuizCard[] };
+    expect(state.cards.map((c) => [c.prompt, c.answer, c.of]).sort()).toEqual(
+      [
+        ["Mars has two moons, [...] and Deimos", "Phobos", 0],
+        ["Mars has two moons, Phobos and [...]", "Deimos", 0],
+        ["Olympus Mons", "the largest volcano on Mars", 1],
+        ["the largest volcano on Mars", "Olympus Mons", 1],
+      ].sort(),
+    );
+    // Both ways of the reversed card missed, the cloze right: "yes" writes the reversed card, once.
+    for (const card of state.cards) reply = (await agent.tryHandle(card.kind === "cloze" ? card.answer : "skip", [], { conversationId: "s" }))!.text;
+    expect(reply).toMatch(/Score: 2 of 4/);
+    expect(reply).toContain('Say "yes" to add the 1 missed card to the deck "Mars"');
+    reply = (await agent.tryHandle("yes", [], { conversationId: "s" }))!.text;
+    expect(reply).toMatch(/Added 1 flashcard to \[\[Flashcards\/Mars\]\] \(new deck\)/);
+    const deck = await world.vault.read("Flashcards/Mars.md");
+    expect(deck.match(/Olympus Mons:::the largest volcano on Mars/g)).toHaveLength(1);
+    expect(deck).not.toContain("Phobos");
+  });
+
   it("declining the offer writes nothing and goes back to normal chat; a quiz with nothing missed makes no offer", async () => {
     scriptCards();
     const agent = agentWith();
