@@ -115,18 +115,20 @@ export class FlashcardService {
 
   /**
    * Cards about a topic, generated like generate() (same passages, grounded generator, askJson) but kept in
-   * memory: nothing is written. The quiz uses this when no deck matches ("quiz me on <topic>"). `format` is the
-   * SR format the cards were checked against (each makes one card in it).
+   * memory: nothing is written. The quiz uses this when no deck matches ("quiz me on <topic>"), passing the
+   * vault's note paths it has listed already (`paths`, else listed here). `format` is the SR format the cards
+   * were checked against (each makes one card in it).
    */
   async draftFromTopic(
     topic: string,
     max: number,
     signal?: AbortSignal,
+    paths?: readonly string[],
   ): Promise<{ title: string; cards: NewCard[]; sources: string[]; format: SrFormat; keywordOnly?: string }> {
     const model = this.deps.chatModel();
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const format = await loadSrFormat(this.deps.host.vault);
-    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal }, await this.notePaths());
+    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal }, paths ?? (await this.notePaths()));
     const generated = await generateCards({ model, title, passages, max: clampMax(max), format, existing: new Set(), signal });
     throwIfAborted(signal);
     return { title, cards: generated.cards, sources, format, ...(keywordOnly ? { keywordOnly } : {}) };

@@ -56,8 +56,10 @@ export class QuizService {
    * No deck by that name: cards about the topic are made from the vault's notes, in memory (no deck written).
    */
   async start(conversationId: string | undefined, name: string, signal?: AbortSignal): Promise<string> {
-    const deck = await this.findDeck(name);
-    if (!deck) return this.startFromNotes(conversationId, name, signal);
+    // One listing for the deck and, when there is none, the cards drafted from the notes (their flashcards folder).
+    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
+    const deck = await this.findDeck(name, paths);
+    if (!deck) return this.startFromNotes(conversationId, name, paths, signal);
     const { path, text, deckFolder } = deck;
     const format = await loadSrFormat(this.deps.host.vault);
     const cards = quizCardsFromDeck(parseCards(text, format).cards, path);
@@ -65,7 +67,7 @@ export class QuizService {
     const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
     if (!cards.length) {
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
-      if (this.deps.flashcards && !isInFolder(path, deckFolder)) return this.startFromNotes(conversationId, name, signal);
+      if (this.deps.flashcards && !isInFolder(path, deckFolder)) return this.startFromNotes(conversationId, name, paths, signal);
       throw new AgentError(`${path} has no flashcards to quiz you on.${defaults}`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), shuffle(cards, this.deps.host.clock.now()));
@@ -73,9 +75,10 @@ export class QuizService {
     return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.${defaults}\n\n${questionText(state)}`;
   }
 
-  private async startFromNotes(conversationId: string | undefined, topic: string, signal?: AbortSignal): Promise<string> {
+  /** `paths`: the vault's notes, as start() listed them. */
+  private async startFromNotes(conversationId: string | undefined, topic: string, paths: readonly string[], signal?: AbortSignal): Promise<string> {
     if (!this.deps.flashcards) throw new AgentError(`No deck named "${topic}". Make one first: "make flashcards about ${topic}".`, "not-found");
-    const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal);
+    const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal, paths);
     const cards = quizCardsFromNew(draft.cards, draft.format);
     if (!cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
     const state: QuizState = {
@@ -169,10 +172,9 @@ export class QuizService {
     return { verdict: out.verdict, score: out.verdict === "correct" ? Math.max(out.score, 0.5) : out.verdict === "wrong" ? 0 : out.score, feedback: out.feedback, by: "model" };
   }
 
-  /** The note of that name, one in the flashcards folder (as the vault spells it, where decks are made) first. */
-  private async findDeck(name: string): Promise<{ path: string; text: string; deckFolder: string } | null> {
+  /** The note of that name among `paths`, one in the flashcards folder (as the vault spells it, where decks are made) first. */
+  private async findDeck(name: string, paths: readonly string[]): Promise<{ path: string; text: string; deckFolder: string } | null> {
     const wanted = nameKey(name.trim().replace(/\.md$/i, ""));
-    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
     const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     const named = paths.filter((p) => nameKey(baseNameOf(p)) === wanted);
     const pick = named.find((p) => isInFolder(p, deckFolder)) ?? named[0];

@@ -310,6 +310,18 @@ describe("quiz on a topic without a deck: cards from the vault's notes, in memor
     expect(deck).not.toContain("Phobos");
   });
 
+  it("lists the vault once: the deck lookup and the cards drafted from the notes share the listing", async () => {
+    const agent = agentWith();
+    const listNotes = jest.spyOn(world.host.vault, "listNotes");
+    // No note of that name at all, then a note of that name with no cards in it (Space/Mars.md).
+    for (const topic of ["Phobos", "Mars"]) {
+      scriptCards();
+      listNotes.mockClear();
+      expect((await agent.tryHandle(`quiz me on ${topic}`, [], { conversationId: topic }))!.text).toMatch(new RegExp(`No deck named "${topic}": quiz from your notes`));
+      expect(listNotes).toHaveBeenCalledTimes(1);
+    }
+  });
+
   it("declining the offer writes nothing and goes back to normal chat; a quiz with nothing missed makes no offer", async () => {
     scriptCards();
     const agent = agentWith();
