@@ -11,6 +11,7 @@ import type { Host } from "../ports/host";
 import type { KryptonSettings } from "../settings";
 import { errorMessage } from "../util/errors";
 import {
+  apartFromSiblings,
   currentCard,
   gradeLocally,
   hintFor,
@@ -24,6 +25,7 @@ import {
   stop,
   summaryText,
   type Grade,
+  type QuizCard,
   type QuizState,
 } from "./quiz-state";
 
@@ -70,7 +72,7 @@ export class QuizService {
       if (this.deps.flashcards && !isInFolder(path, deckFolder)) return this.startFromNotes(conversationId, name, paths, signal);
       throw new AgentError(`${path} has no flashcards to quiz you on.${defaults}`, "not-found");
     }
-    const state = startQuiz(baseNameOf(path), shuffle(cards, this.deps.host.clock.now()));
+    const state = startQuiz(baseNameOf(path), this.order(cards));
     await this.save(conversationId ?? PENDING, state);
     return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.${defaults}\n\n${questionText(state)}`;
   }
@@ -82,7 +84,7 @@ export class QuizService {
     const cards = quizCardsFromNew(draft.cards, draft.format);
     if (!cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
     const state: QuizState = {
-      ...startQuiz(draft.title, shuffle(cards, this.deps.host.clock.now())),
+      ...startQuiz(draft.title, this.order(cards)),
       fromNotes: { topic: draft.title, cards: draft.cards, offer: "none" },
     };
     await this.save(conversationId ?? PENDING, state);
@@ -184,6 +186,11 @@ export class QuizService {
     } catch (err) {
       throw new AgentError(`Could not read ${pick}: ${errorMessage(err)}`, "failed");
     }
+  }
+
+  /** A quiz's order: shuffled, then siblings of one card kept apart. */
+  private order(cards: QuizCard[]): QuizCard[] {
+    return apartFromSiblings(shuffle(cards, this.deps.host.clock.now()));
   }
 
   private async load(key: string): Promise<QuizState | null> {

@@ -107,6 +107,24 @@ function reviewQuestions(c: ParsedCard, source: string, of: number): QuizCard[] 
   return c.kind === "reversed" || c.kind === "multiline-reversed" ? [ask, { ...ask, prompt: back, answer: front }] : [ask];
 }
 
+/**
+ * The questions in their order, but no two review cards of one card (`of`: a reversed card's two directions, a
+ * cloze's siblings) back to back where another question can go between: the second would be asked right after
+ * its answer was shown. Each turn takes the first question that is not a sibling of the one before, unless a
+ * card holds more than half the questions left: then one of its own, or two of them would meet later.
+ */
+export function apartFromSiblings(cards: readonly QuizCard[]): QuizCard[] {
+  const left = [...cards];
+  const out: QuizCard[] = [];
+  while (left.length) {
+    const last = out[out.length - 1]?.of;
+    const apart = (c: QuizCard) => c.of === undefined || c.of !== last;
+    const crowded = left.find((c) => c.of !== undefined && apart(c) && 2 * left.filter((d) => d.of === c.of).length > left.length);
+    out.push(...left.splice(left.indexOf(crowded ?? left.find(apart) ?? left[0]), 1));
+  }
+  return out;
+}
+
 function stripLink(text: string): string {
   return text
     .replace(/\s*\[\[[^\]]*\]\]\s*$/g, "")

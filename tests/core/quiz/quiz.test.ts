@@ -1,7 +1,7 @@
 import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
 import { createQuizAgent } from "../../../src/core/quiz/quiz-agent";
 import { QuizService } from "../../../src/core/quiz/quiz-service";
-import { gradeLocally, hintFor, quizCardsFromDeck, readCommand, record, startQuiz, summaryText, type QuizCard } from "../../../src/core/quiz/quiz-state";
+import { apartFromSiblings, gradeLocally, hintFor, quizCardsFromDeck, readCommand, record, startQuiz, summaryText, type QuizCard } from "../../../src/core/quiz/quiz-state";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
 import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
 
@@ -61,6 +61,17 @@ describe("quiz state machine", () => {
     ]);
     // As many questions as SR has review cards: the parser's count, which a goal's plan counts due cards by.
     expect(quiz).toHaveLength(deck.reduce((n, c) => n + c.reviewCards, 0));
+  });
+
+  it("keeps a card's review cards apart where another question can go between, the rest in the order given", () => {
+    const q = (prompt: string, of?: number): QuizCard => ({ kind: "basic", prompt, answer: "", source: "x", of });
+    const order = (cards: QuizCard[]) => apartFromSiblings(cards).map((c) => c.prompt);
+    expect(order([q("A→", 0), q("A←", 0), q("B", 1), q("C", 2)])).toEqual(["A→", "B", "A←", "C"]);
+    expect(order([q("B", 1), q("A→", 0), q("A←", 0)])).toEqual(["A→", "B", "A←"]);
+    expect(order([q("X1", 0), q("X2", 0), q("X3", 0), q("Y", 1), q("Z", 2)])).toEqual(["X1", "Y", "X2", "Z", "X3"]);
+    // Too few others to go between; and questions of a quiz saved before `of` existed stay as they were.
+    expect(order([q("X1", 0), q("X2", 0), q("X3", 0), q("Y", 1)])).toEqual(["X1", "Y", "X2", "X3"]);
+    expect(order([q("P"), q("Q"), q("R", 0)])).toEqual(["P", "Q", "R"]);
   });
 
   it("grades exact and cloze answers without the model; free text is left to the model", () => {
@@ -148,6 +159,17 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
     expect(calls.some((c) => c.userText.includes("Expected answer: To match capacity to demand automatically"))).toBe(true);
     // Finished: the next message is normal chat again.
     expect(await agent.tryHandle("thanks", [], { conversationId: "c1" })).toBeNull();
+  });
+
+  it("never asks a reversed card's second direction right after the first, whatever the shuffle", async () => {
+    await world.vault.write("Flashcards/Bio.md", "#flashcards/bio\n\nCalvin cycle:::fixes CO2 into sugar\n\nStroma::the fluid around the thylakoids\n");
+    // The shuffle follows the start time: over these, some orders put the two directions side by side.
+    for (let start = 1; start <= 12; start++) {
+      const quiz = new QuizService({ host: { ...world.host, clock: { ...world.host.clock, now: () => start } }, settings: () => world.settings, chatModel: () => world.model });
+      expect(await quiz.start(`b${start}`, "Bio")).toMatch(/Quiz on \*\*Bio\*\*: 3 cards/);
+      const { cards } = JSON.parse((await world.host.data.readText(`quiz/b${start}.json`))!) as { cards: QuizCard[] };
+      expect(cards[1].prompt).toBe("Stroma");
+    }
   });
 
   it("a quiz started in a new conversation (no id yet) continues once the conversation has its id", async () => {
