@@ -19,6 +19,7 @@ import {
   questionText,
   quizCardsFromDeck,
   quizCardsFromNew,
+  questionsUpToCap,
   readCommand,
   record,
   startQuiz,
@@ -188,9 +189,9 @@ export class QuizService {
     }
   }
 
-  /** A quiz's order: shuffled, then siblings of one card kept apart. */
+  /** A quiz's questions: shuffled, at most QUIZ_MAX_CARDS of them from anywhere in the deck, siblings of one card kept apart. */
   private order(cards: QuizCard[]): QuizCard[] {
-    return apartFromSiblings(shuffle(cards, this.deps.host.clock.now()));
+    return apartFromSiblings(questionsUpToCap(shuffle(cards, this.deps.host.clock.now())));
   }
 
   private async load(key: string): Promise<QuizState | null> {

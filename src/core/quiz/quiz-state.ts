@@ -62,8 +62,7 @@ export function quizCardsFromNew(cards: readonly NewCard[], format: SrFormat): Q
     .flatMap((c, i) => {
       const read = parseCards(formatCard(c, format), format).cards[0];
       return read ? reviewQuestions(read, c.source.replace(/#.*$/, "") + ".md", i) : [];
-    })
-    .slice(0, QUIZ_MAX_CARDS);
+    });
 }
 
 /** The generated cards the user missed (for "make cards from the missed ones"), each once however many of its questions were missed. */
@@ -74,12 +73,25 @@ export function missedNewCards(state: QuizState): NewCard[] {
   return [...missed].map((i) => state.fromNotes!.cards[i]).filter((c): c is NewCard => c !== undefined);
 }
 
-/**
- * Cards from a deck in quiz form, one question per review card SR makes of them (its reviewCards), at most
- * QUIZ_MAX_CARDS.
- */
+/** Cards from a deck in quiz form, one question per review card SR makes of them (its reviewCards). */
 export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string): QuizCard[] {
-  return cards.flatMap((c, i) => reviewQuestions(c, source, i)).slice(0, QUIZ_MAX_CARDS);
+  return cards.flatMap((c, i) => reviewQuestions(c, source, i));
+}
+
+/**
+ * The first QUIZ_MAX_CARDS questions of shuffled ones, taken a whole card at a time (a reversed card's two
+ * directions, a cloze's siblings): capped before shuffling, a big deck's quiz would always be its first cards.
+ * A card with more questions than are left is passed over for a smaller one.
+ */
+export function questionsUpToCap(shuffled: readonly QuizCard[]): QuizCard[] {
+  const byCard = new Map<number | QuizCard, QuizCard[]>();
+  for (const q of shuffled) {
+    const key = q.of ?? q;
+    byCard.set(key, [...(byCard.get(key) ?? []), q]);
+  }
+  const out: QuizCard[] = [];
+  for (const questions of byCard.values()) if (out.length + questions.length <= QUIZ_MAX_CARDS) out.push(...questions);
+  return out;
 }
 
 /**

@@ -172,6 +172,22 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
     }
   });
 
+  it("a deck with more cards than a quiz asks: 20 questions from anywhere in it, a card's questions all in or all out", async () => {
+    const basics = Array.from({ length: 50 }, (_, i) => `Term ${i + 1}::meaning ${i + 1}`);
+    await world.vault.write("Flashcards/Big.md", `#flashcards/big\n\n${basics.join("\n\n")}\n\nCalvin cycle:::fixes CO2 into sugar\n`);
+    const asked = new Set<string>();
+    for (let start = 1; start <= 8; start++) {
+      const quiz = new QuizService({ host: { ...world.host, clock: { ...world.host.clock, now: () => start * 7919 } }, settings: () => world.settings, chatModel: () => world.model });
+      expect(await quiz.start(`big${start}`, "Big")).toMatch(/Quiz on \*\*Big\*\*: 20 cards/);
+      const { cards } = JSON.parse((await world.host.data.readText(`quiz/big${start}.json`))!) as { cards: QuizCard[] };
+      for (const card of cards) asked.add(card.prompt);
+      // The reversed card's two directions come together or not at all.
+      expect([0, 2]).toContain(cards.filter((c) => c.prompt === "Calvin cycle" || c.prompt === "fixes CO2 into sugar").length);
+    }
+    // Cards from past the first twenty of the deck are asked too.
+    expect([...asked].some((p) => /^Term (2[1-9]|[34]\d|50)$/.test(p))).toBe(true);
+  });
+
   it("a quiz started in a new conversation (no id yet) continues once the conversation has its id", async () => {
     const agent = createQuizAgent({ quiz: newQuiz(), logger: world.host.logger });
     expect((await agent.tryHandle("Test me on aws", [], {}))!.text).toMatch(/Quiz on/);
