@@ -2,12 +2,23 @@
 // a non-simple request sends a real OPTIONS preflight first and never goes out when the server does not
 // allow the origin; a simple request goes out but its response is withheld. Either way the caller sees a
 // bare TypeError("Failed to fetch"), with no status and no body, exactly what Krypton has to detect.
+// With `redirect: "manual"` a redirect is not followed: one that passes the CORS check comes back as an
+// opaque redirect, as the Fetch spec defines it and Chromium returns it; one without CORS headers fails
+// like any other refused answer.
 import type { FetchLike } from "../../src/core/ports/http";
 
 export const PAGE_ORIGIN = "app://obsidian.md";
 
 const SIMPLE_HEADERS = new Set(["accept", "accept-language", "content-language", "content-type"]);
 const SIMPLE_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain"];
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Fetch spec: type "opaqueredirect", status 0, no headers, null body; Chromium keeps the request's URL. */
+function opaqueRedirect(url: string): Response {
+  const response = Response.error(); // status 0, empty immutable headers, null body
+  return Object.defineProperties(response, { type: { value: "opaqueredirect" }, url: { value: url } });
+}
 
 export interface CorsFetch extends FetchLike {
   /** Requests the page made (preflights included). */
@@ -38,6 +49,7 @@ export function chromiumLikeFetch(pageOrigin = PAGE_ORIGIN): CorsFetch {
           method: "OPTIONS",
           headers: { Origin: pageOrigin, "Access-Control-Request-Method": method },
           signal: init?.signal,
+          redirect: "manual", // a preflight is never redirected: a 30x fails it like any non-ok answer
         });
         await preflight.arrayBuffer();
         if (!preflight.ok || !allowed(preflight)) throw new TypeError("Failed to fetch");
@@ -49,6 +61,10 @@ export function chromiumLikeFetch(pageOrigin = PAGE_ORIGIN): CorsFetch {
     if (!sameOrigin && !allowed(res)) {
       await res.body?.cancel();
       throw new TypeError("Failed to fetch");
+    }
+    if (init?.redirect === "manual" && REDIRECTS.has(res.status)) {
+      await res.body?.cancel();
+      return opaqueRedirect(url);
     }
     return res;
   }) as CorsFetch;
