@@ -4,7 +4,7 @@
 // bare TypeError("Failed to fetch"), with no status and no body, exactly what Krypton has to detect.
 // With `redirect: "manual"` a redirect is not followed: one that passes the CORS check comes back as an
 // opaque redirect, as the Fetch spec defines it and Chromium returns it; one without CORS headers fails
-// like any other refused answer.
+// like any other refused answer (tests/browser/redirects.browser.test.ts checks both in a real Chromium).
 import type { FetchLike } from "../../src/core/ports/http";
 
 export const PAGE_ORIGIN = "app://obsidian.md";

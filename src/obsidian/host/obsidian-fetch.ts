@@ -2,6 +2,7 @@ import type { RequestUrlParam, RequestUrlResponse } from "obsidian";
 import { untilAborted } from "../../core/ports/clock";
 import { AbortedError, isAbortError } from "../../core/util/errors";
 import type { FetchLike } from "../../core/ports/http";
+import { sameOriginRedirects } from "../../core/providers/redirect-policy";
 
 export interface ObsidianFetchOptions {
   /** The page's fetch (window.fetch): streams and cancels, but obeys CORS. */
@@ -20,6 +21,11 @@ export interface ObsidianFetchOptions {
 
 /** After this long, a refusing origin is tried with streaming again (the user may have set OLLAMA_ORIGINS). */
 const CORS_RECHECK_MS = 60_000;
+
+/** Obsidian's host fetch: the CORS-safe fetch below under the redirect policy every host uses. */
+export function createObsidianHttp(options: ObsidianFetchOptions): FetchLike {
+  return sameOriginRedirects(createObsidianFetch(options));
+}
 
 /**
  * The host's HTTP: the page's fetch, so model tokens stream as they come. A server that refuses the app's

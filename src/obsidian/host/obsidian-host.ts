@@ -1,11 +1,10 @@
 import { FileSystemAdapter, Notice, Platform, requestUrl, type App, type Plugin } from "obsidian";
 import type { Host } from "../../core/ports/host";
 import type { Logger } from "../../core/ports/logger";
-import { sameOriginRedirects } from "../../core/providers/redirect-policy";
 import type { VaultLocation } from "../../core/tools/tool";
 import { createObsidianClock } from "./obsidian-clock";
 import { ObsidianDataDir, type FileRanges } from "./obsidian-data-dir";
-import { createObsidianFetch, ollamaCorsNotice } from "./obsidian-fetch";
+import { createObsidianHttp, ollamaCorsNotice } from "./obsidian-fetch";
 import { ObsidianVault } from "./obsidian-vault";
 
 export interface ObsidianHostOptions {
@@ -18,7 +17,7 @@ export interface ObsidianHostOptions {
 export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions): Host {
   const { app } = plugin;
   const pageOrigin = window.location.origin;
-  const fetch = createObsidianFetch({
+  const fetch = createObsidianHttp({
     pageFetch: (input, init) => window.fetch(input, init),
     requestUrl: (request) => requestUrl(request),
     pageOrigin,
@@ -30,7 +29,7 @@ export function createObsidianHost(plugin: Plugin, options: ObsidianHostOptions)
   const host: Host = {
     vault: new ObsidianVault(app, plugin, { assertInside: desktopSymlinkGuard(app) }),
     data: new ObsidianDataDir(app.vault.adapter, undefined, desktopFileRanges(app)),
-    fetch: sameOriginRedirects(fetch),
+    fetch,
     clock: createObsidianClock(),
     logger: options.logger,
     platform: { kind: "obsidian", mobile: Platform.isMobile },
