@@ -35,7 +35,8 @@ export function createObsidianHttp(options: ObsidianFetchOptions): FetchLike {
  * Response (whole, not streamed) and later requests to that origin go straight to requestUrl. If
  * requestUrl cannot reach it either, the server is down and the original error is rethrown.
  * The user hears about it once per origin; the page's fetch is tried again now and then, so streaming
- * comes back without a restart of Obsidian once the user has followed the advice.
+ * comes back without a restart of Obsidian once the user has followed the advice. Redirects on that path
+ * are requestUrl's business, not the redirect policy's: see viaRequestUrl.
  */
 export function createObsidianFetch(options: ObsidianFetchOptions): FetchLike {
   const now = options.now ?? (() => Date.now());
@@ -98,6 +99,13 @@ async function describeRequest(input: string | URL | Request, init?: RequestInit
   return { url, method, headers, body, signal: init?.signal ?? (isRequest ? input.signal : undefined) };
 }
 
+/**
+ * Outside the redirect policy: requestUrl follows redirects by itself, to other origins too, with whatever
+ * headers and body it carries on. RequestUrlParam has no redirect option (the policy's `redirect: "manual"`
+ * is lost here) and RequestUrlResponse (status, headers, body) tells neither that it was redirected nor
+ * where, so nothing here can refuse such a redirect or detect one afterwards. A redirect sent without CORS
+ * headers lands here too: Chromium fails it like a refused origin. README ("API keys", Troubleshooting) says so.
+ */
 async function viaRequestUrl(options: ObsidianFetchOptions, request: PlainRequest): Promise<Response> {
   if (request.signal?.aborted) throw new AbortedError("Aborted");
   const { "content-type": contentType, "content-length": _length, ...headers } = request.headers;

@@ -1226,27 +1226,50 @@ export const requestUrlLog: string[] = [];
 
 /**
  * Obsidian's requestUrl: real HTTP from Node (not subject to CORS), the whole body at once, and by
- * default an error for status >= 400 (`throw: false` returns it instead).
+ * default an error for status >= 400 (`throw: false` returns it instead). Like Obsidian's, it follows
+ * redirects itself, to other origins too, and the answer does not say where it came from. Which headers
+ * Obsidian keeps across origins is not documented: the stand-in keeps them all, promising the least.
  */
 export function requestUrl(request: RequestUrlParam | string): Promise<RequestUrlResponse> {
   const req = typeof request === "string" ? { url: request } : request;
   requestUrlLog.push(req.url);
+  const headers: Record<string, string> = { ...(req.headers ?? {}) };
+  if (req.contentType) headers["content-type"] = req.contentType;
+  const body = req.body === undefined ? undefined : typeof req.body === "string" ? Buffer.from(req.body) : Buffer.from(req.body);
+  return sendFollowing(new URL(req.url), (req.method ?? "GET").toUpperCase(), headers, body, 0).then((out) => {
+    if (out.status >= 400 && req.throw !== false) {
+      throw Object.assign(new Error(`Request failed, status ${out.status}`), { status: out.status, headers: out.headers });
+    }
+    return out;
+  });
+}
+
+/** A bound, as every client has (Chromium stops at 20 too). */
+const MAX_REQUEST_URL_REDIRECTS = 20;
+
+function sendFollowing(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, hops: number): Promise<RequestUrlResponse> {
   return new Promise((resolve, reject) => {
-    const url = new URL(req.url);
     const client = url.protocol === "https:" ? https : http;
-    const headers: Record<string, string> = { ...(req.headers ?? {}) };
-    if (req.contentType) headers["content-type"] = req.contentType;
-    const body = req.body === undefined ? undefined : typeof req.body === "string" ? Buffer.from(req.body) : Buffer.from(req.body);
-    if (body) headers["content-length"] = String(body.length);
-    const r = client.request(url, { method: req.method ?? "GET", headers }, (res) => {
+    const sent = body ? { ...headers, "content-length": String(body.length) } : headers;
+    const r = client.request(url, { method, headers: sent }, (res) => {
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if ([301, 302, 303, 307, 308].includes(status) && location) {
+        res.resume();
+        if (hops >= MAX_REQUEST_URL_REDIRECTS) return reject(new Error("net::ERR_TOO_MANY_REDIRECTS"));
+        // As fetch does: 303 (and 301/302 after a POST) continue as a GET without a body.
+        const toGet = (status === 303 && method !== "GET" && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST");
+        const { "content-type": _type, ...rest } = headers;
+        sendFollowing(new URL(location, url), toGet ? "GET" : method, toGet ? rest : headers, toGet ? undefined : body, hops + 1).then(resolve, reject);
+        return;
+      }
       const parts: Buffer[] = [];
       res.on("data", (c: Buffer) => parts.push(c));
       res.on("error", reject);
       res.on("end", () => {
         const buf = Buffer.concat(parts);
         const text = buf.toString("utf8");
-        const status = res.statusCode ?? 0;
-        const out: RequestUrlResponse = {
+        resolve({
           status,
           headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")])),
           arrayBuffer: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer,
@@ -1254,10 +1277,7 @@ export function requestUrl(request: RequestUrlParam | string): Promise<RequestUr
           get json() {
             return JSON.parse(text);
           },
-        };
-        if (status >= 400 && req.throw !== false) {
-          reject(Object.assign(new Error(`Request failed, status ${status}`), { status, headers: out.headers }));
-        } else resolve(out);
+        });
       });
     });
     r.on("error", reject);
