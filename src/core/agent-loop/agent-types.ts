@@ -58,7 +58,7 @@ export type AgentEndReason = "answer" | "step-limit" | "time-limit" | "loop-guar
 export interface AgentLoopResult {
   answer: string;
   steps: LoopStep[];
-  usage: Required<TokenUsage>;
+  usage: Required<Pick<TokenUsage, "promptTokens" | "completionTokens">>;
   protocol: AgentProtocol;
   endReason: AgentEndReason;
   exchange: ExchangeEntry[];

@@ -61,7 +61,10 @@ export interface ChatRequest {
 
 export interface TokenUsage {
   promptTokens?: number;
+  /** Every token the model generated, its thinking included. */
   completionTokens?: number;
+  /** Of completionTokens, those spent thinking, when the provider counts them apart (Gemini thoughtsTokenCount). */
+  thinkingTokens?: number;
 }
 
 export type FinishReason = "stop" | "length" | "tool-calls" | "malformed-tool-call" | "other";
@@ -95,6 +98,16 @@ export type ChatEvent =
       detail?: string;
       /** finishReason "length": the answer cap that was sent (num_predict, maxOutputTokens), when one was. */
       limit?: number;
+      /**
+       * finishReason "length": the model spent the tokens thinking, not answering: cut before any answer text,
+       * or after thinking took most of them (turn-views.ts withCapOnCut), so its answer did not loop.
+       */
+      whileThinking?: boolean;
+      /**
+       * finishReason "length": how to give the answer more room, when the context window lowered the cap sent
+       * (a clause after "to leave it more room, ": "raise Ollama context limit …").
+       */
+      moreRoom?: string;
     };
 
 export interface ModelCapabilities {

@@ -37,23 +37,32 @@ export class ProviderError extends Error {
  * Keeps what did arrive: a caller may ask again knowing why (askJson), but never use it as the answer.
  */
 export class IncompleteAnswerError extends ProviderError {
+  /** The answer cap that was sent, when the cut was at it (see ChatEvent end.limit). */
+  readonly limit?: number;
+  /** The model spent the tokens thinking, not answering (see ChatEvent end.whileThinking). */
+  readonly whileThinking: boolean;
+  /** How to leave the answer more room, when the window lowered its cap (see ChatEvent end.moreRoom). */
+  readonly moreRoom?: string;
+
   constructor(
     readonly cut: "length" | "stopped",
     readonly partial: string,
     detail?: string,
     /** The model's id ("gemini:gemini-2.5-flash"), named in the message when known. */
     model?: string,
-    /** The answer cap that was sent, when the cut was at it (see ChatEvent end.limit). */
-    readonly limit?: number,
+    length: { limit?: number; whileThinking?: boolean; moreRoom?: string } = {},
   ) {
     // Lower case: callers put it after "Could not <what>: "; plainError makes it a sentence for the chat.
     super(
       "bad-response",
       cut === "length"
-        ? `the answer${model ? ` from ${model}` : ""} was cut off at the model's length limit`
+        ? `the answer${model ? ` from ${model}` : ""} was cut off at the model's length limit${length.whileThinking ? " while the model was still thinking" : ""}`
         : `the model${model ? ` ${model}` : ""} stopped without finishing its answer (${detail || "no reason given"})`,
     );
     this.name = "IncompleteAnswerError";
+    this.limit = length.limit;
+    this.whileThinking = length.whileThinking === true;
+    this.moreRoom = length.moreRoom;
   }
 }
 

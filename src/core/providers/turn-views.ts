@@ -47,6 +47,10 @@ export interface TurnOutcome {
   usage?: TokenUsage;
   /** The answer cap that was sent, when the answer was cut at it. */
   limit?: number;
+  /** Cut while the model was still thinking (see the end event's field). */
+  whileThinking?: boolean;
+  /** When the window lowered the cap: how to leave the answer more room. */
+  moreRoom?: string;
 }
 
 export async function collectTurn(events: AsyncIterable<ChatEvent>): Promise<TurnOutcome> {
@@ -63,12 +67,16 @@ function addToOutcome(outcome: TurnOutcome, event: ChatEvent): void {
     if (event.detail) outcome.detail = event.detail;
     if (event.usage) outcome.usage = event.usage;
     if (event.limit !== undefined) outcome.limit = event.limit;
+    if (event.whileThinking) outcome.whileThinking = true;
+    if (event.moreRoom) outcome.moreRoom = event.moreRoom;
   }
 }
 
 /** The text of a turn that finished; a cut or stopped one throws, so a partial answer is never taken for a whole one. */
 export function finishedText(outcome: TurnOutcome, modelId?: string): string {
-  if (outcome.finishReason === "length") throw new IncompleteAnswerError("length", outcome.text, undefined, modelId, outcome.limit);
+  if (outcome.finishReason === "length") {
+    throw new IncompleteAnswerError("length", outcome.text, undefined, modelId, { limit: outcome.limit, whileThinking: outcome.whileThinking, moreRoom: outcome.moreRoom });
+  }
   if (outcome.finishReason === "other") throw new IncompleteAnswerError("stopped", outcome.text, outcome.detail, modelId);
   return outcome.text;
 }
@@ -86,7 +94,24 @@ export function newToolCallId(): string {
   return `call_${callSeq.toString(36)}_${Date.now().toString(36)}`;
 }
 
-/** A turn's events with the answer cap as sent on a cut end event, so "cut off at N tokens" names the N the model had. */
-export async function* withCapOnCut(events: AsyncIterable<ChatEvent>, cap: number | undefined): AsyncGenerator<ChatEvent> {
-  for await (const event of events) yield cap !== undefined && event.type === "end" && event.finishReason === "length" ? { ...event, limit: cap } : event;
+/**
+ * A turn's events with what a cut end event should say, the same for every provider: the answer cap as
+ * sent, so "cut off at N tokens" names the N the model had; whether the model spent it thinking (no answer
+ * text yet, or thinking took most of it), so a long think is not blamed on a loop; and `moreRoom`, the
+ * provider's remedy when the context window lowered that cap.
+ */
+export async function* withCapOnCut(events: AsyncIterable<ChatEvent>, cap: number | undefined, moreRoom?: string): AsyncGenerator<ChatEvent> {
+  // Characters, not tokens, when the provider does not count thinking apart: the two run at similar rates.
+  const written = { thinking: 0, text: 0 };
+  for await (const event of events) {
+    if (event.type === "thinking" || event.type === "text") written[event.type] += event.text.replace(/\s+/g, "").length;
+    if (event.type !== "end" || event.finishReason !== "length") {
+      yield event;
+      continue;
+    }
+    const { thinkingTokens, completionTokens } = event.usage ?? {};
+    const whileThinking =
+      thinkingTokens !== undefined && completionTokens ? thinkingTokens * 2 > completionTokens : written.thinking > 0 && written.thinking > written.text;
+    yield { ...event, ...(cap !== undefined ? { limit: cap } : {}), ...(whileThinking ? { whileThinking } : {}), ...(moreRoom ? { moreRoom } : {}) };
+  }
 }

@@ -191,6 +191,23 @@ describe("Gemini thoughts, text and capabilities", () => {
     await expect(model().complete({ messages: ask })).resolves.toBe("Paris.");
   });
 
+  it("MAX_TOKENS after thinking: thoughtsTokenCount (Gemini sends no thought parts unless asked) or visible thought parts tell a cut spent thinking from one spent answering", async () => {
+    const capped = { messages: ask, maxTokens: 256 };
+    server.script({ route: "stream", reply: "", extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 8180, candidates: 0 } } });
+    const hidden = endOf(await collect(model().turn(capped)));
+    expect(hidden).toMatchObject({ finishReason: "length", limit: 8192, whileThinking: true, usage: { completionTokens: 8180, thinkingTokens: 8180 } });
+    expect(hidden.moreRoom).toBeUndefined();
+
+    server.script({ route: "stream", reply: "Paris", extra: { thoughts: "France's capital is the question here.", finishReason: "MAX_TOKENS" } });
+    await expect(model().complete(capped)).rejects.toMatchObject({ cut: "length", whileThinking: true, message: expect.stringMatching(/while the model was still thinking$/) });
+
+    // A short think, then an answer that ran on (a loop).
+    server.script({ route: "stream", reply: "again ".repeat(50), extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 200, candidates: 7990 } } });
+    const looped = endOf(await collect(model().turn(capped)));
+    expect(looped).toMatchObject({ finishReason: "length", limit: 8192 });
+    expect(looped.whileThinking).toBeUndefined();
+  });
+
   it("capabilities: tools, and the context length from the models endpoint (asked once)", async () => {
     await expect(model().capabilities()).resolves.toEqual({ tools: true, contextLength: 1_048_576 });
     await expect(model().capabilities()).resolves.toEqual({ tools: true, contextLength: 1_048_576 });

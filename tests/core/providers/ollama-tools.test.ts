@@ -8,7 +8,7 @@ import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-
 import { estimateTokens } from "../../../src/core/providers/context-fit";
 import { OLLAMA_REASONING_ROOM } from "../../../src/core/providers/answer-room";
 import { numCtxFor } from "../../../src/core/providers/ollama/ollama-context";
-import { ProviderError } from "../../../src/core/providers/provider-error";
+import { IncompleteAnswerError, ProviderError } from "../../../src/core/providers/provider-error";
 import { createChatModel } from "../../../src/core/providers/provider-factory";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { nodeClock } from "../../../src/node/node-clock";
@@ -160,6 +160,54 @@ describe("Ollama thinking, text and usage", () => {
     ]);
     expect((await collect(model().turn({ messages: ask }))).pop()).toMatchObject({ finishReason: "length" });
     expect((await collect(model().turn({ messages: ask }))).pop()).toMatchObject({ finishReason: "other" });
+  });
+});
+
+describe("Ollama answers cut while thinking", () => {
+  const thoughts = (n: number) => "hmm ".repeat(n);
+  const endOf = (events: ChatEvent[]) => events[events.length - 1] as Extract<ChatEvent, { type: "end" }>;
+  const capped = { messages: ask, maxTokens: 256 };
+
+  it("cut before any answer text (message.thinking or a <think> block): the end event and complete()'s error say it was thinking, with the cap sent", async () => {
+    server.script({ route: "chat", reply: "Paris.", extra: { thinking: thoughts(3000) } });
+    const events = await collect(model("qwen3:8b").turn(capped));
+    expect(ofType(events, "text")).toEqual([]);
+    expect(endOf(events)).toMatchObject({ finishReason: "length", limit: 256 + OLLAMA_REASONING_ROOM, whileThinking: true });
+    // The window had room to spare: nothing to raise.
+    expect(endOf(events).moreRoom).toBeUndefined();
+
+    server.script({ route: "chat", tokens: ["<think>", ...Array<string>(3000).fill("hmm "), "</think>", "Paris."] });
+    const err = (await model("qwen3:8b").complete(capped).catch((e: unknown) => e)) as IncompleteAnswerError;
+    expect(err).toMatchObject({ cut: "length", whileThinking: true, limit: 256 + OLLAMA_REASONING_ROOM });
+    expect(err.message).toBe("the answer from ollama:qwen3:8b was cut off at the model's length limit while the model was still thinking");
+  });
+
+  it("a long think, then an answer cut short: thinking took most of the tokens, so it counts as thinking", async () => {
+    server.script({ route: "chat", reply: "word ".repeat(1000), extra: { thinking: thoughts(2000) } });
+    const events = await collect(model("qwen3:8b").turn(capped));
+    expect(ofType(events, "text").length).toBeGreaterThan(0);
+    expect(endOf(events)).toMatchObject({ finishReason: "length", whileThinking: true });
+  });
+
+  it("a short think, then a loop, is not: the answer used the tokens; nor is a model that does not think", async () => {
+    server.script({ route: "chat", reply: "", extra: { thinking: "Plan the card.", loop: '{"front":"Q"},' } });
+    const looped = endOf(await collect(model("qwen3:8b").turn(capped)));
+    expect(looped).toMatchObject({ finishReason: "length", limit: 256 + OLLAMA_REASONING_ROOM });
+    expect(looped.whileThinking).toBeUndefined();
+
+    server.script({ route: "chat", reply: "", extra: { loop: "again " } });
+    const err = (await model("gemma2:2b").complete(capped).catch((e: unknown) => e)) as IncompleteAnswerError;
+    expect(err).toMatchObject({ cut: "length", whileThinking: false, limit: 256 });
+    expect(err.message).not.toMatch(/thinking/);
+  });
+
+  it("when the context limit left less than the full room to think, the cut says how to give it more", async () => {
+    // Flashcards from one part of a note (~2k tokens) with their 4,096-token budget, on an 8k context limit.
+    const part: ChatMessage[] = [{ role: "user", content: `Write flashcards from:\n${"z".repeat(7200)}` }];
+    server.script({ route: "chat", reply: "Q :: A", extra: { thinking: thoughts(8000) } });
+    const end = endOf(await collect(model("qwen3:8b", 8192).turn({ messages: part, maxTokens: 4096 })));
+    expect(end.limit).toBeLessThan(4096 + OLLAMA_REASONING_ROOM);
+    expect(end).toMatchObject({ whileThinking: true, moreRoom: expect.stringMatching(/^raise Ollama context limit \(Settings → Models/) });
   });
 });
 

@@ -101,5 +101,7 @@ export function usageOf(chunk: GenerateContentResponse | undefined): TokenUsage 
   if (typeof u.promptTokenCount === "number") usage.promptTokens = u.promptTokenCount;
   const completion = (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0);
   if (typeof u.candidatesTokenCount === "number" || typeof u.thoughtsTokenCount === "number") usage.completionTokens = completion;
+  // Gemini sends no thought parts unless asked (includeThoughts): this count is how a cut knows it was spent thinking.
+  if (typeof u.thoughtsTokenCount === "number") usage.thinkingTokens = u.thoughtsTokenCount;
   return usage.promptTokens !== undefined || usage.completionTokens !== undefined ? usage : undefined;
 }

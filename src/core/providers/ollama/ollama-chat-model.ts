@@ -68,8 +68,10 @@ export class OllamaChatModel implements ChatModel {
     const window = ollamaWindow(this.options.model, maxContext, contextLength);
     // The room to think takes only what the window has left: it never fails or cuts a request that fits without it.
     const roomy = withReasoningRoom(asked, Math.min(OLLAMA_REASONING_ROOM, window.tokens - estimateTokens(asked)));
+    // The cap a large enough window would allow: a cut below it can be given more room.
+    const fullRoom = withReasoningRoom(asked, OLLAMA_REASONING_ROOM).maxTokens;
     if (caps?.thinking || capabilityCache.get(this.cacheKey)?.thinks) {
-      yield* this.send(roomy, window, maxContext, contextLength);
+      yield* this.send(roomy, window, maxContext, contextLength, fullRoom);
       return;
     }
     // Not known to reason. If it does, it learns so here; a capped answer cut while still thinking (no text
@@ -78,14 +80,14 @@ export class OllamaChatModel implements ChatModel {
     const retry = roomy !== asked;
     const held: ChatEvent[] = [];
     let answering = !retry;
-    for await (const event of this.send(asked, window, maxContext, contextLength)) {
+    for await (const event of this.send(asked, window, maxContext, contextLength, asked.maxTokens)) {
       if (event.type === "thinking" && !capabilityCache.get(this.cacheKey)?.thinks) remember(this.cacheKey, { thinks: true });
       if (!answering && event.type === "thinking") {
         held.push(event);
         continue;
       }
       if (!answering && event.type === "end" && event.finishReason === "length" && held.length > 0) {
-        yield* this.send(roomy, window, maxContext, contextLength);
+        yield* this.send(roomy, window, maxContext, contextLength, fullRoom);
         return;
       }
       if (!answering && event.type !== "fitted") {
@@ -96,8 +98,8 @@ export class OllamaChatModel implements ChatModel {
     }
   }
 
-  /** One request as sent: fitted to the window, with its num_ctx, streamed as turn events. */
-  private async *send(capped: ChatRequest, window: ContextWindow, maxContext: number, contextLength: number | undefined): AsyncGenerator<ChatEvent> {
+  /** One request as sent: fitted to the window, with its num_ctx, streamed as turn events; `wanted` is its cap in a window with room to spare. */
+  private async *send(capped: ChatRequest, window: ContextWindow, maxContext: number, contextLength: number | undefined, wanted: number | undefined): AsyncGenerator<ChatEvent> {
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
     const { request, fit } = fitRequest(capped, window);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
@@ -119,7 +121,8 @@ export class OllamaChatModel implements ChatModel {
         return mapped;
       },
     });
-    yield* withCapOnCut(events, request.maxTokens);
+    const lowered = request.maxTokens !== undefined && wanted !== undefined && request.maxTokens < wanted;
+    yield* withCapOnCut(events, request.maxTokens, lowered ? window.remedy : undefined);
   }
 
   stream(request: ChatRequest): AsyncIterable<string> {
