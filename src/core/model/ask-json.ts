@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
-import { cleanModelText, cutOffAt, modelAnswer } from "./ask-model";
+import { cleanModelText, cutOffAdvice, cutOffReason, modelAnswer, type AnswerCut } from "./ask-model";
 import { errorMessage } from "../util/errors";
 
 export interface AskJsonOptions {
@@ -37,7 +37,7 @@ export async function askJson<T>(
       what: options.what,
     });
     // A cut answer is invalid even when what arrived parses: whatever came after the cut is missing.
-    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: `it ${cutOffAt(answer.limit)}` } : parseAgainst(answer.text, schema);
+    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: cutOffReason(answer, "it") } : parseAgainst(answer.text, schema);
     return { ...answer, parsed };
   };
 
@@ -45,7 +45,7 @@ export async function askJson<T>(
   if (first.parsed.ok) return first.parsed.value;
 
   const repair: ChatMessage[] = first.cutOff
-    ? cutOffRepair(messages, jsonSchema)
+    ? cutOffRepair(messages, jsonSchema, first)
     : [
         ...messages,
         { role: "assistant", content: first.text },
@@ -56,19 +56,24 @@ export async function askJson<T>(
       ];
   const second = await ask(repair);
   if (second.parsed.ok) return second.parsed.value;
-  throw new InvalidJsonAnswerError(options.what, second.parsed.problem);
+  throw new InvalidJsonAnswerError(options.what, second.parsed.problem, second.cutOff ? cutOffAdvice(second) : undefined);
 }
 
 /**
  * The repair for an answer cut at its cap. The cut text is not sent back: it is as long as the cap allows,
- * and a model shown its own loop tends to go on with it. The question is asked again with a note asking
- * for a short answer, in the same user message (small models follow one message better than two), so the
- * prompt differs from the first one, which a model at temperature 0 would answer the same way.
+ * and a model shown its own loop tends to go on with it. The question is asked again with a note, in the
+ * same user message (small models follow one message better than two), so the prompt differs from the
+ * first one, which a model at temperature 0 would answer the same way. The note fits the cut: an answer
+ * that ran on is asked to be much shorter; a model that spent the cap thinking is asked for the JSON at
+ * once, since its JSON was never too long.
  */
-function cutOffRepair(messages: ChatMessage[], jsonSchema: Record<string, unknown>): ChatMessage[] {
-  const note =
-    "Your previous reply to this was cut off at the length limit before its JSON was complete, probably because it repeated itself. " +
-    `Reply with only the JSON, much shorter: no repeated items or sentences, brief strings. Match this schema exactly:\n${JSON.stringify(jsonSchema)}`;
+function cutOffRepair(messages: ChatMessage[], jsonSchema: Record<string, unknown>, cut: AnswerCut): ChatMessage[] {
+  const schema = `Match this schema exactly:\n${JSON.stringify(jsonSchema)}`;
+  const note = cut.whileThinking
+    ? "Your previous reply to this ran out of room while you were still thinking, before your JSON was complete. " +
+      `Do not think it through this time: reply at once with only the JSON, brief strings. ${schema}`
+    : "Your previous reply to this was cut off at the length limit before its JSON was complete, probably because it repeated itself. " +
+      `Reply with only the JSON, much shorter: no repeated items or sentences, brief strings. ${schema}`;
   const last = messages[messages.length - 1];
   if (last?.role === "user") return [...messages.slice(0, -1), { ...last, content: `${last.content}\n\n${note}` }];
   return [...messages, { role: "user", content: note }];
@@ -82,8 +87,10 @@ export class InvalidJsonAnswerError extends AgentError {
   constructor(
     what: string,
     readonly problem: string,
+    /** What to do instead of the usual "Try again or use a larger model." (a cut spent thinking). */
+    advice = "Try again or use a larger model.",
   ) {
-    super(`Could not ${what}: the model did not return valid JSON (${problem}), even after one correction. Try again or use a larger model.`, "failed");
+    super(`Could not ${what}: the model did not return valid JSON (${problem}), even after one correction. ${advice}`, "failed");
   }
 }
 

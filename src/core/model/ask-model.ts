@@ -27,12 +27,26 @@ export interface AskModelOptions {
  */
 export async function askModel(model: ChatModel, messages: ChatMessage[], options: AskModelOptions): Promise<string> {
   const answer = await modelAnswer(model, messages, options);
-  if (answer.cutOff) throw new AgentError(`Could not ${options.what}: the answer ${cutOffAt(answer.limit)}, so it was not used.`, "failed");
+  if (answer.cutOff) {
+    const advice = cutOffAdvice(answer);
+    const unused = answer.whileThinking ? "its answer was not used" : "it was not used";
+    throw new AgentError(`Could not ${options.what}: ${cutOffReason(answer)}, so ${unused}.${advice ? ` ${advice}` : ""}`, "failed");
+  }
   return answer.text;
 }
 
-/** A cut answer's `limit` is the cap it had as sent (options.maxTokens when the provider does not say): a small window lowers it, reasoning room raises it. */
-export type ModelAnswer = { text: string; cutOff: false } | { text: string; cutOff: true; limit: number };
+/**
+ * How an answer was cut at its cap. `limit` is the cap as sent (options.maxTokens when the provider does
+ * not say): a small window lowers it, reasoning room raises it. `whileThinking`: the model spent it
+ * thinking, not answering; `moreRoom`: how to leave it more room, when the window lowered the cap.
+ */
+export interface AnswerCut {
+  limit: number;
+  whileThinking: boolean;
+  moreRoom?: string;
+}
+
+export type ModelAnswer = { text: string; cutOff: false } | ({ text: string; cutOff: true } & AnswerCut);
 
 /**
  * askModel's call, with an answer cut at the length limit handed back marked instead of thrown: askJson
@@ -51,14 +65,29 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
     return { text: cleanModelText(raw), cutOff: false };
   } catch (err) {
     if (isAbortError(err) || options.signal?.aborted) throw err;
-    if (err instanceof IncompleteAnswerError && err.cut === "length") return { text: cleanModelText(err.partial), cutOff: true, limit: err.limit ?? options.maxTokens };
+    if (err instanceof IncompleteAnswerError && err.cut === "length") {
+      return { text: cleanModelText(err.partial), cutOff: true, limit: err.limit ?? options.maxTokens, whileThinking: err.whileThinking, moreRoom: err.moreRoom };
+    }
     throw new AgentError(`Could not ${options.what}: ${errorMessage(err)}`, "failed");
   }
 }
 
-/** Why a cut answer was cut: "was cut off at the length limit Krypton sets for it (3,072 tokens) …". */
-export function cutOffAt(maxTokens: number): string {
-  return `was cut off at the length limit Krypton sets for it (${formatCount(maxTokens)} tokens), often a sign of a model repeating itself`;
+/**
+ * Why a cut answer was cut, as a clause: "the answer was cut off at the length limit Krypton sets for it
+ * (3,072 tokens) …". Only an answer that used the tokens is blamed on a loop; a model that spent them
+ * thinking did not repeat itself, and a shorter answer would not help it.
+ */
+export function cutOffReason(cut: AnswerCut, subject = "the answer"): string {
+  const limit = `the length limit Krypton sets for ${cut.whileThinking ? "the answer" : "it"} (${formatCount(cut.limit)} tokens)`;
+  return cut.whileThinking
+    ? `the model spent ${limit} thinking and was cut off before it finished answering`
+    : `${subject} was cut off at ${limit}, often a sign of a model repeating itself`;
+}
+
+/** What to do about a cut spent thinking, as sentences; undefined for the others (the caller's own advice stands). */
+export function cutOffAdvice(cut: AnswerCut): string | undefined {
+  if (!cut.whileThinking) return undefined;
+  return `Try again, or use a model that thinks less or not at all${cut.moreRoom ? `; to leave it more room to think, ${cut.moreRoom}` : ""}.`;
 }
 
 /** Drops reasoning blocks some local models print and a code fence wrapped around the whole answer. */

@@ -373,6 +373,20 @@ describe("NoteOperations.createNote", () => {
     expect(await snapshot(world.vault.root)).toEqual(before);
   });
 
+  it("a reasoning model that spends the note's budget and its room thinking: the error says so, not that it repeated itself", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    world.ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools", "thinking"] };
+    // The server counts thinking against num_predict (3,072 + 2,048 of room): it never reaches the note.
+    world.ollama.script({ route: "chat", reply: "# Machine learning\n\nComputers learn.", extra: { thinking: "Let me consider. ".repeat(2_000) } });
+    const before = await snapshot(world.vault.root);
+    await expectAgentError(
+      world.operations.createNote("machine learning"),
+      "failed",
+      "Could not generate the note: the model spent the length limit Krypton sets for the answer (5,120 tokens) thinking and was cut off before it finished answering, so its answer was not used. Try again, or use a model that thinks less or not at all.",
+    );
+    expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
   it("saves nothing when the model answers with nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.ollama.script({ route: "chat", reply: "  <think>hmm</think>  " });

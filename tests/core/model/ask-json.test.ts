@@ -72,6 +72,33 @@ describe("askJson over Ollama", () => {
     expect(JSON.stringify(second.messages)).not.toContain('"back":"A"');
   });
 
+  describe("a reasoning model that spends its tokens thinking", () => {
+    const thinker = () => new OllamaChatModel({ baseUrl: server.url, model: "qwen3:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    const longThought = { thinking: "Let me think about the card. ".repeat(500) };
+    beforeEach(() => {
+      server.models = [...server.models, "qwen3:8b"];
+      server.modelInfo["qwen3:8b"] = { capabilities: ["completion", "tools", "thinking"] };
+    });
+    const bodies = () => server.requestsTo("chat").map((r) => r.body as { messages: { content: string }[]; options: Record<string, number>; think?: unknown });
+
+    it("its repair asks for the JSON at once, not for a shorter answer as if it had looped", async () => {
+      server.script({ route: "chat", reply: '{"cards":[]}', extra: longThought });
+      server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+      await expect(askJson(thinker(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
+      const repair = bodies()[1].messages[0].content;
+      expect(repair).toMatch(/^Make one card\.\n\nYour previous reply to this ran out of room while you were still thinking.*reply at once with only the JSON/s);
+      expect(repair).not.toMatch(/repeated|much shorter/);
+    });
+
+    it("cut thinking twice: the error says the model spent the cap thinking and what to do, not to use a larger model", async () => {
+      server.script({ route: "chat", reply: '{"cards":[]}', extra: longThought, times: 2 });
+      const err = await askJson(thinker(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
+      expect((err as Error).message).toBe(
+        "Could not make cards: the model did not return valid JSON (the model spent the length limit Krypton sets for the answer (2,560 tokens) thinking and was cut off before it finished answering), even after one correction. Try again, or use a model that thinks less or not at all.",
+      );
+    });
+  });
+
   it("a budget larger than a small window leaves: the cap gives way (not below 1,024), the call runs, and a cut names the cap sent", async () => {
     // Ollama context limit 4096 (a small machine), a 4,096-token budget (flashcards) and a ~1,700-token prompt.
     const small = () => new OllamaChatModel({ baseUrl: server.url, model: "llama3.1:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY, maxContext: 4096 });
@@ -187,6 +214,21 @@ describe("askJson over Gemini: answers that stop early", () => {
     await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
     expect(server.requestsTo("stream")).toHaveLength(2);
     expect(server.requestsTo("stream")[1].userText).toMatch(/cut off/);
+  });
+
+  it("MAX_TOKENS with the tokens spent thinking (thoughtsTokenCount): the repair asks for the JSON at once; cut so twice, the error says why", async () => {
+    server.script({ route: "stream", reply: "", extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 8190, candidates: 0 } } });
+    server.script({ route: "stream", reply: '{"cards":[]}' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
+    const repair = server.requestsTo("stream")[1].userText;
+    expect(repair).toMatch(/ran out of room while you were still thinking/);
+    expect(repair).not.toMatch(/repeated|much shorter/);
+
+    server.script({ route: "stream", reply: "", times: 2, extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 8190, candidates: 0 } } });
+    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      `Could not make cards: the model did not return valid JSON (the model spent the length limit Krypton sets for the answer (${GEMINI_CAPPED_OUTPUT.toLocaleString("en-US")} tokens) thinking and was cut off before it finished answering), even after one correction. Try again, or use a model that thinks less or not at all.`,
+    );
   });
 });
 
