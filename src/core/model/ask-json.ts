@@ -27,7 +27,7 @@ export async function askJson<T>(
   options: AskJsonOptions,
 ): Promise<T> {
   const jsonSchema = jsonSchemaOf(schema);
-  const ask = async (history: ChatMessage[]) => {
+  const ask = async (history: ChatMessage[], noThinking = false) => {
     const answer = await modelAnswer(model, history, {
       signal: options.signal,
       temperature: options.temperature ?? 0,
@@ -35,6 +35,7 @@ export async function askJson<T>(
       jsonSchema,
       maxTokens: options.maxTokens,
       what: options.what,
+      noThinking,
     });
     // A cut answer is invalid even when what arrived parses: whatever came after the cut is missing.
     const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: cutOffReason(answer, "it") } : parseAgainst(answer.text, schema);
@@ -54,7 +55,9 @@ export async function askJson<T>(
           content: `Your last reply was not valid: ${first.parsed.problem}. Reply again with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
         },
       ];
-  const second = await ask(repair);
+  // A model that spent its cap thinking is asked with thinking off where the provider can: the room it had
+  // was not enough, and a JSON answer to a question already asked once needs no reasoning to write.
+  const second = await ask(repair, first.cutOff && first.whileThinking);
   if (second.parsed.ok) return second.parsed.value;
   throw new InvalidJsonAnswerError(options.what, second.parsed.problem, second.cutOff ? cutOffAdvice(second) : undefined);
 }

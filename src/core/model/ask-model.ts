@@ -17,6 +17,8 @@ export interface AskModelOptions {
   maxTokens: number;
   /** What the call is for, in "Could not <what>: …" messages ("generate the note"). */
   what: string;
+  /** Ask the model not to think first, where the provider can (ChatRequest.noThinking). */
+  noThinking?: boolean;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
       json: options.json,
       jsonSchema: options.jsonSchema,
       maxTokens: options.maxTokens,
+      ...(options.noThinking ? { noThinking: true } : {}),
     });
     return { text: cleanModelText(raw), cutOff: false };
   } catch (err) {

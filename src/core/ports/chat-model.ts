@@ -57,6 +57,11 @@ export interface ChatRequest {
   toolChoice?: ToolChoice;
   maxTokens?: number;
   topP?: number;
+  /**
+   * Ask the model to answer without thinking first, where the provider can switch that off for this model
+   * (Ollama `think: false`); elsewhere ignored. For a retry after an answer cut while it was still thinking.
+   */
+  noThinking?: boolean;
 }
 
 export interface TokenUsage {

@@ -81,21 +81,41 @@ describe("askJson over Ollama", () => {
     });
     const bodies = () => server.requestsTo("chat").map((r) => r.body as { messages: { content: string }[]; options: Record<string, number>; think?: unknown });
 
-    it("its repair asks for the JSON at once, not for a shorter answer as if it had looped", async () => {
-      server.script({ route: "chat", reply: '{"cards":[]}', extra: longThought });
-      server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}' });
+    it("its repair asks for the JSON at once, with thinking off (think: false), not for a shorter answer as if it had looped", async () => {
+      // The same model both times: with think: false the server, like Ollama, sends no thinking, so the JSON fits.
+      server.script({ route: "chat", reply: '{"cards":[{"front":"Q","back":"A","source":1}]}', extra: longThought, times: 2 });
       await expect(askJson(thinker(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [{ front: "Q", back: "A", source: 1 }] });
-      const repair = bodies()[1].messages[0].content;
-      expect(repair).toMatch(/^Make one card\.\n\nYour previous reply to this ran out of room while you were still thinking.*reply at once with only the JSON/s);
-      expect(repair).not.toMatch(/repeated|much shorter/);
+      const [first, second] = bodies();
+      expect(first.think).toBeUndefined();
+      expect(second.think).toBe(false);
+      expect(second.messages[0].content).toMatch(/^Make one card\.\n\nYour previous reply to this ran out of room while you were still thinking.*reply at once with only the JSON/s);
+      expect(second.messages[0].content).not.toMatch(/repeated|much shorter/);
     });
 
-    it("cut thinking twice: the error says the model spent the cap thinking and what to do, not to use a larger model", async () => {
-      server.script({ route: "chat", reply: '{"cards":[]}', extra: longThought, times: 2 });
+    it("cut thinking twice (it thinks in its content, whatever think says): the error says the model spent the cap thinking and what to do, not to use a larger model", async () => {
+      server.script({ route: "chat", tokens: ["<think>", ...Array<string>(3_000).fill("hmm "), "</think>", '{"cards":[]}'], times: 2 });
       const err = await askJson(thinker(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
       expect((err as Error).message).toBe(
         "Could not make cards: the model did not return valid JSON (the model spent the length limit Krypton sets for the answer (2,560 tokens) thinking and was cut off before it finished answering), even after one correction. Try again, or use a model that thinks less or not at all.",
       );
+    });
+
+    it("a model /api/show does not list as thinking (it thinks in its content) is never sent `think`: Ollama 0.9 to 0.12.4 refuse it with a 400", async () => {
+      // Cut inside <think>: the provider's own retry with room to think, cut again; then askJson's repair.
+      server.script({ route: "chat", tokens: ["<think>", ...Array<string>(3_000).fill("hmm "), "</think>", '{"cards":[]}'], times: 2 });
+      server.script({ route: "chat", reply: '{"cards":[]}' });
+      await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
+      expect(bodies()).toHaveLength(3);
+      expect(bodies().map((b) => b.think)).toEqual([undefined, undefined, undefined]);
+      expect(bodies()[2].messages[0].content).toMatch(/still thinking/);
+    });
+
+    it("a thinking model that looped after a short think keeps its thinking and the loop repair", async () => {
+      server.script({ route: "chat", reply: "", extra: { thinking: "Plan.", loop: '{"front":"Q"},' } });
+      server.script({ route: "chat", reply: '{"cards":[]}' });
+      await askJson(thinker(), ask, Cards, { what: "make cards", maxTokens: 512 });
+      expect(bodies()[1].think).toBeUndefined();
+      expect(bodies()[1].messages[0].content).toMatch(/much shorter/);
     });
   });
 

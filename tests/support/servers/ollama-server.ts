@@ -3,7 +3,8 @@
  * (tool calls, thinking, usage, /api/show capabilities: see README.md):
  *   POST /api/chat   NDJSON stream ({model, created_at, message:{role,content}, done:false} … final done:true
  *                    with done_reason and durations) unless `stream: false` (one JSON); honours `format: "json"`
- *                    and `options.num_predict` (one chunk is one token, thinking included; cut: done_reason "length").
+ *                    and `options.num_predict` (one chunk is one token, thinking included; cut: done_reason "length");
+ *                    `think: false` drops message.thinking, any `think` for a model without "thinking" is a 400.
  *   POST /api/embed  {model, embeddings: number[][]} — hashEmbedding(text, embeddingDim) by default.
  *   GET  /api/tags   {models: [{name, model, modified_at, size, digest, details}]}
  *   GET  /api/version {version}
@@ -233,8 +234,12 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
 
   async function chat(ex: Exchange<OllamaExtra>) {
     const { req, behaviour } = ex;
-    const body = req.body as { model: string; stream?: boolean; format?: unknown; tools?: unknown[]; options?: { num_predict?: number; num_ctx?: number } };
+    const body = req.body as { model: string; stream?: boolean; format?: unknown; tools?: unknown[]; think?: unknown; options?: { num_predict?: number; num_ctx?: number } };
     if (!installed(body.model)) return notFound(ex, body.model);
+    // Ollama 0.9 to 0.12.4 refuse any `think` (false too) for a model without "thinking"; later ones only `think: true`.
+    if (body.think !== undefined && body.think !== null && !infoOf(body.model).capabilities.includes("thinking")) {
+      return ex.json(400, { error: `"${body.model}" does not support thinking` });
+    }
     if (Array.isArray(body.tools) && body.tools.length > 0 && !infoOf(body.model).capabilities.includes("tools")) {
       // Real Ollama names the model by its full registry path.
       return ex.json(400, { error: `registry.ollama.ai/library/${normalizeOllamaModel(body.model)} does not support tools` });
@@ -252,7 +257,8 @@ export async function startOllamaServer(options: OllamaServerOptions = {}): Prom
     const numPredict = body.options?.num_predict !== undefined && body.options.num_predict >= 0 ? body.options.num_predict : undefined;
     const loopFor = extra.loop === undefined ? 0 : (numPredict ?? body.options?.num_ctx ?? 4096);
     const written = extra.loop !== undefined ? Array<string>(loopFor).fill(extra.loop) : (behaviour.tokens ?? splitTokens(text));
-    const thoughtOut = extra.thinking ? splitTokens(extra.thinking) : [];
+    // `think: false` turns a thinking model's `message.thinking` off (a <think> block scripted in `tokens` stays: its model thinks in its content).
+    const thoughtOut = extra.thinking && body.think !== false ? splitTokens(extra.thinking) : [];
     const cut = numPredict !== undefined && thoughtOut.length + written.length > numPredict;
     const thoughts = cut ? thoughtOut.slice(0, numPredict) : thoughtOut;
     const tokens = cut ? written.slice(0, numPredict - thoughts.length) : written;

@@ -50,6 +50,19 @@ describe("Ollama test server with ollama/browser", () => {
     expect(whole).toMatchObject({ done_reason: "stop", message: { content: "<think>a b </think>Paris." } });
   });
 
+  it("think: false drops message.thinking; any think for a model without \"thinking\" is a 400, as Ollama 0.9 to 0.12.4 answer", async () => {
+    server.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools", "thinking"] };
+    server.script({ route: "chat", reply: "Paris.", extra: { thinking: "hmm" } });
+    const off = await client.chat({ model: "llama3.1:8b", messages: [{ role: "user", content: "Capital?" }], stream: false, think: false });
+    expect(off.message).toMatchObject({ content: "Paris." });
+    expect(off.message.thinking).toBeUndefined();
+    server.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools"] };
+    await expect(client.chat({ model: "llama3.1:8b", messages: [{ role: "user", content: "Capital?" }], stream: false, think: false })).rejects.toMatchObject({
+      status_code: 400,
+      error: '"llama3.1:8b" does not support thinking',
+    });
+  });
+
   it("answers non-streaming chat, json format, tags, embed and version", async () => {
     const res = await client.chat({ model: "llama3.1:8b", messages: [{ role: "user", content: "hi" }], stream: false, format: "json" });
     expect(JSON.parse(res.message.content)).toEqual({ answer: expect.any(String) });

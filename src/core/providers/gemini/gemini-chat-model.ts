@@ -49,6 +49,8 @@ export class GeminiChatModel implements ChatModel {
     if (fit) yield { type: "fitted", fit, messages: request.messages };
     const { system, contents } = toGeminiContents(request.messages);
     // After fitting: the input limit does not count the answer, so the room for reasoning costs nothing there.
+    // request.noThinking is not sent: 2.5 Pro refuses thinkingBudget 0, models before 3 refuse thinkingLevel,
+    // and which model is which is not known here; a wrong guess would fail the request.
     const cap = request.maxTokens !== undefined ? Math.max(request.maxTokens, GEMINI_CAPPED_OUTPUT) : undefined;
     const events = guardedStream<ChatEvent>({
       clock,

@@ -71,6 +71,7 @@ export class OllamaChatModel implements ChatModel {
     // The cap a large enough window would allow: a cut below it can be given more room.
     const fullRoom = withReasoningRoom(asked, OLLAMA_REASONING_ROOM).maxTokens;
     if (caps?.thinking || capabilityCache.get(this.cacheKey)?.thinks) {
+      // Kept with thinking switched off (noThinking): the num_ctx of the request it retries, so no model reload.
       yield* this.send(roomy, window, maxContext, contextLength, fullRoom);
       return;
     }
@@ -177,9 +178,13 @@ export class OllamaChatModel implements ChatModel {
     if (request.temperature !== undefined) options.temperature = request.temperature;
     if (request.topP !== undefined) options.top_p = request.topP;
     if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
+    // Only to a model /api/show lists as thinking: Ollama 0.9 to 0.12.4 answer any `think` for another
+    // model (one seen thinking in its content too) with 400 "does not support thinking".
+    const thinkOff = request.noThinking === true && capabilityCache.get(this.cacheKey)?.show?.thinking === true;
     return {
       model: this.options.model,
       messages: messages as OllamaChatRequest["messages"],
+      ...(thinkOff ? { think: false } : {}),
       ...(tools ? { tools: tools } : {}),
       ...(request.jsonSchema ? { format: request.jsonSchema } : request.json ? { format: "json" } : {}),
       options,
