@@ -101,6 +101,55 @@ describe("krypton flow", () => {
     expect(bed.ollama.requestsTo("chat")).toHaveLength(1);
   });
 
+  describe("a flow whose steps search the notes", () => {
+    // Two steps search: a remark about the search is said once per run, not once per search.
+    const SEARCHING_FLOW = {
+      id: "bread-research",
+      defaultModel: "ollama/llama3.1:8b",
+      tools: ["search_notes"],
+      agents: [
+        { name: "find", type: "task", params: { task: "Find my notes about {{input}}", toolNames: ["search_notes"] } },
+        { name: "again", type: "task", params: { task: "Find more notes about {{input}}", toolNames: ["search_notes"] } },
+      ],
+      transitions: [{ from: "find", to: "again" }],
+    };
+    const script = () => {
+      bed.ollama.script([
+        { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "bread" } }] } },
+        { route: "chat", reply: "Bread.md" },
+        { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "flour" } }] } },
+        { route: "chat", reply: "Bread.md again" },
+      ]);
+    };
+    const flowNote = () => join(bed.vault.root, "Workflows/Research.md");
+    /** What the model got back from each search_notes call. */
+    const toolResults = () =>
+      bed.ollama
+        .requestsTo("chat")
+        .flatMap((r) => (r.body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === "tool").map((m) => m.content));
+    beforeEach(async () => {
+      await bed.vault.write("Cooking/Bread.md", "# Bread\n\nFlour, water, salt.\n");
+      await bed.vault.write("Workflows/Research.md", "```krypton-flow\n" + JSON.stringify(SEARCHING_FLOW, null, 2) + "\n```\n");
+    });
+
+    it("run: the index is opened first, so the steps' searches find the notes (not \"the index is not ready\")", async () => {
+      script();
+      const r = await runCli(["flow", "run", flowNote(), "--input", "bread"], { env: bed.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("Bread.md again\n");
+      expect(toolResults()).toEqual([expect.stringContaining("(Cooking/Bread.md, score"), expect.stringContaining("(Cooking/Bread.md, score")]);
+      expect(r.stderr).not.toContain("keywords only");
+    });
+
+    it("/run in krypton chat opens the index too, when the chat itself did not (mode none, no agents)", async () => {
+      script();
+      const r = await runCli(["chat", bed.vault.root, "--mode", "none", "--no-agents"], { env: bed.env, input: "/run bread-research bread\n/quit\n" });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("Bread.md again\n");
+      expect(toolResults()).toEqual([expect.stringContaining("(Cooking/Bread.md, score"), expect.stringContaining("(Cooking/Bread.md, score")]);
+    });
+  });
+
   it("/run in krypton chat: a flow by id, progress on stderr, the result on stdout", async () => {
     await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
     bed.ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Chat summary.") });

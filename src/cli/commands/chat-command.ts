@@ -128,7 +128,7 @@ async function chatLoop(
           output.line(session.core.agent.describeConfig());
           output.line(`Agent mode: ${agent ? "on" : "off"}; retrieval mode: ${mode}`);
         } else if (command === "run") {
-          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx);
+          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx, index);
         } else if (command === "help") {
           output.info(CHAT_HELP);
         } else {
@@ -179,7 +179,7 @@ function savedLine(conversationId: string): string {
 }
 
 /** `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. */
-async function runWorkflowInChat(session: VaultSession, line: string, activeNotePath: string | undefined, confirm: ConfirmPort | undefined, ctx: CommandContext): Promise<void> {
+async function runWorkflowInChat(session: VaultSession, line: string, activeNotePath: string | undefined, confirm: ConfirmPort | undefined, ctx: CommandContext, index: IndexPreparation): Promise<void> {
   const { output } = ctx;
   const run = parseRunCommand(line);
   const workflows = session.core.workflows;
@@ -193,6 +193,7 @@ async function runWorkflowInChat(session: VaultSession, line: string, activeNote
     return;
   }
   const flow = found.flow;
+  await withAbortOnInterrupt(ctx, (signal) => index.prepareFlow(flow, signal));
   const controller = new AbortController();
   const release = ctx.interrupts.push(() => controller.abort());
   try {

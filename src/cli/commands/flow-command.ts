@@ -10,8 +10,9 @@ import { CONFIG_OPTIONS, configDirFrom } from "../config";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../errors";
 import type { Output } from "../output";
 import { openVaultSession, type VaultSession } from "../vault-session";
+import { WarnOnce } from "../warn-once";
 import { cliConfirm } from "./agent-cli";
-import { checkPositionals, withAbortOnInterrupt } from "./command-helpers";
+import { checkPositionals, IndexPreparation, withAbortOnInterrupt } from "./command-helpers";
 
 const ACTIONS = ["validate", "graph", "run", "schema"] as const;
 
@@ -87,6 +88,8 @@ export const flowCommand: Command = {
 };
 
 async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValidation["flow"]>, input: string, args: ParsedArgs, ctx: CommandContext): Promise<number> {
+  const once = new WarnOnce(ctx.output);
+  await withAbortOnInterrupt(ctx, (signal) => new IndexPreparation(session, once).prepareFlow(flow, signal));
   const result = await withAbortOnInterrupt(ctx, (signal) =>
     session.core.workflows.run(flow, input, {
       signal,

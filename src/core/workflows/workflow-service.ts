@@ -137,9 +137,9 @@ export class WorkflowService {
    */
   async run(flow: Flow, input: string, options: WorkflowRunOptions = {}): Promise<FlowRunResult> {
     const modelFor = this.deps.modelFor ?? ((ref: ModelRef) => createChatModelFor(this.deps.settings(), this.deps.host, ref));
-    const usesTools = flow.agents.some((a) => a.type === "task" && (a.params.toolNames?.length ?? 0) > 0);
-    if (usesTools) await this.deps.ensureMcpTools?.();
-    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: usesTools ? (request) => this.runToolTask(request, options) : undefined });
+    const withTools = usesTools(flow);
+    if (withTools) await this.deps.ensureMcpTools?.();
+    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: withTools ? (request) => this.runToolTask(request, options) : undefined });
     return runFlow(flow, text(input), runner, { clock: this.deps.host.clock, signal: options.signal, onStep: options.onStep });
   }
 
@@ -173,6 +173,14 @@ export class WorkflowService {
       }
     }
   }
+}
+
+/**
+ * A task of the flow runs with tools (the agent loop): its steps may search the notes, so a host that opens
+ * the index only when needed (the CLI) opens it for this flow, as it does for agent mode.
+ */
+export function usesTools(flow: Flow): boolean {
+  return flow.agents.some((a) => a.type === "task" && (a.params.toolNames?.length ?? 0) > 0);
 }
 
 function usesOllama(flow: Flow): boolean {
