@@ -24,6 +24,8 @@ export interface AgentToolboxOptions {
   allowed?: readonly string[];
   /** Where the vault is (hosts that know); vault_path is never asked of the model. */
   context?: Omit<ToolContext, "signal">;
+  /** Sees each successful call's structured output, which the model never gets (a workflow reads remarks from it). */
+  onOutput?: (tool: ToolDefinition, structured: Record<string, unknown>) => void;
 }
 
 /**
@@ -104,6 +106,7 @@ export class AgentToolbox {
         }
       }
       const output = await untilAborted(this.options.registry.call(tool.name, input, { ...context, approved }), run.signal);
+      this.options.onOutput?.(tool, output.structured);
       return { text: clip(output.text, TOOL_RESULT_MAX_CHARS), isError: false, outcome: "ok" };
     } catch (err) {
       if (run.signal?.aborted || (isAbortError(err) && !(err instanceof ToolError))) throw err;

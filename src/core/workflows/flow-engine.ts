@@ -42,6 +42,11 @@ export interface FlowRunResult {
   /** One line for people: what happened, naming the agent where it matters. */
   message: string;
   steps: FlowStep[];
+  /**
+   * Why a step's search matched notes by keywords only (core/search/keyword-only.ts), as the search tool
+   * said it; once per run however many searches said it. Set by WorkflowService.run.
+   */
+  keywordOnly?: string;
 }
 
 export interface FlowRunOptions {

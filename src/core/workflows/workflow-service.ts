@@ -6,6 +6,7 @@ import type { Host } from "../ports/host";
 import { createChatModelFor, parseModelRef, type ModelRef } from "../providers/model-ref";
 import { listOllamaModels } from "../providers/ollama/ollama-chat-model";
 import type { KryptonSettings } from "../settings";
+import type { ToolDefinition } from "../tools/tool";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { AbortedError, errorMessage } from "../util/errors";
 import { flowBlocksIn, parseFlowJson } from "./flow-block";
@@ -139,18 +140,29 @@ export class WorkflowService {
     const modelFor = this.deps.modelFor ?? ((ref: ModelRef) => createChatModelFor(this.deps.settings(), this.deps.host, ref));
     const withTools = usesTools(flow);
     if (withTools) await this.deps.ensureMcpTools?.();
-    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: withTools ? (request) => this.runToolTask(request, options) : undefined });
-    return runFlow(flow, text(input), runner, { clock: this.deps.host.clock, signal: options.signal, onStep: options.onStep });
+    // The first remark is kept: a run says it once, as a host's WarnOnce would.
+    let keywordOnly: string | undefined;
+    const remark = (text: string) => void (keywordOnly ??= text);
+    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: withTools ? (request) => this.runToolTask(request, options, remark) : undefined });
+    const result = await runFlow(flow, text(input), runner, { clock: this.deps.host.clock, signal: options.signal, onStep: options.onStep });
+    return keywordOnly ? { ...result, keywordOnly } : result;
   }
 
-  /** One task through the agent loop, limited to the task's tools (a server name stands for all its tools). */
-  private async runToolTask(request: Parameters<ToolTaskRunner>[0], options: WorkflowRunOptions): Promise<{ text: string; tokens?: number }> {
+  /**
+   * One task through the agent loop, limited to the task's tools (a server name stands for all its tools).
+   * A search tool tells the model when it matched by keywords only; the run's result says it to the user
+   * (`remark`), in the tool's words. Only Krypton's own tools search this vault: a remote one's says nothing.
+   */
+  private async runToolTask(request: Parameters<ToolTaskRunner>[0], options: WorkflowRunOptions, remark: (text: string) => void): Promise<{ text: string; tokens?: number }> {
     const wanted = new Set(request.toolNames);
     const allowed = this.deps.tools
       .list({ agent: true })
       .filter((t) => wanted.has(t.name) || (t.remote !== undefined && wanted.has(t.remote.server)))
       .map((t) => t.name);
-    const toolbox = new AgentToolbox({ registry: this.deps.tools, allowed });
+    const onOutput = (tool: ToolDefinition, structured: Record<string, unknown>) => {
+      if (!tool.remote && typeof structured.keywordOnly === "string" && structured.keywordOnly) remark(structured.keywordOnly);
+    };
+    const toolbox = new AgentToolbox({ registry: this.deps.tools, allowed, onOutput });
     const persona = request.messages.find((m) => m.role === "system")?.content;
     const question = request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n\n");
     const loop = runAgentLoop({

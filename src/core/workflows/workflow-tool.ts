@@ -20,7 +20,13 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         flow_path: z.string().max(1024).describe('The workflow note, vault-relative or absolute inside the vault, e.g. "Workflows/Retry loop.md".'),
         input: z.string().max(100_000).describe("The text the flow starts from."),
       },
-      outputSchema: { status: z.string(), result: z.string(), message: z.string(), path: z.array(z.string()) },
+      outputSchema: {
+        status: z.string(),
+        result: z.string(),
+        message: z.string(),
+        path: z.array(z.string()),
+        keywordOnly: z.string().optional().describe("Set when a step's search matched notes by keywords only: why."),
+      },
       annotations: { readOnlyHint: true, openWorldHint: true },
       async run(input, context) {
         const note = await registry.call("read_note", { path: input.flow_path }, context);
@@ -33,9 +39,10 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         }
         const result = await workflows.run(validation.flow, input.input, { signal: context.signal });
         const path = result.steps.map((s) => s.agent);
-        const structured = { status: result.status, result: resultText(result), message: result.message, path };
+        const structured = { status: result.status, result: resultText(result), message: result.message, path, ...(result.keywordOnly ? { keywordOnly: result.keywordOnly } : {}) };
         if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path.join(" → ")})`, "failed");
-        return { structured, text: `${structured.result}\n\n[${result.status}: ${path.join(" → ")}]` };
+        // Like search_notes: the remark follows the result in the text too.
+        return { structured, text: `${structured.result}\n\n[${result.status}: ${path.join(" → ")}]${result.keywordOnly ? `\n\n${result.keywordOnly}` : ""}` };
       },
     }),
   );

@@ -145,3 +145,69 @@ it("a step whose prompt was fitted and which then fails says what was cut, befor
   expect(stepLine(step, 0)).toBe(`1. researcher (task) ${(step.durationMs / 1000).toFixed(1)} s · ${FIT_NOTICE} · ${step.error}`);
   expect(traceMarkdown(flow, "q", result, "now")).toContain(`\n_${FIT_NOTICE}_\n`);
 });
+
+describe("a step whose search matched notes by keywords only", () => {
+  const FAILED = /^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/;
+  // Two steps search: the run says it once, however many searches said it.
+  const searching = () =>
+    validateFlow(
+      {
+        id: "research",
+        defaultModel: "ollama/llama3.1:8b",
+        tools: ["search_notes"],
+        agents: [
+          { name: "find", type: "task", params: { task: "Find my notes about {{input}}", toolNames: ["search_notes"] } },
+          { name: "again", type: "task", params: { task: "Find more notes about {{input}}", toolNames: ["search_notes"] } },
+        ],
+        transitions: [{ from: "find", to: "again" }],
+      },
+      { knownTools: new Set(core.tools.list({ agent: true }).map((t) => t.name)) },
+    ).flow!;
+  const scriptSearches = () =>
+    ollama.script([
+      { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "tides" } }] } },
+      { route: "chat", reply: "Tides.md" },
+      { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "moon" } }] } },
+      { route: "chat", reply: "Tides.md again" },
+    ]);
+
+  beforeEach(async () => {
+    // The notes have vectors from a working embedder; then it fails every query.
+    await core.close();
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000 });
+    await core.index.open();
+    await core.index.idle();
+    expect(core.index.status().embedded).toBeGreaterThan(0);
+  });
+
+  it("the run's result and its trace say why once, in the search tool's words", async () => {
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    scriptSearches();
+    const flow = searching();
+    const result = await core.workflows.run(flow, "tides");
+    expect(result).toMatchObject({ status: "finished", output: { data: "Tides.md again" }, keywordOnly: expect.stringMatching(FAILED) });
+    // The model was told too, by the tool itself.
+    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(result.keywordOnly);
+    const trace = traceMarkdown(flow, "tides", result, "now");
+    expect(trace.split(result.keywordOnly!)).toHaveLength(2);
+    expect(trace).toMatch(new RegExp(`\\n\\n_${result.keywordOnly!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}_\\n\\n## Input`));
+  });
+
+  it("run_workflow (MCP) carries it as keywordOnly, and after its text", async () => {
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    scriptSearches();
+    const flow = { ...searching(), agents: searching().agents.slice(0, 1), transitions: [] };
+    await vault.write("Flows/Research.md", "```krypton-flow\n" + JSON.stringify(flow) + "\n```\n");
+    const out = await core.tools.call("run_workflow", { flow_path: "Flows/Research.md", input: "tides" });
+    expect(out.structured).toMatchObject({ status: "finished", result: "Tides.md", keywordOnly: expect.stringMatching(FAILED) });
+    expect(out.text.endsWith(`\n\n${out.structured.keywordOnly as string}`)).toBe(true);
+  });
+
+  it("a search that had its query's vector says nothing", async () => {
+    scriptSearches();
+    const result = await core.workflows.run(searching(), "tides");
+    expect(result.status).toBe("finished");
+    expect(result).not.toHaveProperty("keywordOnly");
+    expect(traceMarkdown(searching(), "tides", result, "now")).not.toContain("keywords only");
+  });
+});
