@@ -1,16 +1,17 @@
 /**
  * What the user sees when the embedding server is unreachable: `krypton search`, `krypton ask` (modes
- * none, rag, hybrid; "find notes about X"; agent mode), `krypton chat` and `krypton flashcards --topic`,
- * on stdout, stderr and with --json. The vault was indexed while the server was up, so its notes have vectors; then the server went
- * away and the CLI's start-up probe finds it down. Chat comes from the loopback Gemini, web results from
+ * none, rag, hybrid; "find notes about X"; agent mode), `krypton chat`, `krypton flashcards --topic` and
+ * `krypton flow run` (a step that calls search_notes), on stdout, stderr and with --json. The vault was
+ * indexed while the server was up, so its notes have vectors; then the server went away and the CLI's
+ * start-up probe finds it down. Chat comes from the loopback Gemini, web results from
  * the loopback Tavily, and embeddings from an Ollama that is not running (the harness's dead port).
  *
  * The reason is said exactly once per command run. `search` says it before its results, in its own words
  * (it also covers an index without embeddings yet, or one that cannot be saved). ask and chat say it in
  * the words of every other host (core/search/keyword-only.ts), where the plugin's chat does: with the
  * answer that searched, or under "find notes about X" results; agent mode, whose searches tell only the
- * model, says it before its answer. With --json it is in the answer (`notices`, or the agent result's
- * `keywordOnly`), and stderr stays quiet about it.
+ * model, says it before its answer; a workflow says it after its result. With --json it is in the answer
+ * (`notices`, or the agent result's `keywordOnly`; a workflow's `keywordOnly`), and stderr stays quiet about it.
  */
 import { startOllamaServer } from "../support/servers/ollama-server";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../support/servers/gemini-server";
@@ -186,6 +187,40 @@ describe("the embedding server is unreachable", () => {
       expect(json.code).toBe(0);
       expect(JSON.parse(json.stdout)).toMatchObject({ deckPath: "Flashcards/Bread.md", keywordOnly: UNAVAILABLE });
       expect(json.stderr).toBe("");
+    });
+  });
+
+  describe("krypton flow run", () => {
+    // A step whose search_notes call comes from the loopback Gemini: the vault's Ollama is not running.
+    const FLOW = {
+      id: "bread-research",
+      defaultModel: "gemini/gemini-2.5-flash",
+      tools: ["search_notes"],
+      agents: [{ name: "find", type: "task", params: { task: "Find my notes about {{input}}", toolNames: ["search_notes"] } }],
+    };
+    beforeAll(() => vault.write("Workflows/Research.md", "```krypton-flow\n" + JSON.stringify(FLOW) + "\n```\n"));
+    const run = (...args: string[]) => {
+      gemini.script([
+        { route: "stream", extra: { functionCalls: [{ name: "search_notes", args: { query: "sourdough" } }] } },
+        { route: "stream", reply: "Your bread note." },
+      ]);
+      return runCli(["flow", "run", `${vault.root}/Workflows/Research.md`, "--input", "bread", ...args], { env });
+    };
+
+    it("checks the embedder first, like every command that searches, and says why once after the result", async () => {
+      const r = await run();
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("Your bread note.\n");
+      expect(r.stderr.match(/keywords only/g)).toHaveLength(1);
+      expect(r.stderr).toContain(`\nkrypton: warning: ${UNAVAILABLE}\n`);
+      expect(JSON.stringify(gemini.requestsTo("stream")[1].body)).toContain(UNAVAILABLE);
+    });
+
+    it("--json: why is the result's keywordOnly, and not on stderr", async () => {
+      const r = await run("--json");
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ status: "finished", result: "Your bread note.", message: "Finished.", path: ["find"], keywordOnly: UNAVAILABLE });
+      expect(r.stderr).not.toContain("keywords only");
     });
   });
 

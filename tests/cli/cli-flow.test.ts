@@ -148,6 +148,46 @@ describe("krypton flow", () => {
       expect(r.stdout).toBe("Bread.md again\n");
       expect(toolResults()).toEqual([expect.stringContaining("(Cooking/Bread.md, score"), expect.stringContaining("(Cooking/Bread.md, score")]);
     });
+
+    describe("while the embedding server fails (500 on /api/embed)", () => {
+      // It accepts connections (the start-up check passes), so the notes cannot be embedded: unavailable.
+      const UNAVAILABLE = /^Semantic search is unavailable \(.*Ollama failed \(500\).*\): notes were matched by keywords only\.$/;
+      const remarksIn = (stderr: string) => stderr.split("\n").filter((line) => line.includes("keywords only"));
+      beforeEach(() => bed.ollama.script({ route: "embed", status: 500, times: Infinity }));
+
+      it("run: the result on stdout, and why the notes were matched by keywords only once on stderr (and in the trace)", async () => {
+        script();
+        const trace = join(bed.vault.root, "trace.md");
+        const r = await runCli(["flow", "run", flowNote(), "--input", "bread", "--trace", trace], { env: bed.env });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe("Bread.md again\n");
+        const remarks = remarksIn(r.stderr);
+        expect(remarks).toHaveLength(1);
+        expect(remarks[0]).toMatch(/^krypton: warning: /);
+        const remark = remarks[0].slice("krypton: warning: ".length);
+        expect(remark).toMatch(UNAVAILABLE);
+        // The search tools' own words, which the model got too.
+        expect(toolResults()[0]).toContain(remark);
+        expect(await bed.vault.read("trace.md")).toContain(`_${remark}_`);
+      });
+
+      it("run --json: the remark is the result's keywordOnly, and not on stderr", async () => {
+        script();
+        const r = await runCli(["flow", "run", flowNote(), "--input", "bread", "--json"], { env: bed.env });
+        expect(r.code).toBe(0);
+        expect(JSON.parse(r.stdout)).toEqual({ status: "finished", result: "Bread.md again", message: "Finished.", path: ["find", "again"], keywordOnly: expect.stringMatching(UNAVAILABLE) });
+        expect(r.stderr).not.toContain("keywords only");
+      });
+
+      it("/run in krypton chat: said once per chat, however many runs searched", async () => {
+        script();
+        script();
+        const r = await runCli(["chat", bed.vault.root, "--mode", "none", "--no-agents"], { env: bed.env, input: "/run bread-research bread\n/run bread-research flour\n/quit\n" });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe("Bread.md again\nBread.md again\n");
+        expect(remarksIn(r.stderr)).toEqual([expect.stringMatching(/^krypton: warning: Semantic search is unavailable \(/)]);
+      });
+    });
   });
 
   it("/run in krypton chat: a flow by id, progress on stderr, the result on stdout", async () => {

@@ -128,7 +128,7 @@ async function chatLoop(
           output.line(session.core.agent.describeConfig());
           output.line(`Agent mode: ${agent ? "on" : "off"}; retrieval mode: ${mode}`);
         } else if (command === "run") {
-          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx, index);
+          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx, index, once);
         } else if (command === "help") {
           output.info(CHAT_HELP);
         } else {
@@ -178,8 +178,19 @@ function savedLine(conversationId: string): string {
   return `Saved conversation ${conversationId} in .krypton/chat/ (continue with --conversation ${conversationId})`;
 }
 
-/** `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. */
-async function runWorkflowInChat(session: VaultSession, line: string, activeNotePath: string | undefined, confirm: ConfirmPort | undefined, ctx: CommandContext, index: IndexPreparation): Promise<void> {
+/**
+ * `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. Why a
+ * step's search matched by keywords only goes through the chat's WarnOnce: said once per chat, like an answer's.
+ */
+async function runWorkflowInChat(
+  session: VaultSession,
+  line: string,
+  activeNotePath: string | undefined,
+  confirm: ConfirmPort | undefined,
+  ctx: CommandContext,
+  index: IndexPreparation,
+  once: WarnOnce,
+): Promise<void> {
   const { output } = ctx;
   const run = parseRunCommand(line);
   const workflows = session.core.workflows;
@@ -206,6 +217,7 @@ async function runWorkflowInChat(session: VaultSession, line: string, activeNote
     });
     const text = resultText(result);
     if (text) output.out(text.replace(/\n?$/, "\n"));
+    once.warn(result.keywordOnly);
     output.info(`${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})${result.status === "finished" ? "" : `: ${result.message}`}`);
   } finally {
     release();

@@ -65,7 +65,9 @@ export const flowCommand: Command = {
       throw new CliError(code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${code ?? String(err)}`);
     }
 
-    const session = await openVaultSession(await vaultFor(filePath, args, ctx), args, ctx, { probeEmbedder: false });
+    // A run may search the notes: like every command that does, it checks first that the embedding server
+    // accepts connections (keyword-only at once when not). graph and validate contact no embedder.
+    const session = await openVaultSession(await vaultFor(filePath, args, ctx), args, ctx, { probeEmbedder: action === "run" });
     try {
       const parsed = session.core.workflows.parseSource(source, path.basename(filePath));
       if (parsed.error) {
@@ -107,8 +109,14 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
   }
   if (result.status === "stopped") throw new CliError("interrupted", 130);
   const pathTaken = result.steps.map((s) => s.agent);
-  if (flag(args, "json")) ctx.output.json({ status: result.status, result: resultText(result), message: result.message, path: pathTaken });
-  else if (result.output) ctx.output.out(resultText(result).replace(/\n?$/, "\n"));
+  // Why a step's search matched by keywords only: in the JSON (`keywordOnly`, as flashcards --json and
+  // run_workflow have it) and then not on stderr, as ask --json; else once on stderr after the result.
+  if (flag(args, "json")) {
+    ctx.output.json({ status: result.status, result: resultText(result), message: result.message, path: pathTaken, ...(result.keywordOnly ? { keywordOnly: result.keywordOnly } : {}) });
+  } else {
+    if (result.output) ctx.output.out(resultText(result).replace(/\n?$/, "\n"));
+    once.warn(result.keywordOnly);
+  }
   if (result.status === "finished") {
     ctx.output.info(`finished: ${pathTaken.join(" → ")}`);
     return EXIT_OK;
