@@ -142,3 +142,59 @@ describe("/run in the chat view", () => {
     expect(ollama.requestsTo("chat")).toHaveLength(0);
   });
 });
+
+describe("a step whose search matched notes by keywords only", () => {
+  const RESEARCH = {
+    id: "research",
+    defaultModel: "ollama/llama3.1:8b",
+    tools: ["search_notes"],
+    agents: [{ name: "find", type: "task", params: { task: "Find my notes about {{input}}", toolNames: ["search_notes"] } }],
+  };
+  const UNAVAILABLE = /^Semantic search is unavailable \(.*Ollama failed \(500\).*\): notes were matched by keywords only\.$/;
+  const scriptSearch = () =>
+    ollama.script([
+      { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "meeting" } }] } },
+      { route: "chat", reply: "Notes/Source.md" },
+    ]);
+
+  beforeEach(async () => {
+    // The embedding model fails from the start: the index is keyword-only and says why.
+    await p.close();
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    p = await loadPlugin(
+      { "Workflows/Research.md": "```krypton-flow\n" + JSON.stringify(RESEARCH) + "\n```\n", "Notes/Source.md": "# Source\n\nRaw meeting notes." },
+      { data: { ollamaUrl: ollama.url, chatProvider: "ollama", chatModel: "llama3.1:8b", embeddingProvider: "ollama", embeddingModel: "nomic-embed-text" } },
+    );
+    await p.layoutReady();
+    expect(p.services.core.index.status()).toMatchObject({ keywordOnly: true, embedderError: expect.stringContaining("500") });
+  });
+
+  it("the Run workflow modal says why under the run's status, once", async () => {
+    scriptSearch();
+    const { el } = await stubPlugin().renderCodeBlock("krypton-flow", JSON.stringify(RESEARCH), "Workflows/Research.md");
+    button(el, "Run").click();
+    await waitFor(() => openModal()?.querySelector("textarea") !== null);
+    const modal = openModal();
+    modal.querySelector("textarea")!.value = "meeting";
+    button(modal, "Run on this text").click();
+    await waitFor(() => modal.querySelector(".krypton-flow-status") !== null);
+    expect(modal.querySelector(".krypton-flow-status")!.textContent).toBe("finished: Finished.");
+    const remarks = Array.from(modal.querySelectorAll(".krypton-search-keyword-only")).map((r) => r.textContent);
+    expect(remarks).toEqual([expect.stringMatching(UNAVAILABLE)]);
+    // The search tool's own words, which the model got too.
+    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(remarks[0]);
+  });
+
+  it("/run in the chat view has it among the run's notices", async () => {
+    scriptSearch();
+    await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });
+    const view = getChatView(p.app as never)!;
+    view.controller.send("/run research meeting");
+    await view.controller.idle();
+    const answer = view.controller.messages.at(-1)!;
+    expect(answer).toMatchObject({ status: "done", workflowResult: true, notices: [expect.stringMatching(UNAVAILABLE)] });
+    expect(answer.content).toMatch(/^Notes\/Source\.md\n/);
+    const shown = Array.from(view.containerEl.querySelectorAll(".krypton-message-assistant")).at(-1)!;
+    expect(Array.from(shown.querySelectorAll(".krypton-notice")).map((n) => n.textContent)).toEqual([expect.stringMatching(/Semantic search is unavailable \(/)]);
+  });
+});

@@ -228,6 +228,8 @@ export class ChatController {
       const text = resultText(result);
       message.content = text ? `${text}\n\n*${flow.id}: ${result.status} (${result.steps.map((st) => st.agent).join(" → ")})*` : `${result.status}: ${result.message}`;
       if (result.status !== "finished") message.notices.push(`${result.status}: ${result.message}`);
+      // Under the run, as a RAG answer's keyword-only notice is under the answer.
+      if (result.keywordOnly) message.notices.push(result.keywordOnly);
       message.workflowResult = Boolean(text);
       message.status = result.status === "stopped" ? "stopped" : "done";
     } catch (err) {

@@ -19,7 +19,8 @@ function preview(text: string): string {
 
 /**
  * Runs one flow: asks where the input comes from, shows each step as it runs (Stop cancels the
- * running step), then the result with Copy, Insert at cursor, Save as note and Save trace.
+ * running step), then the result (with why, when a step's search matched by keywords only) with Copy,
+ * Insert at cursor, Save as note and Save trace.
  */
 export class WorkflowRunModal extends Modal {
   private readonly renderer = new Component();
@@ -116,6 +117,8 @@ export class WorkflowRunModal extends Modal {
     const { contentEl } = this;
     const text = resultText(result);
     contentEl.createEl("p", { text: `${result.status}: ${result.message}`, cls: `krypton-flow-status is-${result.status.replace(/\s+/g, "-")}` });
+    // A step's search matched by keywords only: said once, in the words of the search dialog and the chat.
+    if (result.keywordOnly) contentEl.createDiv({ cls: "krypton-search-keyword-only", text: result.keywordOnly });
     if (text) {
       const body = contentEl.createDiv({ cls: "krypton-flow-result markdown-rendered" });
       void MarkdownRenderer.render(this.app, text, body, "", this.renderer);
