@@ -2,14 +2,13 @@
 // ChatService, conversation store), which talks to the loopback Ollama test server. The test types a
 // question, watches tokens stream in, clicks a citation, stops an answer mid-stream, switches
 // conversations through the history, and saves light and dark screenshots.
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
+import { launchChromium, type BrowserSession } from "./harness/chromium";
 import { startHarnessServer, type HarnessServer } from "./harness/harness-server";
 
-const CHROMIUM = process.env.KRYPTON_CHROMIUM ?? "/usr/bin/chromium";
 const ROOT = join(__dirname, "..", "..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 
@@ -21,29 +20,16 @@ let ollama: OllamaTestServer;
 let harness: HarnessServer;
 let context: BrowserContext;
 let page: Page;
-let profileDir: string;
+let browser: BrowserSession;
 
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}. The browser test needs Debian's chromium package (apt-get install chromium); ` +
-        "CI installs it. Set KRYPTON_CHROMIUM to use another binary.",
-    );
-  }
   mkdirSync(ARTIFACTS, { recursive: true });
   ollama = await startOllamaServer({ models: ["llama3.1:8b", "qwen2.5:7b", "nomic-embed-text"] });
   harness = await startHarnessServer(ollama.url);
-  profileDir = mkdtempSync(join(tmpdir(), "krypton-chromium-"));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    viewport: { width: 1100, height: 760 },
-    deviceScaleFactor: 1,
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchChromium({ viewport: { width: 1100, height: 760 }, deviceScaleFactor: 1 });
+  ({ context, page } = browser);
   const problems: string[] = [];
   page.on("pageerror", (err) => problems.push(err.message));
   await page.goto(harness.url);
@@ -57,10 +43,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await harness?.close();
   await ollama?.close();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 async function ask(question: string): Promise<void> {

@@ -3,30 +3,27 @@
  * ships: the dev dependency is pinned to Obsidian's Mermaid, 11.13 since its July 2026 release) in a real Chromium: awkward agent names (`end`, quotes, brackets, pipes, `#`, `<b>`) and every
  * shipped example must draw without a parse error.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
+import { launchChromium, type BrowserSession } from "./harness/chromium";
 import { flowToMermaid } from "../../src/core/workflows/flow-graph";
 import { validateFlow } from "../../src/core/workflows/flow-validate";
 import { exampleFlows } from "../core/workflows/flow-fixtures";
 import { AWKWARD_FLOW } from "../core/workflows/flow-graph.test";
 
-const CHROMIUM = process.env.KRYPTON_CHROMIUM ?? "/usr/bin/chromium";
 const MERMAID = join(__dirname, "..", "..", "node_modules", "mermaid", "dist", "mermaid.min.js");
 
 jest.setTimeout(60_000);
 
 let server: http.Server;
 let url: string;
-let context: BrowserContext;
+let browser: BrowserSession;
 let page: Page;
-let profileDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium; CI installs it)`);
   const mermaid = readFileSync(MERMAID, "utf8");
   server = http.createServer((req, res) => {
     if (req.url === "/mermaid.js") {
@@ -39,22 +36,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  profileDir = mkdtempSync(join(tmpdir(), "krypton-chromium-"));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchChromium();
+  page = browser.page;
   await page.goto(url);
   await page.waitForFunction(() => typeof (window as unknown as { mermaid?: unknown }).mermaid !== "undefined");
   await page.evaluate(() => (window as unknown as { mermaid: { initialize(o: unknown): void } }).mermaid.initialize({ startOnLoad: false, securityLevel: "strict" }));
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await new Promise<void>((resolve) => server?.close(() => resolve()));
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 /** Renders with mermaid.render; returns the SVG's node labels, or the parse error. */

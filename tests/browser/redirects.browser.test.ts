@@ -6,18 +6,16 @@
  * at /mcp/ (Starlette-style: CORS middleware around a router that redirects /mcp → /mcp/) configured as
  * /mcp connects, and a redirect to another origin sends nothing there.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
+import { launchChromium, type BrowserSession } from "./harness/chromium";
 import { createDemoServer } from "../mcp/support/remote-mcp-servers";
 import type { HttpPage } from "./harness/http-entry";
 
-const CHROMIUM = process.env.KRYPTON_CHROMIUM ?? "/usr/bin/chromium";
 const TOKEN = "t0k3n-for-the-mcp-server";
 
 jest.setTimeout(60_000);
@@ -31,12 +29,10 @@ async function serve(handler: http.RequestListener): Promise<string> {
 }
 
 let pageUrl: string;
-let context: BrowserContext;
+let browser: BrowserSession;
 let page: Page;
-let profileDir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium; CI installs it)`);
   const bundle = await build({
     entryPoints: [join(__dirname, "harness", "http-entry.ts")],
     bundle: true,
@@ -52,21 +48,15 @@ beforeAll(async () => {
     if (req.url === "/http.js") return void res.writeHead(200, { "content-type": "text/javascript" }).end(script);
     res.writeHead(200, { "content-type": "text/html" }).end('<!doctype html><html><body><script src="/http.js"></script></body></html>');
   });
-  profileDir = mkdtempSync(join(tmpdir(), "krypton-chromium-"));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchChromium();
+  page = browser.page;
   await page.goto(pageUrl);
   await page.waitForFunction(() => "kryptonHttp" in window);
 });
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await Promise.all(servers.map((s) => new Promise((resolve) => (s.closeAllConnections(), s.close(resolve)))));
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 /** What reached a server, preflights aside: "METHOD /path authorization-or-key". */
