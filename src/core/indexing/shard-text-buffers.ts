@@ -10,7 +10,10 @@ import type { ShardTexts } from "./shard-codec";
  * starts a full collection for every 64 MB of such external memory, one every ~3 s for the whole run.
  *
  * Texts from here are valid until the caller next yields (awaits): after that the buffer may hold another
- * shard. Where the data dir cannot read in place (DataDirPort.readInto), reads get their own buffer.
+ * shard. Where the data dir cannot read in place (DataDirPort.readInto: Obsidian on mobile, whose every read
+ * is of a whole file), each read gets its own buffer and a slot holds those texts instead: the same few
+ * shards are answered from memory there too. Without that, each 64-chunk embedding batch read its whole
+ * shard file again (16 times per shard) and each search every hit's shard file.
  */
 export class ShardTextBuffers {
   private readonly slots: { file: string | null; bytes: Uint8Array; texts: ShardTexts | null; busy: boolean; used: number }[] = [];
@@ -21,7 +24,7 @@ export class ShardTextBuffers {
 
   async texts(data: DataDirPort, entry: ShardEntry): Promise<ShardTexts> {
     const length = shardTextsLength(entry);
-    if (!data.readInto || length === 0) return readShardTexts(data, entry);
+    if (length === 0) return readShardTexts(data, entry);
     // A slot being filled has no file, so it is never taken for one.
     const held = this.slots.find((s) => s.file === entry.file);
     if (held?.texts) {
@@ -37,11 +40,11 @@ export class ShardTextBuffers {
     if (slot === null) return readShardTexts(data, entry);
     slot.busy = true;
     slot.file = null;
-    slot.texts = null;
+    slot.texts = null; // the texts it held (on mobile, their own buffer) go now, before the next read lands
     try {
       // A quarter more than asked, in 64 KB steps: shards differ a little in size, and each new buffer is what this avoids.
-      if (slot.bytes.length < length) slot.bytes = new Uint8Array(Math.ceil((length * 1.25) / 65_536) * 65_536);
-      const texts = await readShardTexts(data, entry, slot.bytes);
+      if (data.readInto && slot.bytes.length < length) slot.bytes = new Uint8Array(Math.ceil((length * 1.25) / 65_536) * 65_536);
+      const texts = await readShardTexts(data, entry, data.readInto ? slot.bytes : undefined);
       slot.file = entry.file;
       slot.texts = texts;
       slot.used = ++this.uses;

@@ -79,13 +79,17 @@ describe("ShardTextBuffers: shard texts read into reused buffers", () => {
     await expect(buffers.texts(data, entries[0])).rejects.toThrow(/missing/);
   });
 
-  it("without in-place reads (the Obsidian data dir), reads into a new buffer each time", async () => {
+  it("without in-place reads (Obsidian on mobile), each read gets its own buffer and the shard read last is not read again", async () => {
     const { entries, texts } = await writeShards(data, 3);
-    const withoutReadInto: DataDirPort = { ...data, read: (p, r) => data.read(p, r), readInto: undefined };
+    const reads: string[] = [];
+    const withoutReadInto: DataDirPort = { ...data, read: (p, r) => (reads.push(p), data.read(p, r)), readInto: undefined };
     const buffers = new ShardTextBuffers(1);
     const first = await buffers.texts(withoutReadInto, entries[0]);
+    expect(await buffers.texts(withoutReadInto, entries[0])).toBe(first);
     const second = await buffers.texts(withoutReadInto, entries[1]);
+    // The first texts have a buffer of their own: still whole after the slot took another shard.
     expect(all(first)).toEqual(texts[0]);
     expect(all(second)).toEqual(texts[1]);
+    expect(reads).toEqual([entries[0].file, entries[1].file].map((f) => `index/${f}`));
   });
 });
