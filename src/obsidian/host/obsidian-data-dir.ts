@@ -7,7 +7,9 @@ const TEMP_SUFFIX = ".tmp";
 /**
  * Reads of part of a file, by its vault path; null when the file does not exist. Obsidian's adapter reads
  * whole files only, so without these every search hit's text and every shard loaded read its whole shard
- * file. The desktop host provides them through Node's fs (obsidian-host.ts); mobile has none.
+ * file. The desktop host provides them through Node's fs (obsidian-host.ts); mobile has none. No file cache
+ * stands in for them on mobile: core asks for each shard's texts once per use and holds the last few
+ * (ShardTextBuffers), and whole files kept here would weigh vectors and postings too.
  */
 export interface FileRanges {
   read(path: string, range: ByteRange): Promise<Uint8Array | null>;
