@@ -5,6 +5,8 @@
  *   POST /v1beta/models/{model}:streamGenerateContent?alt=sse  SSE `data: {candidates:[{content:{parts:[{text}],role:"model"},index:0}]}`
  *                                                               chunks, the last with finishReason "STOP" and usageMetadata
  *   POST /v1beta/models/{model}:generateContent                 one JSON (honours generationConfig.responseMimeType "application/json")
+ *   Both honour generationConfig.maxOutputTokens (one chunk or part is one token, thinking included; cut:
+ *   finishReason "MAX_TOKENS", thoughtsTokenCount and candidatesTokenCount adding up to it).
  *   POST /v1beta/models/{model}:embedContent                    {embedding:{values}}
  *   POST /v1beta/models/{model}:batchEmbedContents              {embeddings:[{values}]} (the SDK's embedContent uses this)
  *   GET  /v1beta/models, GET /v1beta/models/{model}
@@ -33,19 +35,32 @@ import {
 export interface GeminiExtra {
   /** Vector for one input text (overrides hashEmbedding). */
   embed?: (text: string) => number[];
-  /** finishReason of the last chunk (default "STOP"; e.g. "SAFETY", "MAX_TOKENS"). */
+  /**
+   * finishReason of the last chunk, said whatever was generated (e.g. "SAFETY"; "MAX_TOKENS" from a proxy's
+   * own cap). Default: "MAX_TOKENS" when the answer did not fit maxOutputTokens, else "STOP".
+   */
   finishReason?: string;
   /** With `status` (429): the RetryInfo.retryDelay Google adds to the error ("38s"). */
   retryDelay?: string;
   /** functionCall parts of the answer (after any text), one chunk each; `id` and `thoughtSignature` as Gemini sends them. */
   functionCalls?: { name: string; args: Record<string, unknown>; id?: string; thoughtSignature?: string }[];
-  /** Thought-summary parts (`thought: true`) streamed before the answer. */
+  /** Thought-summary parts (`thought: true`) streamed before the answer, one token per word. */
   thoughts?: string;
+  /**
+   * Tokens the model thinks without sending them (Gemini sends thought parts only when asked), after any
+   * `thoughts`: counted in thoughtsTokenCount and against maxOutputTokens.
+   */
+  thoughtTokens?: number;
+  /**
+   * A model stuck in a loop: streams this text as one token per chunk, again and again, until
+   * maxOutputTokens (without it, the model's outputTokenLimit), then ends with MAX_TOKENS.
+   */
+  loop?: string;
   /** A thoughtSignature on the last chunk's empty text part (how Gemini ends some streamed turns). */
   lastChunkSignature?: string;
   /** The prompt itself was blocked ("SAFETY", "PROHIBITED_CONTENT"): one chunk with `promptFeedback.blockReason` and no candidates, as Gemini answers. */
   blockReason?: string;
-  /** usageMetadata of the last chunk (defaults: 12 prompt tokens, one per chunk). */
+  /** usageMetadata of the last chunk, overriding what was generated (defaults: 12 prompt tokens; one per chunk, thoughts apart). */
   usage?: { prompt?: number; candidates?: number; thoughts?: number };
 }
 
@@ -227,42 +242,54 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
   async function generate(ex: Exchange<GeminiExtra>) {
     const { req, behaviour } = ex;
     const extra = behaviour.extra ?? {};
-    const body = req.body as { generationConfig?: { responseMimeType?: string } };
+    const body = req.body as { generationConfig?: { responseMimeType?: string; maxOutputTokens?: number } };
     const fallback = options.defaultReply ?? DEFAULT_GEMINI_REPLY;
-    const calls = extra.functionCalls ?? [];
+    const scriptedCalls = extra.functionCalls ?? [];
     let text = replyText(behaviour, req, typeof fallback === "function" ? fallback(req) : fallback);
-    if (calls.length > 0 && behaviour.reply === undefined && behaviour.tokens === undefined) text = "";
-    if (body.generationConfig?.responseMimeType === "application/json" && behaviour.reply === undefined && behaviour.tokens === undefined && calls.length === 0) {
+    if (scriptedCalls.length > 0 && behaviour.reply === undefined && behaviour.tokens === undefined) text = "";
+    if (body.generationConfig?.responseMimeType === "application/json" && behaviour.reply === undefined && behaviour.tokens === undefined && scriptedCalls.length === 0) {
       text = JSON.stringify({ answer: text });
     }
-    const tokens = behaviour.tokens ?? splitTokens(text);
+    // Like Gemini 2.5+, maxOutputTokens (else the model's outputTokenLimit) bounds every token generated,
+    // thinking included. One token here is one thought part, one text chunk or one functionCall part, plus
+    // `thoughtTokens` of thinking never sent (Gemini sends thought parts only when asked).
+    const cap = body.generationConfig?.maxOutputTokens ?? describeModel(req.model).outputTokenLimit;
+    // A looping model runs one token past any cap.
+    const written = extra.loop !== undefined ? Array<string>(cap + 1).fill(extra.loop) : (behaviour.tokens ?? splitTokens(text));
+    const shownThoughts = extra.thoughts ? splitTokens(extra.thoughts) : [];
+    const thinking = shownThoughts.length + (extra.thoughtTokens ?? 0);
+    const cut = thinking + written.length + scriptedCalls.length > cap;
+    const thoughts = shownThoughts.slice(0, cap);
+    const thoughtCount = Math.min(thinking, cap);
+    const tokens = cut ? written.slice(0, cap - thoughtCount) : written;
+    // An answer cut at its cap never finishes its function calls.
+    const calls = cut ? [] : scriptedCalls;
     type WirePart = { text?: string; thought?: boolean; thoughtSignature?: string; functionCall?: { id?: string; name: string; args: Record<string, unknown> } };
+    const callParts: WirePart[] = calls.map((c) => ({
+      functionCall: { ...(c.id ? { id: c.id } : {}), name: c.name, args: c.args },
+      ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}),
+    }));
     const partChunks: WirePart[][] = [
-      ...(extra.thoughts ? splitTokens(extra.thoughts).map((t) => [{ text: t, thought: true }]) : []),
+      ...thoughts.map((t) => [{ text: t, thought: true }]),
       ...tokens.map((t) => [{ text: t }]),
-      ...calls.map((c) => [
-        { functionCall: { ...(c.id ? { id: c.id } : {}), name: c.name, args: c.args }, ...(c.thoughtSignature ? { thoughtSignature: c.thoughtSignature } : {}) },
-      ]),
+      ...callParts.map((p) => [p]),
     ];
-    const lastPart: WirePart = { text: "", ...(extra.lastChunkSignature ? { thoughtSignature: extra.lastChunkSignature } : {}) };
     const responseId = `test-${ex.req.firstByteAt.toFixed(0)}`;
     const prompt = extra.usage?.prompt ?? 12;
     const candidatesCount = extra.usage?.candidates ?? tokens.length + calls.length;
+    const thoughtsCount = extra.usage?.thoughts ?? thoughtCount;
+    // Zero counts are left out, as Google's JSON leaves out every zero field (a cut spent thinking has no candidatesTokenCount).
     const usage = {
       promptTokenCount: prompt,
-      candidatesTokenCount: candidatesCount,
-      ...(extra.usage?.thoughts !== undefined ? { thoughtsTokenCount: extra.usage.thoughts } : {}),
-      totalTokenCount: prompt + candidatesCount + (extra.usage?.thoughts ?? 0),
+      ...(candidatesCount || extra.usage?.candidates !== undefined ? { candidatesTokenCount: candidatesCount } : {}),
+      ...(thoughtsCount || extra.usage?.thoughts !== undefined ? { thoughtsTokenCount: thoughtsCount } : {}),
+      totalTokenCount: prompt + candidatesCount + thoughtsCount,
     };
+    const finishReason = extra.finishReason ?? (cut ? "MAX_TOKENS" : "STOP");
+    // A candidate with no parts is `content: {role: "model"}`, as Gemini sends an answer cut before it wrote any.
     const chunk = (parts: WirePart[], last: boolean) => ({
-      candidates: [
-        {
-          content: { parts, role: "model" },
-          ...(last ? { finishReason: behaviour.extra?.finishReason ?? "STOP" } : {}),
-          index: 0,
-        },
-      ],
-      usageMetadata: last ? usage : { promptTokenCount: 12, totalTokenCount: 12 },
+      candidates: [{ content: { ...(parts.length ? { parts } : {}), role: "model" }, ...(last ? { finishReason } : {}), index: 0 }],
+      usageMetadata: last ? usage : { promptTokenCount: prompt, totalTokenCount: prompt },
       modelVersion: req.model,
       responseId,
     });
@@ -283,17 +310,20 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
         ex.res.write('{"candidates":[{"content":{"parts":[{"text":"');
         return ex.cut();
       }
-      const thoughtParts = extra.thoughts ? [{ text: extra.thoughts, thought: true }] : [];
-      const callParts = partChunks.flat().filter((p) => p.functionCall);
+      const thoughtParts = thoughts.length ? [{ text: thoughts.join(""), thought: true }] : [];
       const textPart = { text: tokens.join(""), ...(extra.lastChunkSignature ? { thoughtSignature: extra.lastChunkSignature } : {}) };
-      return ex.json(200, chunk([...thoughtParts, ...(textPart.text || !callParts.length ? [textPart] : []), ...callParts], true));
+      const answerParts = textPart.text || (!callParts.length && !cut) ? [textPart] : [];
+      return ex.json(200, chunk([...thoughtParts, ...answerParts, ...callParts], true));
     }
 
     ex.res.writeHead(200, { "Content-Type": "text/event-stream", ...behaviour.headers });
     const events = partChunks.map((parts) => `data: ${JSON.stringify(chunk(parts, false))}\r\n\r\n`);
     const finished = await streamChunks(ex, events, { malformedLine: 'data: {"candidates":[{"content":{"parts":[{"te\r\n\r\n' });
     if (!finished || ex.gone()) return;
-    ex.res.end(`data: ${JSON.stringify(chunk([lastPart], true))}\r\n\r\n`);
+    // The last chunk has an empty text part (carrying a thoughtSignature when there is one); a cut's has no
+    // part, like Gemini's answer cut before it wrote any (`content: {role: "model"}`).
+    const lastParts: WirePart[] = extra.lastChunkSignature ? [{ text: "", thoughtSignature: extra.lastChunkSignature }] : cut ? [] : [{ text: "" }];
+    ex.res.end(`data: ${JSON.stringify(chunk(lastParts, true))}\r\n\r\n`);
   }
 
   Object.defineProperties(server, {

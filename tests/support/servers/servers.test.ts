@@ -167,6 +167,36 @@ describe("Gemini test server with @google/genai/web", () => {
     expect(once.text).toBe("This is the test Gemini answer.");
   });
 
+  it("maxOutputTokens bounds the tokens generated, thinking included, like Gemini 2.5: cut there with MAX_TOKENS and usage that adds up", async () => {
+    const contents = "Capital?";
+    server.script({ route: "stream", reply: "Paris is the capital.", extra: { thoughts: "one two", thoughtTokens: 3, functionCalls: [{ name: "t", args: {} }] } });
+    const chunks = [];
+    for await (const c of await client().models.generateContentStream({ model: "gemini-2.5-flash", contents, config: { maxOutputTokens: 7 } })) chunks.push(c);
+    const parts = chunks.flatMap((c) => c.candidates?.[0]?.content?.parts ?? []);
+    expect(parts.filter((p) => p.thought).map((p) => p.text).join("")).toBe("one two");
+    expect(parts.filter((p) => !p.thought).map((p) => p.text).join("")).toBe("Paris is ");
+    expect(parts.some((p) => p.functionCall)).toBe(false);
+    const last = chunks[chunks.length - 1]!;
+    expect(last.candidates?.[0]).toMatchObject({ finishReason: "MAX_TOKENS", content: { role: "model" } });
+    expect(last.candidates?.[0]?.content?.parts).toBeUndefined();
+    expect(last.usageMetadata).toEqual({ promptTokenCount: 12, candidatesTokenCount: 2, thoughtsTokenCount: 5, totalTokenCount: 19 });
+
+    // Spent thinking: no part at all, no candidatesTokenCount (Google's JSON leaves out zero counts).
+    server.script({ route: "generate", reply: "Paris.", extra: { thoughtTokens: 50 } });
+    const thought = await client().models.generateContent({ model: "gemini-2.5-flash", contents, config: { maxOutputTokens: 8 } });
+    expect(thought.candidates?.[0]).toMatchObject({ finishReason: "MAX_TOKENS", content: { role: "model" } });
+    expect(thought.candidates?.[0]?.content?.parts).toBeUndefined();
+    expect(thought.usageMetadata).toEqual({ promptTokenCount: 12, thoughtsTokenCount: 8, totalTokenCount: 20 });
+
+    // A loop runs to the cap; an answer that fits ends with STOP.
+    server.script({ route: "generate", extra: { loop: "again " } });
+    const looped = await client().models.generateContent({ model: "gemini-2.5-flash", contents, config: { maxOutputTokens: 4 } });
+    expect(looped).toMatchObject({ text: "again again again again ", candidates: [{ finishReason: "MAX_TOKENS" }], usageMetadata: { candidatesTokenCount: 4 } });
+    server.script({ route: "generate", reply: "Paris.", extra: { thoughtTokens: 3 } });
+    const whole = await client().models.generateContent({ model: "gemini-2.5-flash", contents, config: { maxOutputTokens: 4 } });
+    expect(whole).toMatchObject({ text: "Paris.", candidates: [{ finishReason: "STOP" }], usageMetadata: { candidatesTokenCount: 1, thoughtsTokenCount: 3, totalTokenCount: 16 } });
+  });
+
   it("embeds through batchEmbedContents and honours outputDimensionality", async () => {
     const res = await client().models.embedContent({ model: "gemini-embedding-001", contents: ["a", "b c"], config: { outputDimensionality: 16 } });
     expect(res.embeddings).toHaveLength(2);
