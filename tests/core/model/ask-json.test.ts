@@ -222,29 +222,42 @@ describe("askJson over Gemini: answers that stop early", () => {
     expect(server.requestsTo("stream")).toHaveLength(1);
   });
 
+  // A model stuck in a loop writes one card again and again until the cap Gemini was sent stops it.
+  const looping = { loop: '{"front":"Q","back":"A","source":1},' };
+
   it("a cut at MAX_TOKENS twice names the cap Gemini was sent (8,192 with room to think), not the budget", async () => {
-    server.script({ route: "stream", reply: '{"cards":[{"front":"Q"', times: 2, extra: { finishReason: "MAX_TOKENS" } });
+    server.script({ route: "stream", times: 2, extra: looping });
     const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect((err as Error).message).toContain(`the length limit Krypton sets for it (${GEMINI_CAPPED_OUTPUT.toLocaleString("en-US")} tokens)`);
+    expect(server.requestsTo("stream").map((r) => (r.body as { generationConfig: { maxOutputTokens: number } }).generationConfig.maxOutputTokens)).toEqual([GEMINI_CAPPED_OUTPUT, GEMINI_CAPPED_OUTPUT]);
   });
 
   it("finishReason MAX_TOKENS is a cut: one repair that says so", async () => {
-    server.script({ route: "stream", reply: '{"cards":[{"front":"Q"', extra: { finishReason: "MAX_TOKENS" } });
+    server.script({ route: "stream", extra: looping });
     server.script({ route: "stream", reply: '{"cards":[]}' });
     await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
     expect(server.requestsTo("stream")).toHaveLength(2);
+    expect(server.requestsTo("stream")[1].userText).toMatch(/cut off .*repeated itself/);
+  });
+
+  it("a server that says MAX_TOKENS on its own (a proxy's cap, below Krypton's) is a cut all the same", async () => {
+    server.script({ route: "stream", reply: '{"cards":[{"front":"Q"', extra: { finishReason: "MAX_TOKENS" } });
+    server.script({ route: "stream", reply: '{"cards":[]}' });
+    await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
     expect(server.requestsTo("stream")[1].userText).toMatch(/cut off/);
   });
 
   it("MAX_TOKENS with the tokens spent thinking (thoughtsTokenCount): the repair asks for the JSON at once; cut so twice, the error says why", async () => {
-    server.script({ route: "stream", reply: "", extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 8190, candidates: 0 } } });
+    // Gemini thinks without sending its thoughts (Krypton does not ask for them), past the cap.
+    const overthinking = { thoughtTokens: GEMINI_CAPPED_OUTPUT + 100 };
+    server.script({ route: "stream", reply: '{"cards":[]}', extra: overthinking });
     server.script({ route: "stream", reply: '{"cards":[]}' });
     await expect(askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
     const repair = server.requestsTo("stream")[1].userText;
     expect(repair).toMatch(/ran out of room while you were still thinking/);
     expect(repair).not.toMatch(/repeated|much shorter/);
 
-    server.script({ route: "stream", reply: "", times: 2, extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 8190, candidates: 0 } } });
+    server.script({ route: "stream", reply: '{"cards":[]}', times: 2, extra: overthinking });
     const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect((err as Error).message).toBe(
       `Could not make cards: the model did not return valid JSON (the model spent the length limit Krypton sets for the answer (${GEMINI_CAPPED_OUTPUT.toLocaleString("en-US")} tokens) thinking and was cut off before it finished answering), even after one correction. Try again, or use a model that thinks less or not at all.`,

@@ -191,20 +191,22 @@ describe("Gemini thoughts, text and capabilities", () => {
     await expect(model().complete({ messages: ask })).resolves.toBe("Paris.");
   });
 
-  it("MAX_TOKENS after thinking: thoughtsTokenCount (Gemini sends no thought parts unless asked) or visible thought parts tell a cut spent thinking from one spent answering", async () => {
+  it("MAX_TOKENS after thinking: thoughtsTokenCount (Gemini sends no thought parts unless asked) tells a cut spent thinking from one spent answering", async () => {
     const capped = { messages: ask, maxTokens: 256 };
-    server.script({ route: "stream", reply: "", extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 8180, candidates: 0 } } });
-    const hidden = endOf(await collect(model().turn(capped)));
-    expect(hidden).toMatchObject({ finishReason: "length", limit: 8192, whileThinking: true, usage: { completionTokens: 8180, thinkingTokens: 8180 } });
-    expect(hidden.moreRoom).toBeUndefined();
+    // The loopback server cuts at the maxOutputTokens sent, thinking included, as Gemini 2.5 does.
+    server.script({ route: "stream", reply: "Paris.", extra: { thoughtTokens: 9000 } });
+    const hidden = await collect(model().turn(capped));
+    expect(ofType(hidden, "text")).toEqual([]);
+    expect(endOf(hidden)).toMatchObject({ finishReason: "length", limit: 8192, whileThinking: true, usage: { completionTokens: 8192, thinkingTokens: 8192 } });
+    expect(endOf(hidden).moreRoom).toBeUndefined();
 
-    server.script({ route: "stream", reply: "Paris", extra: { thoughts: "France's capital is the question here.", finishReason: "MAX_TOKENS" } });
+    server.script({ route: "stream", reply: "Paris", extra: { thoughts: "France's capital is the question here.", thoughtTokens: 8190 } });
     await expect(model().complete(capped)).rejects.toMatchObject({ cut: "length", whileThinking: true, message: expect.stringMatching(/while the model was still thinking$/) });
 
     // A short think, then an answer that ran on (a loop).
-    server.script({ route: "stream", reply: "again ".repeat(50), extra: { finishReason: "MAX_TOKENS", usage: { thoughts: 200, candidates: 7990 } } });
+    server.script({ route: "stream", extra: { thoughtTokens: 200, loop: "again " } });
     const looped = endOf(await collect(model().turn(capped)));
-    expect(looped).toMatchObject({ finishReason: "length", limit: 8192 });
+    expect(looped).toMatchObject({ finishReason: "length", limit: 8192, usage: { completionTokens: 8192, thinkingTokens: 200 } });
     expect(looped.whileThinking).toBeUndefined();
   });
 
