@@ -71,15 +71,21 @@ export async function askJson<T>(
  * once, since its JSON was never too long.
  */
 function cutOffRepair(messages: ChatMessage[], jsonSchema: Record<string, unknown>, cut: AnswerCut): ChatMessage[] {
-  const schema = `Match this schema exactly:\n${JSON.stringify(jsonSchema)}`;
-  const note = cut.whileThinking
-    ? "Your previous reply to this ran out of room while you were still thinking, before your JSON was complete. " +
-      `Do not think it through this time: reply at once with only the JSON, brief strings. ${schema}`
-    : "Your previous reply to this was cut off at the length limit before its JSON was complete, probably because it repeated itself. " +
-      `Reply with only the JSON, much shorter: no repeated items or sentences, brief strings. ${schema}`;
+  const note = `${cutOffNote(cut, "Your previous reply to this")} Match this schema exactly:\n${JSON.stringify(jsonSchema)}`;
   const last = messages[messages.length - 1];
   if (last?.role === "user") return [...messages.slice(0, -1), { ...last, content: `${last.content}\n\n${note}` }];
   return [...messages, { role: "user", content: note }];
+}
+
+/**
+ * What a model whose JSON reply was cut at its cap is told before it is asked again (askJson's repair, the
+ * agent loop's correction), after `reply` ("Your previous reply"): one that ran on is asked for a much
+ * shorter reply; one that spent the cap thinking, for the JSON at once, since its JSON was never too long.
+ */
+export function cutOffNote(cut: Pick<AnswerCut, "whileThinking">, reply: string): string {
+  return cut.whileThinking
+    ? `${reply} ran out of room while you were still thinking, before your JSON was complete. Do not think it through this time: reply at once with only the JSON, brief strings.`
+    : `${reply} was cut off at the length limit before its JSON was complete, probably because it repeated itself. Reply with only the JSON, much shorter: no repeated items or sentences, brief strings.`;
 }
 
 /**

@@ -39,11 +39,12 @@ export async function askModel(model: ChatModel, messages: ChatMessage[], option
 
 /**
  * How an answer was cut at its cap. `limit` is the cap as sent (options.maxTokens when the provider does
- * not say): a small window lowers it, reasoning room raises it. `whileThinking`: the model spent it
- * thinking, not answering; `moreRoom`: how to leave it more room, when the window lowered the cap.
+ * not say): a small window lowers it, reasoning room raises it; absent when none was sent (an agent-mode
+ * turn, cut at the model's own limit). `whileThinking`: the model spent it thinking, not answering;
+ * `moreRoom`: how to leave it more room, when the window lowered the cap.
  */
 export interface AnswerCut {
-  limit: number;
+  limit?: number;
   whileThinking: boolean;
   moreRoom?: string;
 }
@@ -81,7 +82,10 @@ export async function modelAnswer(model: ChatModel, messages: ChatMessage[], opt
  * thinking did not repeat itself, and a shorter answer would not help it.
  */
 export function cutOffReason(cut: AnswerCut, subject = "the answer"): string {
-  const limit = `the length limit Krypton sets for ${cut.whileThinking ? "the answer" : "it"} (${formatCount(cut.limit)} tokens)`;
+  const limit =
+    cut.limit === undefined
+      ? cut.whileThinking ? "its whole length limit" : "the model's length limit"
+      : `the length limit Krypton sets for ${cut.whileThinking ? "the answer" : "it"} (${formatCount(cut.limit)} tokens)`;
   return cut.whileThinking
     ? `the model spent ${limit} thinking and was cut off before it finished answering`
     : `${subject} was cut off at ${limit}, often a sign of a model repeating itself`;
