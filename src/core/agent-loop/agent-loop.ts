@@ -22,7 +22,8 @@ import {
   stepLimitMessage,
 } from "./agent-prompts";
 import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
-import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, FinalResponseStreamer, parseAction, recoverTextToolCall } from "./json-protocol";
+import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall } from "./json-protocol";
+import { cutOffAdvice, cutOffReason, type AnswerCut } from "../model/ask-model";
 
 export interface AgentLoopOptions {
   model: ChatModel;
@@ -60,7 +61,6 @@ const REPEAT_LIMIT = 3;
 /** This many blocked calls end the turn. */
 const BLOCK_LIMIT = 3;
 const STEP_RESULT_CHARS = 2000;
-const CUT_OFF = "it was cut off at the length limit before it was complete; reply shorter";
 
 class TimeLimit extends Error {}
 class FallBackToJson extends Error {}
@@ -167,6 +167,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
         result.finish = event.finishReason;
         result.detail = event.detail;
         result.providerData = event.providerData;
+        if (event.finishReason === "length") result.cut = { limit: event.limit, whileThinking: event.whileThinking === true, moreRoom: event.moreRoom };
         if (event.usage) {
           result.usage = event.usage;
           usage.promptTokens += event.usage.promptTokens ?? 0;
@@ -178,7 +179,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
 
   /** complete()'s rule for the loop's own turns: an answer cut or stopped early throws IncompleteAnswerError. */
   function requireFinished(result: TurnResult): void {
-    finishedText({ text: result.text, finishReason: result.finish, detail: result.detail }, model.id);
+    finishedText({ text: result.text, finishReason: result.finish, detail: result.detail, ...result.cut }, model.id);
   }
 
   /** Runs one call through the guard and the toolbox; returns the step. */
@@ -326,21 +327,25 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
 
   async function* jsonStep(step: number, reminder: ChatMessage[]): AsyncGenerator<AgentLoopEvent, "continue" | "answered"> {
     const corrections: ChatMessage[] = [];
+    let noThinking = false;
     for (let attempt = 0; ; attempt++) {
       const streamer = new FinalResponseStreamer();
       let shown = "";
-      const result = yield* turn({ jsonSchema: AGENT_ACTION_JSON_SCHEMA, temperature: 0 }, [...reminder, ...corrections], (t) => {
+      const request: Omit<ChatRequest, "messages" | "signal"> = { jsonSchema: AGENT_ACTION_JSON_SCHEMA, temperature: 0, ...(noThinking ? { noThinking } : {}) };
+      const result = yield* turn(request, [...reminder, ...corrections], (t) => {
         const out = streamer.push(t);
         shown += out;
         return out;
       });
-      const parsed: ReturnType<typeof parseAction> = result.finish === "length" ? { ok: false, problem: CUT_OFF } : parseAction(result.text);
+      // A cut reply is invalid even when what arrived parses: whatever came after the cut is missing.
+      const { cut } = result;
+      const parsed: ReturnType<typeof parseAction> = cut ? { ok: false, problem: cutOffReason(cut, "it") } : parseAction(result.text);
       // A reply that looked like a final answer but did not parse: take back what was shown of it.
       if (!parsed.ok && shown) yield { type: "retract", text: shown };
       if (!parsed.ok) {
         if (attempt >= MAX_CORRECTIONS) {
           // A model that keeps answering in prose has answered: better its words than an error.
-          if (result.finish !== "length" && result.text.trim() && !/[{[]/.test(result.text.trim()[0])) {
+          if (!cut && result.text.trim() && !/[{[]/.test(result.text.trim()[0])) {
             answer = result.text.trim();
             yield { type: "notice", code: "agent-invalid-json", message: "The model did not follow the JSON action format; its reply is shown as is." };
             yield { type: "token", text: answer };
@@ -348,10 +353,18 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
           }
           throw new ProviderError(
             "bad-response",
-            `The model (${model.id}) did not return a valid action (${parsed.problem}), even after ${MAX_CORRECTIONS} corrections. Try again or use a larger model.`,
+            `The model (${model.id}) did not return a valid action (${parsed.problem}), even after ${MAX_CORRECTIONS} corrections. ${(cut && cutOffAdvice(cut)) ?? "Try again or use a larger model."}`,
           );
         }
-        corrections.push({ role: "assistant", content: result.text }, { role: "user", content: correctionMessage(parsed.problem) });
+        if (cut) {
+          // askJson's repair for a cut: the step is asked again with the note alone, the cut reply not sent
+          // back (a model shown its own loop tends to go on with it); one that spent its room thinking is
+          // asked with thinking off where the provider can.
+          corrections.splice(0, corrections.length, { role: "user", content: cutOffCorrection(cut) });
+          noThinking = cut.whileThinking;
+        } else {
+          corrections.push({ role: "assistant", content: result.text }, { role: "user", content: correctionMessage(parsed.problem) });
+        }
         continue;
       }
       const action = parsed.action;
@@ -396,6 +409,8 @@ interface TurnResult {
   calls: ToolCall[];
   finish: FinishReason;
   detail?: string;
+  /** finish "length": how the turn was cut (the cap sent, whether the model spent it thinking). */
+  cut?: AnswerCut;
   usage?: TokenUsage;
   providerData?: unknown;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { extractJsonText, jsonSchemaOf, parseAgainst } from "../model/ask-json";
-import { cleanModelText } from "../model/ask-model";
+import { cutOffNote, extractJsonText, jsonSchemaOf, parseAgainst } from "../model/ask-json";
+import { cleanModelText, type AnswerCut } from "../model/ask-model";
 
 /**
  * The JSON action protocol, for models without native tool calling: every reply is one object,
@@ -34,11 +34,15 @@ export function parseAction(raw: string): { ok: true; action: AgentAction } | { 
   return { ok: true, action: { action: "final", thought: v.thought, response: v.response } };
 }
 
+const ACTION_FORMS = '{"action":"call_tool","tool":"<name>","arguments":{...}} or {"action":"final","response":"<answer>"}';
+
 export function correctionMessage(problem: string): string {
-  return (
-    `Your last reply was not a valid action: ${problem}. Reply with exactly one JSON object and nothing else: ` +
-    '{"action":"call_tool","tool":"<name>","arguments":{...}} or {"action":"final","response":"<answer>"}.'
-  );
+  return `Your last reply was not a valid action: ${problem}. Reply with exactly one JSON object and nothing else: ${ACTION_FORMS}.`;
+}
+
+/** The correction for a reply cut at its cap: askJson's note for that cut (spent thinking or ran on), then the two forms. */
+export function cutOffCorrection(cut: Pick<AnswerCut, "whileThinking">): string {
+  return `${cutOffNote(cut, "Your last reply")} The JSON is exactly one object: ${ACTION_FORMS}.`;
 }
 
 /**

@@ -190,11 +190,33 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     ]);
     const ok = await world.run("What is my plan?");
     expect(ok.result.answer).toBe("Ship it.");
-    expect(world.bodies()[1].messages.at(-2)!.content).toMatch(/cut off at the length limit/);
+    const correction = world.bodies()[1].messages.at(-2)!.content;
+    expect(correction).toMatch(/^Your last reply was cut off at the length limit before its JSON was complete, probably because it repeated itself\. .*much shorter/);
+    // As askJson's repair: the cut reply is not sent back.
+    expect(world.bodies()[1].messages.some((m) => m.content.includes("Your plan is"))).toBe(false);
 
     world.ollama.reset();
     world.ollama.script({ route: "chat", reply: "Your plan is to", extra: { doneReason: "length" }, times: 3 });
-    await expect(world.run("What is my plan?")).rejects.toThrow(/did not return a valid action \(.*cut off/);
+    await expect(world.run("What is my plan?")).rejects.toThrow(
+      "did not return a valid action (it was cut off at the model's length limit, often a sign of a model repeating itself), even after 2 corrections. Try again or use a larger model.",
+    );
+  });
+
+  it("a reply cut while the model was still thinking: the correction asks for the action at once, with thinking off; not blamed on a loop", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "thinking"] };
+    // A thinking model whose thoughts outrun the cap (a workflow task's config.maxTokens caps every turn);
+    // asked with think: false, the loopback Ollama drops its thinking, as Ollama does.
+    world.ollama.script({ route: "chat", reply: final("Ship it."), extra: { thinking: "hmm ".repeat(3000) }, times: 2 });
+    const { result } = await world.run("What is my plan?", { sampling: { maxTokens: 64 } });
+    expect(result.answer).toBe("Ship it.");
+    const [first, second] = world.ollama.requestsTo("chat").map((r) => r.body as { think?: boolean; options: { num_predict: number }; messages: { content: string }[] });
+    expect(first.think).toBeUndefined();
+    expect(first.options.num_predict).toBeGreaterThan(64); // the room to think on top of the cap
+    expect(second.think).toBe(false);
+    const correction = second.messages.at(-2)!.content;
+    expect(correction).toMatch(/^Your last reply ran out of room while you were still thinking, before your JSON was complete\. Do not think it through this time/);
+    expect(correction).not.toMatch(/repeated|much shorter/);
   });
 
   it("accepts prose after two corrections as the answer (small models), with a notice", async () => {

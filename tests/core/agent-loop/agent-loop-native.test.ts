@@ -61,6 +61,39 @@ describe("native tool calling through the providers", () => {
     expect(gemini.requestsTo("stream")).toHaveLength(1);
   });
 
+  it("Gemini: an answer cut while the model was still thinking is an error saying so, not blamed on a loop", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    gemini = await startGeminiServer();
+    world.model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    // Agent turns are uncapped: the loopback Gemini cuts at the model's own output limit (65,536), thinking included.
+    gemini.script({ route: "stream", reply: "Ship it.", extra: { thoughtTokens: 70_000 } });
+    await expect(world.run("What is my plan?")).rejects.toThrow(/^the answer from gemini:gemini-2\.5-flash was cut off at the model's length limit while the model was still thinking$/);
+    expect((gemini.requestsTo("stream")[0].body as { generationConfig?: { maxOutputTokens?: number } }).generationConfig?.maxOutputTokens).toBeUndefined();
+  });
+
+  it("Gemini, JSON action protocol: replies cut while thinking get the thinking correction; cut so every time, the error says why", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    gemini = await startGeminiServer();
+    world.model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    // Capped as a workflow task's config.maxTokens caps each turn: 8,192 on Gemini, thinking included.
+    gemini.script({ route: "stream", reply: '{"action":"final","response":"Ship it."}', extra: { thoughtTokens: 9_000 }, times: 3 });
+    const run = world.run("What is my plan?", { sampling: { maxTokens: 512 }, noNativeTools: new Set([world.model.id]) });
+    await expect(run).rejects.toThrow(
+      "The model (gemini:gemini-2.5-flash) did not return a valid action (the model spent the length limit Krypton sets for the answer (8,192 tokens) thinking and was cut off before it finished answering), even after 2 corrections. Try again, or use a model that thinks less or not at all.",
+    );
+    const sent = gemini.requestsTo("stream").map((r) => r.body as { contents: { role: string; parts: { text?: string }[] }[] });
+    expect(sent).toHaveLength(3);
+    const lastTurn = sent[2].contents.at(-1)!.parts.map((p) => p.text).join("\n");
+    expect(lastTurn).toMatch(/Your last reply ran out of room while you were still thinking/);
+    expect(lastTurn).not.toMatch(/repeated itself/);
+
+    // Uncapped (agent mode in chat), the cut is at the model's own limit: no number Krypton set is named.
+    gemini.script({ route: "stream", reply: '{"action":"final","response":"Ship it."}', extra: { thoughtTokens: 70_000 }, times: 3 });
+    await expect(world.run("What is my plan?", { noNativeTools: new Set([world.model.id]) })).rejects.toThrow(
+      "did not return a valid action (the model spent its whole length limit thinking and was cut off before it finished answering), even after 2 corrections. Try again, or use a model that thinks less or not at all.",
+    );
+  });
+
   it("Gemini: thought signatures come back verbatim (the server rejects a turn that lost one), function responses carry the call id", async () => {
     world = await makeLoopWorld({ files: NOTES });
     gemini = await startGeminiServer({ requireThoughtSignatures: true });
