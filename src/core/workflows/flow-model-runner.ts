@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { askJson } from "../model/ask-json";
+import { cutOffAdvice, cutOffReason } from "../model/ask-model";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { stripThinkBlocks } from "../util/think-blocks";
 import { IncompleteAnswerError } from "../providers/provider-error";
@@ -113,7 +114,14 @@ async function plainAnswer(model: ChatModel, messages: ChatMessage[], agent: Mod
     text = finishedText(outcome);
   } catch (err) {
     if (err instanceof IncompleteAnswerError && err.cut === "length") {
-      const limit = agent.config?.maxTokens !== undefined ? `config.maxTokens (${maxTokens}) is too small for this answer` : `it reached the default limit of ${formatCount(maxTokens)} tokens (set config.maxTokens for a longer answer)`;
+      const configured = agent.config?.maxTokens !== undefined;
+      if (err.whileThinking) {
+        // The cap sent had room to think on top of the step's budget, so the budget is named apart from it.
+        const cut = { limit: err.limit ?? maxTokens, whileThinking: true, moreRoom: err.moreRoom };
+        const budget = configured ? `config.maxTokens (${maxTokens}) and room to think` : `the step's default of ${formatCount(maxTokens)} tokens and room to think; set config.maxTokens to allow more`;
+        throw new AgentError(`${cutOffReason(cut)} (${budget}). ${cutOffAdvice(cut)}`, "failed");
+      }
+      const limit = configured ? `config.maxTokens (${maxTokens}) is too small for this answer` : `it reached the default limit of ${formatCount(maxTokens)} tokens (set config.maxTokens for a longer answer)`;
       throw new AgentError(`${err.message}: ${limit}`, "failed");
     }
     throw err;

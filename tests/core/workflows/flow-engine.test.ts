@@ -200,6 +200,29 @@ describe("runFlow with the example flows", () => {
     expect(result.message).toMatch(/^Agent "write" failed: .*cut off.*the default limit of 4,096 tokens \(set config\.maxTokens for a longer answer\)/);
   });
 
+  it("a plain answer cut while the model was still thinking fails the step naming the cap sent and the step's budget apart, not a loop", async () => {
+    const flow = validateFlow({ id: "think", defaultModel: "gemini/gemini-2.5-flash", agents: [{ name: "write", type: "task", params: { task: "An essay about {{input}}" } }] }).flow!;
+    // Gemini thinks (without sending its thoughts) past the 8,192 tokens it may use for the step's 4,096.
+    gemini.setDefault({ reply: "Rain.", extra: { thoughtTokens: 9_000 } });
+    const result = await run(flow, "rain");
+    expect(result).toMatchObject({
+      status: "failed",
+      message:
+        'Agent "write" failed: the model spent the length limit Krypton sets for the answer (8,192 tokens) thinking and was cut off before it finished answering ' +
+        "(the step's default of 4,096 tokens and room to think; set config.maxTokens to allow more). Try again, or use a model that thinks less or not at all.",
+    });
+
+    const capped = validateFlow({ id: "think2", defaultModel: "ollama/llama3.1:8b", agents: [{ name: "write", type: "task", config: { maxTokens: 8 }, params: { task: "An essay about {{input}}" } }] }).flow!;
+    ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools", "thinking"] };
+    ollama.setDefault({ reply: "Rain falls.", extra: { thinking: "hmm ".repeat(2100) } });
+    const second = await run(capped, "rain");
+    const numPredict = (ollama.requestsTo("chat")[0].body as { options: { num_predict: number } }).options.num_predict;
+    expect(numPredict).toBeGreaterThan(8);
+    expect(second.message).toBe(
+      `Agent "write" failed: the model spent the length limit Krypton sets for the answer (${numPredict.toLocaleString("en-US")} tokens) thinking and was cut off before it finished answering (config.maxTokens (8) and room to think). Try again, or use a model that thinks less or not at all.`,
+    );
+  });
+
   it("a plain answer Gemini stopped for safety fails the step and names the reason", async () => {
     const flow = validateFlow({ id: "stopped", defaultModel: "gemini/gemini-2.5-flash", agents: [{ name: "write", type: "task", params: { task: "About {{input}}" } }] }).flow!;
     gemini.setDefault({ reply: "Partly", extra: { finishReason: "SAFETY" } });
