@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { promises as fs, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -84,14 +84,12 @@ export class FsVault implements VaultPort {
           const base = dir.endsWith(sep) ? dir : dir + sep;
           for (const entry of entries) {
             const name = entry.name;
-            if (name.startsWith(".")) {
+            const kind = entryKind(name, entry);
+            if (kind === "hidden") {
               // (isFile is false for a symbolic link: a link of that name is not ours.)
               if (sweep && entry.isFile() && TEMP_FILE_NAME.test(name)) temps.push({ full: base + name, rel: prefix + name });
-              continue;
-            }
-            // Symlinked folders are not followed: they can loop or lead out of the vault.
-            if (entry.isDirectory()) next.push({ dir: base + name, rel: prefix + name + "/" });
-            else if ((entry.isFile() || entry.isSymbolicLink()) && name.toLowerCase().endsWith(".md")) {
+            } else if (kind === "folder") next.push({ dir: base + name, rel: prefix + name + "/" });
+            else if (kind === "note") {
               full.push(base + name);
               rel.push(prefix + name);
             }
@@ -108,6 +106,20 @@ export class FsVault implements VaultPort {
     for (let i = 0; i < full.length; i++) if (!Number.isNaN(mtime[i])) out.push({ path: rel[i], mtime: mtime[i], size: size[i] });
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
+  }
+
+  /** One folder's entries, by the walk's rule (entryKind): the folders listNotes goes into, empty ones too. */
+  async listFolders(parent: string): Promise<string[]> {
+    this.resolveInside(parent);
+    // Only a folder the walk reaches is listed: none under a hidden folder or a link (which may lead out of the vault).
+    let dir = this.root;
+    for (const name of parent ? parent.split("/") : []) {
+      dir = join(dir, name);
+      const stat = await fs.lstat(dir).catch(() => null);
+      if (!stat || entryKind(name, stat) !== "folder") return [];
+    }
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => null);
+    return entries ? entries.filter((entry) => entryKind(entry.name, entry) === "folder").map((entry) => entry.name) : [];
   }
 
   async readNote(path: string): Promise<string> {
@@ -240,6 +252,18 @@ export class FsVault implements VaultPort {
     if (full !== this.root && !full.startsWith(this.root + sep)) throw new Error(`Path is outside the vault: ${path}`);
     return full;
   }
+}
+
+/**
+ * What an entry of a vault folder is to Krypton, the one rule for listNotes's walk and listFolders: hidden (a
+ * dot name, as Obsidian hides them: the config folder, .krypton, Krypton's temp files), a folder to go into, a
+ * note (a ".md" file, or a link to one), or nothing. A link to a folder is no folder: it can loop or lead out of
+ * the vault.
+ */
+function entryKind(name: string, type: Pick<Stats, "isDirectory" | "isFile" | "isSymbolicLink">): "hidden" | "folder" | "note" | "other" {
+  if (name.startsWith(".")) return "hidden";
+  if (type.isDirectory()) return "folder";
+  return (type.isFile() || type.isSymbolicLink()) && name.toLowerCase().endsWith(".md") ? "note" : "other";
 }
 
 /**

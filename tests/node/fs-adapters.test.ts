@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { loadSrFormat, SR_DATA_JSON } from "../../src/core/flashcards/sr-format";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
 import { createNodeHost } from "../../src/node/node-host";
+import { policedVault } from "../../src/core/notes/read-policy";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 
 describe("Node host adapters", () => {
@@ -61,6 +62,41 @@ describe("Node host adapters", () => {
     } finally {
       await empty.cleanup();
     }
+  });
+
+  it("lists a folder's folders as the walk goes: empty ones and ones without notes too; nothing hidden, no link to a folder, nothing under one", async () => {
+    await fs.mkdir(join(vault.root, "Empty"));
+    await fs.mkdir(join(vault.root, "Nested", "Inner"), { recursive: true });
+    await vault.write("Images/pic.png", "x");
+    await fs.mkdir(join(vault.root, ".hidden", "Below"), { recursive: true });
+    await fs.symlink(join(vault.root, "Folder"), join(vault.root, "Linked folder"));
+    const outside = await makeTempVault({ "Secret/x.md": "secret" });
+    try {
+      await fs.symlink(outside.root, join(vault.root, "Outside"));
+      const host = createNodeHost(vault.root);
+      expect((await host.vault.listFolders("")).sort()).toEqual(["Empty", "Folder", "Images", "Nested"]);
+      expect(await host.vault.listFolders("Nested")).toEqual(["Inner"]);
+      expect(await host.vault.listFolders("Nested/Inner")).toEqual([]);
+      for (const parent of ["Outside", "Linked folder", ".hidden", ".obsidian/plugins", "Missing", "a.md"]) {
+        expect([parent, await host.vault.listFolders(parent)]).toEqual([parent, []]);
+      }
+      await expect(host.vault.listFolders("../..")).rejects.toThrow(/outside the vault/);
+    } finally {
+      await outside.cleanup();
+    }
+  });
+
+  it("lists folders through the read policy: not the config folder, nor one an exclude pattern takes whole, in any case", async () => {
+    await vault.write("Private/Diary/x.md", "secret");
+    await vault.write("Daily/Sub/x.md", "seen");
+    await fs.mkdir(join(vault.root, "Config"));
+    const host = createNodeHost(vault.root, { configDir: "Config" });
+    const policed = policedVault(host.vault, () => ({ excludePatterns: ["private", "Daily/*"] }));
+    expect((await host.vault.listFolders("")).sort()).toEqual(["Config", "Daily", "Folder", "Private"]);
+    // "Daily/*" excludes the notes directly in Daily, not those in Daily/Sub: the folder is seen.
+    expect((await policed.listFolders("")).sort()).toEqual(["Daily", "Folder"]);
+    expect(await policed.listFolders("Daily")).toEqual(["Sub"]);
+    expect(await policed.listFolders("Private")).toEqual([]);
   });
 
   it("reads notes and reports a missing one by name", async () => {

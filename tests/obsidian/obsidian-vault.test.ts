@@ -45,6 +45,24 @@ test("listNotes returns markdown notes only, never the config folder or .krypton
   expect(welcome?.mtime).toBeGreaterThan(0);
 });
 
+test("listFolders gives the folders of Obsidian's file tree in their spelling, empty ones too, never the config folder", async () => {
+  await fs.mkdir(join(temp.root, "Empty"));
+  await fs.mkdir(join(temp.root, "Projects", "Old", "Older"), { recursive: true });
+  // Obsidian reads the tree when it opens the vault; on a disk that ignores case the tree still does not.
+  const macApp = new App(temp.root, { caseInsensitiveDisk: true });
+  const mac = new ObsidianVault(macApp as never, plugin as never);
+  expect((await mac.listFolders("")).sort()).toEqual(["Config", "Empty", "Projects"]);
+  expect(await mac.listFolders("Projects")).toEqual(["Old"]);
+  expect(await mac.listFolders("Projects/Old")).toEqual(["Older"]);
+  expect(await mac.listFolders("Projects/Old/Older")).toEqual([]);
+  for (const parent of ["projects", "Missing", "Welcome.md", ".obsidian"]) expect([parent, await mac.listFolders(parent)]).toEqual([parent, []]);
+  macApp.vault.configDir = "Config";
+  expect((await mac.listFolders("")).sort()).toEqual(["Empty", "Projects"]);
+  // A folder Obsidian creates is in the tree at once.
+  await macApp.vault.createFolder("Empty/New");
+  expect(await mac.listFolders("Empty")).toEqual(["New"]);
+});
+
 test("readNote reads the note's bytes and refuses what is not a note", async () => {
   expect(await vault.readNote("Projects/Plan.md")).toBe("# Plan\nSteps.");
   expect(app.vault.reads.get("Projects/Plan.md")).toBe(1);

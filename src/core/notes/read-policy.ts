@@ -12,6 +12,8 @@ import { createExclusionFilter } from "../indexing/exclusions";
  *    it with NoteRefusedError: FsVault on Node);
  *  - its content is not text (binary bytes in a ".md" file) or larger than MAX_NOTE_BYTES (decodeNoteBytes,
  *    called by both vault adapters when they read).
+ * A folder is listed unless a rule takes it whole (mayListFolder); hidden folders and links to folders the
+ * vault adapters never list.
  * Hosts get this by reading through `policedVault`, which createKrypton installs for the whole core.
  */
 
@@ -41,6 +43,12 @@ export interface ReadPolicy {
   /** Why the path is off limits, or undefined when Krypton may read it. */
   refusal(path: string): string | undefined;
   mayRead(path: string): boolean;
+  /**
+   * Whether Krypton may see a folder (VaultPort.listFolders): not when a rule takes it whole, the folder and what
+   * is in it ("Private", the config folder). A folder only some of whose notes are refused ("Daily/*") is seen:
+   * its name only tells where the settings' folders are (folderAsSpelled), never what a note says.
+   */
+  mayListFolder(path: string): boolean;
   /** Throws NoteRefusedError when the path is off limits. */
   assertMayRead(path: string): void;
 }
@@ -60,6 +68,7 @@ export function createReadPolicy(settings: ReadPolicySettings, configDir: string
   return {
     refusal,
     mayRead: (path) => refusal(path) === undefined,
+    mayListFolder: (path) => refusal(path) === undefined || refusal(`${path}/`) === undefined,
     assertMayRead(path) {
       const why = refusal(path);
       if (why) throw new NoteRefusedError(path, why);
@@ -68,7 +77,7 @@ export function createReadPolicy(settings: ReadPolicySettings, configDir: string
 }
 
 /**
- * The vault as the core sees it: listNotes leaves out what the policy refuses, readNote refuses it with
+ * The vault as the core sees it: listNotes and listFolders leave out what the policy refuses, readNote refuses it with
  * NoteRefusedError. Settings are read at each call, so a changed exclude list applies at once.
  */
 export function policedVault(vault: VaultPort, settings: () => ReadPolicySettings): VaultPort {
@@ -80,6 +89,10 @@ export function policedVault(vault: VaultPort, settings: () => ReadPolicySetting
     async listNotes(): Promise<NoteInfo[]> {
       const p = policy();
       return (await vault.listNotes()).filter((n) => p.mayRead(n.path));
+    },
+    async listFolders(parent: string): Promise<string[]> {
+      const p = policy();
+      return (await vault.listFolders(parent)).filter((name) => p.mayListFolder(parent ? `${parent}/${name}` : name));
     },
     async readNote(path: string): Promise<string> {
       policy().assertMayRead(path);

@@ -42,6 +42,13 @@ export class NoteChangedError extends Error {
 export interface VaultPort {
   /** Markdown notes (".md"), excluding the config folder and ".krypton". */
   listNotes(): Promise<NoteInfo[]>;
+  /**
+   * The names of the folders directly in `parent` ("" for the vault root), as the vault spells them, empty ones
+   * included: what the vault knows as folders where listNotes walks (no hidden folder, no config folder or
+   * ".krypton", no symbolic link). [] when `parent` is no such folder. One folder, not a walk: folderAsSpelled
+   * asks level by level.
+   */
+  listFolders(parent: string): Promise<string[]>;
   /** Throws NoteNotFoundError when there is no such note. */
   readNote(path: string): Promise<string>;
   /** True when any file or folder exists at the path. */

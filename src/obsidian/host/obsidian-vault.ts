@@ -43,6 +43,17 @@ export class ObsidianVault implements VaultPort {
     return Promise.resolve(notes);
   }
 
+  /**
+   * From the vault's loaded file tree, which holds every folder Obsidian knows, empty ones too, in their exact
+   * spelling (the tree is case-sensitive; on macOS the disk is not).
+   */
+  listFolders(parent: string): Promise<string[]> {
+    const folder = parent ? this.app.vault.getAbstractFileByPath(normalizePath(parent)) : this.app.vault.getRoot();
+    if (!(folder instanceof TFolder)) return Promise.resolve([]);
+    const names = folder.children.filter((c) => c instanceof TFolder && !isInside(c.path, this.configDir) && !isInside(c.path, KRYPTON_DIR)).map((c) => c.name);
+    return Promise.resolve(names);
+  }
+
   async readNote(path: string): Promise<string> {
     const file = this.fileAt(path);
     if (!file || !this.isNotePath(file.path)) throw new NoteNotFoundError(path);

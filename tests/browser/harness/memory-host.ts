@@ -17,6 +17,12 @@ export class MemoryVault implements VaultPort {
   async listNotes(): Promise<NoteInfo[]> {
     return [...this.files].filter(([p]) => p.endsWith(".md")).map(([path, f]) => ({ path, mtime: f.mtime, size: f.content.length }));
   }
+  /** A memory vault has folders only as the paths of its files. */
+  async listFolders(parent: string): Promise<string[]> {
+    const prefix = parent ? `${parent}/` : "";
+    const below = [...this.files.keys()].filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length).split("/"));
+    return [...new Set(below.filter((levels) => levels.length > 1).map((levels) => levels[0]))];
+  }
   async readNote(path: string): Promise<string> {
     const f = this.files.get(path);
     if (!f) throw new NoteNotFoundError(path);

@@ -175,6 +175,7 @@ describe("NoteOperations.createNote", () => {
     // the real FsVault.createNote then refuses with NoteExistsError.
     const racing = (inner: VaultPort): VaultPort => ({
       listNotes: () => inner.listNotes(),
+      listFolders: (p) => inner.listFolders(p),
       readNote: (p) => inner.readNote(p),
       appendToNote: (p, t, e) => inner.appendToNote(p, t, e),
       processNote: (p, f, e) => inner.processNote(p, f, e),
@@ -262,6 +263,7 @@ describe("NoteOperations.createNote", () => {
     const broken = (inner: VaultPort): VaultPort => ({
       ...inner,
       listNotes: () => inner.listNotes(),
+      listFolders: (p) => inner.listFolders(p),
       readNote: (p) => inner.readNote(p),
       exists: (p) => inner.exists(p),
       readConfigFile: (p) => inner.readConfigFile(p),

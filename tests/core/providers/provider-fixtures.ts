@@ -16,7 +16,7 @@ export function networkHost(fetchImpl: FetchLike = nodeFetch): Host {
     throw new Error("not used by provider tests");
   };
   return {
-    vault: { listNotes: none, readNote: none, exists: none, createNote: none, appendToNote: none, processNote: none, readConfigFile: none, onChange: none, configDir: ".obsidian" },
+    vault: { listNotes: none, listFolders: none, readNote: none, exists: none, createNote: none, appendToNote: none, processNote: none, readConfigFile: none, onChange: none, configDir: ".obsidian" },
     data: { read: none, readText: none, writeAtomic: none, createExclusive: none, remove: none, list: none, mtime: none, size: none },
     fetch: fetchImpl,
     clock: nodeClock,

@@ -204,6 +204,12 @@ export class MemoryVault implements VaultPort {
   async listNotes() {
     return [...this.files.keys()].map((path) => ({ path, mtime: 0, size: 0 }));
   }
+  /** A memory vault has folders only as the paths of its files. */
+  async listFolders(parent: string): Promise<string[]> {
+    const prefix = parent ? `${parent}/` : "";
+    const below = [...this.files.keys()].filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length).split("/"));
+    return [...new Set(below.filter((levels) => levels.length > 1).map((levels) => levels[0]))];
+  }
   async readNote(path: string): Promise<string> {
     const f = this.files.get(path);
     if (f === undefined) throw new Error(`missing ${path}`);
