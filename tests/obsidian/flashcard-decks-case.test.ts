@@ -5,6 +5,8 @@
  * adapter.exists follows the disk: asking for deck "tomatoes" beside "Tomatoes.md" once failed on macOS after
  * the model call ("Could not add cards … Note not found") and made a second deck on Linux.
  */
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 
@@ -40,6 +42,21 @@ describe.each([
     expect(deck.startsWith(DECK)).toBe(true);
     expect(deck).toContain("How deep should tomatoes be watered?::Deeply [[Garden/Tomatoes#Tomatoes]]");
     expect(p.app.vault.getMarkdownFiles().map((f) => f.path).filter((f) => f.startsWith("Flashcards/"))).toEqual(["Flashcards/Tomatoes.md"]);
+  });
+
+  test("an empty flashcards folder in another case than the setting's gets the first deck, once", async () => {
+    p = await loadPlugin(NOTES, {
+      caseInsensitiveDisk,
+      beforeOpen: (root) => fs.mkdir(join(root, "flashcards")),
+      data: { flashcardsFolder: "Flashcards", ollamaUrl: ollama.url, chatProvider: "ollama", chatModel: "llama3.1:8b" },
+    });
+    await p.layoutReady();
+    const first = await p.services.core.flashcards.generate({ notePath: "Garden/Tomatoes.md", deck: "Garden care" });
+    expect(first).toMatchObject({ deckPath: "flashcards/Garden care.md", createdDeck: true });
+    const again = await p.services.core.flashcards.generate({ notePath: "Garden/Tomatoes.md", deck: "garden care" });
+    expect(again).toMatchObject({ deckPath: "flashcards/Garden care.md", createdDeck: false });
+    expect(p.app.vault.getAllLoadedFiles().map((f) => f.path).filter((f) => /^flashcards(\/|$)/i.test(f))).toEqual(["flashcards", "flashcards/Garden care.md"]);
+    expect(await fs.readdir(p.temp.root)).not.toContain("Flashcards");
   });
 
   test("a new deck is still created when none has the name", async () => {

@@ -5,6 +5,8 @@
  * Obsidian's file tree knows only by that spelling. Its goals were not listed, and a new goal's
  * vault.createFolder("Study goals") failed because the disk has the folder.
  */
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 
 const GOAL = "---\nkrypton-goal: true\ngoal: Pass AWS SAA\n---\n# Pass AWS SAA\n\n## Sessions\n- 2026-11-20: 30 min\n";
@@ -22,4 +24,15 @@ test("goals in 'study goals/' are listed and a new goal goes beside them, under 
   expect(await p.temp.read("study goals/Learn Rust.md")).toMatch(/^---\nkrypton-goal: true\n/);
   expect(p.app.vault.getAllLoadedFiles().map((f) => f.path).filter((f) => /^study goals$/i.test(f))).toEqual(["study goals"]);
   expect(await p.temp.read("study goals/Pass AWS SAA.md")).toBe(GOAL);
+});
+
+test("an empty 'study goals/' gets the first goal under the setting 'Study goals', and no second folder", async () => {
+  p = await loadPlugin({}, { caseInsensitiveDisk: true, beforeOpen: (root) => fs.mkdir(join(root, "study goals")), data: { studyGoalsFolder: "Study goals" } });
+  await p.layoutReady();
+  const goals = p.services.core.goals;
+  expect(await goals.list()).toEqual([]);
+  expect((await goals.create("Learn Rust")).path).toBe("study goals/Learn Rust.md");
+  expect(await goals.create("learn rust").catch((e: Error) => e.message)).toMatch(/already exists \(study goals\/Learn Rust\.md\)/);
+  expect(p.app.vault.getAllLoadedFiles().map((f) => f.path).filter((f) => /^study goals(\/|$)/i.test(f))).toEqual(["study goals", "study goals/Learn Rust.md"]);
+  expect(await fs.readdir(p.temp.root)).not.toContain("Study goals");
 });

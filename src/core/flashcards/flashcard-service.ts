@@ -1,12 +1,12 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { keywordOnlyReason } from "../search/keyword-only";
 import { AgentError } from "../notes/agent-error";
-import { folderAsSpelled, folderOf, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { folderAsSpelled, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import { cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
-import { NoteExistsError, NoteNotFoundError } from "../ports/vault";
+import { NoteExistsError, NoteNotFoundError, type VaultPort } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
 import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { localDate } from "../util/local-date";
@@ -73,13 +73,13 @@ export class FlashcardService {
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const max = clampMax(request.max);
     const format = await loadSrFormat(host.vault);
-    // One listing for both the flashcards folder (passagesFor) and the deck note (findDeckPath).
-    const paths = await this.notePaths();
-    const { title, passages, sources, keywordOnly } = await this.passagesFor(request, paths);
+    // One listing and one flashcards folder for both the passages (passagesFor) and the deck note (findDeckPath).
+    const now = await this.vaultNow();
+    const { title, passages, sources, keywordOnly } = await this.passagesFor(request, now);
     if (!passages.length) throw new AgentError(`There is no text to make flashcards from in ${title}.`, "invalid-input");
 
     const deckName = cleanDeckName(request.deck ?? title);
-    const deckPath = this.findDeckPath(deckName, paths);
+    const deckPath = this.findDeckPath(deckName, now);
     const tag = deckTag(deckName, format);
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
@@ -116,19 +116,19 @@ export class FlashcardService {
   /**
    * Cards about a topic, generated like generate() (same passages, grounded generator, askJson) but kept in
    * memory: nothing is written. The quiz uses this when no deck matches ("quiz me on <topic>"), passing the
-   * vault's note paths it has listed already (`paths`, else listed here). `format` is the SR format the cards
-   * were checked against (each makes one card in it).
+   * vault's note paths and flashcards folder it has already (`now`, else read here). `format` is the SR
+   * format the cards were checked against (each makes one card in it).
    */
   async draftFromTopic(
     topic: string,
     max: number,
     signal?: AbortSignal,
-    paths?: readonly string[],
+    now?: VaultNow,
   ): Promise<{ title: string; cards: NewCard[]; sources: string[]; format: SrFormat; keywordOnly?: string }> {
     const model = this.deps.chatModel();
     if (!model) throw new AgentError("No chat model is configured. Choose a chat provider and model in Krypton's settings.", "no-model");
     const format = await loadSrFormat(this.deps.host.vault);
-    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal }, paths ?? (await this.notePaths()));
+    const { title, passages, sources, keywordOnly } = await this.passagesFor({ topic, signal }, now ?? (await this.vaultNow()));
     const generated = await generateCards({ model, title, passages, max: clampMax(max), format, existing: new Set(), signal });
     throwIfAborted(signal);
     return { title, cards: generated.cards, sources, format, ...(keywordOnly ? { keywordOnly } : {}) };
@@ -138,7 +138,7 @@ export class FlashcardService {
   async addCards(deckNameWanted: string, cards: NewCard[]): Promise<FlashcardRun> {
     const format = await loadSrFormat(this.deps.host.vault);
     const deckName = cleanDeckName(deckNameWanted);
-    const deckPath = this.findDeckPath(deckName, await this.notePaths());
+    const deckPath = this.findDeckPath(deckName, await this.vaultNow());
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
     const fresh = cards.filter((c) => !snapshot?.keys.has(cardKey(c.front)));
@@ -164,7 +164,7 @@ export class FlashcardService {
     const { vault } = this.deps.host;
     const wanted = deck.trim().replace(/\.md$/i, "");
     if (!wanted) throw new AgentError("Missing required parameter: deck", "invalid-input");
-    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.findDeckPath(wanted, await this.notePaths());
+    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.findDeckPath(wanted, await this.vaultNow());
     const text = await this.readDeck(deckPath);
     if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
     const format = await loadSrFormat(vault);
@@ -243,38 +243,29 @@ export class FlashcardService {
   }
 
   /**
-   * The deck note a deck name means: the note at deckPathFor's path, case and spacing aside (nameKey), at its
-   * real path; else that path, for a new deck. Obsidian finds a file only by its exact path even on a disk that
+   * The deck note a deck name means: the note of that name in the flashcards folder, case and spacing aside
+   * (nameKey), at its real path; else that path, for a new deck. Obsidian finds a file only by its exact path even on a disk that
    * ignores case, and a case-sensitive disk would take a second deck beside the first. Two such notes are
-   * refused by name, before any model call: cards must not land in whichever was listed first. `paths`: the
-   * vault's notes (notePaths).
+   * refused by name, before any model call: cards must not land in whichever was listed first. A new deck goes
+   * into the flashcards folder as the vault spells it (a disk that ignores case has one folder for both).
    */
-  private findDeckPath(deckName: string, paths: readonly string[]): string {
-    const wanted = this.deckPathFor(deckName);
+  private findDeckPath(deckName: string, { paths, deckFolder }: VaultNow): string {
+    // A deck is named, never pathed: its file name follows the one rule for names (note-paths.ts).
+    const file = `${noteNameFor(cleanDeckName(deckName)) || "Deck"}.md`;
+    const wanted = deckFolder ? `${deckFolder}/${file}` : file;
     const key = nameKey(wanted);
     const same = paths.filter((p) => nameKey(p) === key);
     if (same.length > 1) throw new AgentError(`More than one deck is named "${deckName}": ${same.join(", ")}. Rename or merge them.`, "invalid-input");
-    if (same[0]) return same[0];
-    // A new deck: in the folder as the vault spells it (a disk that ignores case has one folder for both).
-    const folder = folderOf(wanted);
-    return folder ? `${folderAsSpelled(folder, paths)}/${wanted.slice(folder.length + 1)}` : wanted;
+    return same[0] ?? wanted;
   }
 
-  /** Where a deck of this name goes; findDeckPath gives the note that is there already. */
-  private deckPathFor(deckName: string): string {
-    const folder = normalizeVaultPath(this.deps.settings().flashcardsFolder, this.deps.host.vault.configDir, "folder");
-    // A deck is named, never pathed: its file name follows the one rule for names (note-paths.ts).
-    const file = `${noteNameFor(cleanDeckName(deckName)) || "Deck"}.md`;
-    return folder ? `${folder}/${file}` : file;
-  }
-
-  /** The passages to make cards from; `paths` (notePaths) place the flashcards folder, whose decks are never a source. */
-  private async passagesFor(request: FlashcardRequest, paths: readonly string[]): Promise<{ title: string; passages: Passage[]; sources: string[]; keywordOnly?: string }> {
+  /** The passages to make cards from; never from a deck in the flashcards folder (`now.deckFolder`). */
+  private async passagesFor(request: FlashcardRequest, { deckFolder }: VaultNow): Promise<{ title: string; passages: Passage[]; sources: string[]; keywordOnly?: string }> {
     const { vault } = this.deps.host;
     if (request.notePath) {
       const path = normalizeVaultPath(request.notePath, vault.configDir, "note path");
       if (!/\.md$/i.test(path)) throw new AgentError(`Only markdown notes (.md) can be made into flashcards: ${path}`, "invalid-input");
-      if (isInFolder(path, deckFolderAsSpelled(this.deps.settings(), paths))) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
+      if (isInFolder(path, deckFolder)) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
       let content: string;
       try {
         content = await vault.readNote(path);
@@ -302,7 +293,6 @@ export class FlashcardService {
       if (isAbortError(err)) throw err;
       throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
     }
-    const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     const kept = mentioningTopic(
       hits.filter((h) => !isInFolder(h.chunk.path, deckFolder)),
       (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`,
@@ -320,18 +310,30 @@ export class FlashcardService {
     return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))], ...(keywordOnly ? { keywordOnly } : {}) };
   }
 
-  /** The vault's note paths, listed once per call: findDeckPath and passagesFor read the folders' spelling from them. */
-  private async notePaths(): Promise<string[]> {
-    return (await this.deps.host.vault.listNotes()).map((n) => n.path);
+  private vaultNow(): Promise<VaultNow> {
+    return vaultNow(this.deps.host.vault, this.deps.settings());
   }
 }
 
+/** What one call of the flashcards (or a quiz) reads of the vault: its note paths and the flashcards folder. */
+export interface VaultNow {
+  paths: readonly string[];
+  /** The flashcards folder as the vault spells it (deckFolderAsSpelled). */
+  deckFolder: string;
+}
+
+/** The vault's note paths (one listing) and its flashcards folder, read once per call and passed along. */
+export async function vaultNow(vault: VaultPort, settings: KryptonSettings): Promise<VaultNow> {
+  const [notes, deckFolder] = await Promise.all([vault.listNotes(), deckFolderAsSpelled(settings, vault)]);
+  return { paths: notes.map((n) => n.path), deckFolder };
+}
+
 /**
- * The flashcards folder of the settings as the vault of these note paths spells it (folderAsSpelled), so decks
- * are read (quiz, goal plans) where they are written, on a disk that ignores case too. "" for none.
+ * The flashcards folder of the settings as the vault spells it (folderAsSpelled), so decks are read (quiz, goal
+ * plans) where they are written, on a disk that ignores case too. "" for the vault root.
  */
-export function deckFolderAsSpelled(settings: KryptonSettings, paths: readonly string[]): string {
-  return folderAsSpelled(settings.flashcardsFolder.replace(/^\/+|\/+$/g, ""), paths);
+export async function deckFolderAsSpelled(settings: KryptonSettings, vault: Pick<VaultPort, "configDir" | "listFolders">): Promise<string> {
+  return folderAsSpelled(normalizeVaultPath(settings.flashcardsFolder, vault.configDir, "folder"), vault);
 }
 
 function clampMax(max: number | undefined): number {

@@ -71,8 +71,8 @@ export class GoalService {
 
   /** The goals, their folder as the vault spells it ("" for the whole vault), and the vault's note paths read for them. */
   private async scan(): Promise<{ goals: Goal[]; folder: string; paths: string[] }> {
-    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
-    const folder = this.folder(paths);
+    const [notes, folder] = await Promise.all([this.deps.host.vault.listNotes(), this.folder()]);
+    const paths = notes.map((n) => n.path);
     const today = this.today();
     const goals: Goal[] = [];
     for (const path of paths) {
@@ -136,11 +136,11 @@ export class GoalService {
     name: string,
     signal?: AbortSignal,
   ): Promise<{ goal: Goal; notes: string[]; dueCards: number; decks: string[]; days: string[]; keywordOnly?: string; srSettingsProblem?: string }> {
-    // One listing: the goals, and both folders as the vault spells them, as goals and decks are written there.
+    // One listing for the goals and the decks; both folders as the vault spells them, where goals and decks are written.
     const { goals, folder: goalsFolder, paths } = await this.scan();
     const goal = pickGoal(goals, name);
     const today = this.today();
-    const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
+    const deckFolder = await deckFolderAsSpelled(this.deps.settings(), this.deps.host.vault);
     let notes: string[] = [];
     let keywordOnly: string | null = null;
     try {
@@ -176,9 +176,9 @@ export class GoalService {
     return { goal, notes, dueCards, decks, days, ...(keywordOnly ? { keywordOnly } : {}), ...(format?.problem ? { srSettingsProblem: format.problem } : {}) };
   }
 
-  /** The study goals folder of the settings, as the vault of these note paths spells it. */
-  private folder(paths: readonly string[]): string {
-    return folderAsSpelled(normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder"), paths);
+  /** The study goals folder of the settings, as the vault spells it. */
+  private async folder(): Promise<string> {
+    return folderAsSpelled(normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder"), this.deps.host.vault);
   }
 }
 

@@ -65,34 +65,29 @@ export function nameKey(name: string): string {
 }
 
 /**
- * A folder as the vault spells it, found among the folders of `notePaths` level by level, case aside: on a
- * disk that ignores case (macOS, Windows) a setting's "Flashcards" is the folder "flashcards", and Obsidian,
- * which knows a folder only by its real spelling, fails to create it again. A level spelled exactly as given,
- * not found, or found in two spellings (a case-sensitive disk holds both) stays as given. Folders holding no
- * note are not seen.
+ * A folder as the vault spells it, found level by level among the vault's folders (VaultPort.listFolders, empty
+ * ones included), case aside: on a disk that ignores case (macOS, Windows) a setting's "Flashcards" is the folder
+ * "flashcards", and Obsidian, which knows a folder only by its real spelling, fails to create it again. A level
+ * spelled exactly as given, not found, or found in two spellings (a case-sensitive disk holds both) stays as
+ * given; below a level not found, the rest stays as given too. One listFolders call per level, no walk.
  */
-export function folderAsSpelled(folder: string, notePaths: readonly string[]): string {
+export async function folderAsSpelled(folder: string, vault: Pick<VaultPort, "listFolders">): Promise<string> {
   if (!folder) return folder;
   const lower = (s: string) => s.normalize("NFC").toLowerCase();
   const wanted = folder.split("/");
   const parts: string[] = [];
   for (const [depth, name] of wanted.entries()) {
-    const parent = parts.join("/");
-    const spellings = new Set<string>();
-    for (const path of notePaths) {
-      const levels = path.split("/");
-      if (levels.length <= depth + 1 || (depth > 0 && levels.slice(0, depth).join("/") !== parent)) continue;
-      if (lower(levels[depth]) === lower(name)) spellings.add(levels[depth]);
-    }
-    parts.push(spellings.size === 1 && !spellings.has(name) ? [...spellings][0] : name);
+    const spellings = (await vault.listFolders(parts.join("/"))).filter((n) => lower(n) === lower(name));
+    if (!spellings.length) return [...parts, ...wanted.slice(depth)].join("/");
+    parts.push(spellings.length === 1 ? spellings[0] : name);
   }
   return parts.join("/");
 }
 
 /**
  * Whether a note path is `folder` or below it, by exact text; "" holds nothing. Pass the folder a setting names
- * through folderAsSpelled first, with the same note list: then what Krypton reads from a folder (goals, decks)
- * is where it writes new notes, whatever the case of the setting.
+ * through folderAsSpelled first: then what Krypton reads from a folder (goals, decks) is where it writes new
+ * notes, whatever the case of the setting.
  */
 export function isInFolder(path: string, folder: string): boolean {
   return folder !== "" && (path === folder || path.startsWith(`${folder}/`));

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCards } from "../flashcards/card-parser";
-import { deckFolderAsSpelled, type FlashcardService } from "../flashcards/flashcard-service";
+import { vaultNow, type FlashcardService, type VaultNow } from "../flashcards/flashcard-service";
 import { loadSrFormat, srDefaultsRemark } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
 import { ANSWER_BUDGET } from "../model/answer-budget";
@@ -59,18 +59,18 @@ export class QuizService {
    * No deck by that name: cards about the topic are made from the vault's notes, in memory (no deck written).
    */
   async start(conversationId: string | undefined, name: string, signal?: AbortSignal): Promise<string> {
-    // One listing for the deck and, when there is none, the cards drafted from the notes (their flashcards folder).
-    const paths = (await this.deps.host.vault.listNotes()).map((n) => n.path);
-    const deck = await this.findDeck(name, paths);
-    if (!deck) return this.startFromNotes(conversationId, name, paths, signal);
-    const { path, text, deckFolder } = deck;
+    // One listing and one flashcards folder for the deck and, when there is none, the cards drafted from the notes.
+    const now = await vaultNow(this.deps.host.vault, this.deps.settings());
+    const deck = await this.findDeck(name, now);
+    if (!deck) return this.startFromNotes(conversationId, name, now, signal);
+    const { path, text } = deck;
     const format = await loadSrFormat(this.deps.host.vault);
     const cards = quizCardsFromDeck(parseCards(text, format).cards, path);
     // Read in SR's defaults, the deck's cards in the user's own separators are not found: say why with the outcome.
     const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
     if (!cards.length) {
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
-      if (this.deps.flashcards && !isInFolder(path, deckFolder)) return this.startFromNotes(conversationId, name, paths, signal);
+      if (this.deps.flashcards && !isInFolder(path, now.deckFolder)) return this.startFromNotes(conversationId, name, now, signal);
       throw new AgentError(`${path} has no flashcards to quiz you on.${defaults}`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), this.order(cards));
@@ -78,10 +78,10 @@ export class QuizService {
     return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.${defaults}\n\n${questionText(state)}`;
   }
 
-  /** `paths`: the vault's notes, as start() listed them. */
-  private async startFromNotes(conversationId: string | undefined, topic: string, paths: readonly string[], signal?: AbortSignal): Promise<string> {
+  /** `now`: the vault's notes and flashcards folder, as start() read them. */
+  private async startFromNotes(conversationId: string | undefined, topic: string, now: VaultNow, signal?: AbortSignal): Promise<string> {
     if (!this.deps.flashcards) throw new AgentError(`No deck named "${topic}". Make one first: "make flashcards about ${topic}".`, "not-found");
-    const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal, paths);
+    const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal, now);
     const cards = quizCardsFromNew(draft.cards, draft.format);
     if (!cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
     const state: QuizState = {
@@ -176,14 +176,13 @@ export class QuizService {
   }
 
   /** The note of that name among `paths`, one in the flashcards folder (as the vault spells it, where decks are made) first. */
-  private async findDeck(name: string, paths: readonly string[]): Promise<{ path: string; text: string; deckFolder: string } | null> {
+  private async findDeck(name: string, { paths, deckFolder }: VaultNow): Promise<{ path: string; text: string } | null> {
     const wanted = nameKey(name.trim().replace(/\.md$/i, ""));
-    const deckFolder = deckFolderAsSpelled(this.deps.settings(), paths);
     const named = paths.filter((p) => nameKey(baseNameOf(p)) === wanted);
     const pick = named.find((p) => isInFolder(p, deckFolder)) ?? named[0];
     if (!pick) return null;
     try {
-      return { path: pick, text: await this.deps.host.vault.readNote(pick), deckFolder };
+      return { path: pick, text: await this.deps.host.vault.readNote(pick) };
     } catch (err) {
       throw new AgentError(`Could not read ${pick}: ${errorMessage(err)}`, "failed");
     }

@@ -1,3 +1,5 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
 import { createFlashcardAgent } from "../../../src/core/flashcards/flashcard-agent";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
@@ -250,17 +252,20 @@ describe("FlashcardService", () => {
     expect(await world.vault.read(run.deckPath)).toContain("[[Bio/Photosynthesis#");
   });
 
-  it("lists the vault once a run: the flashcards folder and the deck note are read from the same listing", async () => {
+  it("lists the vault once a run: the passages and the deck note are read from the same listing and folder", async () => {
     world.ollama.setDefault({
       route: "chat",
       reply: (req) => reply([{ type: "basic", front: "What do light reactions release?", back: "Oxygen", passage: passageNumber(req.userText, "oxygen") }]),
     });
     const listNotes = jest.spyOn(world.host.vault, "listNotes");
+    // And the flashcards folder ("Flashcards": one level) is looked up once, one folder's listing, no walk.
+    const listFolders = jest.spyOn(world.host.vault, "listFolders");
     await service.generate({ notePath: "Bio/Photosynthesis.md" });
-    expect(listNotes).toHaveBeenCalledTimes(1);
+    expect([listNotes.mock.calls.length, listFolders.mock.calls]).toEqual([1, [[""]]]);
     listNotes.mockClear();
+    listFolders.mockClear();
     await service.generate({ topic: "photosynthesis" });
-    expect(listNotes).toHaveBeenCalledTimes(1);
+    expect([listNotes.mock.calls.length, listFolders.mock.calls]).toEqual([1, [[""]]]);
   });
 
   it("chat: 'make flashcards from this note' uses the active note; 'make 5 flashcards about X' a topic", async () => {
@@ -325,6 +330,21 @@ describe("a deck named like an existing one, case and spacing aside", () => {
     const run = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Photosynthesis" });
     expect(run).toMatchObject({ deckPath: "flashcards/Photosynthesis.md", createdDeck: true });
     expect(await world.vault.exists("Flashcards")).toBe(false);
+  });
+
+  it("an empty flashcards folder in another case than the setting's gets the first deck; a second run adds to it", async () => {
+    // Empty but for a picture: no note tells its spelling, the folder itself does.
+    await world.vault.write("flashcards/diagram.png", "png");
+    world.settings.flashcardsFolder = "Flashcards";
+    world.ollama.setDefault({ route: "chat", reply: where });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Photosynthesis" });
+    expect(run).toMatchObject({ deckPath: "flashcards/Photosynthesis.md", createdDeck: true });
+    expect(await world.vault.exists("Flashcards")).toBe(false);
+    const more = await service.addCards("photosynthesis", [{ kind: "basic", front: "What do light reactions release?", back: "Oxygen", source: "Bio/Photosynthesis" }]);
+    expect(more).toMatchObject({ deckPath: "flashcards/Photosynthesis.md", createdDeck: false, added: [{ front: "What do light reactions release?" }] });
+    expect((await fs.readdir(join(world.vault.root, "flashcards"))).sort()).toEqual(["Photosynthesis.md", "diagram.png"]);
+    // Its deck is no source of cards either.
+    await expect(service.generate({ notePath: "flashcards/Photosynthesis.md", deck: "Again" })).rejects.toThrow(/is in the flashcards folder/);
   });
 
   it("a deck in the flashcards folder as the vault spells it is no source of cards, whatever the setting's case", async () => {

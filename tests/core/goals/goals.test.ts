@@ -236,6 +236,7 @@ describe("GoalService over a real vault", () => {
     const racing = {
       ...inner,
       listNotes: () => inner.listNotes(),
+      listFolders: (p: string) => inner.listFolders(p),
       readNote: (p: string) => inner.readNote(p),
       processNote: async (p: string, fn: (t: string) => string, e?: string) => {
         await fs.writeFile(join(world.vault.root, p), userText);
@@ -337,6 +338,16 @@ describe("GoalService over a real vault", () => {
     expect(plan.decks).toEqual(["Flashcards/AWS.md"]);
     expect(plan.notes).toContain("AWS/VPC.md");
     expect(plan.notes.filter((p) => p.toLowerCase().startsWith("study goals/"))).toEqual([]);
+  });
+
+  it("an empty goals folder in another case than the setting's gets the first goal; nothing is made twice", async () => {
+    await fs.mkdir(join(world.vault.root, "study goals"));
+    const goals = service("UTC");
+    expect(await goals.list()).toEqual([]);
+    expect((await goals.create("Learn Rust")).path).toBe("study goals/Learn Rust.md");
+    expect((await fs.readdir(world.vault.root)).filter((n) => /^study goals$/i.test(n))).toEqual(["study goals"]);
+    expect(await fs.readdir(join(world.vault.root, "study goals"))).toEqual(["Learn Rust.md"]);
+    expect(await goals.create("learn rust").catch((e: Error) => e.message)).toMatch(/already exists \(study goals\/Learn Rust\.md\)/);
   });
 
   it("a case-sensitive disk holding both spellings: the settings' exact spelling is the folder", async () => {
