@@ -4,6 +4,7 @@ import { App, Plugin, type PluginManifest } from "../support/obsidian-stub";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { ObsidianVault } from "../../src/obsidian/host/obsidian-vault";
 import { loadSrFormat, SR_DATA_JSON } from "../../src/core/flashcards/sr-format";
+import { createUniqueNote } from "../../src/core/notes/note-paths";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type VaultEvent } from "../../src/core/ports/vault";
 
 class TestPlugin extends Plugin {}
@@ -61,6 +62,14 @@ test("listFolders gives the folders of Obsidian's file tree in their spelling, e
   // A folder Obsidian creates is in the tree at once.
   await macApp.vault.createFolder("Empty/New");
   expect(await mac.listFolders("Empty")).toEqual(["New"]);
+});
+
+test("createUniqueNote puts a note into an empty folder the setting spells in another case (a disk that ignores case)", async () => {
+  await fs.mkdir(join(temp.root, "krypton"));
+  const mac = new ObsidianVault(new App(temp.root, { caseInsensitiveDisk: true }) as never, plugin as never);
+  expect(await createUniqueNote(mac, "Krypton", "tides", "# Tides\n")).toBe("krypton/tides.md");
+  expect(await createUniqueNote(mac, "KRYPTON", "tides", "# Tides again\n")).toBe("krypton/tides-1.md");
+  expect((await fs.readdir(join(temp.root, "krypton"))).sort()).toEqual(["tides-1.md", "tides.md"]);
 });
 
 test("readNote reads the note's bytes and refuses what is not a note", async () => {

@@ -175,7 +175,7 @@ export class FlashcardService {
     const name = parseCards(text.slice(0, 2000)).frontmatter.deck?.replace(/^"|"$/g, "") || deckPath.replace(/^.*\//, "").replace(/\.md$/i, "");
     const out = ankiExportText(name, deckPath.replace(/\.md$/i, ""), cards, localDate(this.deps.host.clock.now()));
     if (!out.exported) throw new AgentError(`None of the ${cards.length} cards in ${deckPath} can be exported (${out.skipped[0]?.reason}).${defaults}`, "invalid-input");
-    const base = `${ANKI_EXPORT_FOLDER}/${deckPath.replace(/^.*\//, "").replace(/\.md$/i, "")}`;
+    const base = `${await folderAsSpelled(ANKI_EXPORT_FOLDER, vault)}/${deckPath.replace(/^.*\//, "").replace(/\.md$/i, "")}`;
     for (let n = 1; n <= 100; n++) {
       const path = n === 1 ? `${base}.md` : `${base} ${n}.md`;
       if (await vault.exists(path)) continue;

@@ -135,13 +135,15 @@ export function noteLink(path: string, title?: string): string {
 }
 
 /**
- * Saves content as a new note named folder/slug.md, or slug-1.md, slug-2.md, … when taken.
+ * Saves content as a new note named folder/slug.md, or slug-1.md, slug-2.md, … when taken, in the folder as the
+ * vault spells it (folderAsSpelled: Obsidian cannot create it again in another case on macOS or Windows).
  * Never overwrites: VaultPort.createNote refuses, and a name taken meanwhile moves on to the next suffix.
  * Returns the path, or null when no free name was found within `attempts`.
  */
 export async function createUniqueNote(vault: VaultPort, folder: string, slug: string, content: string, attempts = 1000): Promise<string | null> {
+  const spelled = await folderAsSpelled(folder, vault);
   for (let suffix = 0; suffix < attempts; suffix++) {
-    const path = notePathFor(folder, slug, suffix);
+    const path = notePathFor(spelled, slug, suffix);
     if (await vault.exists(path)) continue;
     try {
       await vault.createNote(path, content);

@@ -156,6 +156,19 @@ describe("NoteOperations.createNote", () => {
     expect(world.ollama.requestsTo("chat")).toHaveLength(2);
   });
 
+  // On a disk that ignores case (macOS, Windows) the setting's "Krypton" is the folder "krypton", empty or not:
+  // Obsidian, which knows it only by that spelling, fails to create "Krypton" again.
+  it("a new note goes into the new-note folder as the vault spells it, an empty one too", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    await fs.mkdir(join(world.vault.root, "krypton"));
+    world.ollama.script({ route: "chat", reply: "# X\n\nbody" });
+    world.ollama.script({ route: "chat", reply: "# X\n\nagain" });
+    expect((await world.operations.createNote("x")).path).toBe("krypton/x.md");
+    expect((await world.operations.createNote("x")).path).toBe("krypton/x-1.md");
+    expect(await fs.readdir(world.vault.root)).not.toContain("Krypton");
+    expect((await fs.readdir(join(world.vault.root, "krypton"))).sort()).toEqual(["x-1.md", "x.md"]);
+  });
+
   it("never overwrites: x.md and x-1.md exist → x-2.md, existing files byte-identical", async () => {
     const existing = { "Krypton/x.md": "# X\n\nmine, keep me\n", "Krypton/x-1.md": "second\r\nwith CRLF\r\n", "other.md": "untouched" };
     world = await makeAgentsWorld({ files: existing, openIndex: false });

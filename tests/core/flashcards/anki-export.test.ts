@@ -1,3 +1,5 @@
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 /**
  * Export to the Obsidian_to_Anki plugin's note format, checked against its wiki's documented examples
  * ("Field formatting": START / Basic / Front: / Back: / END; "Deck formatting": TARGET DECK + name on the next
@@ -89,6 +91,13 @@ describe("FlashcardService.exportAnki (real vault)", () => {
     await expect(service().exportAnki("Nope")).rejects.toThrow(/No deck at Flashcards\/Nope\.md/);
     await expect(service().exportAnki("Notes/Plain")).rejects.toThrow(/not a Krypton deck|not a deck/i);
     expect(await world.vault.read("Flashcards/Mine.md")).toBe("Q::A\n");
+  });
+
+  it("writes into an empty 'anki exports/' as the vault spells it, not beside it", async () => {
+    await fs.mkdir(join(world.vault.root, "anki exports"));
+    expect((await service().exportAnki("Testing")).path).toBe("anki exports/Testing.md");
+    expect((await service().exportAnki("Testing")).path).toBe("anki exports/Testing 2.md");
+    expect((await fs.readdir(world.vault.root)).filter((name) => /^anki exports$/i.test(name))).toEqual(["anki exports"]);
   });
 
   it("says why when the Spaced Repetition plugin's settings cannot be read and the deck is read in its defaults", async () => {
