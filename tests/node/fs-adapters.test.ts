@@ -99,6 +99,18 @@ describe("Node host adapters", () => {
     expect(await policed.listFolders("Private")).toEqual([]);
   });
 
+  it("hides a folder a glob takes whole (\"Archive/**\", \"**/secret/**\"), not one whose notes a glob only picks among", async () => {
+    await vault.write("Archive/Old/x.md", "archived");
+    await vault.write("Projects/Secret/x.md", "secret");
+    await vault.write("Drawings/x.excalidraw.md", "drawing");
+    await vault.write("Daily/2023-01/x.md", "seen");
+    const policed = policedVault(createNodeHost(vault.root).vault, () => ({ excludePatterns: ["Archive/**", "**/secret/**", "**/*.excalidraw.md", "Daily/2023-*"] }));
+    expect((await policed.listFolders("")).sort()).toEqual(["Daily", "Drawings", "Folder", "Projects"]);
+    expect(await policed.listFolders("Projects")).toEqual([]);
+    // "Daily/2023-*" names the folder itself, not the notes in it: those are read, so the folder is seen.
+    expect(await policed.listFolders("Daily")).toEqual(["2023-01"]);
+  });
+
   it("reads notes and reports a missing one by name", async () => {
     const host = createNodeHost(vault.root);
     expect(await host.vault.readNote("Folder/b.md")).toBe("B");

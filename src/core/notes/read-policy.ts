@@ -68,7 +68,10 @@ export function createReadPolicy(settings: ReadPolicySettings, configDir: string
   return {
     refusal,
     mayRead: (path) => refusal(path) === undefined,
-    mayListFolder: (path) => refusal(path) === undefined || refusal(`${path}/`) === undefined,
+    // Taken whole: a note in it and a note in a folder below it are both refused, probed under a name no rule
+    // can name (no file name holds a NUL). "Private", "Archive/**" and "**/secret/**" take their folder whole;
+    // "Daily/*" refuses only Daily's own notes and "Daily/2023-*" only names, so notes below stay readable.
+    mayListFolder: (path) => refusal(`${path}/\0.md`) === undefined || refusal(`${path}/\0/\0.md`) === undefined,
     assertMayRead(path) {
       const why = refusal(path);
       if (why) throw new NoteRefusedError(path, why);
