@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { App, Plugin, type PluginManifest } from "../support/obsidian-stub";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { ObsidianVault } from "../../src/obsidian/host/obsidian-vault";
+import { nodeVaultLocation } from "../../src/node/path-symlink-guard";
 import { loadSrFormat, SR_DATA_JSON } from "../../src/core/flashcards/sr-format";
 import { createUniqueNote } from "../../src/core/notes/note-paths";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type VaultEvent } from "../../src/core/ports/vault";
@@ -62,6 +63,23 @@ test("listFolders gives the folders of Obsidian's file tree in their spelling, e
   // A folder Obsidian creates is in the tree at once.
   await macApp.vault.createFolder("Empty/New");
   expect(await mac.listFolders("Empty")).toEqual(["New"]);
+});
+
+test("listFolders on desktop never goes through a link that leads out of the vault, which Obsidian's tree follows", async () => {
+  const outside = await makeTempVault({ "Secret/Deeper/x.md": "# Secret\n" });
+  try {
+    await fs.symlink(outside.root, join(temp.root, "Outside"));
+    await fs.symlink(join(temp.root, "Projects"), join(temp.root, "Linked projects"));
+    await fs.mkdir(join(temp.root, "Projects", "Old"));
+    // The desktop host's guard (obsidian-host.ts desktopSymlinkGuard): the Node one the CLI uses.
+    const desktop = new ObsidianVault(new App(temp.root) as never, plugin as never, { assertInside: nodeVaultLocation(temp.root).assertInside });
+    expect((await desktop.listFolders("")).sort()).toEqual(["Config", "Linked projects", "Projects"]);
+    for (const parent of ["Outside", "Outside/Secret", "Outside/Secret/Deeper"]) expect([parent, await desktop.listFolders(parent)]).toEqual([parent, []]);
+    // A link within the vault leads to notes Obsidian lists and Krypton reads: its folders are seen, as listNotes sees its notes.
+    expect(await desktop.listFolders("Linked projects")).toEqual(["Old"]);
+  } finally {
+    await outside.cleanup();
+  }
 });
 
 test("createUniqueNote puts a note into an empty folder the setting spells in another case (a disk that ignores case)", async () => {

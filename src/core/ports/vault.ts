@@ -44,9 +44,10 @@ export interface VaultPort {
   listNotes(): Promise<NoteInfo[]>;
   /**
    * The names of the folders directly in `parent` ("" for the vault root), as the vault spells them, empty ones
-   * included: what the vault knows as folders where listNotes walks (no hidden folder, no config folder or
-   * ".krypton", no symbolic link). [] when `parent` is no such folder. One folder, not a walk: folderAsSpelled
-   * asks level by level.
+   * included: the folders listNotes finds notes in (no hidden folder, nothing through a symbolic link that
+   * leads out of the vault; Node lists no link to a folder at all). [] when `parent` is no such folder. One
+   * folder, not a walk: folderAsSpelled asks level by level. The config folder and excluded folders are left
+   * out by the read policy (policedVault).
    */
   listFolders(parent: string): Promise<string[]>;
   /** Throws NoteNotFoundError when there is no such note. */

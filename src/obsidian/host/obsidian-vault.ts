@@ -45,13 +45,25 @@ export class ObsidianVault implements VaultPort {
 
   /**
    * From the vault's loaded file tree, which holds every folder Obsidian knows, empty ones too, in their exact
-   * spelling (the tree is case-sensitive; on macOS the disk is not).
+   * spelling (the tree is case-sensitive; on macOS the disk is not). Obsidian desktop follows symbolic links
+   * into that tree, so a folder that really lies outside the vault (assertInside) is left out, as is every
+   * folder in one.
    */
-  listFolders(parent: string): Promise<string[]> {
+  async listFolders(parent: string): Promise<string[]> {
     const folder = parent ? this.app.vault.getAbstractFileByPath(normalizePath(parent)) : this.app.vault.getRoot();
-    if (!(folder instanceof TFolder)) return Promise.resolve([]);
-    const names = folder.children.filter((c) => c instanceof TFolder && !isInside(c.path, this.configDir) && !isInside(c.path, KRYPTON_DIR)).map((c) => c.name);
-    return Promise.resolve(names);
+    if (!(folder instanceof TFolder) || !(await this.liesInside(folder.path))) return [];
+    const folders = folder.children.filter((c) => c instanceof TFolder && !isInside(c.path, this.configDir) && !isInside(c.path, KRYPTON_DIR));
+    const inside = await Promise.all(folders.map((c) => this.liesInside(c.path)));
+    return folders.filter((_, i) => inside[i]).map((c) => c.name);
+  }
+
+  /** False when the path leads out of the vault through a link (or cannot be checked); true where there are no links (mobile). */
+  private async liesInside(path: string): Promise<boolean> {
+    if (!this.options.assertInside || path === "/") return true;
+    return this.options.assertInside(path).then(
+      () => true,
+      () => false,
+    );
   }
 
   async readNote(path: string): Promise<string> {

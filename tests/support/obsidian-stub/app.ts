@@ -3,7 +3,7 @@
 // debounce: the parts the plugin host uses. Semantics follow Obsidian where implemented (vault.create
 // refuses an existing file, adapter.rename refuses an existing destination, dot-folders are not in the
 // vault's file tree, events fire after the change). Test-only helpers are marked "stand-in only".
-import { promises as fs, statSync, readdirSync } from "node:fs";
+import { promises as fs, realpathSync, statSync, readdirSync } from "node:fs";
 import * as http from "node:http";
 import * as https from "node:https";
 import { join } from "node:path";
@@ -238,15 +238,21 @@ export class Vault extends Events {
     }
   }
 
-  private scan(folder: TFolder, rel: string): void {
+  /** `seen`: the real paths of the folders being scanned, so a link back up one of them is not followed (a loop). */
+  private scan(folder: TFolder, rel: string, seen: ReadonlySet<string> = new Set([realpathSync(this.basePath)])): void {
     for (const entry of readdirSync(rel ? join(this.basePath, ...rel.split("/")) : this.basePath, { withFileTypes: true })) {
       if (entry.name.startsWith(".")) continue;
       const path = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) this.scan(this.addFolder(path), path);
+      const full = join(this.basePath, ...path.split("/"));
+      if (entry.isDirectory()) this.scan(this.addFolder(path), path, new Set([...seen, realpathSync(full)]));
       else if (entry.isFile()) this.addFile(path);
-      // Obsidian desktop follows a symbolic link to a file wherever it points (even out of the vault):
-      // the file appears in the vault like any other. (Symlinked folders are left out of this stand-in.)
-      else if (entry.isSymbolicLink() && statSync(join(this.basePath, ...path.split("/")), { throwIfNoEntry: false })?.isFile()) this.addFile(path);
+      else if (entry.isSymbolicLink()) {
+        // Obsidian desktop follows a symbolic link wherever it points (even out of the vault): a linked file
+        // or folder appears in the vault like any other.
+        const target = statSync(full, { throwIfNoEntry: false });
+        if (target?.isFile()) this.addFile(path);
+        else if (target?.isDirectory() && !seen.has(realpathSync(full))) this.scan(this.addFolder(path), path, new Set([...seen, realpathSync(full)]));
+      }
     }
   }
 
