@@ -81,7 +81,8 @@ export function quizCardsFromDeck(cards: readonly ParsedCard[], source: string):
 /**
  * The first QUIZ_MAX_CARDS questions of shuffled ones, taken a whole card at a time (a reversed card's two
  * directions, a cloze's siblings): capped before shuffling, a big deck's quiz would always be its first cards.
- * A card with more questions than are left is passed over for a smaller one.
+ * A card with more questions than are left is passed over for a smaller one; when no card fits, the first
+ * QUIZ_MAX_CARDS questions are taken.
  */
 export function questionsUpToCap(shuffled: readonly QuizCard[]): QuizCard[] {
   const byCard = new Map<number | QuizCard, QuizCard[]>();
@@ -91,7 +92,8 @@ export function questionsUpToCap(shuffled: readonly QuizCard[]): QuizCard[] {
   }
   const out: QuizCard[] = [];
   for (const questions of byCard.values()) if (out.length + questions.length <= QUIZ_MAX_CARDS) out.push(...questions);
-  return out;
+  // Every card has more questions than a quiz asks (a cloze of 24 deletions): some of them, not an empty quiz.
+  return out.length ? out : shuffled.slice(0, QUIZ_MAX_CARDS);
 }
 
 /**

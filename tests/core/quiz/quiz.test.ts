@@ -188,6 +188,14 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
     expect([...asked].some((p) => /^Term (2[1-9]|[34]\d|50)$/.test(p))).toBe(true);
   });
 
+  it("a cloze with more siblings than a quiz asks is still quizzed, on 20 of them", async () => {
+    const planets = Array.from({ length: 24 }, (_, i) => `==p${i + 1}==`).join(", ");
+    await world.vault.write("Flashcards/Planets.md", `#flashcards/planets\n\nThe bodies in order: ${planets}\n`);
+    expect(await newQuiz().start("pl", "Planets")).toMatch(/Quiz on \*\*Planets\*\*: 20 cards/);
+    const { cards } = JSON.parse((await world.host.data.readText("quiz/pl.json"))!) as { cards: QuizCard[] };
+    expect(new Set(cards.map((c) => c.answer)).size).toBe(20);
+  });
+
   it("a quiz started in a new conversation (no id yet) continues once the conversation has its id", async () => {
     const agent = createQuizAgent({ quiz: newQuiz(), logger: world.host.logger });
     expect((await agent.tryHandle("Test me on aws", [], {}))!.text).toMatch(/Quiz on/);
