@@ -116,12 +116,6 @@ export function notePathFor(folder: string, slug: string, suffix: number): strin
   return folder ? `${folder}/${name}` : name;
 }
 
-/** "Notes/AI/ml.md" → "Notes/AI"; "" for the vault root. */
-export function folderOf(path: string): string {
-  const i = path.lastIndexOf("/");
-  return i < 0 ? "" : path.slice(0, i);
-}
-
 /** "Notes/AI/ml.md" → "ml". */
 export function baseNameOf(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/i, "");
