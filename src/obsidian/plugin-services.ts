@@ -96,10 +96,17 @@ export class KryptonServices {
     return this.secrets.inSecretStorage;
   }
 
-  /** Saves a change, applies it to the core, and re-indexes or restarts the bridge when it matters. */
-  saveSettings(patch: Partial<KryptonSettings>): Promise<void> {
+  /**
+   * Saves a change, applies it to the core, and re-indexes or restarts the bridge when it matters. A change to
+   * part of a list (one preset, one MCP server) is a function of the settings: it is worked out when its turn
+   * comes, so a change queued before it (a reload from disk) is not undone by a list copied earlier.
+   */
+  saveSettings(patch: Partial<KryptonSettings> | ((current: KryptonSettings) => Partial<KryptonSettings>)): Promise<void> {
     // The patch goes onto the settings as the changes queued before it leave them, not as they are now.
-    return this.settingsChanges.run(() => this.adopt(normalizeSettings({ ...this.current, ...patch }), true));
+    return this.settingsChanges.run(() => {
+      const change = typeof patch === "function" ? patch(this.current) : patch;
+      return this.adopt(normalizeSettings({ ...this.current, ...change }), true);
+    });
   }
 
   /**
@@ -331,6 +338,8 @@ export class KryptonServices {
     this.aborter.abort();
     this.unsubscribeVault?.();
     this.unsubscribeVault = null;
+    // A change still being written lands before the plugin is gone: a reload of the plugin reads data.json next.
+    await this.settingsChanges.idle();
     await this.bridge.stop();
     await this.indexJobs.idle();
     await this.core.close();

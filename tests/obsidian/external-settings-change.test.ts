@@ -87,3 +87,24 @@ test("a change made in the tab while data.json is being read for a reload is kep
   expect(p.services.settings()).toMatchObject({ chatModel: "qwen2.5:7b", defaultMode: "hybrid" });
   expect(JSON.parse(await p.temp.read(DATA))).toMatchObject({ chatModel: "qwen2.5:7b", defaultMode: "hybrid" });
 });
+
+test("unloading waits for a settings change still being written, so a reload of the plugin reads it", async () => {
+  const plugin = p.plugin as unknown as { saveData(data: unknown): Promise<void> };
+  const save = plugin.saveData.bind(plugin);
+  const slowDisk = gate();
+  let written: unknown = null;
+  plugin.saveData = async (data) => {
+    await slowDisk.opened;
+    await save(data);
+    written = data;
+  };
+  const saved = p.services.saveSettings({ chatModel: "qwen2.5:7b" });
+  let writtenAtUnload: unknown = "not unloaded";
+  const unloading = p.close().then(() => (writtenAtUnload = written));
+  // Everything else unload does is done by now; only the write is held.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(writtenAtUnload).toBe("not unloaded");
+  slowDisk.open();
+  await Promise.all([saved, unloading]);
+  expect(writtenAtUnload).toMatchObject({ chatModel: "qwen2.5:7b" });
+});

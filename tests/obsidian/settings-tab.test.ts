@@ -187,6 +187,35 @@ test("agent mode: limits, presets added, edited (provider/model checked), chosen
   expect(p.services.settings().agentPreset).toBe("");
 });
 
+test("a preset added in the tab while a reload from disk is read keeps the preset the reload brought", async () => {
+  const DATA = ".obsidian/plugins/krypton/data.json";
+  const plugin = p.plugin as unknown as { loadData(): Promise<unknown>; externalSettingsChanged(): Promise<void> };
+  const load = plugin.loadData.bind(plugin);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let readStarted!: () => void;
+  const reading = new Promise<void>((resolve) => (readStarted = resolve));
+  // The disk answers the reload's read late: the button is clicked in between.
+  plugin.loadData = async () => {
+    const data = await load();
+    readStarted();
+    await held;
+    return data;
+  };
+  const fromPhone = { name: "From phone", persona: "", model: "", tools: [] };
+  await p.temp.write(DATA, JSON.stringify({ ...JSON.parse(await p.temp.read(DATA)), agentPresets: [fromPhone] }));
+  const reloaded = plugin.externalSettingsChanged();
+  await reading;
+  const add = rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Add preset"))!;
+  control(add, ButtonComponent).buttonEl.click();
+  release();
+  await reloaded;
+  await waitFor(() => p.services.settings().agentPresets.length === 2);
+  expect(p.services.settings().agentPresets.map((preset) => preset.name)).toEqual(["From phone", "Preset 2"]);
+  await p.services.saveSettings({}); // queued after the click's change: its write has landed
+  expect(JSON.parse(await p.temp.read(DATA)).agentPresets.map((preset: { name: string }) => preset.name)).toEqual(["From phone", "Preset 2"]);
+});
+
 test("an open tab shows settings changed on disk from outside Obsidian; a closed one is not redrawn", async () => {
   const DATA = ".obsidian/plugins/krypton/data.json";
   const external = () => (p.plugin as unknown as { externalSettingsChanged(): Promise<void> }).externalSettingsChanged();

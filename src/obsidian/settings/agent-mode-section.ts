@@ -41,10 +41,12 @@ export function renderAgentModeSection(ctx: SectionContext): void {
   presets.forEach((preset, i) => renderPreset(ctx, preset, i));
   new Setting(ctx.containerEl).addButton((b) =>
     b.setButtonText("Add preset").onClick(async () => {
-      const taken = new Set(services.settings().agentPresets.map((p) => p.name));
-      let n = services.settings().agentPresets.length + 1;
-      while (taken.has(`Preset ${n}`)) n++;
-      await services.saveSettings({ agentPresets: [...services.settings().agentPresets, { name: `Preset ${n}`, persona: "", model: "", tools: [] }] });
+      await services.saveSettings(({ agentPresets }) => {
+        const taken = new Set(agentPresets.map((p) => p.name));
+        let n = agentPresets.length + 1;
+        while (taken.has(`Preset ${n}`)) n++;
+        return { agentPresets: [...agentPresets, { name: `Preset ${n}`, persona: "", model: "", tools: [] }] };
+      });
       ctx.refresh();
     }),
   );
@@ -53,9 +55,11 @@ export function renderAgentModeSection(ctx: SectionContext): void {
 function renderPreset(ctx: SectionContext, preset: AgentPreset, index: number): void {
   const { services } = ctx;
   const update = async (patch: Partial<AgentPreset>) => {
-    const all = services.settings().agentPresets.map((p, i) => (i === index ? { ...p, ...patch } : p));
-    const renamed = patch.name !== undefined && services.settings().agentPreset === preset.name;
-    await services.saveSettings({ agentPresets: all, ...(renamed ? { agentPreset: patch.name } : {}) });
+    await services.saveSettings((current) => {
+      const all = current.agentPresets.map((p, i) => (i === index ? { ...p, ...patch } : p));
+      const renamed = patch.name !== undefined && current.agentPreset === preset.name;
+      return { agentPresets: all, ...(renamed ? { agentPreset: patch.name } : {}) };
+    });
   };
   new Setting(ctx.containerEl)
     .setName(`Preset: ${preset.name}`)
@@ -76,9 +80,10 @@ function renderPreset(ctx: SectionContext, preset: AgentPreset, index: number): 
         .setIcon("trash")
         .setTooltip("Remove preset")
         .onClick(async () => {
-          const rest = services.settings().agentPresets.filter((_, i) => i !== index);
-          const inUse = services.settings().agentPreset === preset.name;
-          await services.saveSettings({ agentPresets: rest, ...(inUse ? { agentPreset: "" } : {}) });
+          await services.saveSettings((current) => ({
+            agentPresets: current.agentPresets.filter((_, i) => i !== index),
+            ...(current.agentPreset === preset.name ? { agentPreset: "" } : {}),
+          }));
           ctx.refresh();
         }),
     );

@@ -62,7 +62,7 @@ function renderServerRow(ctx: SectionContext, server: McpServerConfig, status: M
         .setTooltip("Enabled")
         .setValue(server.enabled)
         .onChange(async (on) => {
-          await saveServers(services, services.settings().mcpServers.map((s) => (s.name === server.name ? { ...s, enabled: on } : s)));
+          await saveServers(services, (servers) => servers.map((s) => (s.name === server.name ? { ...s, enabled: on } : s)));
           ctx.refresh();
         }),
     )
@@ -78,7 +78,7 @@ function renderServerRow(ctx: SectionContext, server: McpServerConfig, status: M
         .setIcon("trash")
         .setTooltip("Remove server")
         .onClick(async () => {
-          await saveServers(services, services.settings().mcpServers.filter((s) => s.name !== server.name));
+          await saveServers(services, (servers) => servers.filter((s) => s.name !== server.name));
           ctx.refresh();
         }),
     );
@@ -222,11 +222,11 @@ function renderForm(ctx: SectionContext, draft: Draft): void {
             ctx.refresh();
             return;
           }
-          const list = services.settings().mcpServers;
-          const at = list.findIndex((o) => o.name === draft.original);
-          const next = at >= 0 ? list.map((o, i) => (i === at ? s : o)) : [...list, s];
           drafts.delete(services);
-          await saveServers(services, next);
+          await saveServers(services, (list) => {
+            const at = list.findIndex((o) => o.name === draft.original);
+            return at >= 0 ? list.map((o, i) => (i === at ? s : o)) : [...list, s];
+          });
           ctx.refresh();
         }),
     );
@@ -255,16 +255,16 @@ function renderImport(ctx: SectionContext): void {
         return;
       }
       const names = new Set(imported.map((s) => s.name));
-      const kept = services.settings().mcpServers.filter((s) => !names.has(s.name));
-      await saveServers(services, [...kept, ...imported]);
+      await saveServers(services, (servers) => [...servers.filter((s) => !names.has(s.name)), ...imported]);
       new Notice(`Imported ${imported.length} MCP ${imported.length === 1 ? "server" : "servers"}: ${[...names].join(", ")}`);
       ctx.refresh();
     }),
   );
 }
 
-function saveServers(services: KryptonServices, servers: McpServerConfig[]): Promise<void> {
-  return services.saveSettings({ mcpServers: servers });
+/** The server list changed from the one saved when this change's turn comes (see saveSettings). */
+function saveServers(services: KryptonServices, change: (servers: McpServerConfig[]) => McpServerConfig[]): Promise<void> {
+  return services.saveSettings((current) => ({ mcpServers: change(current.mcpServers) }));
 }
 
 function lines(text: string): string[] {
