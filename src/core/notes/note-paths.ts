@@ -135,10 +135,7 @@ export function noteLink(path: string, title?: string): string {
  * Returns the path, or null when no free name was found within `attempts`.
  */
 export async function createUniqueNote(vault: VaultPort, folder: string, slug: string, content: string, attempts = 1000): Promise<string | null> {
-  const spelled = await folderAsSpelled(folder, vault);
-  for (let suffix = 0; suffix < attempts; suffix++) {
-    const path = notePathFor(spelled, slug, suffix);
-    if (await vault.exists(path)) continue;
+  for await (const path of freeNotePaths(vault, folder, slug, attempts)) {
     try {
       await vault.createNote(path, content);
       return path;
@@ -148,4 +145,23 @@ export async function createUniqueNote(vault: VaultPort, folder: string, slug: s
     }
   }
   return null;
+}
+
+/**
+ * Where createUniqueNote would save folder/slug now (a preview asking the user's approval names it), or null
+ * when no name within `attempts` is free. The creation's own walk, so they agree unless a note takes the name
+ * in between (then the creation moves on to the next, never over it).
+ */
+export async function nextFreeNotePath(vault: Pick<VaultPort, "listFolders" | "exists">, folder: string, slug: string, attempts = 1000): Promise<string | null> {
+  for await (const path of freeNotePaths(vault, folder, slug, attempts)) return path;
+  return null;
+}
+
+/** folder/slug.md, slug-1.md, … in the folder as the vault spells it, each when it does not exist yet. */
+async function* freeNotePaths(vault: Pick<VaultPort, "listFolders" | "exists">, folder: string, slug: string, attempts: number): AsyncGenerator<string> {
+  const spelled = await folderAsSpelled(folder, vault);
+  for (let suffix = 0; suffix < attempts; suffix++) {
+    const path = notePathFor(spelled, slug, suffix);
+    if (!(await vault.exists(path))) yield path;
+  }
 }

@@ -3,7 +3,7 @@ import type { Clock } from "../ports/clock";
 import type { VaultPort } from "../ports/vault";
 import { createReadPolicy } from "../notes/read-policy";
 import { normalizeTag, noteMetadata, readFrontmatter } from "../indexing/frontmatter";
-import { createUniqueNote, slugify } from "../notes/note-paths";
+import { createUniqueNote, nextFreeNotePath, slugify } from "../notes/note-paths";
 import { toFolderPath, toNotePath } from "../notes/vault-path-policy";
 import type { WebSearch } from "../web/web-search";
 import { ToolError, type ToolContext } from "./tool";
@@ -115,7 +115,9 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
       agentOnly: true,
       async preview(input) {
         const { folder, slug } = writeTarget(input);
-        const where = folder ? `${folder}/${slug}.md` : `${slug}.md`;
+        // The path run() creates now, not the one asked for: the user approves where the note goes.
+        const where = await nextFreeNotePath(vault, folder, slug);
+        if (where === null) throw new ToolError(`Could not find a free file name for ${slug}.md`, "failed");
         return { title: `Create a new note ${where}`, preview: input.content };
       },
       async run(input) {

@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../../src/core/tools/tool-registry";
 import { ProviderError } from "../../../src/core/providers/provider-error";
@@ -91,6 +93,23 @@ describe("agent loop: confirmation of write tools", () => {
     expect(refused.result.steps[0]).toMatchObject({ outcome: "denied" });
     expect(refused.result.steps[0].result).toMatch(/needs the user's approval, which cannot be asked here/);
     expect(await snapshot(world.vault.root)).toEqual(before);
+  });
+
+  // The preview names the note that will be created: on macOS or Windows the setting's "Krypton" is the vault's
+  // empty "krypton", and a taken name gets its suffix; the user approves that path, not the one asked for.
+  it("write_note's preview shows the path the note is created at: the folder as the vault spells it, the free name", async () => {
+    world = await makeLoopWorld({ files: { ...NOTES, "krypton/idea.md": "mine" } });
+    await mkdir(join(world.vault.root, "notes"));
+    world.ollama.script([
+      { route: "chat", reply: call("write_note", { title: "Idea", content: "# Idea\n" }) },
+      { route: "chat", reply: call("write_note", { title: "Plan", content: "# Plan\n", folder: "Notes" }) },
+      { route: "chat", reply: final("Saved.") },
+    ]);
+    world.decisions = ["once", "once"];
+    const { result } = await world.run("Save an idea and a plan");
+    expect(world.confirms.map((c) => c.title)).toEqual(["Create a new note krypton/idea-1.md", "Create a new note notes/plan.md"]);
+    expect(result.steps.map((s) => s.result)).toEqual(["Created krypton/idea-1.md", "Created notes/plan.md"]);
+    expect(await world.vault.read("krypton/idea.md")).toBe("mine");
   });
 
   it("agent-only write tools are invisible and refused for outside callers (MCP)", async () => {
