@@ -14,6 +14,7 @@
  * (`notices`, or the agent result's `keywordOnly`; a workflow's `keywordOnly`), and stderr stays quiet about it.
  */
 import { startOllamaServer } from "../support/servers/ollama-server";
+import { startSilentServer } from "../support/servers/silent-server";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../support/servers/gemini-server";
 import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../support/servers/tavily-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
@@ -214,6 +215,23 @@ describe("the embedding server is unreachable", () => {
       expect(r.stderr.match(/keywords only/g)).toHaveLength(1);
       expect(r.stderr).toContain(`\nkrypton: warning: ${UNAVAILABLE}\n`);
       expect(JSON.stringify(gemini.requestsTo("stream")[1].body)).toContain(UNAVAILABLE);
+    });
+
+    // Only a run that opens the index checks the embedder: a hung one (accepts, never answers) would cost a
+    // flow that searches nothing the connect wait, and a remote one down the whole connect timeout.
+    it("a flow whose tasks use no tools contacts no embedder", async () => {
+      const silent = await startSilentServer();
+      try {
+        const plain = { id: "plain", defaultModel: "gemini/gemini-2.5-flash", agents: [{ name: "answer", type: "task", params: { task: "Answer: {{input}}" } }] };
+        await vault.write("Workflows/Plain.md", "```krypton-flow\n" + JSON.stringify(plain) + "\n```\n");
+        gemini.script({ route: "stream", reply: "Plain answer." });
+        const r = await runCli(["flow", "run", `${vault.root}/Workflows/Plain.md`, "--input", "bread"], { env: { ...env, KRYPTON_OLLAMA_URL: silent.url } });
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe("Plain answer.\n");
+        expect(silent.connections()).toBe(0);
+      } finally {
+        await silent.close();
+      }
     });
 
     it("--json: why is the result's keywordOnly, and not on stderr", async () => {

@@ -1,9 +1,10 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import * as path from "node:path";
-import type { FlowValidation } from "../../core/workflows/flow-validate";
+import { validateFlow, type FlowValidation } from "../../core/workflows/flow-validate";
 import { flowToMermaid } from "../../core/workflows/flow-graph";
 import { flowJsonSchema } from "../../core/workflows/flow-schema";
 import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
+import { parseFlowSource, usesTools } from "../../core/workflows/workflow-service";
 import { flag, stringOption, type ParsedArgs } from "../args";
 import type { Command, CommandContext } from "../command";
 import { CONFIG_OPTIONS, configDirFrom } from "../config";
@@ -65,15 +66,19 @@ export const flowCommand: Command = {
       throw new CliError(code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${code ?? String(err)}`);
     }
 
-    // A run may search the notes: like every command that does, it checks first that the embedding server
-    // accepts connections (keyword-only at once when not). graph and validate contact no embedder.
-    const session = await openVaultSession(await vaultFor(filePath, args, ctx), args, ctx, { probeEmbedder: action === "run" });
+    const parsed = parseFlowSource(source, path.basename(filePath));
+    if (parsed.error) {
+      ctx.output.error(parsed.error);
+      return EXIT_USAGE;
+    }
+    // Only a run whose tasks use tools opens the index (prepareFlow), so only it checks first, like every
+    // command that searches, that the embedding server accepts connections. Other runs, graph and validate
+    // contact no embedder.
+    const structure = action === "run" ? validateFlow(parsed.json).flow : null;
+    const withTools = structure !== null && usesTools(structure);
+    const vault = await vaultFor(filePath, args, ctx);
+    const session = await openVaultSession(vault, args, ctx, { probeEmbedder: withTools });
     try {
-      const parsed = session.core.workflows.parseSource(source, path.basename(filePath));
-      if (parsed.error) {
-        ctx.output.error(parsed.error);
-        return EXIT_USAGE;
-      }
       const validation = await withAbortOnInterrupt(ctx, (signal) => (action === "graph" ? Promise.resolve(session.core.workflows.validateStructure(parsed.json)) : session.core.workflows.validate(parsed.json, signal)));
       if (action === "validate") return printValidation(ctx.output, validation, flag(args, "json"));
       reportIssues(ctx.output, validation);

@@ -50,14 +50,7 @@ export class WorkflowService {
 
   /** A note's first ```krypton-flow block, or a .json file's whole text. */
   parseSource(source: string, fileName: string): ParsedFlowSource {
-    let jsonText = source;
-    if (!fileName.toLowerCase().endsWith(".json")) {
-      const [block] = flowBlocksIn(source);
-      if (!block) return { json: null, error: `${fileName} has no \`\`\`krypton-flow block` };
-      jsonText = block.json;
-    }
-    const parsed = parseFlowJson(jsonText);
-    return parsed.ok ? { json: parsed.value, error: null } : { json: null, error: `${fileName}: ${parsed.message}` };
+    return parseFlowSource(source, fileName);
   }
 
   /**
@@ -185,6 +178,18 @@ export class WorkflowService {
       }
     }
   }
+}
+
+/** A note's first ```krypton-flow block, or a .json file's whole text; needs nothing of a host (the CLI reads it before opening a vault). */
+export function parseFlowSource(source: string, fileName: string): ParsedFlowSource {
+  let jsonText = source;
+  if (!fileName.toLowerCase().endsWith(".json")) {
+    const [block] = flowBlocksIn(source);
+    if (!block) return { json: null, error: `${fileName} has no \`\`\`krypton-flow block` };
+    jsonText = block.json;
+  }
+  const parsed = parseFlowJson(jsonText);
+  return parsed.ok ? { json: parsed.value, error: null } : { json: null, error: `${fileName}: ${parsed.message}` };
 }
 
 /**
