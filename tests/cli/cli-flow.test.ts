@@ -2,9 +2,10 @@
  * `krypton flow validate|graph|run` as a real process: exit codes per the help text, progress on stderr,
  * the result on stdout, the trace file, Ctrl+C; models served by the loopback Ollama server.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useCliTestBed } from "../support/cli-test-bed";
+import { tempDirForFile } from "../support/temp-dirs";
 import { REPO_ROOT, runCli } from "./cli-harness";
 
 const WORKFLOWS = join(REPO_ROOT, "examples", "demo-vault", "Workflows");
@@ -139,6 +140,24 @@ describe("krypton flow", () => {
       expect(r.stdout).toBe("Bread.md again\n");
       expect(toolResults()).toEqual([expect.stringContaining("(Cooking/Bread.md, score"), expect.stringContaining("(Cooking/Bread.md, score")]);
       expect(r.stderr).not.toContain("keywords only");
+    });
+
+    // A flow file outside any vault (Downloads, a home folder): its folder would be indexed and get a .krypton.
+    it("run: a flow with tools in no vault asks for --vault (exit 2) and writes nothing", async () => {
+      const loose = tempDirForFile("krypton-loose-flow-");
+      writeFileSync(join(loose, "research.json"), JSON.stringify(SEARCHING_FLOW));
+      writeFileSync(join(loose, "Diary.md"), "# Private\n");
+      const r = await runCli(["flow", "run", join(loose, "research.json"), "--input", "bread"], { env: bed.env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/research\.json is in no vault \(no \.obsidian or \.krypton folder above it\) and its tasks use tools, .*: give --vault DIR/);
+      expect(readdirSync(loose).sort()).toEqual(["Diary.md", "research.json"]);
+      expect(bed.ollama.requests).toHaveLength(0);
+
+      script();
+      const named = await runCli(["flow", "run", join(loose, "research.json"), "--input", "bread", "--vault", bed.vault.root], { env: bed.env });
+      expect(named.code).toBe(0);
+      expect(toolResults()[0]).toContain("(Cooking/Bread.md, score");
+      expect(readdirSync(loose).sort()).toEqual(["Diary.md", "research.json"]);
     });
 
     it("/run in krypton chat opens the index too, when the chat itself did not (mode none, no agents)", async () => {

@@ -29,7 +29,9 @@ export const flowCommand: Command = {
     "          the result to stdout. Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid,",
     "          130 Ctrl+C.",
     "",
-    "The vault (for settings, tools and models) is --vault, else the vault the file is in, else none.",
+    "The vault (for settings, tools and models) is --vault, else the vault the file is in (the nearest folder",
+    "above it with .obsidian or .krypton), else the file's folder for settings only: a run whose tasks use",
+    "tools needs a vault.",
     "",
     "Examples:",
     '  krypton flow validate "Workflows/Retry loop.md"',
@@ -77,7 +79,11 @@ export const flowCommand: Command = {
     const structure = action === "run" ? validateFlow(parsed.json).flow : null;
     const withTools = structure !== null && usesTools(structure);
     const vault = await vaultFor(filePath, args, ctx);
-    const session = await openVaultSession(vault, args, ctx, { probeEmbedder: withTools });
+    // The index would be built and saved in whatever folder the file is in (a home folder, Downloads).
+    if (withTools && !vault.found) {
+      throw new UsageError(`${file} is in no vault (no ${configDirFrom(ctx.env, args)} or .krypton folder above it) and its tasks use tools, which work on a vault's notes: give --vault DIR`);
+    }
+    const session = await openVaultSession(vault.root, args, ctx, { probeEmbedder: withTools });
     try {
       const validation = await withAbortOnInterrupt(ctx, (signal) => (action === "graph" ? Promise.resolve(session.core.workflows.validateStructure(parsed.json)) : session.core.workflows.validate(parsed.json, signal)));
       if (action === "validate") return printValidation(ctx.output, validation, flag(args, "json"));
@@ -165,16 +171,19 @@ async function inputOf(args: ParsedArgs, ctx: CommandContext): Promise<string> {
   return input;
 }
 
-/** --vault, else the nearest folder above the file that has the Obsidian config folder or .krypton, else the file's folder. */
-async function vaultFor(filePath: string, args: ParsedArgs, ctx: CommandContext): Promise<string> {
+/**
+ * --vault, else the nearest folder above the file that has the Obsidian config folder or .krypton, else the
+ * file's folder (`found` false: for settings only, with nothing of Krypton's in it).
+ */
+async function vaultFor(filePath: string, args: ParsedArgs, ctx: CommandContext): Promise<{ root: string; found: boolean }> {
   const explicit = stringOption(args, "vault");
-  if (explicit) return explicit;
+  if (explicit) return { root: explicit, found: true };
   const configDir = configDirFrom(ctx.env, args);
   for (let dir = path.dirname(filePath); ; dir = path.dirname(dir)) {
     for (const marker of [configDir, ".krypton"]) {
       const found = await stat(path.join(dir, marker)).then((s) => s.isDirectory(), () => false);
-      if (found) return dir;
+      if (found) return { root: dir, found: true };
     }
-    if (path.dirname(dir) === dir) return path.dirname(filePath);
+    if (path.dirname(dir) === dir) return { root: path.dirname(filePath), found: false };
   }
 }
