@@ -73,6 +73,48 @@ describe("krypton mcp", () => {
     }
   });
 
+  it("run_workflow's steps pass the server's own index gate: a step's search re-scans like search_notes", async () => {
+    const flow = { id: "research", defaultModel: "ollama/llama3.1:8b", agents: [{ name: "find", type: "task", params: { task: "Find my notes about {{input}}", toolNames: ["search_notes"] } }], transitions: [] };
+    await bed.vault.write("Workflows/Research.md", "```krypton-flow\n" + JSON.stringify(flow) + "\n```\n");
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bed.entry, "mcp", bed.vault.root],
+      // A scan before every search: the server watches no folder, so only the gate finds a note written since.
+      env: cleanEnv({ KRYPTON_OLLAMA_URL: bed.ollama.url, KRYPTON_MCP_SYNC_AFTER_MS: "0" }),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "cli-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      // search_notes itself waits for the index (the same gate); the loop only guards a very slow start.
+      let found = false;
+      for (let i = 0; i < 100 && !found; i++) {
+        found = JSON.stringify((await client.callTool({ name: "search_notes", arguments: { query: "sourdough" } })).structuredContent ?? null).includes("Cooking/Bread.md");
+        if (!found) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(found).toBe(true);
+      await bed.vault.write("Tides.md", "# Tides\n\nThe moon pulls the sea.\n");
+      // A scan is due again only after ten times the last one took (index-freshness.ts): retried for that
+      // alone. Without the gate no attempt would ever scan, and none would find the note.
+      let toolResult = "";
+      for (let i = 0; i < 40 && !toolResult.includes("Tides.md"); i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        bed.ollama.reset();
+        bed.ollama.script([
+          { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "moon" } }] } },
+          { route: "chat", reply: "Tides.md" },
+        ]);
+        const result = await client.callTool({ name: "run_workflow", arguments: { flow_path: "Workflows/Research.md", input: "the moon" } });
+        expect(result.isError).toBeFalsy();
+        const [second] = bed.ollama.requestsTo("chat").slice(1);
+        toolResult = (second.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool")?.content ?? "";
+      }
+      expect(toolResult).toContain("Tides.md");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("the settings tab's standalone Claude Desktop config starts a working server (krypton = this CLI)", async () => {
     const config = JSON.parse(claudeDesktopStdioConfig(bed.vault.root)) as { mcpServers: { krypton: { command: string; args: string[] } } };
     expect(config.mcpServers.krypton.command).toBe("krypton");

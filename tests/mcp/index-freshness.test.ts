@@ -1,7 +1,7 @@
 // The standalone server's "re-scan before a search" policy, on a hand-driven clock (no real waiting).
 import { z } from "zod";
 import { clockFromTimers } from "../../src/core/ports/clock";
-import { IndexFreshness, withFreshIndex } from "../../src/core/tools/index-freshness";
+import { gateOnFreshIndex, IndexFreshness } from "../../src/core/tools/index-freshness";
 import { defineTool, ToolRegistry } from "../../src/core/tools/tool-registry";
 
 /** A clock whose time only moves when the test says so; timers fire as it passes them. */
@@ -111,13 +111,13 @@ it("a failed sync is logged and the call goes on", async () => {
   expect(warnings).toEqual(["Index sync before a tool call failed: disk gone"]);
 });
 
-it("withFreshIndex syncs before search_notes and summarize_notes only, after validation, and create_note marks the index stale", async () => {
+it("gateOnFreshIndex syncs before search_notes and summarize_notes only, after validation, and create_note marks the index stale", async () => {
   const { clock, advance } = manualClock();
   let syncs = 0;
   const fresh = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, maxWaitMs: 1_000, clock });
-  const base = new ToolRegistry();
+  const tools = new ToolRegistry();
   for (const name of ["search_notes", "summarize_notes", "read_note", "create_note"]) {
-    base.register(
+    tools.register(
       defineTool({
         name,
         title: name,
@@ -128,8 +128,7 @@ it("withFreshIndex syncs before search_notes and summarize_notes only, after val
       }),
     );
   }
-  const tools = withFreshIndex(base, fresh);
-  expect(tools.list().map((t) => t.name)).toEqual(base.list().map((t) => t.name));
+  const ungate = gateOnFreshIndex(tools, fresh);
   await expect(tools.call("search_notes", {})).rejects.toThrow("Missing required parameter: q");
   expect(syncs).toBe(0);
   await tools.call("read_note", { q: "x" });
@@ -142,4 +141,23 @@ it("withFreshIndex syncs before search_notes and summarize_notes only, after val
   await advance(1);
   await tools.call("search_notes", { q: "x" });
   expect(syncs).toBe(2); // our own new note must be searchable at once
+  expect(() => gateOnFreshIndex(tools, fresh)).toThrow("already has a gate");
+  ungate();
+  await tools.call("create_note", { q: "x" });
+  await tools.call("search_notes", { q: "x" });
+  expect(syncs).toBe(2);
+});
+
+it("a tool that calls a tool through the registry (run_workflow's steps) passes the same gate", async () => {
+  const { clock } = manualClock();
+  let syncs = 0;
+  const fresh = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, maxWaitMs: 1_000, clock });
+  const tools = new ToolRegistry();
+  tools.register(defineTool({ name: "search_notes", title: "s", description: "s", inputSchema: {}, outputSchema: {}, run: async () => ({ structured: {}, text: "found" }) }));
+  tools.register(
+    defineTool({ name: "run_workflow", title: "w", description: "w", inputSchema: {}, outputSchema: {}, run: async (_input, context) => tools.call("search_notes", {}, context) }),
+  );
+  gateOnFreshIndex(tools, fresh);
+  expect((await tools.call("run_workflow", {})).text).toBe("found");
+  expect(syncs).toBe(1);
 });

@@ -1,5 +1,5 @@
 import { generateMcpToken, mcpTokenProblem } from "../../core/mcp/mcp-token";
-import { DEFAULT_INDEX_FRESHNESS, IndexFreshness, withFreshIndex } from "../../core/tools/index-freshness";
+import { DEFAULT_INDEX_FRESHNESS, gateOnFreshIndex, IndexFreshness } from "../../core/tools/index-freshness";
 import type { ToolRegistry } from "../../core/tools/tool-registry";
 import { normalizeOrigin } from "../../node/mcp-http-guards";
 import { DEFAULT_SERVER_INFO, McpBridgeStartError, startMcpHttpServer } from "../../node/mcp-http-server";
@@ -33,8 +33,9 @@ export const mcpCommand: Command = {
     "environment; at least 16 characters). Without one a token is generated and printed once to stderr.",
     "Browser pages are refused unless their origin is allowed (--allow-origin, or the plugin's list).",
     "",
-    "The index is loaded in the background; search_notes says so until it is ready. While Obsidian has the",
-    "vault open this server only reads the index and re-scans the vault before searches, so notes changed in",
+    "The index is loaded in the background: a search (search_notes, summarize_notes, or one a run_workflow",
+    "step makes) waits up to 2.5 s for it, then says the index is not ready yet. While Obsidian has the vault",
+    "open this server only reads the index and re-scans the vault before searches, so notes changed in",
     "Obsidian are found.",
   ].join("\n"),
   options: {
@@ -77,12 +78,14 @@ export const mcpCommand: Command = {
       logger: session.core.host.logger,
       signal: stopIndexing.signal,
     });
-    const tools = withFreshIndex(session.core.tools, freshness);
+    // On the core's registry, which workflows call too: a step's search waits for the index as a client's does.
+    const ungate = gateOnFreshIndex(session.core.tools, freshness);
     try {
-      if (http) await serveHttp(session, tools, extraOrigins, ctx);
-      else await serveStdio(session, tools, ctx);
+      if (http) await serveHttp(session, session.core.tools, extraOrigins, ctx);
+      else await serveStdio(session, session.core.tools, ctx);
       return EXIT_OK;
     } finally {
+      ungate();
       // The client is gone: stop indexing now (what is done is saved) instead of finishing a long sync first.
       stopIndexing.abort();
       await indexing;

@@ -1,7 +1,6 @@
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
-import type { ToolContext, ToolDefinition } from "./tool";
-import { ToolRegistry } from "./tool-registry";
+import type { ToolRegistry } from "./tool-registry";
 import { errorMessage } from "../util/errors";
 
 export interface IndexFreshnessOptions {
@@ -86,26 +85,21 @@ export class IndexFreshness {
 }
 
 /**
- * The same tools, with a freshness check before the ones that read the index. Arguments are still
- * validated first (ToolRegistry.call), so a bad call never costs a scan.
+ * Gates the registry's calls: a freshness check before the tools that read the index, and the index marked
+ * behind after one that changes the vault. On the registry itself rather than a copy of it, so a search a
+ * tool makes for its caller (a workflow step inside run_workflow) waits exactly as a client's own
+ * search_notes does. Arguments are still validated first (ToolRegistry.call), so a bad call never costs a
+ * scan. Returns the gate's removal.
  */
-export function withFreshIndex(registry: ToolRegistry, freshness: IndexFreshness): ToolRegistry {
-  const fresh = new ToolRegistry();
-  for (const tool of registry.list()) {
-    const wrapped: ToolDefinition = {
-      ...tool,
-      run: async (input: Record<string, unknown>, context: ToolContext) => {
-        if (READS_INDEX.has(tool.name)) await freshness.ensureFresh();
-        try {
-          return await tool.run(input, context);
-        } finally {
-          if (CHANGES_VAULT.has(tool.name)) freshness.invalidate();
-        }
-      },
-    };
-    fresh.register(wrapped);
-  }
-  return fresh;
+export function gateOnFreshIndex(registry: ToolRegistry, freshness: IndexFreshness): () => void {
+  return registry.setGate(async (tool, run) => {
+    if (READS_INDEX.has(tool.name)) await freshness.ensureFresh();
+    try {
+      return await run();
+    } finally {
+      if (CHANGES_VAULT.has(tool.name)) freshness.invalidate();
+    }
+  });
 }
 
 function describe(err: unknown): string {

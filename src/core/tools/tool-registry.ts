@@ -13,6 +13,7 @@ import { clip } from "../util/text";
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
+  private gate: ToolCallGate | null = null;
 
   register(tool: ToolDefinition): void {
     if (this.tools.has(tool.name)) throw new Error(`Tool already registered: ${tool.name}`);
@@ -40,6 +41,18 @@ export class ToolRegistry {
     return undefined;
   }
 
+  /**
+   * Puts `gate` around every call from now on (see ToolCallGate). One gate per registry: a second would be
+   * a second policy for the same calls. Returns its removal.
+   */
+  setGate(gate: ToolCallGate): () => void {
+    if (this.gate) throw new Error("This tool registry already has a gate");
+    this.gate = gate;
+    return () => {
+      if (this.gate === gate) this.gate = null;
+    };
+  }
+
   /** Runs a tool by name. Resolves with its output or rejects with a ToolError, never anything else. */
   async call(name: string, args: unknown, context: ToolContext = {}): Promise<ToolOutput<Record<string, unknown>>> {
     const agent = context.caller === "agent";
@@ -51,12 +64,20 @@ export class ToolRegistry {
     }
     const input = validateArguments(tool, args ?? {});
     try {
-      return await tool.run(input, context);
+      const run = () => tool.run(input, context);
+      return await (this.gate ? this.gate(tool, run) : run());
     } catch (err) {
       throw toToolError(err, tool.name);
     }
   }
 }
+
+/**
+ * A host's policy around tool calls (the standalone MCP server's index freshness): it runs after the
+ * arguments were checked and decides when `run` goes. Set on the registry, it applies to every caller
+ * alike, tools calling tools included (a workflow's steps inside run_workflow).
+ */
+export type ToolCallGate = (tool: ToolDefinition, run: () => Promise<ToolOutput<Record<string, unknown>>>) => Promise<ToolOutput<Record<string, unknown>>>;
 
 /** Checks arguments against the tool's shape; the first problem becomes the error message. */
 export function validateArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
