@@ -52,6 +52,21 @@ it("runs a flow note and returns the result, status and path", async () => {
   expect(textOf(result)).toContain("[finished: score_draft → polish]");
 });
 
+it("a step's tool call that failed is in the result (toolErrors, text), though the model answered on", async () => {
+  await vault.write(
+    "Workflows/Reader.md",
+    "```krypton-flow\n" + JSON.stringify({ id: "reader", defaultModel: "ollama/llama3.1:8b", agents: [{ name: "read", type: "task", params: { task: "Read {{input}}", toolNames: ["read_note"] } }], transitions: [] }) + "\n```\n",
+  );
+  ollama.script([
+    { route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Missing.md" } }] } },
+    { route: "chat", reply: "There is no such note." },
+  ]);
+  const result = await client.callTool({ name: "run_workflow", arguments: { flow_path: "Workflows/Reader.md", input: "Missing.md" } });
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent).toMatchObject({ status: "finished", result: "There is no such note.", toolErrors: ["read: read_note failed: Note not found: Missing.md"] });
+  expect(textOf(result)).toContain("Tool errors:\n- read: read_note failed: Note not found: Missing.md");
+});
+
 it("explains an invalid flow with pointers and runs nothing", async () => {
   const result = await client.callTool({ name: "run_workflow", arguments: { flow_path: "Broken.md", input: "x" } });
   expect(result.isError).toBe(true);
@@ -125,5 +140,6 @@ describe("on a server whose index is still loading (krypton mcp right after it s
     expect(toolResults[0]).not.toContain("not ready");
     expect(toolResults[0]).toContain("Cooking/Bread.md");
     expect(result.structuredContent).toMatchObject({ status: "finished", result: "Cooking/Bread.md", path: ["find"] });
+    expect(result.structuredContent).not.toHaveProperty("toolErrors");
   });
 });

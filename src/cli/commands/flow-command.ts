@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { validateFlow, type FlowValidation } from "../../core/workflows/flow-validate";
 import { flowToMermaid } from "../../core/workflows/flow-graph";
 import { flowJsonSchema } from "../../core/workflows/flow-schema";
-import { resultText, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
+import { resultText, runReport, stepLine, traceMarkdown } from "../../core/workflows/flow-report";
 import { parseFlowSource, usesTools } from "../../core/workflows/workflow-service";
 import { flag, stringOption, type ParsedArgs } from "../args";
 import type { Command, CommandContext } from "../command";
@@ -123,7 +123,7 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
   // Why a step's search matched by keywords only: in the JSON (`keywordOnly`, as flashcards --json and
   // run_workflow have it) and then not on stderr, as ask --json; else once on stderr after the result.
   if (flag(args, "json")) {
-    ctx.output.json({ status: result.status, result: resultText(result), message: result.message, path: pathTaken, ...(result.keywordOnly ? { keywordOnly: result.keywordOnly } : {}) });
+    ctx.output.json(runReport(result));
   } else {
     if (result.output) ctx.output.out(resultText(result).replace(/\n?$/, "\n"));
     once.warn(result.keywordOnly);

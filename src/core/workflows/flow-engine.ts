@@ -6,18 +6,19 @@ import { defaultMaxSteps, startAgent } from "./flow-validate";
 import { evaluateCondition, valueText, type FlowValue } from "./flow-values";
 import { oneLine } from "../util/text";
 
+/**
+ * What a step tells as it runs, so that a step that fails afterwards still says it: `notice`, what its
+ * prompts lost to fit the window; `toolError`, each tool call of a task with tools that failed or was refused
+ * (the model may carry on and answer, but the run's report must not hide it).
+ */
+export interface FlowStepReport {
+  notice: (text: string) => void;
+  toolError: (text: string) => void;
+}
+
 /** Runs the model-backed agents (task, verify); transforms run here. */
 export interface FlowAgentRunner {
-  /**
-   * `notice` is told what the step's prompts lost to fit the window as soon as a prompt is fitted, so a step
-   * that fails afterwards still says it.
-   */
-  run(
-    agent: Exclude<FlowAgent, { type: "transform" }>,
-    input: FlowValue,
-    signal: AbortSignal | undefined,
-    notice: (text: string) => void,
-  ): Promise<{ output: FlowValue; tokens?: number }>;
+  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined, report: FlowStepReport): Promise<{ output: FlowValue; tokens?: number }>;
 }
 
 export interface FlowStep {
@@ -31,6 +32,8 @@ export interface FlowStep {
   tokens?: number;
   /** What the step's prompts lost to fit the model's context window ("To fit …, this step shortened …"), when they did; also when the step failed. */
   notice?: string;
+  /** The step's tool calls that failed or were refused, one line each ("search_notes failed: …"), in order. */
+  toolErrors?: string[];
 }
 
 export type FlowRunStatus = "finished" | "step limit" | "failed" | "stopped";
@@ -101,7 +104,10 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     try {
       if (agent.type === "transform") step.output = applyTransform(agent, value);
       else {
-        const result = await runner.run(agent, value, options.signal, (text) => (step.notice = text));
+        const result = await runner.run(agent, value, options.signal, {
+          notice: (text) => (step.notice = text),
+          toolError: (text) => (step.toolErrors ??= []).push(text),
+        });
         step.output = result.output;
         step.tokens = result.tokens;
       }

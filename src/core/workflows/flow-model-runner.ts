@@ -27,6 +27,8 @@ export type ToolTaskRunner = (request: {
   /** The task's config.temperature, topP and maxTokens (a cap per model turn). */
   sampling: Pick<ChatRequest, "temperature" | "topP" | "maxTokens">;
   signal?: AbortSignal;
+  /** Told each tool call that failed or was refused, as it happens (FlowStepReport.toolError). */
+  toolError: (text: string) => void;
 }) => Promise<{ text: string; tokens?: number }>;
 
 export interface FlowModelRunnerOptions {
@@ -58,13 +60,13 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
   };
 
   return {
-    async run(agent, input, signal, notice) {
+    async run(agent, input, signal, report) {
       // Every model call of the step (plain, typed, verify, each agent-loop turn of a tool task) reports here,
       // before its request goes out: a step that fails later still says what was cut.
       let fit: ContextFit | null = null;
       const model = reportingFits(modelOf(agent), (f) => {
         fit = mergeFits(fit, f) ?? f;
-        notice(fitNotice(fit, "this step").message);
+        report.notice(fitNotice(fit, "this step").message);
       });
       const system = agent.prompt?.system?.trim() || `You are "${agent.name}", one step of a workflow. Do exactly the task you are given.`;
       try {
@@ -89,7 +91,15 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
         if (tools.length > 0) {
           if (!options.runToolTask) throw new AgentError(`agent "${agent.name}" uses tools, which need agent mode in this host`, "failed");
           const { temperature, topP, maxTokens } = agent.config ?? {};
-          const result = await options.runToolTask({ model, messages, toolNames: tools, maxIterations: agent.config?.maxIterations, sampling: { temperature, topP, maxTokens }, signal });
+          const result = await options.runToolTask({
+            model,
+            messages,
+            toolNames: tools,
+            maxIterations: agent.config?.maxIterations,
+            sampling: { temperature, topP, maxTokens },
+            signal,
+            toolError: report.toolError,
+          });
           return { output: { type: "string", data: result.text }, tokens: result.tokens };
         }
         if (type === "string" && choices.length === 0) return await plainAnswer(model, messages, agent, signal);

@@ -8,11 +8,38 @@ export function resultText(result: FlowRunResult): string {
 }
 
 /**
+ * A run as scripts get it (`krypton flow run --json`, MCP run_workflow's structured result): one shape for
+ * both. A type, not an interface, so that it passes as a tool's structured output (a plain record).
+ */
+export type FlowRunReport = {
+  status: FlowRunResult["status"];
+  result: string;
+  message: string;
+  path: string[];
+  keywordOnly?: string;
+  /** Tool calls of the run's steps that failed or were refused, "agent: tool failed: why". */
+  toolErrors?: string[];
+};
+
+export function runReport(result: FlowRunResult): FlowRunReport {
+  const toolErrors = result.steps.flatMap((s) => (s.toolErrors ?? []).map((e) => `${s.agent}: ${e}`));
+  return {
+    status: result.status,
+    result: resultText(result),
+    message: result.message,
+    path: result.steps.map((s) => s.agent),
+    ...(result.keywordOnly ? { keywordOnly: result.keywordOnly } : {}),
+    ...(toolErrors.length > 0 ? { toolErrors } : {}),
+  };
+}
+
+/**
  * One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens", then what fitting the
- * window cut, then the error of a step that failed (the cut may be why, as a chat answer says it first too).
+ * window cut, then the tool calls that failed (a model may answer on after one), then the error of a step
+ * that failed (the cut may be why, as a chat answer says it first too).
  */
 export function stepLine(step: FlowStep, index: number): string {
-  return [stepMeasure(step, index), step.notice, step.error].filter(Boolean).join(" · ");
+  return [stepMeasure(step, index), step.notice, ...(step.toolErrors ?? []), step.error].filter(Boolean).join(" · ");
 }
 
 function stepHeading(step: FlowStep, index: number): string {
@@ -49,6 +76,8 @@ export function traceMarkdown(flow: Flow, input: string, result: FlowRunResult, 
   ];
   result.steps.forEach((step, i) => {
     lines.push("", `## ${stepHeading(step, i)}`, "", ...(step.notice ? [`_${step.notice}_`, ""] : []), "Input:", fenced(valueText(step.input)));
+    // Fenced: a tool's error may quote what the model asked for.
+    if (step.toolErrors?.length) lines.push("Tool errors:", fenced(step.toolErrors.join("\n")));
     if (step.output) lines.push("Output:", fenced(describe(step.output)));
   });
   lines.push("", "## Result", fenced(resultText(result)));

@@ -9,6 +9,7 @@ import type { KryptonSettings } from "../settings";
 import type { ToolDefinition } from "../tools/tool";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { AbortedError, errorMessage } from "../util/errors";
+import { oneLine } from "../util/text";
 import { flowBlocksIn, parseFlowJson } from "./flow-block";
 import { runFlow, type FlowRunResult, type FlowStep } from "./flow-engine";
 import { createFlowModelRunner, type ToolTaskRunner } from "./flow-model-runner";
@@ -175,6 +176,11 @@ export class WorkflowService {
         const { answer, usage, endReason } = next.value;
         if (endReason === "stopped") throw new AbortedError();
         return { text: answer, tokens: usage.promptTokens + usage.completionTokens };
+      }
+      const event = next.value;
+      if (event.type === "step" && event.step.isError) {
+        const { tool, outcome, result } = event.step;
+        request.toolError(`${tool.name} ${outcome === "denied" ? "was not run" : "failed"}: ${oneLine(result, 300)}`);
       }
     }
   }

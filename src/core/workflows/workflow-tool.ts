@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../tools/tool";
 import { defineTool, type ToolRegistry } from "../tools/tool-registry";
-import { resultText } from "./flow-report";
+import { runReport } from "./flow-report";
 import type { WorkflowService } from "./workflow-service";
 
 /**
@@ -26,6 +26,7 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         message: z.string(),
         path: z.array(z.string()),
         keywordOnly: z.string().optional().describe("Set when a step's search matched notes by keywords only: why."),
+        toolErrors: z.array(z.string()).optional().describe('Tool calls of the steps that failed or were refused ("agent: tool failed: why"); the model may have answered on without them.'),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
       async run(input, context) {
@@ -38,11 +39,12 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
           throw new ToolError(`The workflow is not valid:\n${validation.errors.map((e) => `${e.pointer}: ${e.message}`).join("\n")}`, "invalid-input");
         }
         const result = await workflows.run(validation.flow, input.input, { signal: context.signal });
-        const path = result.steps.map((s) => s.agent);
-        const structured = { status: result.status, result: resultText(result), message: result.message, path, ...(result.keywordOnly ? { keywordOnly: result.keywordOnly } : {}) };
-        if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path.join(" → ")})`, "failed");
+        const structured = runReport(result);
+        const path = structured.path.join(" → ");
+        const toolErrors = structured.toolErrors ? `\n\nTool errors:\n${structured.toolErrors.map((e) => `- ${e}`).join("\n")}` : "";
+        if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path})${toolErrors}`, "failed");
         // Like search_notes: the remark follows the result in the text too.
-        return { structured, text: `${structured.result}\n\n[${result.status}: ${path.join(" → ")}]${result.keywordOnly ? `\n\n${result.keywordOnly}` : ""}` };
+        return { structured, text: `${structured.result}\n\n[${result.status}: ${path}]${toolErrors}${result.keywordOnly ? `\n\n${result.keywordOnly}` : ""}` };
       },
     }),
   );

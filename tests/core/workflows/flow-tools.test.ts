@@ -51,6 +51,17 @@ it("validates against the agent tools, then runs the loop (native tool calls) ov
   expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain("Tides follow the moon");
 });
 
+it("a tool call that fails is in the step's report (step line, trace) even when the model answers on and the run finishes", async () => {
+  const { flow } = flowWith(["read_note"]);
+  ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Missing.md" } }] } });
+  ollama.script({ route: "chat", reply: "I found no such note." });
+  const result = await core.workflows.run(flow!, "what is in the missing note?");
+  expect(result.status).toBe("finished");
+  expect(result.steps[0].toolErrors).toEqual(["read_note failed: Note not found: Notes/Missing.md"]);
+  expect(stepLine(result.steps[0], 0)).toMatch(/^1\. researcher \(task\) [\d.]+ s · \d+ tokens · read_note failed: Note not found: Notes\/Missing\.md$/);
+  expect(traceMarkdown(flow!, "q", result, "now")).toContain("Tool errors:\n```text\nread_note failed: Note not found: Notes/Missing.md\n```");
+});
+
 it("the task's config.temperature, topP and maxTokens reach every model turn of its tool loop", async () => {
   const { flow, errors } = validateFlow(
     {
@@ -79,6 +90,7 @@ it("a write tool without a confirmation is refused: the vault stays byte-identic
   ollama.script({ route: "chat", reply: "I could not write it." });
   const result = await core.workflows.run(flow!, "save a note");
   expect(result.status).toBe("finished");
+  expect(result.steps[0].toolErrors).toEqual([expect.stringMatching(/^write_note was not run: The user declined write_note /)]);
   expect(await vault.exists("Notes/new.md")).toBe(false);
   expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toMatch(/declined write_note .*Nothing was changed/);
 });
