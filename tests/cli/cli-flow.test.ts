@@ -81,6 +81,30 @@ describe("krypton flow", () => {
     expect(r.stderr).toMatch(/step limit: Stopped at the step limit \("verify"'s 3 visits\)/);
   });
 
+  it("run: a step that fails prints the failure, never the step before's output as the result; --json agrees", async () => {
+    const failing = () =>
+      bed.ollama.script([
+        { route: "chat", reply: "facts" },
+        { route: "chat", status: 400, error: "the organiser broke", times: Infinity },
+      ]);
+    failing();
+    const r = await runCli(["flow", "run", join(WORKFLOWS, "Sequential pipeline.md"), "--input", "my notes", "--trace", join(bed.vault.root, "trace.md")], { env: bed.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/krypton: failed: Agent "organise" failed: .*the organiser broke/);
+    expect(r.stderr).not.toContain("finished");
+    const trace = await bed.vault.read("trace.md");
+    expect(trace).toContain("```text\nfacts\n```"); // the trace keeps every step's output
+    expect(trace).toMatch(/## Result\n_None: the run failed\._\n$/);
+
+    bed.ollama.reset();
+    failing();
+    const j = await runCli(["flow", "run", join(WORKFLOWS, "Sequential pipeline.md"), "--input", "my notes", "--json"], { env: bed.env });
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toEqual({ status: "failed", result: "", message: expect.stringMatching(/^Agent "organise" failed: .*the organiser broke/), path: ["extract_facts", "organise"] });
+    expect(j.stderr).toMatch(/krypton: failed: Agent "organise" failed: /);
+  });
+
   it("run: an unreachable model fails with the provider's message (exit 1)", async () => {
     const r = await runCli(["flow", "run", retryLoop, "--input", "x"]);
     expect(r.code).toBe(1);
@@ -217,6 +241,17 @@ describe("krypton flow", () => {
     expect(r.stdout).toContain("Chat summary.\n");
     expect(r.stderr).toContain("sequential-pipeline: finished (extract_facts → organise → summarise)");
     expect(r.stderr).toContain('no workflow named "nope"');
+  });
+
+  it("/run in krypton chat: a failed run says so on stderr and prints no result", async () => {
+    await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
+    bed.ollama.script([
+      { route: "chat", reply: "facts" },
+      { route: "chat", status: 400, error: "the organiser broke", times: Infinity },
+    ]);
+    const r = await runCli(["chat", bed.vault.root, "--no-embeddings"], { env: bed.env, input: "/run sequential-pipeline the meeting text\n/quit\n" });
+    expect(r.stdout).not.toContain("facts");
+    expect(r.stderr).toMatch(/krypton: sequential-pipeline: failed \(extract_facts → organise\): Agent "organise" failed: .*the organiser broke/);
   });
 
   it("usage errors exit 2", async () => {

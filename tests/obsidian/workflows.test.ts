@@ -99,6 +99,31 @@ it("Stop during a run ends it within the running step", async () => {
   expect(ollama.requestsTo("chat")).toHaveLength(1);
 });
 
+/** The pipeline's first step answers, its second fails: the output before the failure is not a result. */
+const failSecondStep = () =>
+  ollama.script([
+    { route: "chat", reply: "facts" },
+    { route: "chat", status: 400, error: "the organiser broke", times: Infinity },
+  ]);
+
+it("a failed run shows as failed: its reason, no result to copy, insert or save; the trace can be saved", async () => {
+  failSecondStep();
+  const { el } = await stubPlugin().renderCodeBlock("krypton-flow", blockOf(pipeline), "Workflows/Pipeline.md");
+  button(el, "Run").click();
+  await waitFor(() => openModal()?.querySelector("textarea") !== null);
+  const modal = openModal();
+  modal.querySelector("textarea")!.value = "typed input";
+  button(modal, "Run on this text").click();
+  await waitFor(() => modal.querySelector(".krypton-flow-status") !== null);
+  const status = modal.querySelector(".krypton-flow-status")!;
+  expect(status.textContent).toMatch(/^failed: Agent "organise" failed: .*the organiser broke/);
+  expect(status.classList.contains("is-failed")).toBe(true);
+  expect(modal.querySelector(".krypton-flow-step.is-error")!.textContent).toMatch(/^organise \(task\)/);
+  expect(modal.querySelector(".krypton-flow-result")).toBeNull();
+  for (const label of ["Copy", "Insert at cursor", "Save as note"]) expect(button(modal, label)).toBeUndefined();
+  expect(button(modal, "Save trace")).toBeTruthy();
+});
+
 it("the Run workflow… command lists flow notes", async () => {
   const command = p.app.commands.commands["krypton:run-workflow"];
   expect(command.name).toBe("Run workflow…");
@@ -129,6 +154,19 @@ describe("/run in the chat view", () => {
     expect(last.querySelector(".krypton-action-copy")).not.toBeNull();
     expect(last.querySelector(".krypton-action-regenerate")).toBeNull();
     expect(await p.services.core.conversations.list()).toEqual([]);
+  });
+
+  it("a failed run says it failed, with the step and the reason, and offers no result", async () => {
+    failSecondStep();
+    const view = await openChat();
+    view.controller.send('/run "Pipeline" notes from the meeting');
+    await view.controller.idle();
+    const answer = view.controller.messages.at(-1)!;
+    expect(answer).toMatchObject({ role: "assistant", status: "done", local: true, workflowResult: false, notices: [] });
+    expect(answer.content).toMatch(/^failed: Agent "organise" failed: .*the organiser broke/);
+    expect(answer.content).not.toContain("facts");
+    const shown = Array.from(view.containerEl.querySelectorAll(".krypton-message-assistant")).at(-1)!;
+    expect(shown.querySelector(".krypton-action-copy")).toBeNull();
   });
 
   it("an unknown flow or a missing input is explained", async () => {

@@ -218,7 +218,9 @@ async function runWorkflowInChat(
     const text = resultText(result);
     if (text) output.out(text.replace(/\n?$/, "\n"));
     once.warn(result.keywordOnly);
-    output.info(`${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})${result.status === "finished" ? "" : `: ${result.message}`}`);
+    const summary = `${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})`;
+    if (result.status === "finished") output.info(summary);
+    else output.error(`${summary}: ${result.message}`);
   } finally {
     release();
   }

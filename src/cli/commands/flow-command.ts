@@ -26,8 +26,8 @@ export const flowCommand: Command = {
     "graph     prints the flow as a Mermaid flowchart",
     "schema    prints the JSON Schema of a flow (editors can validate with it)",
     "run       runs it on --input (or --input-file, or standard input); progress goes to stderr,",
-    "          the result to stdout. Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid,",
-    "          130 Ctrl+C.",
+    "          the result to stdout (a failed run has none: stderr says which agent failed and why).",
+    "          Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid, 130 Ctrl+C.",
     "",
     "The vault (for settings, tools and models) is --vault, else the vault the file is in (the nearest folder",
     "above it with .obsidian or .krypton), else the file's folder for settings only: a run whose tasks use",
@@ -125,7 +125,8 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
   if (flag(args, "json")) {
     ctx.output.json(runReport(result));
   } else {
-    if (result.output) ctx.output.out(resultText(result).replace(/\n?$/, "\n"));
+    const text = resultText(result);
+    if (text) ctx.output.out(text.replace(/\n?$/, "\n"));
     once.warn(result.keywordOnly);
   }
   if (result.status === "finished") {

@@ -2,9 +2,13 @@ import type { FlowRunResult, FlowStep } from "./flow-engine";
 import type { Flow } from "./flow-schema";
 import { valueText, type FlowValue } from "./flow-values";
 
-/** The run's result as text (what "copy", "insert" and `krypton flow run` print). */
+/**
+ * The run's result as text (what "copy", "insert" and `krypton flow run` print). A failed run has none: the
+ * output of the step before the failure is not the flow's result, and shown as one it would be taken for it
+ * (the trace keeps every step's output). A step limit keeps its last output on purpose (see `onLimit`).
+ */
 export function resultText(result: FlowRunResult): string {
-  return result.output ? valueText(result.output) : "";
+  return result.output && result.status !== "failed" ? valueText(result.output) : "";
 }
 
 /**
@@ -80,7 +84,7 @@ export function traceMarkdown(flow: Flow, input: string, result: FlowRunResult, 
     if (step.toolErrors?.length) lines.push("Tool errors:", fenced(step.toolErrors.join("\n")));
     if (step.output) lines.push("Output:", fenced(describe(step.output)));
   });
-  lines.push("", "## Result", fenced(resultText(result)));
+  lines.push("", "## Result", result.status === "failed" ? "_None: the run failed._" : fenced(resultText(result)));
   return lines.join("\n") + "\n";
 }
 
