@@ -56,10 +56,11 @@ describe("krypton goals", () => {
   it("create, log, list --json; usage errors exit 2", async () => {
     const created = await runCli(["goals", vault.root, "create", "Pass AWS SAA", "--by", "2027-01-15"]);
     expect(created.code).toBe(0);
-    expect(created.stdout).toContain("Pass AWS SAA: 0 min in 0 session(s), target 2027-01-15 (Study goals/Pass AWS SAA.md)");
+    expect(created.stdout).toContain("Pass AWS SAA: 0 min in 0 sessions, target 2027-01-15 (Study goals/Pass AWS SAA.md)");
     expect((await runCli(["goals", vault.root, "log", "aws", "--minutes", "40"])).code).toBe(0);
     const list = await runCli(["goals", vault.root, "list", "--json"]);
     expect(JSON.parse(list.stdout)).toMatchObject({ goals: [{ goal: "Pass AWS SAA", minutes: 40, sessions: 1 }] });
+    expect((await runCli(["goals", vault.root, "list"])).stdout).toContain("Pass AWS SAA: 40 min in 1 session, target 2027-01-15");
     expect((await runCli(["goals", vault.root, "log", "aws"])).code).toBe(2);
     expect((await runCli(["goals", vault.root, "fly"])).code).toBe(2);
     const missing = await runCli(["goals", vault.root, "progress", "kubernetes"]);

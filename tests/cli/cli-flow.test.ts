@@ -22,6 +22,17 @@ describe("krypton flow", () => {
     expect(bed.ollama.requestsTo("tags")).toHaveLength(1);
   });
 
+  it("validate: counts read as words (1 agent, 1 warning), never \"1 agents\" or \"warning(s)\"", async () => {
+    // An agent no transition reaches: one warning.
+    const flow = { id: "one", agents: [{ name: "a", type: "transform", params: { trim: true } }, { name: "b", type: "transform", params: { trim: true } }], transitions: [{ from: "a", to: "__finish__" }] };
+    await bed.vault.write("one.json", JSON.stringify(flow));
+    const r = await runCli(["flow", "validate", join(bed.vault.root, "one.json")], { env: bed.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("valid: one (2 agents, 1 transition), 1 warning\n");
+    await bed.vault.write("single.json", JSON.stringify({ id: "single", agents: [{ name: "a", type: "transform", params: { trim: true } }] }));
+    expect((await runCli(["flow", "validate", join(bed.vault.root, "single.json")], { env: bed.env })).stdout).toBe("valid: single (1 agent, 0 transitions)\n");
+  });
+
   it("validate: errors with JSON pointers, exit 2; --json for scripts", async () => {
     await bed.vault.write("bad.json", JSON.stringify({ id: "bad", defaultModel: "ollama/qwen3:4b", agents: [{ name: "a", type: "task", params: { task: "t" } }], transitions: [{ from: "a", to: "b" }] }));
     const r = await runCli(["flow", "validate", join(bed.vault.root, "bad.json")], { env: bed.env });

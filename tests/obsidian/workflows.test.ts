@@ -48,6 +48,11 @@ it("a valid block shows its status, hands Obsidian a mermaid block of the flow, 
   expect(button(el, "Run")).toBeTruthy();
 });
 
+it("the block counts in words: \"1 agent\", not \"1 agents\"", async () => {
+  const { el } = await stubPlugin().renderCodeBlock("krypton-flow", '{"id":"one","agents":[{"name":"a","type":"transform","params":{"trim":true}}]}', "One.md");
+  expect(el.querySelector(".krypton-flow-validation")!.textContent).toBe("Valid workflow: 1 agent");
+});
+
 it("an invalid block lists its problems with pointers and has no Run button", async () => {
   const { el } = await stubPlugin().renderCodeBlock("krypton-flow", '{"id":"x","defaultModel":"ollama/llama3.1:8b","agents":[{"name":"a","type":"task","params":{"task":"t"}}],"transitions":[{"from":"a","to":"nowhere"}]}', "X.md");
   expect(el.querySelector(".krypton-flow-validation")!.textContent).toBe("1 problem: this workflow cannot run");

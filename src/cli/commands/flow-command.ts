@@ -14,6 +14,7 @@ import { openVaultSession, type VaultSession } from "../vault-session";
 import { WarnOnce } from "../warn-once";
 import { cliConfirm } from "./agent-cli";
 import { checkPositionals, IndexPreparation, withAbortOnInterrupt } from "./command-helpers";
+import { countOf } from "../../core/util/text";
 
 const ACTIONS = ["validate", "graph", "run", "schema"] as const;
 
@@ -142,7 +143,7 @@ function printValidation(output: Output, validation: FlowValidation, json: boole
   if (json) output.json({ valid: ok, errors: validation.errors, warnings: validation.warnings });
   else {
     reportIssues(output, validation);
-    if (ok) output.line(`valid: ${validation.flow!.id} (${validation.flow!.agents.length} agents, ${validation.flow!.transitions.length} transitions)${validation.warnings.length ? `, ${validation.warnings.length} warning(s)` : ""}`);
+    if (ok) output.line(`valid: ${validation.flow!.id} (${countOf(validation.flow!.agents.length, "agent")}, ${countOf(validation.flow!.transitions.length, "transition")})${validation.warnings.length ? `, ${countOf(validation.warnings.length, "warning")}` : ""}`);
   }
   return ok ? EXIT_OK : EXIT_USAGE;
 }

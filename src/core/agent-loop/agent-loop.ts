@@ -12,7 +12,7 @@ import { ProviderError } from "../providers/provider-error";
 import { finishedText } from "../providers/turn-views";
 import { AbortedError, isAbortError } from "../util/errors";
 import { AgentToolbox } from "./agent-toolbox";
-import { clip } from "../util/text";
+import { clip, countOf } from "../util/text";
 import {
   jsonSystemPrompt,
   languageInstruction,
@@ -203,7 +203,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     if (seen >= REPEAT_LIMIT) {
       blocks++;
       return record(
-        `Blocked: you already called ${name} with exactly these arguments ${seen - 1} times in this turn. Use the results you have, try different arguments, or answer.`,
+        `Blocked: you already called ${name} with exactly these arguments ${countOf(seen - 1, "time")} in this turn. Use the results you have, try different arguments, or answer.`,
         true,
         "blocked",
       );

@@ -1,4 +1,5 @@
 import type { ToolSpec } from "../ports/chat-model";
+import { countOf } from "../util/text";
 
 export const DEFAULT_PERSONA =
   "You are Krypton, an assistant working inside the user's Obsidian vault. Look things up with the tools instead of guessing, " +
@@ -28,16 +29,16 @@ export function jsonSystemPrompt(persona: string | undefined, tools: readonly To
 }
 
 export function reminderMessage(left: number): string {
-  return `Only ${left} steps are left. Get what you still need now, then give your final answer.`;
+  return `Only ${countOf(left, "step")} ${left === 1 ? "is" : "are"} left. Get what you still need now, then give your final answer.`;
 }
 
 export function stepLimitMessage(maxSteps: number): string {
-  return `You have used all ${maxSteps} steps. Do not call any tool. Write your final answer now from the results above, and say briefly what you could not finish.`;
+  return `You have used all ${countOf(maxSteps, "step")}. Do not call any tool. Write your final answer now from the results above, and say briefly what you could not finish.`;
 }
 
 /** Marks an answer written at the step limit (the loop appends it). */
 export function stepLimitMarker(maxSteps: number): string {
-  return `\n\n*(Stopped at the step limit: ${maxSteps} steps.)*`;
+  return `\n\n*(Stopped at the step limit: ${countOf(maxSteps, "step")}.)*`;
 }
 
 const LANGUAGE_HINTS: { name: string; words: RegExp }[] = [

@@ -8,6 +8,7 @@ import { runAgentLoop } from "./agent-loop";
 import { DEFAULT_PERSONA } from "./agent-prompts";
 import { AgentToolbox } from "./agent-toolbox";
 import type { AgentLoopEvent, AgentLoopResult, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
+import { countOf } from "../util/text";
 
 export interface AgentServiceDeps {
   host: Host;
@@ -147,7 +148,7 @@ export class AgentService {
       `Preset: ${preset ? preset.name : "(default)"}`,
       `Model: ${model}`,
       `Persona: ${persona.length > 160 ? `${persona.slice(0, 159)}…` : persona}`,
-      `Limits: ${settings.agentMaxSteps} steps, ${Math.round(settings.agentTimeoutMs / 1000)} s per turn`,
+      `Limits: ${countOf(settings.agentMaxSteps, "step")}, ${Math.round(settings.agentTimeoutMs / 1000)} s per turn`,
       `Tools: ${[...groups].map(([g, n]) => `${g} (${n})`).join(", ") || "none"}`,
     ].join("\n");
   }

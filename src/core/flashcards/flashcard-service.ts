@@ -2,7 +2,7 @@ import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { keywordOnlyReason } from "../search/keyword-only";
 import { AgentError } from "../notes/agent-error";
 import { folderAsSpelled, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
-import { cutAt } from "../util/text";
+import { countOf, cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
@@ -174,7 +174,7 @@ export class FlashcardService {
     if (!cards.length) throw new AgentError(`${deckPath} has no cards to export.${defaults}`, "not-found");
     const name = parseCards(text.slice(0, 2000)).frontmatter.deck?.replace(/^"|"$/g, "") || deckPath.replace(/^.*\//, "").replace(/\.md$/i, "");
     const out = ankiExportText(name, deckPath.replace(/\.md$/i, ""), cards, localDate(this.deps.host.clock.now()));
-    if (!out.exported) throw new AgentError(`None of the ${cards.length} cards in ${deckPath} can be exported (${out.skipped[0]?.reason}).${defaults}`, "invalid-input");
+    if (!out.exported) throw new AgentError(`None of the cards in ${deckPath} (${countOf(cards.length, "card")}) can be exported (${out.skipped[0]?.reason}).${defaults}`, "invalid-input");
     const base = `${await folderAsSpelled(ANKI_EXPORT_FOLDER, vault)}/${deckPath.replace(/^.*\//, "").replace(/\.md$/i, "")}`;
     for (let n = 1; n <= 100; n++) {
       const path = n === 1 ? `${base}.md` : `${base} ${n}.md`;
@@ -186,7 +186,7 @@ export class FlashcardService {
         throw new AgentError(`Could not create ${path}: ${errorMessage(err)}`, "failed");
       }
       const skippedText = out.skipped.length ? ` Skipped ${out.skipped.length}: ${out.skipped.map((s) => `"${s.front}" (${s.reason})`).join("; ")}.` : "";
-      return { path, deckPath, exported: out.exported, skipped: out.skipped, text: `Exported ${out.exported} card${out.exported === 1 ? "" : "s"} of [[${deckPath.replace(/\.md$/i, "")}]] to [[${path.replace(/\.md$/i, "")}]] for Obsidian_to_Anki.${skippedText}${defaults}` };
+      return { path, deckPath, exported: out.exported, skipped: out.skipped, text: `Exported ${countOf(out.exported, "card")} of [[${deckPath.replace(/\.md$/i, "")}]] to [[${path.replace(/\.md$/i, "")}]] for Obsidian_to_Anki.${skippedText}${defaults}` };
     }
     throw new AgentError(`Too many exports of ${deckPath} in ${ANKI_EXPORT_FOLDER}/: remove old ones first.`, "failed");
   }
@@ -355,15 +355,15 @@ function clozesAsBasic(added: readonly NewCard[], format: SrFormat): number {
 export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
   const { counts } = run;
   const head = run.added.length
-    ? `Added ${run.added.length} flashcard${run.added.length === 1 ? "" : "s"} to [[${run.deckPath.replace(/\.md$/i, "")}]]${run.createdDeck ? " (new deck)" : ""}.`
+    ? `Added ${countOf(run.added.length, "flashcard")} to [[${run.deckPath.replace(/\.md$/i, "")}]]${run.createdDeck ? " (new deck)" : ""}.`
     : `No new flashcards: ${run.deckPath} already has cards for everything the model suggested.`;
   const notes: string[] = [];
   if (counts.duplicates) notes.push(`${counts.duplicates} already in the deck`);
   if (counts.ungrounded) notes.push(`${counts.ungrounded} dropped for citing no passage of the source`);
   if (counts.unusable) notes.push(`${counts.unusable} dropped as not a valid card`);
-  if (run.partsSkipped) notes.push(`the last ${run.partsSkipped} part(s) of the source were not read (card limit)`);
+  if (run.partsSkipped) notes.push(`the last ${countOf(run.partsSkipped, "part")} of the source ${run.partsSkipped === 1 ? "was" : "were"} not read (card limit)`);
   const asBasic = run.clozesAsBasic
-    ? `${run.clozesAsBasic} cloze card${run.clozesAsBasic === 1 ? "" : "s"} written as question and answer: the Spaced Repetition plugin's "Cloze Patterns" setting has no pattern Krypton can write a cloze in.`
+    ? `${countOf(run.clozesAsBasic, "cloze card")} written as question and answer: the Spaced Repetition plugin's "Cloze Patterns" setting has no pattern Krypton can write a cloze in.`
     : "";
   // Second, so that a notice showing the first two paragraphs shows it.
   const defaults =

@@ -5,6 +5,7 @@ import { srDefaultsRemark } from "../flashcards/sr-format";
 import type { Logger } from "../ports/logger";
 import { parseMinutes } from "./goal-parse";
 import { goalLine, type GoalService } from "./goal-service";
+import { countOf } from "../util/text";
 
 export const GOALS_AGENT = "study-goals";
 
@@ -80,7 +81,7 @@ export async function runGoalIntent(goals: GoalService, intent: GoalIntent, sign
       return goalLine(await goals.progress(intent.goal));
     case "plan": {
       const plan = await goals.plan(intent.goal, signal);
-      const head = `Plan for **${plan.goal.goal}** (${plan.dueCards} flashcard${plan.dueCards === 1 ? "" : "s"} due${plan.decks.length ? ` in ${plan.decks.length} deck(s)` : ""}, ${plan.notes.length} related note(s)):`;
+      const head = `Plan for **${plan.goal.goal}** (${countOf(plan.dueCards, "flashcard")} due${plan.decks.length ? ` in ${countOf(plan.decks.length, "deck")}` : ""}, ${countOf(plan.notes.length, "related note")}):`;
       const defaults = plan.srSettingsProblem ? `\n\n${srDefaultsRemark(plan.srSettingsProblem, "read")}` : "";
       return `${head}\n${plan.days.join("\n")}${defaults}${plan.keywordOnly ? `\n\n_${plan.keywordOnly}_` : ""}`;
     }

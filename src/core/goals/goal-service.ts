@@ -13,6 +13,7 @@ import { errorMessage } from "../util/errors";
 import { localDate } from "../util/local-date";
 import { isGoalNote, newGoalNote, parseGoalNote, withSessionLogged, type Goal } from "./goal-note";
 import { daysBetween, formatMinutes, parseDate } from "./goal-parse";
+import { countOf } from "../util/text";
 
 export interface GoalsDeps {
   host: Host;
@@ -221,6 +222,6 @@ function cleanGoalName(name: string): string {
 
 export function goalLine(p: GoalProgress): string {
   const { goal } = p;
-  const target = goal.target ? `, target ${goal.target} (${p.daysLeft !== null && p.daysLeft >= 0 ? `${p.daysLeft} days left` : "passed"})` : "";
-  return `**${goal.goal}**: ${formatMinutes(goal.minutes)} in ${goal.sessions.length} session${goal.sessions.length === 1 ? "" : "s"}, ${formatMinutes(p.last7Days)} in the last 7 days${target} — ${goal.status}`;
+  const target = goal.target ? `, target ${goal.target} (${p.daysLeft !== null && p.daysLeft >= 0 ? `${countOf(p.daysLeft, "day")} left` : "passed"})` : "";
+  return `**${goal.goal}**: ${formatMinutes(goal.minutes)} in ${countOf(goal.sessions.length, "session")}, ${formatMinutes(p.last7Days)} in the last 7 days${target} — ${goal.status}`;
 }

@@ -3,6 +3,7 @@ import { ToolError } from "../tools/tool";
 import { defineTool, type ToolRegistry } from "../tools/tool-registry";
 import { formatMinutes } from "./goal-parse";
 import type { GoalService } from "./goal-service";
+import { countOf } from "../util/text";
 
 /** `study_goals`: list / create / log / progress on the goal notes. Goals are named, never pathed. */
 export function registerGoalTool(registry: ToolRegistry, goals: GoalService): void {
@@ -39,7 +40,7 @@ export function registerGoalTool(registry: ToolRegistry, goals: GoalService): vo
           goals: list.map((g) => ({ goal: g.goal, path: g.path, target: g.target, status: g.status, minutes: g.minutes, sessions: g.sessions.length })),
         };
         const text = structured.goals.length
-          ? structured.goals.map((g) => `${g.goal}: ${formatMinutes(g.minutes)} in ${g.sessions} session(s)${g.target ? `, target ${g.target}` : ""} (${g.path})`).join("\n")
+          ? structured.goals.map((g) => `${g.goal}: ${formatMinutes(g.minutes)} in ${countOf(g.sessions, "session")}${g.target ? `, target ${g.target}` : ""} (${g.path})`).join("\n")
           : "No study goals yet.";
         return { structured, text };
       },

@@ -6,6 +6,7 @@ import { timeoutSignal, withRetry } from "../providers/retry";
 import { embeddingInput, type ChunkRecord } from "./index-records";
 import type { IndexStore } from "./index-store";
 import { vectorProblem } from "./vector-check";
+import { countOf } from "../util/text";
 
 /**
  * Gives vectors to the chunks that lack one: batches of embedder.batchSize, a few batches in flight,
@@ -120,7 +121,7 @@ export async function embedPending(store: IndexStore, embedder: Embedder, option
         vectors = await withRetry(() => untilAborted(embedder.embed(texts, signal), signal), { ...options.retry, clock, signal, shouldRetry: isRetryableEmbedFailure });
       }
       if (!Array.isArray(vectors) || vectors.length !== batch.length) {
-        throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? vectors.length : "no"} vectors for ${batch.length} texts`);
+        throw new ProviderError("bad-response", `The embedder returned ${Array.isArray(vectors) ? countOf(vectors.length, "vector") : "no vectors"} for ${countOf(batch.length, "text")}`);
       }
       checkBatch(vectors);
     } catch (err) {

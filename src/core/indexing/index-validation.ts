@@ -1,5 +1,6 @@
 import type { Manifest, ShardEntry } from "./index-persistence";
 import type { StoredText } from "./shard-codec";
+import { countOf } from "../util/text";
 
 /**
  * Structure checks for what is read back from .krypton/index. Checksums prove a file is the one that was
@@ -182,7 +183,7 @@ export function checkManifest(m: Manifest, fail: (message: string) => Error): st
     unique.push(s);
   }
   if (unique.length !== m.shards.length) {
-    repairs.push(`the index manifest listed ${m.shards.length - unique.length} shard${m.shards.length - unique.length === 1 ? "" : "s"} twice`);
+    repairs.push(`the index manifest listed ${countOf(m.shards.length - unique.length, "shard")} twice`);
     m.shards = unique;
   }
   if (!isCount(m.generation)) {

@@ -27,7 +27,7 @@ import {
 } from "./index-persistence";
 import { AbortedError, errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
-import { formatCount } from "../util/text";
+import { countOf, formatCount } from "../util/text";
 import { IndexStore } from "./index-store";
 import { SavedIndex } from "./saved-index";
 import { ANALYZER_VERSION } from "./text-analyzer";
@@ -725,7 +725,7 @@ export class VaultIndex implements VaultIndexApi {
     if (manifest.shards.length > 0) return [];
     const files = await this.host.data.list(INDEX_DIR).catch(() => [] as string[]);
     const stray = files.filter((f) => /^shard-\d+-\d+\.bin$/.test(f)).length;
-    return stray > 0 ? [`the index manifest lists no shards although ${stray} shard file${stray === 1 ? " exists" : "s exist"}`] : [];
+    return stray > 0 ? [`the index manifest lists no shards although ${countOf(stray, "shard file")} ${stray === 1 ? "exists" : "exist"}`] : [];
   }
 
   /** The embedder of the vectors a reader without an embedder left on disk (status only). */

@@ -1,4 +1,5 @@
 import type { McpServerTools } from "./mcp-client-manager";
+import { countOf } from "../util/text";
 
 /**
  * The MCP servers' tools as text, grouped by server, for `/tools` in the chat view and `krypton chat`,
@@ -10,7 +11,7 @@ export function formatToolsByServer(groups: readonly McpServerTools[], options: 
   for (const group of groups) {
     switch (group.state) {
       case "ready":
-        lines.push(`${group.server}: ${group.tools.length} ${group.tools.length === 1 ? "tool" : "tools"}`);
+        lines.push(`${group.server}: ${countOf(group.tools.length, "tool")}`);
         for (const tool of group.tools) {
           const description = options.descriptions !== false && tool.description ? ` - ${tool.description.split("\n")[0].trim()}` : "";
           lines.push(`  ${tool.name}${tool.wireName !== tool.name.replace(":", "__") ? ` (as ${tool.wireName})` : ""}${description}`);

@@ -1,5 +1,6 @@
 import type { NoteCreated, SearchResults, Summary } from "./note-operations";
 import { noteLink } from "./note-paths";
+import { countOf } from "../util/text";
 
 /**
  * Markdown renderings of the agents' results: the `text` field every host can show as is (the chat view
@@ -12,7 +13,7 @@ export function noteCreatedText(r: Omit<NoteCreated, "text">): string {
 }
 
 export function searchResultsText(r: Omit<SearchResults, "text">): string {
-  const count = r.hits.length === 1 ? "1 note" : `${r.hits.length} notes`;
+  const count = countOf(r.hits.length, "note");
   const lines = r.hits.map((hit, i) => {
     const where = hit.folder ? ` · ${hit.folder}` : "";
     const snippet = hit.snippet.replace(/\s+/g, " ").trim();

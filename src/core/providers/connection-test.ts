@@ -11,6 +11,7 @@ import { pullCommand } from "./ollama/ollama-errors";
 import { ProviderError } from "./provider-error";
 import type { RetryPolicy } from "./retry";
 import { errorMessage } from "../util/errors";
+import { countOf } from "../util/text";
 
 export type ConnectionTarget = ProviderId | "tavily";
 
@@ -75,7 +76,7 @@ async function testOllama(settings: KryptonSettings, host: Host, signal?: AbortS
     };
   }
   const ready = needed.length ? `; ${needed.map((m) => `'${m}'`).join(" and ")} ready` : "";
-  return { ok: true, models, message: `Connected to Ollama ${version}: ${models.length} model${models.length === 1 ? "" : "s"} installed${ready}.` };
+  return { ok: true, models, message: `Connected to Ollama ${version}: ${countOf(models.length, "model")} installed${ready}.` };
 }
 
 async function testGemini(settings: KryptonSettings, host: Host, signal?: AbortSignal): Promise<ConnectionResult> {
@@ -97,7 +98,7 @@ async function testGemini(settings: KryptonSettings, host: Host, signal?: AbortS
       message: `The Gemini key works, but model ${list} ${missing.length > 1 ? "are" : "is"} not available to it: check the model name in settings.`,
     };
   }
-  return { ok: true, models, message: `Connected to Gemini: the key works and ${models.length} models are available.` };
+  return { ok: true, models, message: `Connected to Gemini: the key works and ${countOf(models.length, "model")} ${models.length === 1 ? "is" : "are"} available.` };
 }
 
 async function testTavily(settings: KryptonSettings, host: Host, signal?: AbortSignal): Promise<ConnectionResult> {

@@ -29,6 +29,7 @@ import {
   type QuizCard,
   type QuizState,
 } from "./quiz-state";
+import { countOf } from "../util/text";
 
 const gradeSchema = z.object({
   verdict: z.enum(["correct", "partial", "wrong"]),
@@ -75,7 +76,7 @@ export class QuizService {
     }
     const state = startQuiz(baseNameOf(path), this.order(cards));
     await this.save(conversationId ?? PENDING, state);
-    return `Quiz on **${state.title}**: ${state.cards.length} card${state.cards.length === 1 ? "" : "s"}.${defaults}\n\n${questionText(state)}`;
+    return `Quiz on **${state.title}**: ${countOf(state.cards.length, "card")}.${defaults}\n\n${questionText(state)}`;
   }
 
   /** `now`: the vault's notes and flashcards folder, as start() read them. */
@@ -92,7 +93,7 @@ export class QuizService {
     const from = draft.sources.map((p) => `[[${p.replace(/\.md$/i, "")}]]`).join(", ");
     const keywordOnly = draft.keywordOnly ? `\n\n_${draft.keywordOnly}_` : "";
     const n = state.cards.length;
-    return `No deck named "${topic}": quiz from your notes (${from}), ${n} card${n === 1 ? "" : "s"}, not saved to a deck.${keywordOnly}\n\n${questionText(state)}`;
+    return `No deck named "${topic}": quiz from your notes (${from}), ${countOf(n, "card")}, not saved to a deck.${keywordOnly}\n\n${questionText(state)}`;
   }
 
   /** A finished quiz from notes whose "add the missed cards?" offer is still open in this conversation. */

@@ -2,6 +2,7 @@ import { cardKey, formatCard, type NewCard } from "../flashcards/card-writer";
 import { parseCards, type ParsedCard } from "../flashcards/card-parser";
 import { askCloze, clozeSiblings } from "../flashcards/sr-cloze";
 import type { SrFormat } from "../flashcards/sr-format";
+import { countOf } from "../util/text";
 
 /**
  * The quiz as a plain state machine, host-neutral and serialisable (it is saved per conversation under
@@ -218,7 +219,7 @@ export function summaryText(state: QuizState): string {
     lines.push(
       "",
       state.fromNotes
-        ? `Want to practise these? Say "yes" to add the ${cardsToAdd} missed card${cardsToAdd === 1 ? "" : "s"} to the deck "${state.fromNotes.topic}".`
+        ? `Want to practise these? Say "yes" to add the ${countOf(cardsToAdd, "missed card")} to the deck "${state.fromNotes.topic}".`
         : `Want to practise these? Say "make flashcards about ${state.title}" to add cards for them to a deck.`,
     );
   }

@@ -9,6 +9,7 @@ import type { WebSearch } from "../web/web-search";
 import { ToolError, type ToolContext } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
 import { appendDiff } from "./append-diff";
+import { countOf } from "../util/text";
 
 export interface AgentToolsDeps {
   vault: VaultPort;
@@ -150,7 +151,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
         const before = await vault.readNote(path);
         const added = addition(before, input.content);
         const lines = added.split("\n").length - 1;
-        return { title: `Append ${lines} line${lines === 1 ? "" : "s"} to ${path}`, preview: appendDiff(path, before, added), basis: before };
+        return { title: `Append ${countOf(lines, "line")} to ${path}`, preview: appendDiff(path, before, added), basis: before };
       },
       async run(input, context: ToolContext) {
         const path = toNotePath(input.path, rules());
@@ -161,7 +162,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
         const added = addition(basis, input.content);
         await vault.appendToNote(path, added, basis);
         const lines = added.split("\n").length - 1;
-        return { structured: { path, addedLines: lines }, text: `Appended ${lines} line${lines === 1 ? "" : "s"} to ${path}` };
+        return { structured: { path, addedLines: lines }, text: `Appended ${countOf(lines, "line")} to ${path}` };
       },
     }),
   );

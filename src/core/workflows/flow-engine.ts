@@ -4,7 +4,7 @@ import { FINISH, type Flow, type FlowAgent } from "./flow-schema";
 import { applyTransform } from "./flow-transform";
 import { defaultMaxSteps, startAgent } from "./flow-validate";
 import { evaluateCondition, valueText, type FlowValue } from "./flow-values";
-import { oneLine } from "../util/text";
+import { countOf, oneLine } from "../util/text";
 
 /**
  * What a step tells as it runs, so that a step that fails afterwards still says it: `notice`, what its
@@ -83,7 +83,7 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     if (options.signal?.aborted) return { status: "stopped", output: last, message: "Stopped.", steps };
     const agent = agents.get(current)!;
     const seen = visits.get(current) ?? 0;
-    const bound = steps.length >= maxSteps ? `the flow's ${maxSteps} steps` : agent.maxVisits !== undefined && seen >= agent.maxVisits ? `"${current}"'s ${agent.maxVisits} visits` : null;
+    const bound = steps.length >= maxSteps ? `the flow's ${countOf(maxSteps, "step")}` : agent.maxVisits !== undefined && seen >= agent.maxVisits ? `"${current}"'s ${countOf(agent.maxVisits, "visit")}` : null;
     if (bound) {
       if (flow.onLimit && !limitUsed) {
         // One hand-over: the onLimit agent (and what follows it) gets a fresh, small budget.

@@ -1,6 +1,7 @@
 import type { FlowRunResult, FlowStep } from "./flow-engine";
 import type { Flow } from "./flow-schema";
 import { valueText, type FlowValue } from "./flow-values";
+import { countOf } from "../util/text";
 
 /**
  * The run's result as text (what "copy", "insert" and `krypton flow run` print). A failed run has none: the
@@ -52,7 +53,7 @@ function stepHeading(step: FlowStep, index: number): string {
 
 function stepMeasure(step: FlowStep, index: number): string {
   const seconds = (step.durationMs / 1000).toFixed(1);
-  const tokens = step.tokens ? ` · ${step.tokens} tokens` : "";
+  const tokens = step.tokens ? ` · ${countOf(step.tokens, "token")}` : "";
   return `${index + 1}. ${step.agent} (${step.type}) ${seconds} s${tokens}`;
 }
 
@@ -72,7 +73,7 @@ export function traceMarkdown(flow: Flow, input: string, result: FlowRunResult, 
     "",
     `**Status:** ${result.status}: ${result.message}`,
     `**Path:** ${result.steps.map((s) => s.agent).join(" → ") || "(no step ran)"}`,
-    `**Time:** ${(result.steps.reduce((sum, s) => sum + s.durationMs, 0) / 1000).toFixed(1)} s${tokens ? ` · ${tokens} tokens` : ""}`,
+    `**Time:** ${(result.steps.reduce((sum, s) => sum + s.durationMs, 0) / 1000).toFixed(1)} s${tokens ? ` · ${countOf(tokens, "token")}` : ""}`,
     ...(result.keywordOnly ? ["", `_${result.keywordOnly}_`] : []),
     "",
     "## Input",

@@ -2,6 +2,7 @@
 // (clickable list with snippets and scores) and a summary with its source notes. A "message" result
 // (a missing prerequisite) is plain text.
 import type { AgentResult } from "../../core/agents/agent";
+import { countOf } from "../../core/util/text";
 
 export interface AgentBlockHandlers {
   /** line: 1-based, as search results count lines. */
@@ -41,7 +42,7 @@ export function renderAgentResult(parent: HTMLElement, result: AgentResult, hand
       const head = block.createDiv({ cls: "krypton-agent-head" });
       head.createSpan({
         cls: "krypton-agent-label",
-        text: result.hits.length === 0 ? `No notes found for "${result.query}"` : `${result.hits.length} notes for "${result.query}"`,
+        text: result.hits.length === 0 ? `No notes found for "${result.query}"` : `${countOf(result.hits.length, "note")} for "${result.query}"`,
       });
       const list = block.createEl("ol", { cls: "krypton-search-hits" });
       for (const hit of result.hits) {

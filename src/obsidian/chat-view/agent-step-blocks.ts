@@ -3,6 +3,7 @@
 import type { AgentStep, ConfirmDecision } from "../../core/agent-loop/agent-types";
 import type { TokenUsage } from "../../core/ports/chat-model";
 import type { PendingConfirm } from "./chat-controller";
+import { countOf } from "../../core/util/text";
 
 const OUTCOME_LABELS: Record<NonNullable<AgentStep["outcome"]>, string> = { ok: "ok", error: "error", denied: "declined", blocked: "blocked (repeated)" };
 const RESULT_PREVIEW_CHARS = 1500;
@@ -14,7 +15,7 @@ export function renderSteps(el: HTMLElement, steps: readonly AgentStep[], usage:
   const details = el.createEl("details", { cls: "krypton-steps" });
   details.open = open;
   const tokens = usage ? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0) : 0;
-  const summary = [`Steps (${steps.length})`, tokens ? `${tokens.toLocaleString("en")} tokens` : ""].filter(Boolean).join(" · ");
+  const summary = [`Steps (${steps.length})`, tokens ? countOf(tokens, "token") : ""].filter(Boolean).join(" · ");
   details.createEl("summary", {
     text: summary,
     attr: usage ? { title: `${usage.promptTokens ?? 0} prompt tokens, ${usage.completionTokens ?? 0} answer tokens` } : {},

@@ -4,6 +4,7 @@
 import { setIcon } from "obsidian";
 import type { ConversationStoreApi, ConversationSummary } from "../../core/chat/conversation-types";
 import { errorMessage } from "../../core/util/errors";
+import { countOf } from "../../core/util/text";
 
 export interface HistoryCallbacks {
   open(id: string): void;
@@ -148,7 +149,7 @@ export class HistoryPanel {
     this.problemsEl.empty();
     const problems = this.store.problems();
     if (problems.length > 0) {
-      this.problemsEl.setText(`Skipped ${problems.length} unreadable conversation file${problems.length === 1 ? "" : "s"} in .krypton/chat.`);
+      this.problemsEl.setText(`Skipped ${countOf(problems.length, "unreadable conversation file")} in .krypton/chat.`);
     }
     this.listEl.empty();
     if (items.length === 0) {

@@ -3,6 +3,7 @@ import type { GoalProgress } from "../../core/goals/goal-service";
 import { formatMinutes } from "../../core/goals/goal-parse";
 import { errorMessage } from "../../core/util/errors";
 import type { KryptonServices } from "../plugin-services";
+import { countOf } from "../../core/util/text";
 
 /** "Study goals dashboard": every goal's minutes, last 7 days, target and days left; click a goal to open its note. */
 export class StudyGoalsModal extends Modal {
@@ -58,7 +59,7 @@ export class StudyGoalsModal extends Modal {
       });
       tr.createEl("td", { text: formatMinutes(p.goal.minutes) });
       tr.createEl("td", { text: formatMinutes(p.last7Days) });
-      tr.createEl("td", { text: p.goal.target ? `${p.goal.target}${p.daysLeft !== null ? ` (${p.daysLeft >= 0 ? `${p.daysLeft} days left` : "passed"})` : ""}` : "—" });
+      tr.createEl("td", { text: p.goal.target ? `${p.goal.target}${p.daysLeft !== null ? ` (${p.daysLeft >= 0 ? `${countOf(p.daysLeft, "day")} left` : "passed"})` : ""}` : "—" });
       tr.createEl("td", { text: p.goal.status });
     }
   }

@@ -4,7 +4,7 @@ import type { NoteHit } from "../../core/search/search-types";
 import { keywordOnlyReason } from "../../core/search/keyword-only";
 import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
-import { formatCount } from "../../core/util/text";
+import { countOf, formatCount } from "../../core/util/text";
 
 export interface SearchModalOptions {
   /** Quiet time after the last keystroke before searching. */
@@ -127,7 +127,7 @@ export class SearchModal extends Modal {
   private renderIdle(): void {
     this.resultsEl.empty();
     const status = this.services.core.index.status();
-    this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${formatCount(status.notes)} notes.`);
+    this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${countOf(status.notes, "note")}.`);
   }
 
   private renderResults(query: string, status: IndexStatus): void {
@@ -197,7 +197,7 @@ function buildingText(status: IndexStatus): string | null {
   if (status.state === "indexing") {
     const p = status.progress;
     return p
-      ? `Indexing ${formatCount(p.done)} / ${formatCount(p.total)} notes: results may be incomplete.`
+      ? `Indexing ${formatCount(p.done)} / ${countOf(p.total, "note")}: results may be incomplete.`
       : "Indexing: results may be incomplete.";
   }
   if (status.state === "error") return "The index could not be loaded; run \"Rebuild index\".";

@@ -3,6 +3,7 @@ import type { McpServerStatus, McpTestResult } from "../../core/mcp-client/mcp-c
 import { EMPTY_SERVER, McpConfigError, parseMcpServersJson, serverConfigProblem, type McpServerConfig } from "../../core/mcp-client/server-config";
 import type { KryptonServices } from "../plugin-services";
 import { heading, numberSetting, type SectionContext } from "./setting-controls";
+import { countOf } from "../../core/util/text";
 
 /** What the form is editing; kept across redraws of the tab (the tab redraws after each save). */
 interface Draft {
@@ -99,7 +100,7 @@ function showStatus(el: HTMLElement, server: McpServerConfig, status: McpServerS
   if (!server.enabled) return void el.setText("Disabled.");
   switch (status?.state) {
     case "ready":
-      el.setText(`Connected (${status.connectedVia ?? status.transport}), ${status.toolCount} ${status.toolCount === 1 ? "tool" : "tools"}.`);
+      el.setText(`Connected (${status.connectedVia ?? status.transport}), ${countOf(status.toolCount, "tool")}.`);
       el.addClass("mod-success");
       return;
     case "connecting":
@@ -131,7 +132,7 @@ function showTestResult(el: HTMLElement, result: McpTestResult): void {
     return;
   }
   const lines = result.tools.map((t) => `• ${t.name}${t.description ? `: ${firstLine(t.description)}` : ""}`);
-  el.setText([`Connected over ${result.transport}. ${result.tools.length} ${result.tools.length === 1 ? "tool" : "tools"}:`, ...lines].join("\n"));
+  el.setText([`Connected over ${result.transport}. ${countOf(result.tools.length, "tool")}:`, ...lines].join("\n"));
   el.addClass("mod-success");
 }
 
@@ -256,7 +257,7 @@ function renderImport(ctx: SectionContext): void {
       }
       const names = new Set(imported.map((s) => s.name));
       await saveServers(services, (servers) => [...servers.filter((s) => !names.has(s.name)), ...imported]);
-      new Notice(`Imported ${imported.length} MCP ${imported.length === 1 ? "server" : "servers"}: ${[...names].join(", ")}`);
+      new Notice(`Imported ${countOf(imported.length, "MCP server")}: ${[...names].join(", ")}`);
       ctx.refresh();
     }),
   );

@@ -11,7 +11,7 @@ export function statusBarText(status: IndexStatus): string {
       if (!p) return "Krypton: indexing…";
       if (p.phase === "saving") return "Krypton: saving index…";
       const verb = p.phase === "embedding" ? "Embedding" : "Indexing";
-      return `${verb} ${formatCount(p.done)} / ${formatCount(p.total)} notes`;
+      return `${verb} ${formatCount(p.done)} / ${countOf(p.total, "note")}`;
     }
     case "ready":
       return `Krypton: ${countOf(status.notes, "note")} indexed${status.keywordOnly ? " (keyword only)" : ""}`;
@@ -79,12 +79,12 @@ export function failureNoticeText(status: IndexStatus): string | null {
   if (n === 0 && partial.length === 0) return null;
   const lines: string[] = [];
   if (n > 0) {
-    lines.push(`Krypton could not index ${n} ${n === 1 ? "note" : "notes"}:`, ...status.failures.slice(0, 5).map((f) => `• ${f.path}: ${f.error}`));
+    lines.push(`Krypton could not index ${countOf(n, "note")}:`, ...status.failures.slice(0, 5).map((f) => `• ${f.path}: ${f.error}`));
     if (n > 5) lines.push(`…and ${n - 5} more (see "Show index status").`);
   }
   // Notes over a per-note limit (chunks or size): named, so the user knows what search cannot see.
   if (partial.length > 0) {
-    lines.push(`Krypton indexed ${partial.length === 1 ? "a note" : `${partial.length} notes`} only in part:`, ...partial.slice(0, 5).map((p) => `• ${p.path}: ${p.error}`));
+    lines.push(`Krypton indexed ${partial.length === 1 ? "a note" : countOf(partial.length, "note")} only in part:`, ...partial.slice(0, 5).map((p) => `• ${p.path}: ${p.error}`));
     if (partial.length > 5) lines.push(`…and ${partial.length - 5} more (see "Show index status").`);
   }
   return lines.join("\n");

@@ -4,6 +4,7 @@ import { flowToMermaid } from "../../core/workflows/flow-graph";
 import type { Flow } from "../../core/workflows/flow-schema";
 import type { KryptonServices } from "../plugin-services";
 import { WorkflowRunModal, type WorkflowInputSources } from "./workflow-run-modal";
+import { countOf } from "../../core/util/text";
 
 /**
  * Workflows in Obsidian: a ```krypton-flow block renders as a diagram (Obsidian's own Mermaid), its
@@ -44,12 +45,12 @@ function renderFlowBlock(services: KryptonServices, source: string, el: HTMLElem
   const flow = validation.flow;
   if (!flow || validation.errors.length > 0) {
     status.addClass("is-invalid");
-    status.setText(`${validation.errors.length} problem${validation.errors.length === 1 ? "" : "s"}: this workflow cannot run`);
+    status.setText(`${countOf(validation.errors.length, "problem")}: this workflow cannot run`);
     const list = container.createEl("ul", { cls: "krypton-flow-issues" });
     for (const issue of validation.errors) list.createEl("li", { text: `${issue.pointer}: ${issue.message}` });
   } else {
     status.addClass("is-valid");
-    status.setText(`Valid workflow: ${flow.agents.length} agents${validation.warnings.length ? `, ${validation.warnings.length} warning${validation.warnings.length === 1 ? "" : "s"}` : ""}`);
+    status.setText(`Valid workflow: ${countOf(flow.agents.length, "agent")}${validation.warnings.length ? `, ${countOf(validation.warnings.length, "warning")}` : ""}`);
     if (validation.warnings.length > 0) {
       const list = container.createEl("ul", { cls: "krypton-flow-issues is-warning" });
       for (const issue of validation.warnings) list.createEl("li", { text: `${issue.pointer}: ${issue.message}` });
@@ -88,7 +89,7 @@ async function flowNotes(app: App, services: KryptonServices): Promise<FlowNote[
     const parsed = services.core.workflows.parseSource(text, file.name);
     if (parsed.error) continue;
     const validation = services.core.workflows.validateStructure(parsed.json);
-    const problem = validation.errors.length > 0 ? `${validation.errors.length} problem(s)` : null;
+    const problem = validation.errors.length > 0 ? countOf(validation.errors.length, "problem") : null;
     notes.push({ file, flow: validation.flow, problem });
   }
   return notes;

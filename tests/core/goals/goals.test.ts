@@ -311,7 +311,7 @@ describe("GoalService over a real vault", () => {
     const goals = service("America/Los_Angeles");
     await goals.create("Pass AWS SAA", "2027-01-15");
     const text = (await createGoalAgent({ goals, logger: world.host.logger }).tryHandle("plan my week for AWS", [], {}))!.text;
-    expect(text).toMatch(/^Plan for \*\*Pass AWS SAA\*\* \(0 flashcards due in 1 deck\(s\)/);
+    expect(text).toMatch(/^Plan for \*\*Pass AWS SAA\*\* \(0 flashcards due in 1 deck, 2 related notes\)/);
     expect(text).toMatch(
       /\n\nRead in the Spaced Repetition plugin's default card format \(question::answer, #flashcards\): \.obsidian\/plugins\/obsidian-spaced-repetition\/data\.json is not valid JSON \(.+\)\. Fix it and Krypton reads your own separators, tags and cloze patterns\./,
     );

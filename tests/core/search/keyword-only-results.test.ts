@@ -113,7 +113,7 @@ describe("results built from a search, with the embedding server unreachable", (
     await start({ embedderUnreachable: REASON });
     await chat("set a study goal: bake sourdough");
     const result = await chat("plan my week for bake sourdough");
-    expect(result.text).toMatch(/^Plan for \*\*bake sourdough\*\* \(0 flashcards due, 1 related note\(s\)\):/);
+    expect(result.text).toMatch(/^Plan for \*\*bake sourdough\*\* \(0 flashcards due, 1 related note\):/);
     expect(result.text).toContain("read [[Cooking/Bread]]");
     expect(result.text.endsWith(`\n\n_${UNAVAILABLE}_`)).toBe(true);
   });

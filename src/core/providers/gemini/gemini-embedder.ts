@@ -5,6 +5,7 @@ import { DEFAULT_RETRY_POLICY } from "../retry";
 import type { GeminiOptions } from "./gemini-chat-model";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
 import { geminiError } from "./gemini-errors";
+import { countOf } from "../../util/text";
 
 export const DEFAULT_GEMINI_EMBEDDING_MODEL = "gemini-embedding-001";
 /**
@@ -46,7 +47,7 @@ export class GeminiEmbedder implements Embedder {
       mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
     });
     if (vectors.length !== texts.length || vectors.some((v) => v.length === 0)) {
-      throw new ProviderError("bad-response", `Gemini returned ${vectors.length} embeddings for ${texts.length} texts.`);
+      throw new ProviderError("bad-response", `Gemini returned ${countOf(vectors.length, "embedding")} for ${countOf(texts.length, "text")}.`);
     }
     const dim = vectors[0].length;
     if (vectors.some((v) => v.length !== dim)) throw new ProviderError("bad-response", "Gemini returned embeddings of different lengths.");

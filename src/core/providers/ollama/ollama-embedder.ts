@@ -8,6 +8,7 @@ import { ProviderError } from "../provider-error";
 import { createRequestGuard } from "../request-guard";
 import { normalizeBaseUrl } from "./ollama-chat-model";
 import { ollamaError, ollamaFetch, pullCommand } from "./ollama-errors";
+import { countOf } from "../../util/text";
 
 export interface OllamaEmbedderOptions {
   /** "http://localhost:11434" */
@@ -81,7 +82,7 @@ class OllamaEmbedder implements Embedder {
       if (!Array.isArray(embeddings) || embeddings.length !== texts.length) {
         throw new ProviderError(
           "bad-response",
-          `Ollama returned ${Array.isArray(embeddings) ? embeddings.length : "no"} embeddings for ${texts.length} texts.`,
+          `Ollama returned ${Array.isArray(embeddings) ? countOf(embeddings.length, "embedding") : "no embeddings"} for ${countOf(texts.length, "text")}.`,
         );
       }
       let dim = -1;
