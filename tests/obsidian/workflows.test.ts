@@ -174,6 +174,21 @@ describe("/run in the chat view", () => {
     expect(shown.querySelector(".krypton-action-copy")).toBeNull();
   });
 
+  it("a run that throws shows its error with no Retry, and regenerating never sends the /run to the chat model", async () => {
+    const view = await openChat();
+    const workflows = p.services.core.workflows as unknown as { run: () => Promise<never> };
+    workflows.run = () => Promise.reject(new Error("the flow engine broke"));
+    view.controller.send('/run "Pipeline" notes from the meeting');
+    await view.controller.idle();
+    expect(view.controller.messages.at(-1)).toMatchObject({ status: "error", error: { message: "the flow engine broke", retryable: false } });
+    const shown = Array.from(view.containerEl.querySelectorAll(".krypton-message-assistant")).at(-1)!;
+    expect(shown.querySelector(".krypton-error")?.textContent).toContain("the flow engine broke");
+    expect(Array.from(shown.querySelectorAll("button")).map((b) => b.textContent)).not.toContain("Retry");
+    expect(view.controller.retry()).toBe(false);
+    await view.controller.idle();
+    expect(ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("an unknown flow or a missing input is explained", async () => {
     const view = await openChat();
     view.controller.send("/run nothing-like-this some input");

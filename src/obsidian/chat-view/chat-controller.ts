@@ -248,7 +248,8 @@ export class ChatController {
   regenerate(): boolean {
     if (this.streaming) return false;
     const lastUser = [...this._messages].reverse().find((m) => m.role === "user");
-    if (!lastUser) return false;
+    // A local command (`/run`, `/tools`) was never a question to the chat model: it is not sent as one.
+    if (!lastUser || lastUser.local) return false;
     const last = this._messages[this._messages.length - 1];
     const hasAnswer = last && last.role === "assistant";
     if (hasAnswer) {

@@ -290,8 +290,11 @@ export class MessageRenderer {
       const hint = errorHint(m.error.code);
       if (hint) box.createDiv({ cls: "krypton-error-hint", text: hint });
       const buttons = box.createDiv({ cls: "krypton-error-actions" });
-      const retry = buttons.createEl("button", { cls: "mod-cta", text: "Retry" });
-      retry.addEventListener("click", () => this.deps.actions.retry());
+      // Only what asking again can fix gets a Retry (a failed workflow run is not asked of the chat model).
+      if (m.error.retryable) {
+        const retry = buttons.createEl("button", { cls: "mod-cta", text: "Retry" });
+        retry.addEventListener("click", () => this.deps.actions.retry());
+      }
       if (settingsCanFix(m.error.code)) {
         const settings = buttons.createEl("button", { text: "Open settings" });
         settings.addEventListener("click", () => this.deps.actions.openSettings());
