@@ -298,7 +298,7 @@ async function callToolOverJson(body: unknown, res: http.ServerResponse, registr
   } catch (err) {
     const error = toToolError(err, tool);
     const status = { "unknown-tool": 404, "not-found": 404, "invalid-input": 400, refused: 403, failed: 500 }[error.code];
-    sendJson(res, status, { error: error.message, code: error.code });
+    sendJson(res, status, { error: error.message, code: error.code, ...(error.keywordOnly ? { keywordOnly: error.keywordOnly } : {}) });
   }
 }
 

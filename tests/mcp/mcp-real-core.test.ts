@@ -104,6 +104,19 @@ it.each([
   expect(notes(after)).toEqual(notes(before));
 });
 
+it("search_notes with no hits while the query cannot be embedded says why, in its text and its keywordOnly field", async () => {
+  // The notes have vectors; then the embedding server fails every query (500 on /api/embed).
+  ollama.script({ route: "embed", status: 500, times: Infinity });
+  // Listed first: the SDK client then checks the structured content against the tool's output schema.
+  await client.listTools();
+  const result = await client.callTool({ name: "search_notes", arguments: { query: "zzqxj" } });
+  expect(result.isError).toBe(true);
+  const { keywordOnly } = result.structuredContent as { keywordOnly: string };
+  expect(keywordOnly).toMatch(/^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/);
+  expect(result.structuredContent).toEqual({ results: [], keywordOnly });
+  expect(textOf(result)).toBe(`No notes match 'zzqxj'\n\n${keywordOnly}`);
+});
+
 it("a missing model is an isError result a person can act on, and nothing is written", async () => {
   core.applySettings({ ...core.settings(), chatModel: "not-pulled:1b" });
   const before = await snapshot(vault.root);

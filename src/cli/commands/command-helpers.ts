@@ -79,7 +79,7 @@ export class IndexPreparation {
 
   /** Why agent mode's searches match notes by keywords only (keywordOnlyReason), or null; null too while no index is open for searching. */
   agentKeywordOnly(): string | null {
-    return this.prepared === "answer" ? keywordOnlyReason(this.session.core.index.status(), []) : null;
+    return this.prepared === "answer" ? keywordOnlyReason(this.session.core.index.status()) : null;
   }
 }
 

@@ -24,7 +24,10 @@ export interface AgentToolboxOptions {
   allowed?: readonly string[];
   /** Where the vault is (hosts that know); vault_path is never asked of the model. */
   context?: Omit<ToolContext, "signal">;
-  /** Sees each successful call's structured output, which the model never gets (a workflow reads remarks from it). */
+  /**
+   * Sees each call's structured output, which the model never gets (a workflow reads remarks from it): a
+   * successful call's, or a failed search's keyword-only reason as `{ keywordOnly }`.
+   */
   onOutput?: (tool: ToolDefinition, structured: Record<string, unknown>) => void;
 }
 
@@ -110,7 +113,10 @@ export class AgentToolbox {
       return { text: clip(output.text, TOOL_RESULT_MAX_CHARS), isError: false, outcome: "ok" };
     } catch (err) {
       if (run.signal?.aborted || (isAbortError(err) && !(err instanceof ToolError))) throw err;
-      return fail(toToolError(err, tool.name).message);
+      const error = toToolError(err, tool.name);
+      // "No notes match": the search still matched by keywords only, and the run says so as for found notes.
+      if (error.keywordOnly) this.options.onOutput?.(tool, { keywordOnly: error.keywordOnly });
+      return fail(error.message);
     }
   }
 }

@@ -2,6 +2,7 @@ import type { ChatMessage } from "../ports/chat-model";
 import type { Logger } from "../ports/logger";
 import type { Agent, AgentContext, AgentResult } from "./agent";
 import { AgentError } from "../notes/agent-error";
+import { keywordOnlyRemark } from "../notes/result-text";
 import type { IntentRouter } from "./agent-router";
 import type { DetectedIntent, IntentKind } from "./intent-patterns";
 
@@ -27,8 +28,17 @@ export function intentAgent(
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         deps.logger.info(`agents: ${name} could not act`, { code: err.code });
-        return { kind: "message", agent: name, text: err.message, failed: err.code };
+        return { ...agentErrorResult(name, err), failed: err.code };
       }
     },
   };
+}
+
+/**
+ * What an agent says for an AgentError: its message, and, when a search that matched by keywords only
+ * found nothing, why, under it (as under found results: a paraphrase finds nothing by keywords).
+ */
+export function agentErrorResult(agent: string, err: AgentError): Extract<AgentResult, { kind: "message" }> {
+  if (!err.keywordOnly) return { kind: "message", agent, text: err.message };
+  return { kind: "message", agent, text: `${err.message}${keywordOnlyRemark(err.keywordOnly)}`, keywordOnly: err.keywordOnly };
 }

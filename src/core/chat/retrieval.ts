@@ -1,7 +1,7 @@
 /**
  * Retrieval for one chat turn, in one of four modes:
  *   none   — nothing (conversation history only)
- *   rag    — the vault index (SearchApi.searchChunks)
+ *   rag    — the vault index (SearchApi.searchChunksWithReason)
  *   web    — Tavily
  *   hybrid — rag and web in parallel, both kept (separate prompt sections)
  * Failures never fail the answer: they become notices and the answer goes on without that part.
@@ -15,7 +15,6 @@ import { askJson } from "../model/ask-json";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { askModel } from "../model/ask-model";
 import { ProviderError } from "../providers/provider-error";
-import { keywordOnlyReason } from "../search/keyword-only";
 import type { ChunkHit, SearchApi } from "../search/search-types";
 import type { KryptonSettings, RetrievalMode } from "../settings";
 import type { WebSearch, WebSnippet } from "../web/web-search";
@@ -29,7 +28,7 @@ export interface Notice {
 
 export interface RetrievalDeps {
   /** The vault index; `status()` (when present) tells whether it is ready. */
-  index: SearchApi & { status?(): IndexStatus };
+  index: Pick<SearchApi, "searchChunksWithReason"> & { status?(): IndexStatus };
   webSearch: WebSearch | null;
   /** Used for query rewriting, multi-query and chat-model rerank. */
   chatModel: ChatModel | null;
@@ -110,15 +109,15 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
   }
   try {
     const perQuery = await Promise.all(
-      queries.map((q) => index.searchChunks(q, { limit: settings.maxK, minScore: settings.similarityThreshold, signal })),
+      queries.map((q) => index.searchChunksWithReason(q, { limit: settings.maxK, minScore: settings.similarityThreshold, signal })),
     );
-    let hits = mergeHits(perQuery).slice(0, settings.maxK);
+    let hits = mergeHits(perQuery.map((r) => r.hits)).slice(0, settings.maxK);
     if (status?.state === "indexing") {
       const progress = status.progress ? ` (${formatCount(status.progress.done)} of ${countOf(status.progress.total, "note")})` : "";
       notices.push({ code: "rag-partial", message: `Indexing is still running${progress}: some notes may be missing from this answer.` });
     }
-    // The status after the search: a query that could not be embedded shows there.
-    const keywordOnly = keywordOnlyReason(currentStatus(index) ?? status, hits);
+    // Said whatever was found: an answer from no notes is one the user most needs to know this about.
+    const keywordOnly = perQuery.find((r) => r.keywordOnly)?.keywordOnly;
     if (keywordOnly) notices.push({ code: "rag-keyword-only", message: keywordOnly });
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);

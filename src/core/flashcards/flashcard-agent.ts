@@ -3,6 +3,7 @@ import { AgentError } from "../notes/agent-error";
 import type { Logger } from "../ports/logger";
 import { detectFlashcardIntent } from "./flashcard-intents";
 import type { FlashcardService } from "./flashcard-service";
+import { agentErrorResult } from "../agents/agent-base";
 
 export const FLASHCARD_AGENT = "flashcards";
 
@@ -29,7 +30,7 @@ export function createFlashcardAgent(deps: { flashcards: FlashcardService; logge
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         deps.logger.info("agents: flashcards could not act", { code: err.code });
-        return { kind: "message", agent: FLASHCARD_AGENT, text: err.message };
+        return agentErrorResult(FLASHCARD_AGENT, err);
       }
     },
   };

@@ -1,6 +1,5 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
-import { keywordOnlyReason } from "../search/keyword-only";
-import { AgentError } from "../notes/agent-error";
+import { AgentError, noNotesMatch } from "../notes/agent-error";
 import { folderAsSpelled, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import { countOf, cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
@@ -53,7 +52,7 @@ export interface FlashcardRun {
   clozesAsBasic: number;
   /** Why the cards were written in SR's default format: its settings file cannot be read (SrFormat.problem). */
   srSettingsProblem?: string;
-  /** Cards about a topic whose notes were matched by keywords only: why, as a sentence (keywordOnlyReason). */
+  /** Cards about a topic whose notes were matched by keywords only: why, as a sentence (SearchResult.keywordOnly). */
   keywordOnly?: string;
   text: string;
 }
@@ -286,19 +285,20 @@ export class FlashcardService {
     if (!(status.state === "ready" || (status.state === "indexing" && status.chunks > 0))) {
       throw new AgentError("The index is not ready yet: index the vault first, then ask for flashcards about a topic.", "index-not-ready");
     }
-    let hits;
+    let found;
     try {
-      hits = await this.deps.index.searchChunks(`notes about ${topic}`, { limit: 24, signal: request.signal });
+      found = await this.deps.index.searchChunksWithReason(`notes about ${topic}`, { limit: 24, signal: request.signal });
     } catch (err) {
       if (isAbortError(err)) throw err;
       throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
     }
+    const { hits, keywordOnly } = found;
     const kept = mentioningTopic(
       hits.filter((h) => !isInFolder(h.chunk.path, deckFolder)),
       (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`,
       significantWords(topic),
     ).slice(0, 8);
-    if (!kept.length) throw new AgentError(`No notes match '${topic}'`, "not-found");
+    if (!kept.length) throw noNotesMatch(topic, keywordOnly);
     const passages: Passage[] = [];
     for (const hit of kept) {
       const heading = hit.chunk.headings[hit.chunk.headings.length - 1];
@@ -306,7 +306,6 @@ export class FlashcardService {
       const text = hit.chunk.text.slice(0, FLASHCARD_LIMITS.passageChars * 2);
       passages.push({ n: passages.length + 1, text, source: heading ? `${target}#${heading.replace(/[#^[\]|]/g, " ").trim()}` : target });
     }
-    const keywordOnly = keywordOnlyReason(this.deps.index.status(), hits);
     return { title: topic, passages, sources: [...new Set(kept.map((h) => h.chunk.path))], ...(keywordOnly ? { keywordOnly } : {}) };
   }
 

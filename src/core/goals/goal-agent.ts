@@ -6,6 +6,7 @@ import type { Logger } from "../ports/logger";
 import { parseMinutes } from "./goal-parse";
 import { goalLine, type GoalService } from "./goal-service";
 import { countOf } from "../util/text";
+import { agentErrorResult } from "../agents/agent-base";
 
 export const GOALS_AGENT = "study-goals";
 
@@ -55,7 +56,7 @@ export function createGoalAgent(deps: { goals: GoalService; logger: Logger }): A
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         deps.logger.info("agents: study goals could not act", { code: err.code });
-        return { kind: "message", agent: GOALS_AGENT, text: err.message };
+        return agentErrorResult(GOALS_AGENT, err);
       }
     },
   };

@@ -3,7 +3,6 @@ import { deckFolderAsSpelled } from "../flashcards/flashcard-service";
 import { loadSrFormat, type SrFormat } from "../flashcards/sr-format";
 import { countCards } from "../flashcards/sr-schedule";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
-import { keywordOnlyReason } from "../search/keyword-only";
 import { AgentError } from "../notes/agent-error";
 import { baseNameOf, folderAsSpelled, isInFolder, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
 import type { Host } from "../ports/host";
@@ -129,7 +128,7 @@ export class GoalService {
 
   /**
    * A week's plan: related notes from the one search API, and the cards due in decks named like the goal.
-   * `keywordOnly`: the notes were matched by keywords only, and why (keywordOnlyReason). `srSettingsProblem`: the
+   * `keywordOnly`: the notes were matched by keywords only, and why (SearchResult.keywordOnly), found or not. `srSettingsProblem`: the
    * decks were read in SR's defaults because its settings cannot be read (SrFormat.problem), so cards in the
    * user's own separators were not counted.
    */
@@ -143,11 +142,12 @@ export class GoalService {
     const today = this.today();
     const deckFolder = await deckFolderAsSpelled(this.deps.settings(), this.deps.host.vault);
     let notes: string[] = [];
-    let keywordOnly: string | null = null;
+    let keywordOnly: string | undefined;
     try {
-      const hits = await this.deps.index.searchNotes(goal.goal, { limit: 8, signal });
-      notes = hits.map((h) => h.path).filter((p) => !isInFolder(p, goalsFolder));
-      if (notes.length) keywordOnly = keywordOnlyReason(this.deps.index.status(), hits);
+      const found = await this.deps.index.searchNotesWithReason(goal.goal, { limit: 8, signal });
+      notes = found.hits.map((h) => h.path).filter((p) => !isInFolder(p, goalsFolder));
+      // Said with no related notes too: a goal worded unlike its notes finds none by keywords.
+      keywordOnly = found.keywordOnly;
     } catch {
       notes = []; // no index yet: the plan still has the cards
     }

@@ -1,5 +1,5 @@
 import type { VaultEvent, Unsubscribe } from "../ports/vault";
-import type { NoteHit, SearchApi, SearchOptions } from "../search/search-types";
+import type { NoteHit, SearchApi, SearchOptions, SearchResult } from "../search/search-types";
 import type { Chunk } from "./chunk";
 import type { IndexStatus } from "./index-status";
 
@@ -13,9 +13,9 @@ export interface VaultIndexApi extends SearchApi {
   /**
    * Instead of open() then searchNotes() for one search in a fresh process: searches the saved index where it
    * lies, reading only what the query needs. Null when the saved index does not match the vault as it is
-   * now (or is damaged): then open() and search.
+   * now (or is damaged): then open() and search. `status`: the saved index's, as this search found it.
    */
-  searchSavedNotes(query: string, options?: SearchOptions): Promise<{ hits: NoteHit[]; status: IndexStatus } | null>;
+  searchSavedNotes(query: string, options?: SearchOptions): Promise<(SearchResult<NoteHit> & { status: IndexStatus }) | null>;
   /** Re-scans the vault and applies only what changed (content hashes); embeds what lacks a vector. */
   sync(signal?: AbortSignal): Promise<IndexStatus>;
   /**

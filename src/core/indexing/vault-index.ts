@@ -2,9 +2,10 @@ import type { Embedder } from "../ports/embedder";
 import type { Host } from "../ports/host";
 import type { NoteInfo, Unsubscribe, VaultEvent } from "../ports/vault";
 import { isAbortError, ProviderError } from "../providers/provider-error";
-import { searchChunks, searchNotes, type SearchSource } from "../search/hybrid-search";
+import { searchChunks, searchNotes, type Ranking, type SearchSource } from "../search/hybrid-search";
+import { keywordOnlyReason } from "../search/keyword-only";
 import { QueryVectors } from "../search/query-vectors";
-import type { ChunkHit, NoteHit, SearchOptions } from "../search/search-types";
+import type { ChunkHit, NoteHit, SearchOptions, SearchResult } from "../search/search-types";
 import type { KryptonSettings } from "../settings";
 import type { Chunk, ChunkMeta } from "./chunk";
 import { type ChunkRecord, chunkId, chunkMetaOf, chunkOf } from "./index-records";
@@ -466,13 +467,21 @@ export class VaultIndex implements VaultIndexApi {
   // ---------------------------------------------------------------- search
 
   async searchChunks(query: string, options?: SearchOptions): Promise<ChunkHit[]> {
-    await this.untilLoaded();
-    return searchChunks(this.searchSource, query, this.withFusion(options));
+    return (await this.searchChunksWithReason(query, options)).hits;
   }
 
   async searchNotes(query: string, options?: SearchOptions): Promise<NoteHit[]> {
+    return (await this.searchNotesWithReason(query, options)).hits;
+  }
+
+  async searchChunksWithReason(query: string, options?: SearchOptions): Promise<SearchResult<ChunkHit>> {
     await this.untilLoaded();
-    return searchNotes(this.searchSource, query, this.withFusion(options));
+    return withReason(await searchChunks(this.searchSource, query, this.withFusion(options)), () => this.status());
+  }
+
+  async searchNotesWithReason(query: string, options?: SearchOptions): Promise<SearchResult<NoteHit>> {
+    await this.untilLoaded();
+    return withReason(await searchNotes(this.searchSource, query, this.withFusion(options)), () => this.status());
   }
 
   /**
@@ -482,7 +491,7 @@ export class VaultIndex implements VaultIndexApi {
    * was saved, or it was saved in another format, chunk size, analyser or by another embedder, or a part of
    * it is damaged. Then open() (which reports and repairs what it finds) and search. Never writes anything.
    */
-  async searchSavedNotes(query: string, options?: SearchOptions): Promise<{ hits: NoteHit[]; status: IndexStatus } | null> {
+  async searchSavedNotes(query: string, options?: SearchOptions): Promise<(SearchResult<NoteHit> & { status: IndexStatus }) | null> {
     if (this.opening) return null;
     const listing = this.host.vault.listNotes();
     listing.catch(() => undefined);
@@ -524,7 +533,7 @@ export class VaultIndex implements VaultIndexApi {
         vectorSearch: (vector, k, accept) => saved.vectorSearch(vector, k, (path) => policy.mayRead(path) && accept(path)),
         cosineOf: (chunk, vector) => saved.cosineOf(chunk, vector),
       };
-      const hits = await searchNotes(source, query, this.withFusion(options));
+      const ranking = await searchNotes(source, query, this.withFusion(options));
       this.host.logger.debug(`Searched the saved index in place (${manifest.shards.length} shards, ${saved.chunkCount} chunks)`);
       const status: IndexStatus = {
         state: "ready",
@@ -543,7 +552,7 @@ export class VaultIndex implements VaultIndexApi {
       if (this.lockProblem.heldBy) status.heldBy = this.lockProblem.heldBy;
       const queryFailure = this.queryVectors.failure();
       if (queryFailure) status.queryEmbedError = queryFailure;
-      return { hits, status };
+      return { ...withReason(ranking, () => status), status };
     } catch (err) {
       if (err instanceof IndexLoadError) {
         this.host.logger.info("The saved index cannot answer on its own; loading it", errorText(err));
@@ -1185,6 +1194,12 @@ export class VaultIndex implements VaultIndexApi {
       }
     }
   }
+}
+
+/** A ranking as the search API hands it out: the reason read from the status right after a search that went without meaning. */
+function withReason<T>({ hits, withoutMeaning }: Ranking<T>, status: () => IndexStatus): SearchResult<T> {
+  const keywordOnly = withoutMeaning ? keywordOnlyReason(status()) : null;
+  return keywordOnly ? { hits, keywordOnly } : { hits };
 }
 
 function errorText(err: unknown): string {

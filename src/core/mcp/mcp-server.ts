@@ -48,7 +48,7 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo, opt
     } catch (err) {
       const error = toToolError(err, name);
       if (error.code === "failed") options.logger?.warn(`MCP tool ${name} failed: ${error.message}`);
-      return { content: [{ type: "text", text: error.message }], isError: true };
+      return { content: [{ type: "text", text: error.message }], isError: true, ...(error.structured ? { structuredContent: error.structured } : {}) };
     }
   });
   return mcp;

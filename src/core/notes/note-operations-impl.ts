@@ -6,7 +6,7 @@ import { reportingFits } from "../providers/turn-views";
 import type { Host } from "../ports/host";
 import { NoteNotFoundError } from "../ports/vault";
 import type { KryptonSettings } from "../settings";
-import { AgentError } from "./agent-error";
+import { AgentError, noNotesMatch } from "./agent-error";
 import {
   combineSummariesPrompt,
   createNotePrompt,
@@ -23,7 +23,6 @@ import type { NoteCreated, NoteOperations, SearchResults, Summary } from "./note
 import { createUniqueNote, normalizeVaultPath, slugify } from "./note-paths";
 import { noteCreatedText, searchResultsText, summaryText } from "./result-text";
 import { countOf, formatCount } from "../util/text";
-import { keywordOnlyReason } from "../search/keyword-only";
 
 export interface NoteOperationsDeps {
   host: Host;
@@ -201,15 +200,16 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       requireIndex();
       const limit = Math.min(LIMITS.searchMax, Math.max(1, Math.floor(options.limit ?? LIMITS.searchDefault)));
       await untilNewNoteIndexed();
-      let notes;
+      let found;
       try {
         // The same relevance floor as chat retrieval, so "find notes about X" does not list unrelated notes.
-        notes = await deps.index.searchNotes(q, { limit, minScore: deps.settings().similarityThreshold, signal: options.signal });
+        found = await deps.index.searchNotesWithReason(q, { limit, minScore: deps.settings().similarityThreshold, signal: options.signal });
       } catch (err) {
         if (isAbortError(err) || options.signal?.aborted) throw err;
         throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
       }
-      if (!notes.length) throw new AgentError(`No notes match '${q}'`, "not-found");
+      const { hits: notes, keywordOnly } = found;
+      if (!notes.length) throw noNotesMatch(q, keywordOnly);
       const hits = notes.map((n) => ({
         path: n.path,
         title: n.title,
@@ -218,7 +218,6 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
         score: n.score,
         startLine: n.startLine,
       }));
-      const keywordOnly = keywordOnlyReason(deps.index.status(), notes);
       const result = { kind: "search-results" as const, agent: AGENT_NAMES.search, query: q, hits, ...(keywordOnly ? { keywordOnly } : {}) };
       return { ...result, text: searchResultsText(result) };
     },
@@ -260,9 +259,9 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       const model = requireModel();
       requireIndex();
       await untilNewNoteIndexed();
-      let hits;
+      let found;
       try {
-        hits = await deps.index.searchChunks(`notes about ${subject}`, { limit: LIMITS.topicRetrieve, signal: options.signal });
+        found = await deps.index.searchChunksWithReason(`notes about ${subject}`, { limit: LIMITS.topicRetrieve, signal: options.signal });
       } catch (err) {
         if (isAbortError(err) || options.signal?.aborted) throw err;
         throw new AgentError(`Search failed: ${errorMessage(err)}`, "failed");
@@ -270,11 +269,12 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       // Retrieval ranks by similarity; keep only chunks that really name the topic (title, headings or text):
       // every word of it when some chunk does, so "machine learning" does not bring in "washing machine".
       const words = significantWords(subject);
+      const { hits, keywordOnly } = found;
       const kept = mentioningTopic(hits, (h) => `${h.chunk.title}\n${h.chunk.headings.join("\n")}\n${h.chunk.text}`, words).slice(
         0,
         LIMITS.topicChunks,
       );
-      if (!kept.length) throw new AgentError(`No notes match '${subject}'`, "not-found");
+      if (!kept.length) throw noNotesMatch(subject, keywordOnly);
       const excerpts = kept.map((h) => ({
         title: h.chunk.title,
         path: h.chunk.path,
@@ -292,7 +292,6 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
       if (!summary) throw new AgentError("The chat model returned an empty summary.", "failed");
       const sourceFiles = [...new Set(kept.map((h) => h.chunk.path))];
       const fitted = fit ? fitNotice(fit, "this summary").message : undefined;
-      const keywordOnly = keywordOnlyReason(deps.index.status(), hits);
       const result = {
         kind: "summary" as const,
         agent: AGENT_NAMES.summarize,

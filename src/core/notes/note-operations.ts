@@ -21,12 +21,16 @@ export type AgentResult =
       sourceFiles: string[];
       /** Set when the excerpts were shortened to fit the model's context window: what was cut, as a sentence. */
       fitted?: string;
-      /** A topic summary whose notes were matched by keywords only: why, as a sentence (keywordOnlyReason). */
+      /** A topic summary whose notes were matched by keywords only: why, as a sentence (SearchResult.keywordOnly). */
       keywordOnly?: string;
     }
   /** The agent recognised the request but a prerequisite is missing ("Open a note first"). */
   /** `failed`: the agent could not do its job (an AgentError's code), so hosts can say so (CLI exit 1). */
-  | { kind: "message"; agent: string; text: string; failed?: AgentErrorCode };
+  /**
+   * `keywordOnly`: the message is an AgentError from a search that matched by keywords only ("No notes
+   * match 'x'"): why; `text` ends with it (keywordOnlyRemark), where hosts that say it elsewhere take it off.
+   */
+  | { kind: "message"; agent: string; text: string; failed?: AgentErrorCode; keywordOnly?: string };
 
 export type NoteCreated = Extract<AgentResult, { kind: "note-created" }>;
 export type SearchResults = Extract<AgentResult, { kind: "search-results" }>;

@@ -35,3 +35,14 @@ export function summaryText(r: Omit<Summary, "text">, heading: string): string {
 export function summaryRemarks(r: Pick<Summary, "fitted" | "keywordOnly">): string[] {
   return [r.fitted, r.keywordOnly].filter((remark): remark is string => Boolean(remark));
 }
+
+/** How a chat message shows that its search matched by keywords only: the reason under it, in italics. */
+export function keywordOnlyRemark(keywordOnly: string): string {
+  return `\n\n_${keywordOnly}_`;
+}
+
+/** A message's text without its keyword-only remark, for hosts that say the remark elsewhere (the CLI: once, on stderr). */
+export function withoutKeywordOnlyRemark(text: string, keywordOnly: string | undefined): string {
+  const remark = keywordOnly ? keywordOnlyRemark(keywordOnly) : "";
+  return remark && text.endsWith(remark) ? text.slice(0, -remark.length) : text;
+}

@@ -3,6 +3,7 @@ import { cleanArgument, normalizeMessage } from "../agents/intent-patterns";
 import { AgentError } from "../notes/agent-error";
 import type { Logger } from "../ports/logger";
 import type { QuizService } from "./quiz-service";
+import { agentErrorResult } from "../agents/agent-base";
 
 export const QUIZ_AGENT = "quiz";
 
@@ -37,7 +38,7 @@ export function createQuizAgent(deps: { quiz: QuizService; logger: Logger }): Ag
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         deps.logger.info("agents: quiz could not act", { code: err.code });
-        return { kind: "message", agent: QUIZ_AGENT, text: err.message };
+        return agentErrorResult(QUIZ_AGENT, err);
       }
     },
   };

@@ -84,7 +84,7 @@ export class QuizService {
     if (!this.deps.flashcards) throw new AgentError(`No deck named "${topic}". Make one first: "make flashcards about ${topic}".`, "not-found");
     const draft = await this.deps.flashcards.draftFromTopic(topic, QUIZ_FROM_NOTES_CARDS, signal, now);
     const cards = quizCardsFromNew(draft.cards, draft.format);
-    if (!cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found");
+    if (!cards.length) throw new AgentError(`No deck named "${topic}", and no cards could be made from your notes about it.`, "not-found", { keywordOnly: draft.keywordOnly });
     const state: QuizState = {
       ...startQuiz(draft.title, this.order(cards)),
       fromNotes: { topic: draft.title, cards: draft.cards, offer: "none" },

@@ -80,13 +80,24 @@ interface Candidate {
   vectorRank: number;
 }
 
-export async function searchChunks(source: SearchSource, query: string, options: SearchOptions = {}): Promise<ChunkHit[]> {
-  const limit = clampLimit(options.limit);
-  const hits = await withTexts(source, (await rankChunks(source, query, options, Math.max(limit * 5, 50))).hits.slice(0, limit));
-  return withSnippets(hits, query.trim());
+/**
+ * A search's hits, and whether it went without meaning though meaning was asked for (a semantic weight
+ * above 0, but no query vector: no usable vectors, or the query could not be embedded). The caller says
+ * why (keywordOnlyReason): with no hits, the hits cannot tell.
+ */
+export interface Ranking<T> {
+  hits: T[];
+  withoutMeaning: boolean;
 }
 
-export async function searchNotes(source: SearchSource, query: string, options: SearchOptions = {}): Promise<NoteHit[]> {
+export async function searchChunks(source: SearchSource, query: string, options: SearchOptions = {}): Promise<Ranking<ChunkHit>> {
+  const limit = clampLimit(options.limit);
+  const ranked = await rankChunks(source, query, options, Math.max(limit * 5, 50));
+  const hits = await withTexts(source, ranked.hits.slice(0, limit));
+  return { hits: withSnippets(hits, query.trim()), withoutMeaning: ranked.withoutMeaning };
+}
+
+export async function searchNotes(source: SearchSource, query: string, options: SearchOptions = {}): Promise<Ranking<NoteHit>> {
   const limit = clampLimit(options.limit);
   // Several chunks of one note compete for the same slot: fetch generously, then group.
   const ranked = await rankChunks(source, query, options, Math.max(limit * 10, 100));
@@ -131,7 +142,7 @@ export async function searchNotes(source: SearchSource, query: string, options: 
     withSnippets(note.chunks, trimmed);
     note.snippet = note.chunks[0].snippet;
   }
-  return top;
+  return { hits: top, withoutMeaning: ranked.withoutMeaning };
 }
 
 /** What a note's score is made of: its chunk hits' two signals (any of its hits, not only the listed ones). */
@@ -145,11 +156,13 @@ interface Ranked {
    * top of this file). Null for rank fusion, whose notes keep their best chunk's score.
    */
   noteScore: ((hits: readonly NoteEvidence[], keywordShare: number) => number) | null;
+  /** Meaning was asked for (weight above 0) but the query had no vector. */
+  withoutMeaning: boolean;
 }
 
 async function rankChunks(source: SearchSource, query: string, options: SearchOptions, candidates: number): Promise<Ranked> {
   const trimmed = query.trim();
-  if (!trimmed) return { hits: [], noteScore: null };
+  if (!trimmed) return { hits: [], noteScore: null, withoutMeaning: false };
   const prefix = options.pathPrefix ?? "";
   const accept = (path: string) => path.startsWith(prefix);
   // A path filter throws most keyword hits away: ask for more.
@@ -161,7 +174,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
     source.textSearch(trimmed, textLimit),
     weight > 0 ? source.queryVector(trimmed, options.signal) : Promise.resolve(null),
   ]);
-  if (options.signal?.aborted) return { hits: [], noteScore: null };
+  if (options.signal?.aborted) return { hits: [], noteScore: null, withoutMeaning: false };
   // Meaning only, when there is meaning to rank by; without vectors the keywords still answer.
   const meaningOnly = weight >= 1 && queryVector !== null;
   const textHits = meaningOnly ? [] : allTextHits;
@@ -255,7 +268,7 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
           const title = meaningOnly ? 0 : titleMatch(noteHits[0].chunk, queryTerms, titleCache);
           return fuse(Math.min(1, kw1 + clamp01(keywordShare) * kw2), vec, title);
         };
-  return { hits: hits.slice(0, candidates), noteScore };
+  return { hits: hits.slice(0, candidates), noteScore, withoutMeaning: weight > 0 && queryVector === null };
 }
 
 /**

@@ -53,9 +53,23 @@ export interface NoteHit {
   chunks: ChunkHit[];
 }
 
+/**
+ * A search's hits and, when it matched by keywords only though it should have used meaning, why
+ * (keywordOnlyReason). The reason belongs to the search, not to its hits: a search that finds nothing is
+ * when the user most needs to know that meaning was not used.
+ */
+export interface SearchResult<T> {
+  hits: T[];
+  keywordOnly?: string;
+}
+
 /** The one search API: used by the ribbon search, chat retrieval, agents, the CLI and MCP. */
 export interface SearchApi {
   searchChunks(query: string, options?: SearchOptions): Promise<ChunkHit[]>;
   /** One entry per note, best first. */
   searchNotes(query: string, options?: SearchOptions): Promise<NoteHit[]>;
+  /** searchChunks with the search's keyword-only reason: for every result shown to a person. */
+  searchChunksWithReason(query: string, options?: SearchOptions): Promise<SearchResult<ChunkHit>>;
+  /** searchNotes with the search's keyword-only reason: for every result shown to a person. */
+  searchNotesWithReason(query: string, options?: SearchOptions): Promise<SearchResult<NoteHit>>;
 }

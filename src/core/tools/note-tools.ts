@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AgentError } from "../notes/agent-error";
 import type { NoteOperations } from "../notes/note-operations";
 import { summaryRemarks } from "../notes/result-text";
 import { createReadPolicy, isNoteRefusedError } from "../notes/read-policy";
@@ -101,7 +102,13 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     async run(input, context) {
       await checkVaultPath(input.vault_path, context);
       const limit = input.limit ?? SEARCH_LIMIT_DEFAULT;
-      const found = await operations.searchNotes(input.query, { limit, signal: context.signal });
+      const found = await operations.searchNotes(input.query, { limit, signal: context.signal }).catch((err: unknown) => {
+        // No match is still an error (404 on the JSON endpoint), but it says why keywords alone were used, in its text and field.
+        if (err instanceof AgentError && err.code === "not-found" && err.keywordOnly) {
+          throw new ToolError(err.message, "not-found", { keywordOnly: err.keywordOnly, structured: { results: [], keywordOnly: err.keywordOnly } });
+        }
+        throw err;
+      });
       const results = found.hits.slice(0, limit).map((hit) => ({ filePath: hit.path, title: hit.title, snippet: hit.snippet, score: hit.score }));
       if (results.length === 0) throw new ToolError(`No notes match '${input.query}'`, "not-found");
       const text = results

@@ -130,7 +130,7 @@ export function toToolError(err: unknown, toolName: string): ToolError {
   if (err instanceof NoteExistsError) return new ToolError(`${err.message}; Krypton never overwrites a note`, "refused");
   if (err instanceof AgentError) {
     const code = err.code === "not-found" ? "not-found" : err.code === "invalid-input" ? "invalid-input" : "failed";
-    return new ToolError(err.message, code);
+    return new ToolError(err.message, code, { keywordOnly: err.keywordOnly });
   }
   if (isAbortError(err)) return new ToolError(`${toolName} was cancelled`, "failed");
   if (err instanceof ProviderError) return new ToolError(err.message, "failed");

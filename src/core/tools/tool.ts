@@ -90,12 +90,20 @@ export interface RemoteToolInfo {
 
 /** An error whose message a person can act on ("Missing required parameter: topic"). Safe to show to clients. */
 export class ToolError extends Error {
+  /** A failed search that matched by keywords only ("No notes match 'x'"): why; the message ends with it. */
+  readonly keywordOnly?: string;
+  /** What the tool has to show for the failure, matching its outputSchema (search_notes: no results): MCP's structuredContent. */
+  readonly structured?: Record<string, unknown>;
+
   constructor(
     message: string,
     /** "unknown-tool" lets HTTP callers answer 404; everything else is the caller's input or the vault's state. */
     readonly code: "unknown-tool" | "invalid-input" | "not-found" | "refused" | "failed" = "failed",
+    options: { keywordOnly?: string; structured?: Record<string, unknown> } = {},
   ) {
-    super(message);
+    super(options.keywordOnly ? `${message}\n\n${options.keywordOnly}` : message);
     this.name = "ToolError";
+    if (options.keywordOnly) this.keywordOnly = options.keywordOnly;
+    if (options.structured) this.structured = options.structured;
   }
 }

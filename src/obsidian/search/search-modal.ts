@@ -1,7 +1,6 @@
 import { Modal, type App } from "obsidian";
 import type { IndexStatus } from "../../core/indexing/index-status";
 import type { NoteHit } from "../../core/search/search-types";
-import { keywordOnlyReason } from "../../core/search/keyword-only";
 import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
 import { countOf, formatCount } from "../../core/util/text";
@@ -21,6 +20,8 @@ export class SearchModal extends Modal {
   private stateEl!: HTMLElement;
   private resultsEl!: HTMLElement;
   private hits: NoteHit[] = [];
+  /** Why the last search matched by keywords only (SearchResult.keywordOnly), found or not. */
+  private keywordOnly: string | undefined;
   private selected = 0;
   private cancelTimer: (() => void) | null = null;
   private seq = 0;
@@ -111,9 +112,10 @@ export class SearchModal extends Modal {
       return;
     }
     try {
-      const hits = await this.services.core.index.searchNotes(q, { limit: this.limit });
+      const found = await this.services.core.index.searchNotesWithReason(q, { limit: this.limit });
       if (mine !== this.seq) return; // a newer query is on its way
-      this.hits = hits;
+      this.hits = found.hits;
+      this.keywordOnly = found.keywordOnly;
       this.selected = 0;
       this.renderResults(q, status);
     } catch (err) {
@@ -133,12 +135,12 @@ export class SearchModal extends Modal {
   private renderResults(query: string, status: IndexStatus): void {
     this.resultsEl.empty();
     const building = buildingText(status);
+    // The search's own reason, in the same words as chat's; with no match too (a paraphrase finds nothing by keywords).
+    const keywordOnly = this.keywordOnly;
     if (this.hits.length === 0) {
-      this.showState(building ?? `No notes match "${query}".`);
+      this.showState(building ?? `No notes match "${query}".${keywordOnly ? ` ${keywordOnly}` : ""}`);
       return;
     }
-    // The status after the search: a query that could not be embedded shows there (the same words as chat's).
-    const keywordOnly = keywordOnlyReason(this.services.core.index.status(), this.hits);
     this.showState(building ?? keywordOnly ?? keywordOnlyText(status) ?? "");
     this.hits.forEach((hit, i) => {
       const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option" } });

@@ -135,7 +135,7 @@ describe("ChatService degradation", () => {
   it("RAG when the search itself throws: notice, logged, answer goes on", async () => {
     h = await makeChatHarness(NOTES);
     const broken = Object.create(h.index) as typeof h.index;
-    broken.searchChunks = () => Promise.reject(new Error("index file is locked"));
+    broken.searchChunksWithReason = () => Promise.reject(new Error("index file is locked"));
     const service = new ChatService({
       host: h.host,
       settings: () => h.settings,

@@ -30,11 +30,10 @@ function deps(overrides: Partial<RetrievalDeps> = {}): RetrievalDeps {
   const index = h.index;
   return {
     index: {
-      searchChunks: (query, options) => {
+      searchChunksWithReason: (query, options) => {
         searched.push({ query, options });
-        return index.searchChunks(query, options);
+        return index.searchChunksWithReason(query, options);
       },
-      searchNotes: (query, options) => index.searchNotes(query, options),
       status: () => index.status(),
     },
     webSearch: null,

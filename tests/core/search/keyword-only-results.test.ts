@@ -3,12 +3,14 @@
  * one rule's words (core/search/keyword-only.ts): "summarize my notes on X", flashcards about a topic, a
  * quiz from the notes, a week's plan for a goal, in chat and through the tools (MCP, CLI, workflows). The
  * core runs as a host starts it with the embedding server unreachable (the CLI's probe); chat comes from
- * the loopback Ollama. With the embedder up, none of them says it.
+ * the loopback Ollama. With the embedder up, none of them says it. A search that finds nothing says it
+ * too: a paraphrase sharing no word with the notes finds nothing by keywords, which is when it matters most.
  */
 import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
 import type { AgentResult } from "../../../src/core/agents/agent";
 import type { ChatEvent } from "../../../src/core/chat/chat-types";
 import { silentLogger } from "../../../src/core/ports/logger";
+import { ToolError } from "../../../src/core/tools/tool";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
 import { createNodeHost } from "../../../src/node/node-host";
 import type { RecordedRequest } from "../../support/servers/scripted-server";
@@ -131,5 +133,115 @@ describe("results built from a search, with the embedding server unreachable", (
     for (const text of [flashcards.text, (await chat("quiz me on sourdough")).text, (await chat("plan my week for bake sourdough")).text]) {
       expect(text).not.toMatch(/keywords only/);
     }
+  });
+});
+
+describe("a search that finds nothing, when meaning could not be used", () => {
+  let ollama: OllamaTestServer;
+  let vault: TempVault;
+  let core: KryptonCore;
+
+  const NO_MATCH = "No notes match 'xyzzy'";
+  const FAILED = /^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/;
+  const settings = (overrides: Partial<KryptonSettings> = {}): KryptonSettings => ({
+    ...DEFAULT_SETTINGS,
+    ollamaUrl: ollama.url,
+    chatProvider: "ollama",
+    chatModel: "llama3.1:8b",
+    embeddingProvider: "ollama",
+    embeddingModel: "nomic-embed-text",
+    requestTimeoutMs: 5_000,
+    ...overrides,
+  });
+  const start = async (options: { embedderUnreachable?: string; settings?: Partial<KryptonSettings> } = {}) => {
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings(options.settings), options);
+    await core.index.open();
+    await core.index.idle();
+  };
+  const send = async (message: string, mode: "rag" | "none" = "rag"): Promise<ChatEvent[]> => {
+    const events: ChatEvent[] = [];
+    for await (const event of core.chat.send(message, { mode })) events.push(event);
+    return events;
+  };
+  const chat = async (message: string): Promise<AgentResult> => {
+    const agent = (await send(message)).find((e): e is Extract<ChatEvent, { type: "agent" }> => e.type === "agent");
+    if (!agent) throw new Error(`no agent answered "${message}"`);
+    return agent.result;
+  };
+  const toolError = async (name: string, args: Record<string, unknown>): Promise<ToolError> => {
+    const err = await core.tools.call(name, args).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    if (!(err instanceof ToolError)) throw new Error(`${name} did not fail with a ToolError: ${String(err)}`);
+    return err;
+  };
+
+  beforeAll(async () => {
+    ollama = await startOllamaServer({ embeddingDim: 16 });
+  });
+  afterAll(() => ollama.close());
+  beforeEach(async () => {
+    ollama.reset();
+    ollama.script({ route: "chat", reply: modelReply, times: Infinity });
+    vault = await makeTempVault(NOTES);
+  });
+  afterEach(async () => {
+    await core.close();
+    await vault.cleanup();
+  });
+
+  it("the embedder is down: every agent's 'No notes match' says why, in chat and from the tools", async () => {
+    await start({ embedderUnreachable: REASON });
+    const remark = `\n\n_${UNAVAILABLE}_`;
+    for (const message of ["find notes about xyzzy", "summarize my notes on xyzzy"]) {
+      expect(await chat(message)).toMatchObject({ kind: "message", text: `${NO_MATCH}${remark}`, failed: "not-found", keywordOnly: UNAVAILABLE });
+    }
+    expect(await chat("make flashcards about xyzzy")).toMatchObject({ kind: "message", text: `${NO_MATCH}${remark}`, keywordOnly: UNAVAILABLE });
+    expect(await chat("quiz me on xyzzy")).toMatchObject({ kind: "message", text: `${NO_MATCH}${remark}`, keywordOnly: UNAVAILABLE });
+    expect(await vault.exists("Flashcards/xyzzy.md")).toBe(false);
+
+    const search = await toolError("search_notes", { query: "xyzzy" });
+    expect(search).toMatchObject({ code: "not-found", message: `${NO_MATCH}\n\n${UNAVAILABLE}`, keywordOnly: UNAVAILABLE, structured: { results: [], keywordOnly: UNAVAILABLE } });
+    for (const [name, args] of [
+      ["summarize_notes", { mode: "topic", topic: "xyzzy" }],
+      ["generate_flashcards", { topic: "xyzzy" }],
+    ] as const) {
+      expect(await toolError(name, args)).toMatchObject({ code: "not-found", message: `${NO_MATCH}\n\n${UNAVAILABLE}`, keywordOnly: UNAVAILABLE });
+    }
+  });
+
+  it("the embedder is down: a chat answer from no notes, and a goal's plan with no related note, say why", async () => {
+    await start({ embedderUnreachable: REASON });
+    const events = await send("Is xyzzy a magic word?");
+    expect(events.find((e) => e.type === "agent")).toBeUndefined();
+    expect(events.find((e) => e.type === "sources")).toMatchObject({ sources: [] });
+    expect(events.filter((e) => e.type === "notice")).toEqual([{ type: "notice", code: "rag-keyword-only", message: UNAVAILABLE }]);
+
+    await chat("set a study goal: master xyzzy");
+    const plan = await chat("plan my week for master xyzzy");
+    expect(plan.text).toMatch(/^Plan for \*\*master xyzzy\*\* \(0 flashcards due, 0 related note\(s\)\):/);
+    expect(plan.text.endsWith(`\n\n_${UNAVAILABLE}_`)).toBe(true);
+  });
+
+  it("a query's vector fails (500 on /api/embed): 'find notes about X' that finds nothing says the search failed", async () => {
+    await start();
+    expect(core.index.status()).toMatchObject({ keywordOnly: false, embedded: 2 });
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    const result = await chat("find notes about xyzzy");
+    expect(result).toMatchObject({ kind: "message", failed: "not-found", keywordOnly: expect.stringMatching(FAILED) });
+    expect(result.text).toBe(`${NO_MATCH}\n\n_${(result as { keywordOnly: string }).keywordOnly}_`);
+  });
+
+  it("with the embedder up, or a vault set to no embedding model, a search that finds nothing says only that", async () => {
+    for (const overrides of [{}, { embeddingProvider: "none" as const }]) {
+      await start({ settings: overrides });
+      expect(await chat("find notes about xyzzy")).toEqual({ kind: "message", agent: "search-notes", text: NO_MATCH, failed: "not-found" });
+      const search = await toolError("search_notes", { query: "xyzzy" });
+      expect([search.message, search.keywordOnly, search.structured]).toEqual([NO_MATCH, undefined, undefined]);
+      expect((await send("Is xyzzy a magic word?")).filter((e) => e.type === "notice")).toEqual([]);
+      await core.close();
+    }
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings());
   });
 });

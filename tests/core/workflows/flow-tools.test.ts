@@ -215,6 +215,19 @@ describe("a step whose search matched notes by keywords only", () => {
     expect(out.text.endsWith(`\n\n${out.structured.keywordOnly as string}`)).toBe(true);
   });
 
+  it("a search that finds nothing says it too: a paraphrase finds nothing by keywords", async () => {
+    ollama.script({ route: "embed", status: 500, times: Infinity });
+    ollama.script([
+      { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "xyzzy" } }] } },
+      { route: "chat", reply: "Nothing found." },
+    ]);
+    const flow = { ...searching(), agents: searching().agents.slice(0, 1), transitions: [] };
+    const result = await core.workflows.run(flow, "xyzzy");
+    expect(result).toMatchObject({ status: "finished", output: { data: "Nothing found." }, keywordOnly: expect.stringMatching(FAILED) });
+    // The model was told, in the tool's error.
+    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(`No notes match 'xyzzy'\\n\\n${result.keywordOnly!}`);
+  });
+
   it("a search that had its query's vector says nothing", async () => {
     scriptSearches();
     const result = await core.workflows.run(searching(), "tides");
