@@ -3,6 +3,7 @@ import type { AgentStep } from "../../core/agent-loop/agent-types";
 import type { TokenUsage } from "../../core/ports/chat-model";
 import { stepLine } from "./agent-cli";
 import { AGENT_NAMES } from "../../core/notes/note-operations-impl";
+import { withoutKeywordOnlyRemark } from "../../core/notes/result-text";
 import type { ChatEvent, Source } from "../../core/chat/chat-types";
 import type { RetrievalMode } from "../../core/settings";
 import { oneLine, printHits, type Output } from "../output";
@@ -149,11 +150,15 @@ function printAgentResult(output: Output, result: AgentResult, streamed: string,
       if (result.fitted) output.warn(result.fitted);
       once.warn(result.keywordOnly);
       break;
-    case "message":
+    case "message": {
+      // "No notes match": why keywords alone were used is said once on stderr, as under found notes.
+      once.warn(result.keywordOnly);
       if (agentFailure(result)) break; // said on stderr by the command, not printed as an answer
+      const text = withoutKeywordOnlyRemark(result.text, result.keywordOnly);
       // Agents that wrote their answer as tokens already showed it.
-      if (!streamed.includes(result.text.trim())) output.line(result.text.trimEnd());
+      if (!streamed.includes(text.trim())) output.line(text.trimEnd());
       break;
+    }
   }
 }
 
@@ -186,5 +191,6 @@ export function agentFailure(result: AgentResult | undefined): string | undefine
   // A search that finds nothing did its job: "No notes match" is the answer (exit 0, like `krypton search`).
   if (result.agent === AGENT_NAMES.search && result.failed === "not-found") return undefined;
   if (result.failed === "no-active-note") return "no note to summarize: pass --note PATH (vault-relative, or absolute inside the vault)";
-  return result.text;
+  // The keyword-only remark is a warning of its own (printAgentResult), not part of the error.
+  return withoutKeywordOnlyRemark(result.text, result.keywordOnly);
 }
