@@ -2,6 +2,7 @@ import { cardKey, formatCard, type NewCard } from "../flashcards/card-writer";
 import { parseCards, type ParsedCard } from "../flashcards/card-parser";
 import { askCloze, clozeSiblings } from "../flashcards/sr-cloze";
 import type { SrFormat } from "../flashcards/sr-format";
+import { noteLink } from "../notes/note-paths";
 import { countOf } from "../util/text";
 
 /**
@@ -216,11 +217,13 @@ export function summaryText(state: QuizState): string {
       const card = state.cards[r.card];
       lines.push(`- ${card.prompt} → **${card.answer}** (${r.grade.verdict === "skipped" ? "skipped" : `you said: ${r.answer}`})`);
     }
+    // Only cards made from notes are in no deck yet; a deck's missed cards are already where SR reviews them.
+    const deck = state.cards[missed[0].card]?.source;
     lines.push(
       "",
       state.fromNotes
         ? `Want to practise these? Say "yes" to add the ${countOf(cardsToAdd, "missed card")} to the deck "${state.fromNotes.topic}".`
-        : `Want to practise these? Say "make flashcards about ${state.title}" to add cards for them to a deck.`,
+        : `These cards stay in ${deck ? noteLink(deck) : "the deck"}: Spaced Repetition schedules their reviews (a quiz does not change them).`,
     );
   }
   return lines.join("\n");

@@ -88,7 +88,7 @@ describe("quiz state machine", () => {
     expect(readCommand("  Simple Storage  ")).toEqual({ type: "answer", text: "Simple Storage" });
   });
 
-  it("hints reveal more with each ask; the summary lists missed cards and offers to make cards", () => {
+  it("hints reveal more with each ask; the summary lists missed cards and says they stay in their deck", () => {
     const card: QuizCard = { kind: "basic", prompt: "Q", answer: "Simple Storage Service", source: "x" };
     expect(hintFor(card, 0)).toBe("Si… … …");
     expect(hintFor(card, 1)).toBe("Si… Sto… …");
@@ -101,7 +101,8 @@ describe("quiz state machine", () => {
     expect(text).toContain("Score: 1.5 of 3");
     expect(text).toContain("The default VPC CIDR block is [...] → **172.31.0.0/16** (skipped)");
     expect(text).toContain("you said: it scales");
-    expect(text).toContain("make flashcards about AWS");
+    expect(text).toContain("These cards stay in [[Flashcards/AWS]]");
+    expect(text).not.toContain("make flashcards");
   });
 });
 
@@ -194,6 +195,29 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
     expect(await newQuiz().start("pl", "Planets")).toMatch(/Quiz on \*\*Planets\*\*: 20 cards/);
     const { cards } = JSON.parse((await world.host.data.readText("quiz/pl.json"))!) as { cards: QuizCard[] };
     expect(new Set(cards.map((c) => c.answer)).size).toBe(20);
+  });
+
+  // Its missed cards are already in the deck: no offer to make cards of them ("make flashcards about Biology"
+  // would add a second copy), but where they are and that SR, not the quiz, schedules them.
+  it("a quiz on an existing deck ends without offering to make cards: the missed cards stay in the deck for SR", async () => {
+    const deck = "#flashcards/biology\n\nWhere is chlorophyll?::In the thylakoids\n\nWhat does the Calvin cycle make?::Sugar\n";
+    await world.vault.write("Flashcards/Biology.md", deck);
+    await world.vault.write("Biology/Photosynthesis.md", "# Photosynthesis\n\nChlorophyll sits in the thylakoids.\n");
+    const flashcards = new FlashcardService({ host: world.host, settings: () => world.settings, index: world.index, chatModel: () => world.model });
+    const agent = createQuizAgent({ quiz: new QuizService({ host: world.host, settings: () => world.settings, chatModel: () => world.model, flashcards }), logger: world.host.logger });
+    let reply = (await agent.tryHandle("quiz me on Biology", [], { conversationId: "bio" }))!.text;
+    expect(reply).toMatch(/Quiz on \*\*Biology\*\*: 2 cards/);
+    reply = (await agent.tryHandle("skip", [], { conversationId: "bio" }))!.text;
+    reply = (await agent.tryHandle("skip", [], { conversationId: "bio" }))!.text;
+    expect(reply).toMatch(/Quiz finished: Biology\.\*\* Score: 0 of 2\./);
+    expect(reply).toContain("- Where is chlorophyll? → **In the thylakoids** (skipped)");
+    expect(reply).toContain("- What does the Calvin cycle make? → **Sugar** (skipped)");
+    expect(reply.endsWith("These cards stay in [[Flashcards/Biology]]: Spaced Repetition schedules their reviews (a quiz does not change them).")).toBe(true);
+    expect(reply).not.toMatch(/make flashcards|Say "yes"/);
+    // Nothing was offered: "yes" is normal chat, and the deck is as it was.
+    expect(await agent.tryHandle("yes", [], { conversationId: "bio" })).toBeNull();
+    expect(await world.vault.read("Flashcards/Biology.md")).toBe(deck);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
   });
 
   it("a quiz started in a new conversation (no id yet) continues once the conversation has its id", async () => {
