@@ -11,6 +11,7 @@ import { silentLogger } from "../../src/core/ports/logger";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { connectStreamable, snapshot, textOf } from "./support/mcp-test-kit";
+import { postJson } from "./support/http-request";
 
 const token = generateMcpToken();
 let ollama: OllamaTestServer;
@@ -115,6 +116,10 @@ it("search_notes with no hits while the query cannot be embedded says why, in it
   expect(keywordOnly).toMatch(/^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/);
   expect(result.structuredContent).toEqual({ results: [], keywordOnly });
   expect(textOf(result)).toBe(`No notes match 'zzqxj'\n\n${keywordOnly}`);
+  // The plain JSON endpoint for scripts: still a 404, with the reason beside the message.
+  const plain = await postJson(bridge.port, "/mcp/tools/call", token, { tool: "search_notes", arguments: { query: "zzqxj" } });
+  expect(plain.status).toBe(404);
+  expect(JSON.parse(plain.body)).toEqual({ error: `No notes match 'zzqxj'\n\n${keywordOnly}`, code: "not-found", keywordOnly });
 });
 
 it("a missing model is an isError result a person can act on, and nothing is written", async () => {
