@@ -220,7 +220,7 @@ describe("a search that finds nothing, when meaning could not be used", () => {
 
     await chat("set a study goal: master xyzzy");
     const plan = await chat("plan my week for master xyzzy");
-    expect(plan.text).toMatch(/^Plan for \*\*master xyzzy\*\* \(0 flashcards due, 0 related note\(s\)\):/);
+    expect(plan.text).toMatch(/^Plan for \*\*master xyzzy\*\* \(0 flashcards due, 0 related notes\):/);
     expect(plan.text.endsWith(`\n\n_${UNAVAILABLE}_`)).toBe(true);
   });
 
