@@ -253,8 +253,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   } catch (err) {
     if (err instanceof TimeLimit || (timedOut && (isAbortError(err) || signal.aborted))) {
       endReason = "time-limit";
-      const seconds = timeoutMs >= 10_000 ? String(Math.round(timeoutMs / 1000)) : String(Math.round(timeoutMs / 100) / 10);
-      const text = `${answer ? "\n\n" : ""}*(Stopped at the time limit of ${seconds} s before the agent finished.)*`;
+      const text = `${answer ? "\n\n" : ""}*(Stopped at the time limit of ${seconds(timeoutMs)} s before the agent finished.)*`;
       answer += text;
       yield { type: "token", text };
     } else if (isAbortError(err) || options.signal?.aborted) {
@@ -269,7 +268,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     options.signal?.removeEventListener("abort", onStop);
   }
   if (fit) yield { type: "notice", ...fitNotice(fit) };
-  const result: AgentLoopResult = { answer, steps, usage, protocol, endReason, exchange };
+  const limit = limitText(endReason, { maxSteps, timeoutMs });
+  const result: AgentLoopResult = { answer, steps, usage, protocol, endReason, ...(limit ? { limit } : {}), exchange };
   yield { type: "done", result };
   return result;
 
@@ -401,6 +401,25 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     answer += marker;
     yield { type: "token", text: marker };
   }
+}
+
+/** AgentLoopResult.limit: which limit ended the loop, in words, with the number it had. */
+function limitText(reason: AgentEndReason, limits: { maxSteps: number; timeoutMs: number }): string | undefined {
+  switch (reason) {
+    case "step-limit":
+      return `stopped at the step limit (${countOf(limits.maxSteps, "step")})`;
+    case "time-limit":
+      return `stopped at the time limit (${seconds(limits.timeoutMs)} s)`;
+    case "loop-guard":
+      return `stopped by the loop guard (${BLOCK_LIMIT} repeated tool calls blocked)`;
+    default:
+      return undefined;
+  }
+}
+
+/** Whole seconds, or tenths below 10 s (a test's or a tiny setting's limit still reads as a number). */
+function seconds(ms: number): string {
+  return ms >= 10_000 ? String(Math.round(ms / 1000)) : String(Math.round(ms / 100) / 10);
 }
 
 interface TurnResult {

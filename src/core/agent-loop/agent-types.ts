@@ -61,5 +61,12 @@ export interface AgentLoopResult {
   usage: Required<Pick<TokenUsage, "promptTokens" | "completionTokens">>;
   protocol: AgentProtocol;
   endReason: AgentEndReason;
+  /**
+   * How a limit ended the loop before the model finished, with its number: "stopped at the step limit (8
+   * steps)", "stopped at the time limit (180 s)", "stopped by the loop guard (3 repeated tool calls
+   * blocked)". Absent when the model answered or the user stopped it. Hosts that run the loop unwatched (a
+   * workflow step) report it; agent mode's answer carries its own marker.
+   */
+  limit?: string;
   exchange: ExchangeEntry[];
 }

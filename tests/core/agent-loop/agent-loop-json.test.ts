@@ -38,6 +38,7 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
 
     expect(result.protocol).toBe("json");
     expect(result.endReason).toBe("answer");
+    expect(result).not.toHaveProperty("limit");
     expect(result.answer).toBe("The plan is to ship the agent mode [[Projects/Plan]].");
     // Streamed in several pieces out of the still-arriving JSON, not in one block at the end.
     expect(events.filter((e) => e.type === "token").length).toBeGreaterThan(3);
@@ -107,6 +108,7 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     const { result, tokens } = await world.run("Give me an overview of my notes", { maxSteps: 3 });
 
     expect(result.endReason).toBe("step-limit");
+    expect(result.limit).toBe("stopped at the step limit (3 steps)");
     expect(result.steps).toHaveLength(3);
     expect(result.steps[2].result).toBe("- Projects/Ideas.md (2026-11-24)".replace("2026-11-24", result.steps[2].result.slice(-11, -1)));
     expect(result.steps[2].result).not.toContain("Plan.md");
@@ -128,6 +130,7 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     const { result, tokens } = await world.run("Read my plan again and again");
 
     expect(result.endReason).toBe("loop-guard");
+    expect(result.limit).toBe("stopped by the loop guard (3 repeated tool calls blocked)");
     expect(result.steps.map((s) => s.outcome)).toEqual(["ok", "ok", "blocked", "blocked", "blocked"]);
     expect(result.steps[2].result).toMatch(/^Blocked: you already called read_note with exactly these arguments 2 times/);
     expect(result.answer).toMatch(/^I stopped because I kept repeating the same tool calls/);

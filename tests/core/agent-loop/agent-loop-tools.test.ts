@@ -180,6 +180,7 @@ describe("agent loop: Stop, limits and logs", () => {
     world.ollama.script({ route: "chat", stall: true });
     const { result, tokens } = await world.run("Anything", { timeoutMs: 60 });
     expect(result.endReason).toBe("time-limit");
+    expect(result.limit).toBe("stopped at the time limit (0.1 s)");
     expect(tokens).toBe("*(Stopped at the time limit of 0.1 s before the agent finished.)*");
   });
 
