@@ -244,6 +244,42 @@ describe("krypton flow", () => {
     });
   });
 
+  it("run: a task whose tool loop ends at its step limit says so on its progress line and stops the run (exit 1); --json and /run agree", async () => {
+    const LOOPING = {
+      id: "looping",
+      defaultModel: "ollama/llama3.1:8b",
+      tools: ["read_note"],
+      agents: [
+        { name: "read", type: "task", config: { maxIterations: 2 }, params: { task: "Read the note about {{input}}", toolNames: ["read_note"] } },
+        { name: "polish", type: "task", params: { task: "Polish: {{input}}" } },
+      ],
+      transitions: [{ from: "read", to: "polish" }],
+    };
+    await bed.vault.write("Workflows/Looping.md", "```krypton-flow\n" + JSON.stringify(LOOPING) + "\n```\n");
+    // A small model that asks for the same note forever.
+    const loop = () => bed.ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/A.md" } }] }, times: Infinity });
+    const message = 'Agent "read" stopped at the step limit (2 steps) before it finished; the last output is kept.';
+    const flowNote = join(bed.vault.root, "Workflows/Looping.md");
+    loop();
+    const r = await runCli(["flow", "run", flowNote, "--input", "a", "--no-embeddings"], { env: bed.env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("I could not finish within the step limit.\n\n*(Stopped at the step limit: 2 steps.)*\n");
+    expect(r.stderr).toMatch(/\n {2}read \(task\) [\d.]+ s · \d+ tokens · stopped at the step limit \(2 steps\) before it finished\n/);
+    expect(r.stderr).toContain(`krypton: step limit: ${message}`);
+    expect(r.stderr).not.toContain("polish");
+
+    bed.ollama.reset();
+    loop();
+    const j = await runCli(["flow", "run", flowNote, "--input", "a", "--no-embeddings", "--json"], { env: bed.env });
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toEqual({ status: "step limit", result: "I could not finish within the step limit.\n\n*(Stopped at the step limit: 2 steps.)*", message, path: ["read"] });
+
+    bed.ollama.reset();
+    loop();
+    const c = await runCli(["chat", bed.vault.root, "--no-embeddings"], { env: bed.env, input: "/run looping a\n/quit\n" });
+    expect(c.stderr).toContain(`krypton: looping: step limit (read): ${message}`);
+  });
+
   it("/run in krypton chat: a flow by id, progress on stderr, the result on stdout", async () => {
     await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
     bed.ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Chat summary.") });

@@ -256,3 +256,57 @@ describe("a step whose search matched notes by keywords only", () => {
     expect(Array.from(shown.querySelectorAll(".krypton-notice")).map((n) => n.textContent)).toEqual([expect.stringMatching(/Semantic search is unavailable \(/)]);
   });
 });
+
+describe("a task whose tool loop ends at its step limit", () => {
+  const LOOPING = {
+    id: "looping",
+    defaultModel: "ollama/llama3.1:8b",
+    tools: ["read_note"],
+    agents: [
+      { name: "read", type: "task", config: { maxIterations: 2 }, params: { task: "Read the note about {{input}}", toolNames: ["read_note"] } },
+      { name: "polish", type: "task", params: { task: "Polish: {{input}}" } },
+    ],
+    transitions: [{ from: "read", to: "polish" }],
+  };
+  const LIMIT = "stopped at the step limit (2 steps) before it finished";
+  const MESSAGE = `Agent "read" ${LIMIT}; the last output is kept.`;
+  const PARTIAL = "I could not finish within the step limit.";
+  // A small model that asks for the same note forever.
+  beforeEach(async () => {
+    await p.close();
+    p = await loadPlugin(
+      { "Workflows/Looping.md": "```krypton-flow\n" + JSON.stringify(LOOPING) + "\n```\n", "Notes/Source.md": "# Source\n\nRaw meeting notes." },
+      { data: { ollamaUrl: ollama.url, chatProvider: "ollama", chatModel: "llama3.1:8b" } },
+    );
+    await p.layoutReady();
+    ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Source.md" } }] }, times: Infinity });
+  });
+
+  it("the Run workflow modal marks the step and shows the run's status; nothing ran after it", async () => {
+    const { el } = await stubPlugin().renderCodeBlock("krypton-flow", JSON.stringify(LOOPING), "Workflows/Looping.md");
+    button(el, "Run").click();
+    await waitFor(() => openModal()?.querySelector("textarea") !== null);
+    const modal = openModal();
+    modal.querySelector("textarea")!.value = "meeting";
+    button(modal, "Run on this text").click();
+    await waitFor(() => modal.querySelector(".krypton-flow-status") !== null);
+    const rows = Array.from(modal.querySelectorAll(".krypton-flow-step"));
+    expect(rows).toHaveLength(1);
+    expect(rows[0].classList.contains("is-limited")).toBe(true);
+    expect(rows[0].textContent).toMatch(new RegExp(`^read \\(task\\) .* · ${LIMIT.replace(/[()]/g, "\\$&")}$`));
+    const status = modal.querySelector(".krypton-flow-status")!;
+    expect(status.textContent).toBe(`step limit: ${MESSAGE}`);
+    expect(status.classList.contains("is-step-limit")).toBe(true);
+    expect(modal.querySelector(".krypton-flow-result")!.textContent).toContain(PARTIAL);
+  });
+
+  it("/run in the chat view keeps the step's output, marked, with the run's status among its notices", async () => {
+    await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });
+    const view = getChatView(p.app as never)!;
+    view.controller.send("/run looping meeting");
+    await view.controller.idle();
+    const answer = view.controller.messages.at(-1)!;
+    expect(answer).toMatchObject({ status: "done", workflowResult: true, notices: [`step limit: ${MESSAGE}`] });
+    expect(answer.content).toMatch(new RegExp(`^${PARTIAL}\\n\\n\\*\\(Stopped at the step limit: 2 steps\\.\\)\\*\\n\\n\\*looping: step limit \\(read\\)\\*$`));
+  });
+});

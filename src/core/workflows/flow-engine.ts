@@ -16,9 +16,19 @@ export interface FlowStepReport {
   toolError: (text: string) => void;
 }
 
+/**
+ * What a model-backed agent gave back. `limit`: its tool loop ended at a limit before the model finished
+ * ("stopped at the step limit (8 steps)", AgentLoopResult.limit): the output is what it had then, not an answer.
+ */
+export interface FlowAgentOutcome {
+  output: FlowValue;
+  tokens?: number;
+  limit?: string;
+}
+
 /** Runs the model-backed agents (task, verify); transforms run here. */
 export interface FlowAgentRunner {
-  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined, report: FlowStepReport): Promise<{ output: FlowValue; tokens?: number }>;
+  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined, report: FlowStepReport): Promise<FlowAgentOutcome>;
 }
 
 export interface FlowStep {
@@ -34,6 +44,8 @@ export interface FlowStep {
   notice?: string;
   /** The step's tool calls that failed or were refused, one line each ("search_notes failed: …"), in order. */
   toolErrors?: string[];
+  /** The step ended at a limit of its tool loop: "stopped at the step limit (8 steps) before it finished". Its output is kept but not passed on. */
+  limit?: string;
 }
 
 export type FlowRunStatus = "finished" | "step limit" | "failed" | "stopped";
@@ -78,6 +90,23 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
   let limitMessage = "";
   const done = (): FlowRunResult =>
     limitUsed ? { status: "step limit", output: last, message: limitMessage, steps } : { status: "finished", output: last, message: "Finished.", steps };
+  /**
+   * A bound is reached (the flow's steps, an agent's visits, a task's own limit): one hand-over to onLimit,
+   * whose agent (and what follows it) gets a fresh, small budget; else the run stops with status "step
+   * limit", keeping the last output. Returns the run's end, or null to go on with the onLimit agent.
+   */
+  const atBound = (said: { handedOver: string; finish: string; kept: string }): FlowRunResult | null => {
+    if (flow.onLimit && !limitUsed) {
+      limitUsed = true;
+      limitMessage = `${said.handedOver}; handed over to "${flow.onLimit}".`;
+      if (flow.onLimit === FINISH) return { status: "step limit", output: last, message: said.finish, steps };
+      current = flow.onLimit;
+      maxSteps = steps.length + flow.agents.length;
+      visits.set(current, 0);
+      return null;
+    }
+    return { status: "step limit", output: last, message: `${said.kept}; the last output is kept.`, steps };
+  };
 
   for (;;) {
     if (options.signal?.aborted) return { status: "stopped", output: last, message: "Stopped.", steps };
@@ -85,17 +114,9 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     const seen = visits.get(current) ?? 0;
     const bound = steps.length >= maxSteps ? `the flow's ${countOf(maxSteps, "step")}` : agent.maxVisits !== undefined && seen >= agent.maxVisits ? `"${current}"'s ${countOf(agent.maxVisits, "visit")}` : null;
     if (bound) {
-      if (flow.onLimit && !limitUsed) {
-        // One hand-over: the onLimit agent (and what follows it) gets a fresh, small budget.
-        limitUsed = true;
-        limitMessage = `Reached ${bound}; handed over to "${flow.onLimit}".`;
-        if (flow.onLimit === FINISH) return { status: "step limit", output: last, message: `Stopped at ${bound}.`, steps };
-        current = flow.onLimit;
-        maxSteps = steps.length + flow.agents.length;
-        visits.set(current, 0);
-        continue;
-      }
-      return { status: "step limit", output: last, message: `Stopped at the step limit (${bound}); the last output is kept.`, steps };
+      const end = atBound({ handedOver: `Reached ${bound}`, finish: `Stopped at ${bound}.`, kept: `Stopped at the step limit (${bound})` });
+      if (end) return end;
+      continue;
     }
     visits.set(current, seen + 1);
 
@@ -110,6 +131,7 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
         });
         step.output = result.output;
         step.tokens = result.tokens;
+        if (result.limit) step.limit = `${result.limit} before it finished`;
       }
     } catch (err) {
       step.durationMs = options.clock.now() - step.startedAt;
@@ -129,6 +151,14 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     options.onStep?.(step, "end");
     value = step.output;
     last = step.output;
+    if (step.limit) {
+      // What a task had when its loop hit a limit is no answer: it never goes to the next agent as one. It
+      // is a bound like the flow's own: kept as the last output, or handed to onLimit, which expects it.
+      const said = `Agent "${current}" ${step.limit}`;
+      const end = atBound({ handedOver: said, finish: `${said}.`, kept: said });
+      if (end) return end;
+      continue;
+    }
 
     const transitions = outgoing.get(current) ?? [];
     if (transitions.length === 0) return done();

@@ -18,7 +18,10 @@ import { fillTemplate, hasPlaceholder, valueText, type FlowValue } from "./flow-
 
 type ModelAgent = Exclude<FlowAgent, { type: "transform" }>;
 
-/** Runs a task with tools through the agent loop; absent where the host has no agent mode. */
+/**
+ * Runs a task with tools through the agent loop; absent where the host has no agent mode. `limit`: the
+ * loop ended at a limit before the model finished (AgentLoopResult.limit).
+ */
 export type ToolTaskRunner = (request: {
   model: ChatModel;
   messages: ChatMessage[];
@@ -29,7 +32,7 @@ export type ToolTaskRunner = (request: {
   signal?: AbortSignal;
   /** Told each tool call that failed or was refused, as it happens (FlowStepReport.toolError). */
   toolError: (text: string) => void;
-}) => Promise<{ text: string; tokens?: number }>;
+}) => Promise<{ text: string; tokens?: number; limit?: string }>;
 
 export interface FlowModelRunnerOptions {
   /** A chat model for a provider/model reference, or null when it cannot be used (no Gemini key). */
@@ -100,7 +103,7 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
             signal,
             toolError: report.toolError,
           });
-          return { output: { type: "string", data: result.text }, tokens: result.tokens };
+          return { output: { type: "string", data: result.text }, tokens: result.tokens, ...(result.limit ? { limit: result.limit } : {}) };
         }
         if (type === "string" && choices.length === 0) return await plainAnswer(model, messages, agent, signal);
         return { output: await typedAnswer(model, messages, agent, type, choices, signal) };

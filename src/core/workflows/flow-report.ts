@@ -40,15 +40,15 @@ export function runReport(result: FlowRunResult): FlowRunReport {
 
 /**
  * One line per step for progress displays: "3. verify (verify) 1.2 s · 210 tokens", then what fitting the
- * window cut, then the tool calls that failed (a model may answer on after one), then the error of a step
- * that failed (the cut may be why, as a chat answer says it first too).
+ * window cut, then the tool calls that failed (a model may answer on after one), then the limit its tool
+ * loop stopped at or the error of a step that failed (the cut may be why, as a chat answer says it first too).
  */
 export function stepLine(step: FlowStep, index: number): string {
-  return [stepMeasure(step, index), step.notice, ...(step.toolErrors ?? []), step.error].filter(Boolean).join(" · ");
+  return [stepMeasure(step, index), step.notice, ...(step.toolErrors ?? []), step.limit, step.error].filter(Boolean).join(" · ");
 }
 
 function stepHeading(step: FlowStep, index: number): string {
-  return `${stepMeasure(step, index)}${step.error ? ` · ${step.error}` : ""}`;
+  return [stepMeasure(step, index), step.limit, step.error].filter(Boolean).join(" · ");
 }
 
 function stepMeasure(step: FlowStep, index: number): string {

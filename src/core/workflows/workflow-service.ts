@@ -147,7 +147,7 @@ export class WorkflowService {
    * A search tool tells the model when it matched by keywords only; the run's result says it to the user
    * (`remark`), in the tool's words. Only Krypton's own tools search this vault: a remote one's says nothing.
    */
-  private async runToolTask(request: Parameters<ToolTaskRunner>[0], options: WorkflowRunOptions, remark: (text: string) => void): Promise<{ text: string; tokens?: number }> {
+  private async runToolTask(request: Parameters<ToolTaskRunner>[0], options: WorkflowRunOptions, remark: (text: string) => void): ReturnType<ToolTaskRunner> {
     const wanted = new Set(request.toolNames);
     const allowed = this.deps.tools
       .list({ agent: true })
@@ -173,9 +173,9 @@ export class WorkflowService {
     for (;;) {
       const next = await loop.next();
       if (next.done) {
-        const { answer, usage, endReason } = next.value;
+        const { answer, usage, endReason, limit } = next.value;
         if (endReason === "stopped") throw new AbortedError();
-        return { text: answer, tokens: usage.promptTokens + usage.completionTokens };
+        return { text: answer, tokens: usage.promptTokens + usage.completionTokens, ...(limit ? { limit } : {}) };
       }
       const event = next.value;
       if (event.type === "step" && event.step.isError) {

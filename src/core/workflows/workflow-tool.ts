@@ -43,8 +43,9 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         const path = structured.path.join(" → ");
         const toolErrors = structured.toolErrors ? `\n\nTool errors:\n${structured.toolErrors.map((e) => `- ${e}`).join("\n")}` : "";
         if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path})${toolErrors}`, "failed");
-        // Like search_notes: the remark follows the result in the text too.
-        return { structured, text: `${structured.result}\n\n[${result.status}: ${path}]${toolErrors}${result.keywordOnly ? `\n\n${result.keywordOnly}` : ""}` };
+        // Why a run did not finish (a step limit) goes with its status; like search_notes, the remark follows the result in the text too.
+        const why = result.status === "finished" ? "" : ` ${result.message}`;
+        return { structured, text: `${structured.result}\n\n[${result.status}: ${path}]${why}${toolErrors}${result.keywordOnly ? `\n\n${result.keywordOnly}` : ""}` };
       },
     }),
   );

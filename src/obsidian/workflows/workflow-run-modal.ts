@@ -84,6 +84,7 @@ export class WorkflowRunModal extends Modal {
           row?.setText(stepLine(step, count).replace(/^\d+\. /, ""));
           row?.removeClass("is-running");
           if (step.error) row?.addClass("is-error");
+          else if (step.limit) row?.addClass("is-limited");
           count++;
         }
       },

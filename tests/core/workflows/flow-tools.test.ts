@@ -236,3 +236,83 @@ describe("a step whose search matched notes by keywords only", () => {
     expect(traceMarkdown(searching(), "tides", result, "now")).not.toContain("keywords only");
   });
 });
+
+describe("a task whose tool loop ends at a limit before it finished", () => {
+  /** A small model that asks for the same note (forever, or `times` turns), never answering. */
+  const loopForever = (times = Infinity) => ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Tides.md" } }] }, times });
+  const twoSteps = (extra: Record<string, unknown> = {}, config: Record<string, unknown> = { maxIterations: 3 }) =>
+    validateFlow(
+      {
+        id: "limited",
+        defaultModel: "ollama/llama3.1:8b",
+        tools: ["read_note"],
+        agents: [
+          { name: "researcher", type: "task", config, params: { task: "Answer from my notes: {{input}}", toolNames: ["read_note"] } },
+          { name: "polish", type: "task", params: { task: "Polish: {{input}}" } },
+          { name: "wrap_up", type: "task", params: { task: "Say what is known so far: {{input}}" } },
+        ],
+        transitions: [{ from: "researcher", to: "polish" }],
+        ...extra,
+      },
+      { knownTools: new Set(core.tools.list({ agent: true }).map((t) => t.name)) },
+    ).flow!;
+  const asked = () => ollama.requestsTo("chat").map((r) => agentOfRequest(r.body));
+
+  it("at its step limit (maxIterations): the step says so, the run stops at a step limit and nothing flows on", async () => {
+    loopForever();
+    const flow = twoSteps();
+    const result = await core.workflows.run(flow, "how often are tides?");
+    const limit = "stopped at the step limit (3 steps) before it finished";
+    expect(result).toMatchObject({ status: "step limit", message: `Agent "researcher" ${limit}; the last output is kept.` });
+    expect(result.steps.map((s) => s.agent)).toEqual(["researcher"]);
+    expect(result.steps[0].limit).toBe(limit);
+    // The output it had is kept, marked the way agent mode marks it, for the trace and the run's last output.
+    expect(result.output).toEqual({ type: "string", data: "I could not finish within the step limit.\n\n*(Stopped at the step limit: 3 steps.)*" });
+    // The third call was blocked (a tool error, said first), then the limit.
+    expect(result.steps[0].toolErrors).toEqual([expect.stringMatching(/^read_note failed: Blocked: you already called read_note/)]);
+    expect(stepLine(result.steps[0], 0)).toMatch(new RegExp(`^1\\. researcher \\(task\\) [\\d.]+ s · \\d+ tokens · read_note failed: Blocked: .* · ${limit.replace(/[()]/g, "\\$&")}$`));
+    const trace = traceMarkdown(flow, "q", result, "now");
+    expect(trace).toMatch(new RegExp(`## 1\\. researcher \\(task\\) [\\d.]+ s · \\d+ tokens · ${limit.replace(/[()]/g, "\\$&")}\\n`));
+    expect(trace).toContain(`**Status:** step limit: Agent "researcher" ${limit}`);
+    // Three turns with tools and the tool-less one that writes the answer; "polish" never ran.
+    expect(asked()).toEqual(["researcher", "researcher", "researcher", "researcher"]);
+  });
+
+  it("by the loop guard (the same call blocked three times): the step says so and the run stops", async () => {
+    loopForever();
+    const result = await core.workflows.run(twoSteps({}, {}), "how often are tides?");
+    const limit = "stopped by the loop guard (3 repeated tool calls blocked) before it finished";
+    expect(result).toMatchObject({ status: "step limit", message: `Agent "researcher" ${limit}; the last output is kept.` });
+    expect(result.steps.map((s) => [s.agent, s.limit])).toEqual([["researcher", limit]]);
+    expect(asked()).toEqual(Array(5).fill("researcher"));
+  });
+
+  it("onLimit takes it over once, as it does at the flow's own bounds", async () => {
+    // Three turns with tools and the tool-less one; then wrap_up answers.
+    loopForever(4);
+    ollama.script({ route: "chat", reply: "Tides: not found yet." });
+    const result = await core.workflows.run(twoSteps({ onLimit: "wrap_up" }), "how often are tides?");
+    expect(result.steps.map((s) => s.agent)).toEqual(["researcher", "wrap_up"]);
+    expect(result).toMatchObject({
+      status: "step limit",
+      output: { data: "Tides: not found yet." },
+      message: 'Agent "researcher" stopped at the step limit (3 steps) before it finished; handed over to "wrap_up".',
+    });
+  });
+
+  it("run_workflow (MCP) says it in its status, message and text", async () => {
+    loopForever();
+    const flow = twoSteps();
+    await vault.write("Flows/Limited.md", "```krypton-flow\n" + JSON.stringify(flow) + "\n```\n");
+    const out = await core.tools.call("run_workflow", { flow_path: "Flows/Limited.md", input: "tides" });
+    const message = 'Agent "researcher" stopped at the step limit (3 steps) before it finished; the last output is kept.';
+    expect(out.structured).toMatchObject({ status: "step limit", message, path: ["researcher"] });
+    expect(out.text).toContain(`[step limit: researcher] ${message}`);
+  });
+});
+
+/** The agent a chat request was made for, from the system prompt the flow runner sends. */
+function agentOfRequest(body: unknown): string {
+  const system = (body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "system")?.content ?? "";
+  return /You are "([^"]+)"/.exec(system)?.[1] ?? "";
+}
