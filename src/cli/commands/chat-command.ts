@@ -217,7 +217,7 @@ async function runWorkflowInChat(
     });
     const text = resultText(result);
     if (text) output.out(text.replace(/\n?$/, "\n"));
-    once.warn(result.keywordOnly);
+    for (const remark of result.keywordOnlyRemarks ?? []) once.warn(remark);
     const summary = `${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})`;
     if (result.status === "finished") output.info(summary);
     else output.error(`${summary}: ${result.message}`);

@@ -128,7 +128,7 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
   } else {
     const text = resultText(result);
     if (text) ctx.output.out(text.replace(/\n?$/, "\n"));
-    once.warn(result.keywordOnly);
+    for (const remark of result.keywordOnlyRemarks ?? []) once.warn(remark);
   }
   if (result.status === "finished") {
     ctx.output.info(`finished: ${pathTaken.join(" → ")}`);

@@ -58,10 +58,11 @@ export interface FlowRunResult {
   message: string;
   steps: FlowStep[];
   /**
-   * Why a step's search matched notes by keywords only (core/search/keyword-only.ts), as the search tool
-   * said it; once per run however many searches said it. Set by WorkflowService.run.
+   * Why steps' searches matched notes by keywords only (core/search/keyword-only.ts), as the search tool
+   * said it: each distinct remark once, in order (the embedder may be down for one search and fail another
+   * way for the next). Set by WorkflowService.run; hosts show each, scripts get them joined (runReport).
    */
-  keywordOnly?: string;
+  keywordOnlyRemarks?: string[];
 }
 
 export interface FlowRunOptions {

@@ -21,6 +21,7 @@ export type FlowRunReport = {
   result: string;
   message: string;
   path: string[];
+  /** Why steps' searches matched by keywords only: each distinct remark once, in order, joined (a string, as every other result's keywordOnly). */
   keywordOnly?: string;
   /** Tool calls of the run's steps that failed or were refused, "agent: tool failed: why". */
   toolErrors?: string[];
@@ -33,7 +34,7 @@ export function runReport(result: FlowRunResult): FlowRunReport {
     result: resultText(result),
     message: result.message,
     path: result.steps.map((s) => s.agent),
-    ...(result.keywordOnly ? { keywordOnly: result.keywordOnly } : {}),
+    ...(result.keywordOnlyRemarks?.length ? { keywordOnly: result.keywordOnlyRemarks.join(" ") } : {}),
     ...(toolErrors.length > 0 ? { toolErrors } : {}),
   };
 }
@@ -74,7 +75,7 @@ export function traceMarkdown(flow: Flow, input: string, result: FlowRunResult, 
     `**Status:** ${result.status}: ${result.message}`,
     `**Path:** ${result.steps.map((s) => s.agent).join(" → ") || "(no step ran)"}`,
     `**Time:** ${(result.steps.reduce((sum, s) => sum + s.durationMs, 0) / 1000).toFixed(1)} s${tokens ? ` · ${countOf(tokens, "token")}` : ""}`,
-    ...(result.keywordOnly ? ["", `_${result.keywordOnly}_`] : []),
+    ...(result.keywordOnlyRemarks ?? []).flatMap((remark) => ["", `_${remark}_`]),
     "",
     "## Input",
     fenced(input),

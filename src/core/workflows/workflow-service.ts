@@ -134,12 +134,14 @@ export class WorkflowService {
     const modelFor = this.deps.modelFor ?? ((ref: ModelRef) => createChatModelFor(this.deps.settings(), this.deps.host, ref));
     const withTools = usesTools(flow);
     if (withTools) await this.deps.ensureMcpTools?.();
-    // The first remark is kept: a run says it once, as a host's WarnOnce would.
-    let keywordOnly: string | undefined;
-    const remark = (text: string) => void (keywordOnly ??= text);
+    // Each distinct remark once, as a host's WarnOnce would say them: a later search may fail for another reason.
+    const remarks: string[] = [];
+    const remark = (text: string) => {
+      if (!remarks.includes(text)) remarks.push(text);
+    };
     const runner = createFlowModelRunner(flow, { modelFor, runToolTask: withTools ? (request) => this.runToolTask(request, options, remark) : undefined });
     const result = await runFlow(flow, text(input), runner, { clock: this.deps.host.clock, signal: options.signal, onStep: options.onStep });
-    return keywordOnly ? { ...result, keywordOnly } : result;
+    return remarks.length > 0 ? { ...result, keywordOnlyRemarks: remarks } : result;
   }
 
   /**

@@ -25,7 +25,7 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         result: z.string(),
         message: z.string(),
         path: z.array(z.string()),
-        keywordOnly: z.string().optional().describe("Set when a step's search matched notes by keywords only: why."),
+        keywordOnly: z.string().optional().describe("Set when a step's search matched notes by keywords only: why (each distinct reason once, in order)."),
         toolErrors: z.array(z.string()).optional().describe('Tool calls of the steps that failed or were refused ("agent: tool failed: why"); the model may have answered on without them.'),
       },
       annotations: { readOnlyHint: true, openWorldHint: true },
@@ -45,7 +45,7 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path})${toolErrors}`, "failed");
         // Why a run did not finish (a step limit) goes with its status; like search_notes, the remark follows the result in the text too.
         const why = result.status === "finished" ? "" : ` ${result.message}`;
-        return { structured, text: `${structured.result}\n\n[${result.status}: ${path}]${why}${toolErrors}${result.keywordOnly ? `\n\n${result.keywordOnly}` : ""}` };
+        return { structured, text: `${structured.result}\n\n[${result.status}: ${path}]${why}${toolErrors}${structured.keywordOnly ? `\n\n${structured.keywordOnly}` : ""}` };
       },
     }),
   );

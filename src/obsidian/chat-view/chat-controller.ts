@@ -231,7 +231,7 @@ export class ChatController {
       // Under an output it qualifies (a step limit's); a run without one (a failed run) says it as its content.
       if (text && result.status !== "finished") message.notices.push(outcome);
       // Under the run, as a RAG answer's keyword-only notice is under the answer.
-      if (result.keywordOnly) message.notices.push(result.keywordOnly);
+      message.notices.push(...(result.keywordOnlyRemarks ?? []));
       message.workflowResult = Boolean(text);
       message.status = result.status === "stopped" ? "stopped" : "done";
     } catch (err) {

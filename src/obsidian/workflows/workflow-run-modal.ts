@@ -118,8 +118,8 @@ export class WorkflowRunModal extends Modal {
     const { contentEl } = this;
     const text = resultText(result);
     contentEl.createEl("p", { text: `${result.status}: ${result.message}`, cls: `krypton-flow-status is-${result.status.replace(/\s+/g, "-")}` });
-    // A step's search matched by keywords only: said once, in the words of the search dialog and the chat.
-    if (result.keywordOnly) contentEl.createDiv({ cls: "krypton-search-keyword-only", text: result.keywordOnly });
+    // Steps' searches matched by keywords only: each reason once, in the words of the search dialog and the chat.
+    for (const remark of result.keywordOnlyRemarks ?? []) contentEl.createDiv({ cls: "krypton-search-keyword-only", text: remark });
     if (text) {
       const body = contentEl.createDiv({ cls: "krypton-flow-result markdown-rendered" });
       void MarkdownRenderer.render(this.app, text, body, "", this.renderer);

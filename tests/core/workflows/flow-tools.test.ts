@@ -6,7 +6,7 @@ import { createKrypton, type KryptonCore } from "../../../src/core/krypton";
 import { silentLogger } from "../../../src/core/ports/logger";
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { validateFlow } from "../../../src/core/workflows/flow-validate";
-import { stepLine, traceMarkdown } from "../../../src/core/workflows/flow-report";
+import { runReport, stepLine, traceMarkdown } from "../../../src/core/workflows/flow-report";
 import { createNodeHost } from "../../../src/node/node-host";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../../support/temp-vault";
@@ -197,12 +197,57 @@ describe("a step whose search matched notes by keywords only", () => {
     scriptSearches();
     const flow = searching();
     const result = await core.workflows.run(flow, "tides");
-    expect(result).toMatchObject({ status: "finished", output: { data: "Tides.md again" }, keywordOnly: expect.stringMatching(FAILED) });
+    expect(result).toMatchObject({ status: "finished", output: { data: "Tides.md again" }, keywordOnlyRemarks: [expect.stringMatching(FAILED)] });
+    const [remark] = result.keywordOnlyRemarks!;
     // The model was told too, by the tool itself.
-    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(result.keywordOnly);
+    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(remark);
     const trace = traceMarkdown(flow, "tides", result, "now");
-    expect(trace.split(result.keywordOnly!)).toHaveLength(2);
-    expect(trace).toMatch(new RegExp(`\\n\\n_${result.keywordOnly!.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}_\\n\\n## Input`));
+    expect(trace.split(remark)).toHaveLength(2);
+    expect(trace).toMatch(new RegExp(`\\n\\n_${escaped(remark)}_\\n\\n## Input`));
+  });
+
+  it("each distinct reason once, in order: the embedder fails one way for a step's search, another way for the next", async () => {
+    // A minute passes after each step (a slow model would take it), so the next search asks the embedder
+    // again instead of holding back after the last failure.
+    let skew = 0;
+    const base = createNodeHost(vault.root, { logger: silentLogger });
+    await core.close();
+    core = createKrypton({ ...base, clock: { ...base.clock, now: () => base.clock.now() + skew } }, { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000 });
+    await core.index.open();
+    await core.index.idle();
+    const flow = validateFlow(
+      {
+        ...searching(),
+        agents: [...searching().agents, { name: "last", type: "task", params: { task: "Find the last notes about {{input}}", toolNames: ["search_notes"] } }],
+        transitions: [
+          { from: "find", to: "again" },
+          { from: "again", to: "last" },
+        ],
+      },
+      { knownTools: new Set(core.tools.list({ agent: true }).map((t) => t.name)) },
+    ).flow!;
+    ollama.script([
+      { route: "embed", status: 500, error: "the embedder broke" },
+      { route: "embed", extra: { embed: () => [1, 0, 0] } },
+      { route: "embed", status: 500, error: "the embedder broke" },
+    ]);
+    scriptSearches();
+    ollama.script([
+      { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "sea" } }] } },
+      { route: "chat", reply: "Tides.md at last" },
+    ]);
+    const result = await core.workflows.run(flow, "tides", { onStep: (_step, phase) => void (phase === "end" && (skew += 61_000)) });
+    expect(result.status).toBe("finished");
+    // Each step's query went to the embedder (the notes' vectors were made before).
+    expect(ollama.requestsTo("embed").map((r) => (r.body as { input: string[] }).input).slice(-3)).toEqual([["tides"], ["moon"], ["sea"]]);
+    const broke = /^Semantic search failed \(the embedding server failed \(.*the embedder broke.*\)\): notes were matched by keywords only\.$/;
+    const unusable = /^Semantic search failed \(the embedding model returned unusable data \(a vector of 3 numbers, .*\)\): notes were matched by keywords only\.$/;
+    expect(result.keywordOnlyRemarks).toEqual([expect.stringMatching(broke), expect.stringMatching(unusable)]);
+    const [first, second] = result.keywordOnlyRemarks!;
+    // Each in the trace once, in order; scripts get both in keywordOnly, a string as before.
+    const trace = traceMarkdown(flow, "tides", result, "now");
+    expect(trace).toMatch(new RegExp(`\\n\\n_${escaped(first)}_\\n\\n_${escaped(second)}_\\n\\n## Input`));
+    expect(runReport(result).keywordOnly).toBe(`${first} ${second}`);
   });
 
   it("run_workflow (MCP) carries it as keywordOnly, and after its text", async () => {
@@ -223,16 +268,16 @@ describe("a step whose search matched notes by keywords only", () => {
     ]);
     const flow = { ...searching(), agents: searching().agents.slice(0, 1), transitions: [] };
     const result = await core.workflows.run(flow, "xyzzy");
-    expect(result).toMatchObject({ status: "finished", output: { data: "Nothing found." }, keywordOnly: expect.stringMatching(FAILED) });
+    expect(result).toMatchObject({ status: "finished", output: { data: "Nothing found." }, keywordOnlyRemarks: [expect.stringMatching(FAILED)] });
     // The model was told, in the tool's error.
-    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(`No notes match 'xyzzy'\\n\\n${result.keywordOnly!}`);
+    expect(JSON.stringify(ollama.requestsTo("chat")[1].body)).toContain(`No notes match 'xyzzy'\\n\\n${result.keywordOnlyRemarks![0]}`);
   });
 
   it("a search that had its query's vector says nothing", async () => {
     scriptSearches();
     const result = await core.workflows.run(searching(), "tides");
     expect(result.status).toBe("finished");
-    expect(result).not.toHaveProperty("keywordOnly");
+    expect(result).not.toHaveProperty("keywordOnlyRemarks");
     expect(traceMarkdown(searching(), "tides", result, "now")).not.toContain("keywords only");
   });
 });
@@ -310,6 +355,10 @@ describe("a task whose tool loop ends at a limit before it finished", () => {
     expect(out.text).toContain(`[step limit: researcher] ${message}`);
   });
 });
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 /** The agent a chat request was made for, from the system prompt the flow runner sends. */
 function agentOfRequest(body: unknown): string {
