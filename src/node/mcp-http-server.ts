@@ -37,6 +37,8 @@ export interface McpHttpLimits {
   maxSseSessions: number;
   /** A comment line on idle legacy SSE streams this often, so proxies and clients do not drop them. */
   sseKeepAliveMs: number;
+  /** On close, how long the answers of cancelled calls may take to go out before the connections are cut. */
+  closeGraceMs: number;
 }
 
 export const DEFAULT_MCP_HTTP_LIMITS: McpHttpLimits = {
@@ -46,6 +48,7 @@ export const DEFAULT_MCP_HTTP_LIMITS: McpHttpLimits = {
   rateLimit: { burst: 60, perSecond: 5 },
   maxSseSessions: 16,
   sseKeepAliveMs: 15_000,
+  closeGraceMs: 2_000,
 };
 
 export interface McpHttpServerOptions {
@@ -107,7 +110,11 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const registry = typeof options.registry === "function" ? options.registry : () => options.registry as ToolRegistry;
   const vault = options.vault ?? (options.vaultRoot ? nodeVaultLocation(options.vaultRoot) : undefined);
   const info = options.serverInfo ?? DEFAULT_SERVER_INFO;
-  const newMcpServer = () => createMcpServer(registry(), info, { context: () => ({ vault }), logger });
+  // Fires on close: every call under way ends, and its client gets that answer rather than a cut connection.
+  const stopping = new AbortController();
+  const newMcpServer = () => createMcpServer(registry(), info, { context: () => ({ vault }), logger, signal: stopping.signal });
+  /** Requests whose answer is their own response (Streamable HTTP, the JSON endpoints), until it is sent. */
+  const answering = new Set<Promise<void>>();
 
   let boundPort = options.port;
   const authorized = bearerTokenChecker(options.token);
@@ -192,7 +199,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       if (req.method !== "POST") return refuse(req, res, { status: 405, message: "Use POST", headers: { Allow: "POST" } });
       const body = await readJson(req, res);
       if (body === undefined) return;
-      return callToolOverJson(body, res, registry(), vault);
+      return callToolOverJson(body, res, registry(), vault, stopping.signal);
     }
     return refuse(req, res, { status: 404, message: "Not found. Endpoints: POST /mcp, GET /sse, POST /messages, GET /mcp/tools, POST /mcp/tools/call" });
   };
@@ -232,6 +239,11 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       keepAliveTimeout: 5_000,
     },
     (req, res) => {
+      if (req.method === "POST" && (pathOf(req) === "/mcp" || pathOf(req) === "/mcp/tools/call")) {
+        const sent = new Promise<void>((resolve) => res.once("close", () => resolve()));
+        answering.add(sent);
+        void sent.then(() => answering.delete(sent));
+      }
       handle(req, res).catch((err: unknown) => {
         // One broken request must not take the bridge down: answer it and carry on.
         logger.error(`MCP bridge request failed: ${errorMessage(err).split("\n")[0]}`);
@@ -271,17 +283,34 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
     port: boundPort,
     url,
     close: () =>
-      (closing ??= new Promise<void>((resolve) => {
+      (closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        stopping.abort();
+        // The calls just cancelled answer at once; a tool that ignores its signal does not hold the close up.
+        let stopWaiting = () => {};
+        const grace = new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, limits.closeGraceMs);
+          stopWaiting = () => (clearTimeout(timer), resolve());
+        });
+        await Promise.race([Promise.all(answering), grace]);
+        stopWaiting();
         for (const transport of sseSessions.values()) void transport.close().catch(() => {});
         sseSessions.clear();
-        server.close(() => resolve());
         server.closeAllConnections();
+        await closed;
         logger.info("MCP bridge stopped");
-      })),
+      })()),
   };
 }
 
-async function callToolOverJson(body: unknown, res: http.ServerResponse, registry: ToolRegistry, vault: VaultLocation | undefined): Promise<void> {
+async function callToolOverJson(
+  body: unknown,
+  res: http.ServerResponse,
+  registry: ToolRegistry,
+  vault: VaultLocation | undefined,
+  stopping: AbortSignal,
+): Promise<void> {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return sendJson(res, 400, { error: 'The body must be a JSON object: {"tool": "...", "arguments": {...}}' });
   }
@@ -291,6 +320,9 @@ async function callToolOverJson(body: unknown, res: http.ServerResponse, registr
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
+  const stop = () => controller.abort();
+  if (stopping.aborted) stop();
+  stopping.addEventListener("abort", stop, { once: true });
   try {
     assertServed(registry, tool);
     const output = await registry.call(tool, args ?? {}, { signal: controller.signal, vault });
@@ -299,6 +331,8 @@ async function callToolOverJson(body: unknown, res: http.ServerResponse, registr
     const error = toToolError(err, tool);
     const status = { "unknown-tool": 404, "not-found": 404, "invalid-input": 400, refused: 403, failed: 500 }[error.code];
     sendJson(res, status, { error: error.message, code: error.code, ...(error.keywordOnly ? { keywordOnly: error.keywordOnly } : {}) });
+  } finally {
+    stopping.removeEventListener("abort", stop);
   }
 }
 

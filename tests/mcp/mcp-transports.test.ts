@@ -1,9 +1,12 @@
 // The SDK's own client over Streamable HTTP and the legacy HTTP+SSE transport, against the real bridge
 // serving the note tools on a real vault folder: list the tools, call each one, and each error.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { z } from "zod";
 import manifest from "../../manifest.json";
 import { generateMcpToken } from "../../src/core/mcp/mcp-token";
 import { READ_NOTE_MAX_CHARS, truncationMarker } from "../../src/core/tools/note-tools";
+import { defineTool, ToolRegistry } from "../../src/core/tools/tool-registry";
+import { AbortedError } from "../../src/core/util/errors";
 import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { connectSse, connectStreamable, noteToolRegistry, textOf } from "./support/mcp-test-kit";
@@ -192,5 +195,46 @@ it("the legacy SSE stream carries keep-alive comments while idle", async () => {
     controller.abort();
     await bridge.close();
     await vault.cleanup();
+  }
+});
+
+it("closing the server while calls run answers them ('… was cancelled') instead of cutting their connections", async () => {
+  const token = generateMcpToken();
+  const registry = new ToolRegistry();
+  const started: string[] = [];
+  let bothStarted!: () => void;
+  const running = new Promise<void>((resolve) => (bothStarted = resolve));
+  registry.register(
+    defineTool({
+      name: "wait_for_stop",
+      title: "Wait",
+      description: "Runs until it is cancelled",
+      inputSchema: { caller: z.string() },
+      outputSchema: {},
+      run: ({ caller }, context) =>
+        new Promise<never>((_resolve, reject) => {
+          context.signal?.addEventListener("abort", () => reject(new AbortedError()), { once: true });
+          if (started.push(caller) === 2) bothStarted();
+        }),
+    }),
+  );
+  const bridge = await startMcpHttpServer({ registry, port: 0, token });
+  const client = await connectStreamable(bridge.url, token);
+  try {
+    const viaMcp = client.callTool({ name: "wait_for_stop", arguments: { caller: "mcp" } });
+    const viaJson = fetch(bridge.url.replace(/\/mcp$/, "/mcp/tools/call"), {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ tool: "wait_for_stop", arguments: { caller: "json" } }),
+    });
+    await running;
+    await bridge.close();
+    expect(await viaMcp).toMatchObject({ isError: true, content: [{ type: "text", text: "wait_for_stop was cancelled" }] });
+    const json = await viaJson;
+    expect(json.status).toBe(500);
+    expect(await json.json()).toEqual({ error: "wait_for_stop was cancelled", code: "failed" });
+  } finally {
+    await client.close();
+    await bridge.close();
   }
 });

@@ -14,6 +14,8 @@ export interface CreateMcpServerOptions {
   /** Per-call context from the host (where the vault is, its symlink check); the signal comes from the request. */
   context?: () => Omit<ToolContext, "signal">;
   logger?: Logger;
+  /** The host stopping the server: ends every call under way, as a client's own cancel does. */
+  signal?: AbortSignal;
 }
 
 /** What clients see of a tool: the MCP `Tool` shape, also served by the plain JSON endpoint GET /mcp/tools. */
@@ -41,14 +43,23 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo, opt
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: describeTools(registry) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
+    // Ends with the client's cancel or the host's stop (by hand: AbortSignal.any is missing from older Electrons).
+    const call = new AbortController();
+    const stop = () => call.abort();
+    for (const signal of [extra.signal, options.signal]) {
+      if (signal?.aborted) call.abort();
+      signal?.addEventListener("abort", stop, { once: true });
+    }
     try {
       assertServed(registry, name);
-      const output = await registry.call(name, request.params.arguments ?? {}, { ...options.context?.(), signal: extra.signal });
+      const output = await registry.call(name, request.params.arguments ?? {}, { ...options.context?.(), signal: call.signal });
       return { content: [{ type: "text", text: output.text }], structuredContent: output.structured };
     } catch (err) {
       const error = toToolError(err, name);
       if (error.code === "failed") options.logger?.warn(`MCP tool ${name} failed: ${error.message}`);
       return { content: [{ type: "text", text: error.message }], isError: true, ...(error.structured ? { structuredContent: error.structured } : {}) };
+    } finally {
+      for (const signal of [extra.signal, options.signal]) signal?.removeEventListener("abort", stop);
     }
   });
   return mcp;
