@@ -1,7 +1,9 @@
-// The standalone server's "re-scan before a search" policy, on a hand-driven clock (no real waiting).
+// The index gate on the tool registry, on a hand-driven clock (no real waiting): the standalone server's
+// re-scan before a search, and every host's bounded wait for an index that is still loading.
 import { z } from "zod";
-import { clockFromTimers } from "../../src/core/ports/clock";
-import { gateOnFreshIndex, IndexFreshness } from "../../src/core/tools/index-freshness";
+import type { IndexState, IndexStatus } from "../../src/core/indexing/index-status";
+import { clockFromTimers, type Clock } from "../../src/core/ports/clock";
+import { gateOnIndex, IndexFreshness, type IndexGateOptions } from "../../src/core/tools/index-freshness";
 import { defineTool, ToolRegistry } from "../../src/core/tools/tool-registry";
 
 /** A clock whose time only moves when the test says so; timers fire as it passes them. */
@@ -33,131 +35,224 @@ function controlledSync() {
   return { sync, calls };
 }
 
-it("syncs before a call when the last sync is older than maxAgeMs, and not again within it", async () => {
-  const { clock, advance } = manualClock();
-  const { sync, calls } = controlledSync();
-  const fresh = new IndexFreshness(sync, { maxAgeMs: 2_000, maxWaitMs: 5_000, clock });
-  const first = fresh.ensureFresh();
-  expect(calls).toHaveLength(1);
-  calls[0].resolve();
-  await first;
-  await advance(1_000);
-  await fresh.ensureFresh();
-  expect(calls).toHaveLength(1); // one second old: fresh enough
-  await advance(1_000);
-  const third = fresh.ensureFresh();
-  expect(calls).toHaveLength(2);
-  calls[1].resolve();
-  await third;
-});
+/** An index's state as the gate sees it (status and its changes); the test moves it. */
+function indexState(initial: IndexState) {
+  let state = initial;
+  const listeners = new Set<(status: IndexStatus) => void>();
+  const status = () => ({ state }) as IndexStatus;
+  return {
+    index: {
+      status,
+      onStatus: (listener: (s: IndexStatus) => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    },
+    set(next: IndexState) {
+      state = next;
+      for (const listener of listeners) listener(status());
+    },
+    listeners: () => listeners.size,
+  };
+}
 
-it("a slow scan (a large vault) is repeated only after ten times its own duration, so searches rarely wait for one", async () => {
-  const { clock, advance } = manualClock();
-  const { sync, calls } = controlledSync();
-  const fresh = new IndexFreshness(sync, { maxAgeMs: 2_000, maxWaitMs: 60_000, clock });
-  const first = fresh.ensureFresh();
-  await advance(3_000); // the scan takes 3 s
-  calls[0].resolve();
-  await first;
-  await advance(20_000);
-  await fresh.ensureFresh();
-  expect(calls).toHaveLength(1); // 20 s after a 3 s scan: not due yet
-  await advance(10_000);
-  const again = fresh.ensureFresh();
-  expect(calls).toHaveLength(2); // 30 s = 10 × 3 s
-  calls[1].resolve();
-  await again;
-});
+const READY = indexState("ready").index;
 
-it("calls arriving during a sync share it instead of starting another", async () => {
-  const { clock } = manualClock();
-  const { sync, calls } = controlledSync();
-  const fresh = new IndexFreshness(sync, { maxAgeMs: 0, maxWaitMs: 5_000, clock });
-  const a = fresh.ensureFresh();
-  const b = fresh.ensureFresh();
-  expect(calls).toHaveLength(1);
-  calls[0].resolve();
-  await Promise.all([a, b]);
-});
-
-it("waits at most maxWaitMs from the sync's start, then answers from what is indexed", async () => {
-  const { clock, advance, pending } = manualClock();
-  const { sync, calls } = controlledSync();
-  const fresh = new IndexFreshness(sync, { maxAgeMs: 0, maxWaitMs: 1_000, clock });
-  let done = false;
-  const call = fresh.ensureFresh().then(() => (done = true));
-  await advance(999);
-  expect(done).toBe(false);
-  await advance(1);
-  await call;
-  expect(done).toBe(true);
-  // A later call during the same slow sync does not wait again, and starts no second sync.
-  await fresh.ensureFresh();
-  expect(calls).toHaveLength(1);
-  calls[0].resolve();
-  await flush();
-  expect(pending()).toBe(0); // no timer left behind
-});
-
-it("a failed sync is logged and the call goes on", async () => {
-  const { clock } = manualClock();
-  const { sync, calls } = controlledSync();
-  const warnings: string[] = [];
-  const logger = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
-  const fresh = new IndexFreshness(sync, { maxAgeMs: 0, maxWaitMs: 1_000, clock, logger });
-  const call = fresh.ensureFresh();
-  calls[0].reject(new Error("disk gone\n    at stack"));
-  await call;
-  expect(warnings).toEqual(["Index sync before a tool call failed: disk gone"]);
-});
-
-it("gateOnFreshIndex syncs before search_notes and summarize_notes only, after validation, and create_note marks the index stale", async () => {
-  const { clock, advance } = manualClock();
-  let syncs = 0;
-  const fresh = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, maxWaitMs: 1_000, clock });
+/** A registry with tools that only say their name (and what the index's state was when they ran). */
+function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock }, names = ["search_notes", "summarize_notes", "read_note", "create_note"]) {
   const tools = new ToolRegistry();
-  for (const name of ["search_notes", "summarize_notes", "read_note", "create_note"]) {
+  for (const name of names) {
     tools.register(
       defineTool({
         name,
         title: name,
         description: name,
-        inputSchema: { q: z.string().min(1) },
+        inputSchema: { q: z.string().min(1).optional() },
         outputSchema: {},
-        run: async () => ({ structured: {}, text: name }),
+        run: async () => ({ structured: {}, text: `${name} (${options.index.status().state})` }),
       }),
     );
   }
-  const ungate = gateOnFreshIndex(tools, fresh);
-  await expect(tools.call("search_notes", {})).rejects.toThrow("Missing required parameter: q");
-  expect(syncs).toBe(0);
-  await tools.call("read_note", { q: "x" });
-  expect(syncs).toBe(0);
-  await tools.call("search_notes", { q: "x" });
-  expect(syncs).toBe(1);
-  await tools.call("summarize_notes", { q: "x" });
-  expect(syncs).toBe(1); // still fresh
-  await tools.call("create_note", { q: "x" });
-  await advance(1);
-  await tools.call("search_notes", { q: "x" });
-  expect(syncs).toBe(2); // our own new note must be searchable at once
-  expect(() => gateOnFreshIndex(tools, fresh)).toThrow("already has a gate");
-  ungate();
-  await tools.call("create_note", { q: "x" });
-  await tools.call("search_notes", { q: "x" });
-  expect(syncs).toBe(2);
+  const ungate = gateOnIndex(tools, options);
+  return { tools, ungate };
+}
+
+describe("with a re-scan before searches (the standalone server)", () => {
+  it("syncs before a search when the last sync is older than maxAgeMs, and not again within it", async () => {
+    const { clock, advance } = manualClock();
+    const { sync, calls } = controlledSync();
+    const freshness = new IndexFreshness(sync, { maxAgeMs: 2_000, clock });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 5_000, clock, freshness });
+    const first = tools.call("search_notes", {});
+    await flush();
+    expect(calls).toHaveLength(1);
+    calls[0].resolve();
+    await first;
+    await advance(1_000);
+    await tools.call("search_notes", {});
+    expect(calls).toHaveLength(1); // one second old: fresh enough
+    await advance(1_000);
+    const third = tools.call("search_notes", {});
+    await flush();
+    expect(calls).toHaveLength(2);
+    calls[1].resolve();
+    await third;
+  });
+
+  it("a slow scan (a large vault) is repeated only after ten times its own duration, so searches rarely wait for one", async () => {
+    const { clock, advance } = manualClock();
+    const { sync, calls } = controlledSync();
+    const freshness = new IndexFreshness(sync, { maxAgeMs: 2_000, clock });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 60_000, clock, freshness });
+    const first = tools.call("search_notes", {});
+    await advance(3_000); // the scan takes 3 s
+    calls[0].resolve();
+    await first;
+    await advance(20_000);
+    await tools.call("search_notes", {});
+    expect(calls).toHaveLength(1); // 20 s after a 3 s scan: not due yet
+    await advance(10_000);
+    const again = tools.call("search_notes", {});
+    await flush();
+    expect(calls).toHaveLength(2); // 30 s = 10 × 3 s
+    calls[1].resolve();
+    await again;
+  });
+
+  it("calls arriving during a sync share it instead of starting another", async () => {
+    const { clock } = manualClock();
+    const { sync, calls } = controlledSync();
+    const freshness = new IndexFreshness(sync, { maxAgeMs: 0, clock });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 5_000, clock, freshness });
+    const a = tools.call("search_notes", {});
+    const b = tools.call("summarize_notes", {});
+    await flush();
+    expect(calls).toHaveLength(1);
+    calls[0].resolve();
+    await Promise.all([a, b]);
+  });
+
+  it("waits at most maxWaitMs from the sync's start, then answers from what is indexed", async () => {
+    const { clock, advance, pending } = manualClock();
+    const { sync, calls } = controlledSync();
+    const freshness = new IndexFreshness(sync, { maxAgeMs: 0, clock });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness });
+    let done = false;
+    const call = tools.call("search_notes", {}).then(() => (done = true));
+    await advance(999);
+    expect(done).toBe(false);
+    await advance(1);
+    await call;
+    expect(done).toBe(true);
+    // A later call during the same slow sync does not wait again, and starts no second sync.
+    await tools.call("search_notes", {});
+    expect(calls).toHaveLength(1);
+    calls[0].resolve();
+    await flush();
+    expect(pending()).toBe(0); // no timer left behind
+  });
+
+  it("a failed sync is logged and the call goes on", async () => {
+    const { clock } = manualClock();
+    const { sync, calls } = controlledSync();
+    const warnings: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error() {} };
+    const freshness = new IndexFreshness(sync, { maxAgeMs: 0, clock, logger });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness });
+    const call = tools.call("search_notes", {});
+    await flush();
+    calls[0].reject(new Error("disk gone\n    at stack"));
+    expect((await call).text).toBe("search_notes (ready)");
+    expect(warnings).toEqual(["Index sync before a tool call failed: disk gone"]);
+  });
+
+  it("syncs before search_notes and summarize_notes only, after validation, and create_note marks the index stale", async () => {
+    const { clock, advance } = manualClock();
+    let syncs = 0;
+    const freshness = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, clock });
+    const { tools, ungate } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness });
+    await expect(tools.call("search_notes", { q: "" })).rejects.toThrow("Missing required parameter: q");
+    expect(syncs).toBe(0);
+    await tools.call("read_note", { q: "x" });
+    expect(syncs).toBe(0);
+    await tools.call("search_notes", { q: "x" });
+    expect(syncs).toBe(1);
+    await tools.call("summarize_notes", { q: "x" });
+    expect(syncs).toBe(1); // still fresh
+    await tools.call("create_note", { q: "x" });
+    await advance(1);
+    await tools.call("search_notes", { q: "x" });
+    expect(syncs).toBe(2); // our own new note must be searchable at once
+    expect(() => gateOnIndex(tools, { index: READY, maxWaitMs: 1_000, clock, freshness })).toThrow("already has a gate");
+    ungate();
+    await tools.call("create_note", { q: "x" });
+    await tools.call("search_notes", { q: "x" });
+    expect(syncs).toBe(2);
+  });
+
+  it("a tool that calls a tool through the registry (run_workflow's steps) passes the same gate", async () => {
+    const { clock } = manualClock();
+    let syncs = 0;
+    const freshness = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, clock });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness }, ["search_notes"]);
+    tools.register(
+      defineTool({ name: "run_workflow", title: "w", description: "w", inputSchema: {}, outputSchema: {}, run: async (_input, context) => tools.call("search_notes", {}, context) }),
+    );
+    expect((await tools.call("run_workflow", {})).text).toBe("search_notes (ready)");
+    expect(syncs).toBe(1);
+  });
 });
 
-it("a tool that calls a tool through the registry (run_workflow's steps) passes the same gate", async () => {
-  const { clock } = manualClock();
-  let syncs = 0;
-  const fresh = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, maxWaitMs: 1_000, clock });
-  const tools = new ToolRegistry();
-  tools.register(defineTool({ name: "search_notes", title: "s", description: "s", inputSchema: {}, outputSchema: {}, run: async () => ({ structured: {}, text: "found" }) }));
-  tools.register(
-    defineTool({ name: "run_workflow", title: "w", description: "w", inputSchema: {}, outputSchema: {}, run: async (_input, context) => tools.call("search_notes", {}, context) }),
-  );
-  gateOnFreshIndex(tools, fresh);
-  expect((await tools.call("run_workflow", {})).text).toBe("found");
-  expect(syncs).toBe(1);
+describe("without a re-scan (Obsidian: vault events keep the index current)", () => {
+  it("a search that arrives while the index loads waits for the load, then answers; other tools and a loaded index never wait", async () => {
+    const { clock, pending } = manualClock();
+    const state = indexState("loading");
+    const { tools } = gatedTools({ index: state.index, maxWaitMs: 2_500, clock });
+    expect((await tools.call("read_note", {})).text).toBe("read_note (loading)");
+    let answer = "";
+    const call = tools.call("search_notes", { q: "x" }).then((out) => (answer = out.text));
+    await flush();
+    expect(answer).toBe("");
+    state.set("indexing"); // loaded: the first sync goes on in the background, and searches answer
+    await call;
+    expect(answer).toBe("search_notes (indexing)");
+    expect(pending()).toBe(0);
+    expect(state.listeners()).toBe(0);
+    expect((await tools.call("summarize_notes", {})).text).toBe("summarize_notes (indexing)");
+  });
+
+  it("waits at most maxWaitMs, then the tool itself says the index is still loading", async () => {
+    const { clock, advance, pending } = manualClock();
+    const state = indexState("loading");
+    const { tools } = gatedTools({ index: state.index, maxWaitMs: 2_500, clock });
+    let answer = "";
+    const call = tools.call("search_notes", {}).then((out) => (answer = out.text));
+    await advance(2_499);
+    expect(answer).toBe("");
+    await advance(1);
+    await call;
+    expect(answer).toBe("search_notes (loading)");
+    expect(pending()).toBe(0);
+    expect(state.listeners()).toBe(0);
+  });
+
+  it("a caller who gives up ends the wait; so does the host shutting down, with a clear error", async () => {
+    const { clock, pending } = manualClock();
+    const state = indexState("loading");
+    const host = new AbortController();
+    const { tools } = gatedTools({ index: state.index, maxWaitMs: 2_500, clock, signal: host.signal });
+    const caller = new AbortController();
+    const cancelled = tools.call("search_notes", {}, { signal: caller.signal });
+    await flush();
+    caller.abort();
+    await expect(cancelled).rejects.toThrow("search_notes was cancelled");
+    const stopped = tools.call("summarize_notes", {});
+    await flush();
+    host.abort();
+    await expect(stopped).rejects.toThrow("summarize_notes was cancelled: Krypton is shutting down");
+    expect(pending()).toBe(0);
+    expect(state.listeners()).toBe(0);
+    // After shutdown, a late call does not wait at all.
+    await expect(tools.call("search_notes", {})).rejects.toThrow("Krypton is shutting down");
+  });
 });

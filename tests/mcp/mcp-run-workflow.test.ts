@@ -9,7 +9,7 @@ import { createKrypton, type KryptonCore } from "../../src/core/krypton";
 import { generateMcpToken } from "../../src/core/mcp/mcp-token";
 import { silentLogger } from "../../src/core/ports/logger";
 import { DEFAULT_SETTINGS } from "../../src/core/settings";
-import { DEFAULT_INDEX_FRESHNESS, gateOnFreshIndex, IndexFreshness } from "../../src/core/tools/index-freshness";
+import { DEFAULT_INDEX_FRESHNESS, gateOnIndex, IndexFreshness } from "../../src/core/tools/index-freshness";
 import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
 import { createNodeHost } from "../../src/node/node-host";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
@@ -110,9 +110,9 @@ describe("on a server whose index is still loading (krypton mcp right after it s
         release();
         return loadingCore.index.sync(signal);
       },
-      { maxAgeMs: DEFAULT_INDEX_FRESHNESS.maxAgeMs, maxWaitMs: 60_000, clock: host.clock },
+      { maxAgeMs: DEFAULT_INDEX_FRESHNESS.maxAgeMs, clock: host.clock },
     );
-    gateOnFreshIndex(loadingCore.tools, freshness);
+    gateOnIndex(loadingCore.tools, { index: loadingCore.index, maxWaitMs: 60_000, clock: host.clock, freshness });
     const loadingBridge = await startMcpHttpServer({ registry: loadingCore.tools, port: 0, token, vaultRoot: vault.root });
     loading = { core: loadingCore, bridge: loadingBridge, client: await connectStreamable(loadingBridge.url, token), release, opened };
   });

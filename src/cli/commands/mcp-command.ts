@@ -1,5 +1,5 @@
 import { generateMcpToken, mcpTokenProblem } from "../../core/mcp/mcp-token";
-import { DEFAULT_INDEX_FRESHNESS, gateOnFreshIndex, IndexFreshness } from "../../core/tools/index-freshness";
+import { DEFAULT_INDEX_FRESHNESS, DEFAULT_INDEX_WAIT_MS, gateOnIndex, IndexFreshness } from "../../core/tools/index-freshness";
 import type { ToolRegistry } from "../../core/tools/tool-registry";
 import { normalizeOrigin } from "../../node/mcp-http-guards";
 import { DEFAULT_SERVER_INFO, McpBridgeStartError, startMcpHttpServer } from "../../node/mcp-http-server";
@@ -71,15 +71,22 @@ export const mcpCommand: Command = {
         if (!stopIndexing.signal.aborted) ctx.output.warn(`the index could not be opened: ${describeError(err)}`);
       },
     );
+    const clock = session.core.host.clock;
     const freshness = new IndexFreshness((signal) => session.core.index.sync(signal), {
-      ...DEFAULT_INDEX_FRESHNESS,
       maxAgeMs: syncAfterMs(ctx),
-      clock: session.core.host.clock,
+      clock,
       logger: session.core.host.logger,
       signal: stopIndexing.signal,
     });
     // On the core's registry, which workflows call too: a step's search waits for the index as a client's does.
-    const ungate = gateOnFreshIndex(session.core.tools, freshness);
+    // With a re-scan: no vault events reach this process (Obsidian's bridge waits for the load only).
+    const ungate = gateOnIndex(session.core.tools, {
+      index: session.core.index,
+      maxWaitMs: DEFAULT_INDEX_WAIT_MS,
+      clock,
+      signal: stopIndexing.signal,
+      freshness,
+    });
     try {
       if (http) await serveHttp(session, session.core.tools, extraOrigins, ctx);
       else await serveStdio(session, session.core.tools, ctx);

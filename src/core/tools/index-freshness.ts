@@ -1,13 +1,13 @@
+import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
+import { ToolError, type ToolContext } from "./tool";
 import type { ToolRegistry } from "./tool-registry";
-import { errorMessage } from "../util/errors";
+import { AbortedError, errorMessage } from "../util/errors";
 
 export interface IndexFreshnessOptions {
   /** Re-scan before a search when the last scan finished longer ago than this. */
   maxAgeMs: number;
-  /** Longest a tool call waits for that scan; past it the call answers from what is indexed so far. */
-  maxWaitMs: number;
   clock: Clock;
   logger?: Logger;
   /** Aborts a running scan when the server shuts down. */
@@ -15,7 +15,10 @@ export interface IndexFreshnessOptions {
 }
 
 /** Defaults for the standalone server: a scan costs one directory walk plus stat calls. */
-export const DEFAULT_INDEX_FRESHNESS = { maxAgeMs: 2_000, maxWaitMs: 2_500 } as const;
+export const DEFAULT_INDEX_FRESHNESS = { maxAgeMs: 2_000 } as const;
+
+/** Longest a tool call waits for the index to load (or for a re-scan); then it answers from what is indexed. */
+export const DEFAULT_INDEX_WAIT_MS = 2_500;
 
 /**
  * A scan is due only after this many times its own last duration: on a 100,000-note vault a scan takes
@@ -27,27 +30,34 @@ const SCAN_COST_FACTOR = 10;
 const READS_INDEX = new Set(["search_notes", "summarize_notes"]);
 const CHANGES_VAULT = new Set(["create_note"]);
 
+/** Work a call may wait for: its promise never rejects, and the wait is counted from its start. */
+interface IndexWork {
+  done: Promise<void>;
+  startedAt: number;
+}
+
 /**
  * Keeps a long-running server's index in step with a vault that someone else edits (the standalone
  * `krypton mcp` while Obsidian has the vault open): no file watcher, just a sync before a search when the
  * last one is older than maxAgeMs. VaultIndex.sync is incremental (mtime/size, then content hashes), never
  * takes a lock another process holds (a reader re-loads what the writer saved and applies the rest in
- * memory), and one scan serves all the calls that arrive while it runs.
+ * memory), and one scan serves all the calls that arrive while it runs. Before the index is open, the sync
+ * is the open itself, so waiting for it is waiting for the load.
  */
 export class IndexFreshness {
   private lastDone = -Infinity;
   private lastDuration = 0;
-  private running: { done: Promise<void>; startedAt: number } | null = null;
+  private running: IndexWork | null = null;
 
   constructor(
     private readonly sync: (signal?: AbortSignal) => Promise<unknown>,
     private readonly options: IndexFreshnessOptions,
   ) {}
 
-  /** Starts a scan when due and waits for it, at most maxWaitMs counted from the scan's start. */
-  async ensureFresh(): Promise<void> {
+  /** The scan under way, started now if one is due; null when the index is fresh enough. */
+  scanIfDue(): IndexWork | null {
     const { clock } = this.options;
-    if (this.options.signal?.aborted) return;
+    if (this.options.signal?.aborted) return null;
     const maxAge = Math.max(this.options.maxAgeMs, SCAN_COST_FACTOR * this.lastDuration);
     if (!this.running && clock.now() - this.lastDone >= maxAge) {
       const startedAt = clock.now();
@@ -69,13 +79,7 @@ export class IndexFreshness {
         if (this.running === run) this.running = null;
       });
     }
-    const run = this.running;
-    if (!run) return;
-    const left = run.startedAt + this.options.maxWaitMs - clock.now();
-    if (left <= 0) return;
-    const stopTimer = new AbortController();
-    await Promise.race([run.done, clock.sleep(left, stopTimer.signal).catch(() => undefined)]);
-    stopTimer.abort();
+    return this.running;
   }
 
   /** The vault changed under our own hands (a note was created): scan before the next search. */
@@ -84,22 +88,76 @@ export class IndexFreshness {
   }
 }
 
+export interface IndexGateOptions {
+  /** The index the tools read: a call that arrives while it is still loading waits for the load. */
+  index: Pick<VaultIndexApi, "status" | "onStatus">;
+  /** Longest a call waits (for a scan: counted from the scan's start); then it answers from what is indexed, or says the index is not ready yet. */
+  maxWaitMs: number;
+  clock: Clock;
+  /** Aborted when the host shuts down (the server stops, the plugin unloads): a waiting call ends with a clear error. */
+  signal?: AbortSignal;
+  /**
+   * A re-scan before searches, for a host that has no vault events (the standalone server). Obsidian has
+   * none: its vault events keep the index current, so there a call waits for the load only.
+   */
+  freshness?: IndexFreshness;
+}
+
 /**
- * Gates the registry's calls: a freshness check before the tools that read the index, and the index marked
- * behind after one that changes the vault. On the registry itself rather than a copy of it, so a search a
- * tool makes for its caller (a workflow step inside run_workflow) waits exactly as a client's own
- * search_notes does. Arguments are still validated first (ToolRegistry.call), so a bad call never costs a
- * scan. Returns the gate's removal.
+ * Gates the registry's calls: before the tools that read the index, a bounded wait for the index to load
+ * (and, where the host asks for it, a re-scan); after one that changes the vault, the index marked behind.
+ * On the registry itself rather than a copy of it, so a search a tool makes for its caller (a workflow
+ * step inside run_workflow) waits exactly as a client's own search_notes does. Arguments are still
+ * validated first (ToolRegistry.call), so a bad call never waits. The wait ends early when the caller
+ * cancels or the host shuts down. Returns the gate's removal.
  */
-export function gateOnFreshIndex(registry: ToolRegistry, freshness: IndexFreshness): () => void {
-  return registry.setGate(async (tool, run) => {
-    if (READS_INDEX.has(tool.name)) await freshness.ensureFresh();
+export function gateOnIndex(registry: ToolRegistry, options: IndexGateOptions): () => void {
+  return registry.setGate(async (tool, run, context) => {
+    if (READS_INDEX.has(tool.name)) await untilIndexAnswers(options, tool.name, context);
     try {
       return await run();
     } finally {
-      if (CHANGES_VAULT.has(tool.name)) freshness.invalidate();
+      if (CHANGES_VAULT.has(tool.name)) options.freshness?.invalidate();
     }
   });
+}
+
+async function untilIndexAnswers(options: IndexGateOptions, toolName: string, context: ToolContext): Promise<void> {
+  const { clock } = options;
+  const stop = new AbortController();
+  try {
+    const work = options.freshness?.scanIfDue() ?? loadUnderWay(options.index, clock, stop.signal);
+    if (!work) return;
+    const left = work.startedAt + options.maxWaitMs - clock.now();
+    if (left <= 0) return;
+    await new Promise<void>((resolve, reject) => {
+      const onHost = () => reject(new ToolError(`${toolName} was cancelled: Krypton is shutting down`, "failed"));
+      const onCall = () => reject(new AbortedError());
+      if (options.signal?.aborted) return onHost();
+      if (context.signal?.aborted) return onCall();
+      options.signal?.addEventListener("abort", onHost, { once: true, signal: stop.signal });
+      context.signal?.addEventListener("abort", onCall, { once: true, signal: stop.signal });
+      void work.done.then(resolve);
+      // Past the bound the call goes on: the tool answers from what is indexed or says it is not ready.
+      clock.sleep(left, stop.signal).then(resolve, () => undefined);
+    });
+  } finally {
+    stop.abort();
+  }
+}
+
+/** The index's load, when one is under way: done once the index leaves "loading" (or `stop` fires). */
+function loadUnderWay(index: IndexGateOptions["index"], clock: Clock, stop: AbortSignal): IndexWork | null {
+  if (index.status().state !== "loading") return null;
+  const done = new Promise<void>((resolve) => {
+    const off = index.onStatus((status) => {
+      if (status.state !== "loading") resolve();
+    });
+    stop.addEventListener("abort", () => off(), { once: true });
+    // A state change between the check above and the subscription is not missed.
+    if (index.status().state !== "loading") resolve();
+  });
+  return { done, startedAt: clock.now() };
 }
 
 function describe(err: unknown): string {

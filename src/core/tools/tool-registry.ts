@@ -65,7 +65,7 @@ export class ToolRegistry {
     const input = validateArguments(tool, args ?? {});
     try {
       const run = () => tool.run(input, context);
-      return await (this.gate ? this.gate(tool, run) : run());
+      return await (this.gate ? this.gate(tool, run, context) : run());
     } catch (err) {
       throw toToolError(err, tool.name);
     }
@@ -73,11 +73,16 @@ export class ToolRegistry {
 }
 
 /**
- * A host's policy around tool calls (the standalone MCP server's index freshness): it runs after the
- * arguments were checked and decides when `run` goes. Set on the registry, it applies to every caller
- * alike, tools calling tools included (a workflow's steps inside run_workflow).
+ * A host's policy around tool calls (waiting for the index: see gateOnIndex): it runs after the arguments
+ * were checked and decides when `run` goes; `context` is the call's (its signal says when the caller gave
+ * up). Set on the registry, it applies to every caller alike, tools calling tools included (a workflow's
+ * steps inside run_workflow).
  */
-export type ToolCallGate = (tool: ToolDefinition, run: () => Promise<ToolOutput<Record<string, unknown>>>) => Promise<ToolOutput<Record<string, unknown>>>;
+export type ToolCallGate = (
+  tool: ToolDefinition,
+  run: () => Promise<ToolOutput<Record<string, unknown>>>,
+  context: ToolContext,
+) => Promise<ToolOutput<Record<string, unknown>>>;
 
 /** Checks arguments against the tool's shape; the first problem becomes the error message. */
 export function validateArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
