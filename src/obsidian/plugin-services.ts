@@ -6,6 +6,7 @@ import type { IndexStatus } from "../core/indexing/index-status";
 import { generateMcpToken } from "../core/mcp/mcp-token";
 import type { Host } from "../core/ports/host";
 import { listModels } from "../core/providers/connection-test";
+import { DEFAULT_INDEX_WAIT_MS, gateOnIndex } from "../core/tools/index-freshness";
 import { normalizeSettings, settingsSecrets, type KryptonSettings } from "../core/settings";
 import type { ChatViewContext } from "./chat-view/chat-view-context";
 import { createObsidianHost } from "./host/obsidian-host";
@@ -59,6 +60,10 @@ export class KryptonServices {
     this.core = createKrypton(this.host, settings, {
       mcpStdio: Platform.isDesktopApp ? lazyStdioFactory(() => (adapter instanceof FileSystemAdapter ? adapter.getBasePath() : undefined)) : undefined,
     });
+    // As under `krypton mcp`: a search through the tools (the MCP bridge's, agent mode's, a workflow step's)
+    // waits for an index that is still loading, up to the same bound. No re-scan before it: vault events
+    // keep the index current here. Unload aborts the wait.
+    gateOnIndex(this.core.tools, { index: this.core.index, maxWaitMs: DEFAULT_INDEX_WAIT_MS, clock: this.host.clock, signal: this.aborter.signal });
     this.bridge = new McpBridge({
       registry: () => this.core.tools,
       settings: () => this.current,

@@ -1,5 +1,7 @@
 /** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
+import { promises as fs } from "node:fs";
 import * as net from "node:net";
+import { join } from "node:path";
 import { Platform, settingsIn } from "../support/obsidian-stub";
 import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
 import { claudeDesktopConfig, claudeDesktopStdioConfig, inspectorCommand, inspectorStdioCommand } from "../../src/obsidian/mcp/client-config";
@@ -9,7 +11,8 @@ import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { silentLogger } from "../../src/core/ports/logger";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 import manifest from "../../manifest.json";
-import { connectSse, connectStreamable } from "../mcp/support/mcp-test-kit";
+import { tempDirForFile } from "../support/temp-dirs";
+import { connectSse, connectStreamable, textOf } from "../mcp/support/mcp-test-kit";
 
 let p: LoadedPlugin;
 afterEach(async () => {
@@ -198,4 +201,84 @@ test("the settings tab shows ready-to-copy set-ups: through the bridge (with the
   expect(blocks().get("Claude Desktop")).toBe(claudeDesktopConfig(state.url, token));
   expect(blocks().get("MCP Inspector")).toBe(inspectorCommand(state.url, token));
   tab.hide();
+});
+
+describe("a search through the bridge while Obsidian is still loading the index", () => {
+  const TOKEN = "a-token-from-last-session-0123456789";
+  const NOTES = { "Bees.md": "# Bees\n\nBees pollinate clover." };
+  let saved: string;
+
+  // Obsidian starts on a vault indexed in an earlier session: the index loads what was saved.
+  beforeAll(async () => {
+    const first = await loadPlugin(NOTES);
+    try {
+      await first.layoutReady();
+      saved = join(tempDirForFile("krypton-saved-index-"), ".krypton");
+      await fs.cp(join(first.temp.root, ".krypton"), saved, { recursive: true });
+    } finally {
+      await first.close();
+    }
+  });
+
+  /**
+   * Starts Obsidian with the index's load held at its first read of the saved index (a slow load), the
+   * bridge running meanwhile; `waiting()` tells when a tool call starts waiting (the gate subscribes to the
+   * index's status).
+   */
+  async function startWithLoadHeld(): Promise<{ url: string; release: () => void; waiting: () => Promise<void> }> {
+    p = await loadPlugin(NOTES, {
+      data: { mcpPort: 0, mcpEnabled: true, mcpToken: TOKEN },
+      beforeOpen: (root) => fs.cp(saved, join(root, ".krypton"), { recursive: true }),
+    });
+    const adapter = p.app.vault.adapter;
+    const exists = adapter.exists.bind(adapter);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    adapter.exists = (path) => (path.endsWith("index/manifest.json") ? held.then(() => exists(path)) : exists(path));
+    p.app.workspace.triggerLayoutReady();
+    const state = await p.services.bridge.start(); // started with the index: this waits for that start
+    if (state.kind !== "running") throw new Error(p.services.bridge.statusLine());
+    const index = p.services.core.index;
+    expect(index.status().state).toBe("loading");
+    const onStatus = index.onStatus.bind(index);
+    let subscribed!: () => void;
+    const subscription = new Promise<void>((resolve) => (subscribed = resolve));
+    index.onStatus = (listener) => {
+      subscribed();
+      return onStatus(listener);
+    };
+    return { url: state.url, release, waiting: () => subscription };
+  }
+
+  test("waits for the load to finish, then answers", async () => {
+    const { url, release, waiting } = await startWithLoadHeld();
+    const client = await connectStreamable(url, TOKEN);
+    try {
+      const answer = client.callTool({ name: "search_notes", arguments: { query: "pollinate" } });
+      // Without the wait the call answers at once ("not ready yet"): release only once it waits, or has answered.
+      await Promise.race([waiting(), answer]);
+      release();
+      const result = await answer;
+      expect(textOf(result)).not.toContain("not ready");
+      expect(result.structuredContent).toMatchObject({ results: [{ filePath: "Bees.md" }] });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("unloading the plugin mid-wait ends the call with a clear error", async () => {
+    const { url, release, waiting } = await startWithLoadHeld();
+    const client = await connectStreamable(url, TOKEN);
+    try {
+      const answer = client.callTool({ name: "search_notes", arguments: { query: "pollinate" } });
+      await Promise.race([waiting(), answer]);
+      const closing = p.close();
+      release(); // only the disk read was held: the unload aborts the load itself
+      const result = await answer;
+      expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "search_notes was cancelled: Krypton is shutting down" }] });
+      await closing;
+    } finally {
+      await client.close();
+    }
+  });
 });
