@@ -120,13 +120,13 @@ export async function checkVaultPath(vaultArg: string | undefined, cwd: string):
 }
 
 /**
- * What a command does with the index, which decides what a missing embedder means for it: "search" (it
- * searches by keywords), "answer" (ask and chat that search, flashcards --topic: as "search", except that
- * an embedder that is down is said by the results, in the words of every host: core/search/keyword-only.ts), "index" (notes are
+ * What a command does with the index, which decides what a missing embedder means for it: "search" (search,
+ * ask and chat that search, flashcards --topic: they search by keywords, and an embedder that is down is
+ * said by their results, in the words of every host: core/search/keyword-only.ts), "index" (notes are
  * indexed by keywords and get their vectors later), "none" (it does not search: status, ask and chat
  * without retrieval; no warning).
  */
-export type IndexUse = "search" | "answer" | "index" | "none";
+export type IndexUse = "search" | "index" | "none";
 
 export interface OpenIndexOptions {
   signal?: AbortSignal;
@@ -189,8 +189,8 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
         ? keywordOnlyWarning(`the saved index has no embeddings yet (run \`krypton index ${session.root}\`)`, use)
         : `${formatCount(missing)} of ${countOf(status.chunks, "chunk")} changed since the last \`krypton index\` and ${missing === 1 ? "is" : "are"} searched by keywords only`,
     );
-  } else if (use === "answer" && status.embedderError) {
-    // Said by the answers that search (keywordOnlyReason), as on every host: not twice.
+  } else if (use === "search" && status.embedderError) {
+    // Said by the results of the searches (keywordOnlyReason), as on every host: not twice.
   } else if (status.keywordOnly && embeddingsOn && !notEmbedding) {
     output.warn(keywordOnlyWarning(status.embedderError ?? "no embedder is reachable", use));
   }

@@ -6,12 +6,12 @@
  * start-up probe finds it down. Chat comes from the loopback Gemini, web results from
  * the loopback Tavily, and embeddings from an Ollama that is not running (the harness's dead port).
  *
- * The reason is said exactly once per command run. `search` says it before its results, in its own words
- * (it also covers an index without embeddings yet, or one that cannot be saved). ask and chat say it in
- * the words of every other host (core/search/keyword-only.ts), where the plugin's chat does: with the
- * answer that searched, or under "find notes about X" results; agent mode, whose searches tell only the
- * model, says it before its answer; a workflow says it after its result. With --json it is in the answer
- * (`notices`, or the agent result's `keywordOnly`; a workflow's `keywordOnly`), and stderr stays quiet about it.
+ * The reason is said exactly once per command run, in the words of every host (core/search/keyword-only.ts).
+ * `search` says it with its results (on stderr, also with --json, whose stdout is the bare list of results).
+ * ask and chat say it where the plugin's chat does: with the answer that searched, or under "find notes
+ * about X" results; agent mode, whose searches tell only the model, says it before its answer; a workflow
+ * says it after its result. With --json it is in the answer (`notices`, or the agent result's `keywordOnly`;
+ * a workflow's `keywordOnly`), and stderr stays quiet about it.
  */
 import { startOllamaServer } from "../support/servers/ollama-server";
 import { startSilentServer } from "../support/servers/silent-server";
@@ -27,9 +27,9 @@ const NOTES: Record<string, string> = {
 
 /** The probe's reason, as the CLI words it. */
 const REASON = "Ollama is not reachable at http://127.0.0.1:9 (connection refused: is it running?)";
-const SEARCH_WARNING = `krypton: warning: ${REASON}; searching by keywords only\n`;
-/** How every host words it beside results: the chat's notice, the search tools, agent mode's search_notes. */
+/** How every host words it beside results: `krypton search`, the chat's notice, the search tools, agent mode's search_notes. */
 const UNAVAILABLE = `Semantic search is unavailable (${REASON}): notes were matched by keywords only.`;
+const SEARCH_WARNING = `krypton: warning: ${UNAVAILABLE}\n`;
 const ANSWER = "This is the test Gemini answer.";
 
 interface AskJson {

@@ -109,7 +109,7 @@ describe("the CLI as separate processes", () => {
       const r = await proc.exited(HANG_GUARD_MS);
       expect(r.code).toBe(0);
       expect((JSON.parse(r.stdout) as { path: string }[])[0].path).toBe("Cooking/Bread.md");
-      expect(r.stderr).toBe("krypton: warning: the embedding model did not answer within 4 s; searching by keywords only\n");
+      expect(r.stderr).toBe("krypton: warning: Semantic search failed (the embedding model did not answer within 4 s): notes were matched by keywords only.\n");
     }, 60_000);
 
     it("`krypton index` stops trying the dead embedder quickly and builds the index keyword-only", async () => {

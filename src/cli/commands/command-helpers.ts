@@ -45,8 +45,8 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
  * more of it (searching, after the intent agents alone), and its warnings go through the run's WarnOnce.
  */
 export class IndexPreparation {
-  /** What the index was opened for: "answer" covers "none". */
-  private prepared: "answer" | "none" | null = null;
+  /** What the index was opened for: "search" covers "none". */
+  private prepared: "search" | "none" | null = null;
 
   constructor(
     private readonly session: VaultSession,
@@ -55,9 +55,9 @@ export class IndexPreparation {
 
   async prepare(mode: RetrievalMode, agent: boolean, signal: AbortSignal): Promise<void> {
     // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
-    const use = agent || usesNotes(mode) ? "answer" : this.session.config.settings.agentsEnabled ? "none" : null;
+    const use = agent || usesNotes(mode) ? "search" : this.session.config.settings.agentsEnabled ? "none" : null;
     if (use === null) return;
-    if (this.prepared !== "answer" && this.prepared !== use) {
+    if (this.prepared !== "search" && this.prepared !== use) {
       try {
         await openIndex(this.session, this.once.output, { signal, use });
         this.prepared = use;
@@ -79,7 +79,7 @@ export class IndexPreparation {
 
   /** Why agent mode's searches match notes by keywords only (keywordOnlyReason), or null; null too while no index is open for searching. */
   agentKeywordOnly(): string | null {
-    return this.prepared === "answer" ? keywordOnlyReason(this.session.core.index.status()) : null;
+    return this.prepared === "search" ? keywordOnlyReason(this.session.core.index.status()) : null;
   }
 }
 

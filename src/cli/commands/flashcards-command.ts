@@ -64,7 +64,7 @@ export const flashcardsCommand: Command = {
     try {
       const result = await withAbortOnInterrupt(ctx, async (signal) => {
         // The run's text says when the topic's notes were matched by keywords only (as on every host): not the index too.
-        if (topic !== undefined) await openIndex(session, ctx.output, { signal, use: "answer" });
+        if (topic !== undefined) await openIndex(session, ctx.output, { signal, use: "search" });
         const toolArgs: Record<string, unknown> = { deck: stringOption(args, "deck"), max_cards: max };
         if (note !== undefined) toolArgs.note_path = notePathArg(note, session.root, ctx.cwd);
         else toolArgs.topic = topic;

@@ -4,7 +4,7 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_OK, UsageError } from "../errors";
 import { printHits, type Output } from "../output";
-import { keywordOnlyWarning, openIndex, openVaultSession, reportIndexProblems } from "../vault-session";
+import { openIndex, openVaultSession, reportIndexProblems } from "../vault-session";
 import { withAbortOnInterrupt } from "./command-helpers";
 
 /** One line of `krypton search --json`: the shape scripts rely on. */
@@ -24,8 +24,8 @@ export const searchCommand: Command = {
   details: [
     "Searches the saved index (`krypton index` builds it), reading only what the query needs when no note",
     "changed since; notes changed since are searched in memory, by keywords until the next `krypton index`",
-    "embeds them. search never writes the index. Without a",
-    "reachable embedder it searches by keywords only and says so on stderr (exit code 0).",
+    "embeds them. search never writes the index. Without a reachable embedder, or when the query's vector",
+    "fails, it searches by keywords only and says why once on stderr, also with --json (exit code 0).",
     "",
     "Examples:",
     '  krypton search ~/Notes "gradient descent"',
@@ -46,7 +46,7 @@ export const searchCommand: Command = {
 
     const session = await openVaultSession(vault, args, ctx);
     try {
-      const { hits, status } = await withAbortOnInterrupt(ctx, async (signal) => {
+      const { hits, keywordOnly } = await withAbortOnInterrupt(ctx, async (signal) => {
         // A saved index that matches the vault answers without being loaded (only what the query needs is read).
         const saved = await session.core.index.searchSavedNotes(query, { limit, signal });
         if (saved) {
@@ -54,12 +54,11 @@ export const searchCommand: Command = {
           return saved;
         }
         await openIndex(session, ctx.output, { signal, readOnly: true });
-        const found = await session.core.index.searchNotes(query, { limit, signal });
-        return { hits: found, status: session.core.index.status() };
+        return session.core.index.searchNotesWithReason(query, { limit, signal });
       });
-      // The index had vectors but this query got none (the embedder timed out, failed or sent bad data).
-      const queryProblem = status.queryEmbedError;
-      if (queryProblem) ctx.output.warn(keywordOnlyWarning(queryProblem, "search"));
+      // Why this search went without meaning (embedder down, or the query's vector failed), as every host says it;
+      // on stderr with --json too, which prints the bare list of results scripts read.
+      if (keywordOnly) ctx.output.warn(keywordOnly);
       const results = hits.map(toJson);
       if (flag(args, "json")) ctx.output.json(results);
       else printResults(ctx.output, query, hits);
