@@ -168,6 +168,8 @@ export class WorkflowService {
       persona,
       clock: this.deps.host.clock,
       maxSteps: request.maxIterations,
+      // The same wall-clock limit as a turn of agent mode (Settings → Agent mode): one setting for every agent loop.
+      timeoutMs: this.deps.settings().agentTimeoutMs,
       sampling: request.sampling,
       signal: request.signal,
       confirm: options.confirm ?? (() => Promise.resolve("deny")),

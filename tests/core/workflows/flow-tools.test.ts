@@ -332,6 +332,16 @@ describe("a task whose tool loop ends at a limit before it finished", () => {
     expect(asked()).toEqual(Array(5).fill("researcher"));
   });
 
+  it("at the agent-mode time limit (the setting): the step says so and the run stops", async () => {
+    await core.close();
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, embeddingProvider: "none", agentTimeoutMs: 100 });
+    ollama.script({ route: "chat", stall: true });
+    const result = await core.workflows.run(twoSteps(), "how often are tides?");
+    const limit = "stopped at the time limit (0.1 s) before it finished";
+    expect(result).toMatchObject({ status: "step limit", message: `Agent "researcher" ${limit}; the last output is kept.` });
+    expect(result.steps.map((s) => [s.agent, s.limit])).toEqual([["researcher", limit]]);
+  });
+
   it("onLimit takes it over once, as it does at the flow's own bounds", async () => {
     // Three turns with tools and the tool-less one; then wrap_up answers.
     loopForever(4);
