@@ -31,8 +31,12 @@ export class ObsidianVault implements VaultPort {
 
   /** A markdown file outside the config folder and .krypton. */
   isNotePath(path: string): boolean {
-    if (!path.toLowerCase().endsWith(".md")) return false;
-    return !isInside(path, this.configDir) && !isInside(path, KRYPTON_DIR);
+    return path.toLowerCase().endsWith(".md") && !this.isMachineState(path);
+  }
+
+  /** In the config folder or .krypton: never a note, nor a folder notes go in. */
+  private isMachineState(path: string): boolean {
+    return isInside(path, this.configDir) || isInside(path, KRYPTON_DIR);
   }
 
   listNotes(): Promise<NoteInfo[]> {
@@ -52,7 +56,7 @@ export class ObsidianVault implements VaultPort {
   async listFolders(parent: string): Promise<string[]> {
     const folder = parent ? this.app.vault.getAbstractFileByPath(normalizePath(parent)) : this.app.vault.getRoot();
     if (!(folder instanceof TFolder) || !(await this.liesInside(folder.path))) return [];
-    const folders = folder.children.filter((c) => c instanceof TFolder && !isInside(c.path, this.configDir) && !isInside(c.path, KRYPTON_DIR));
+    const folders = folder.children.filter((c) => c instanceof TFolder && !this.isMachineState(c.path));
     const inside = await Promise.all(folders.map((c) => this.liesInside(c.path)));
     return folders.filter((_, i) => inside[i]).map((c) => c.name);
   }
