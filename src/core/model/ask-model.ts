@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel } from "../ports/chat-model";
+import type { ChatMessage, ChatModel, LengthCut } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
 import { stripThinkBlocks } from "../util/think-blocks";
 import { errorMessage, isAbortError } from "../util/errors";
@@ -38,15 +38,12 @@ export async function askModel(model: ChatModel, messages: ChatMessage[], option
 }
 
 /**
- * How an answer was cut at its cap. `limit` is the cap as sent (options.maxTokens when the provider does
- * not say): a small window lowers it, reasoning room raises it; absent when none was sent (an agent-mode
- * turn, cut at the model's own limit). `whileThinking`: the model spent it thinking, not answering;
- * `moreRoom`: how to leave it more room, when the window lowered the cap.
+ * How an answer was cut at its cap (LengthCut, with whileThinking always said). `limit` is the cap as sent
+ * (options.maxTokens when the provider does not say): a small window lowers it, reasoning room raises it;
+ * absent when none was sent (an agent-mode turn, cut at the model's own limit).
  */
-export interface AnswerCut {
-  limit?: number;
+export interface AnswerCut extends LengthCut {
   whileThinking: boolean;
-  moreRoom?: string;
 }
 
 export type ModelAnswer = { text: string; cutOff: false } | ({ text: string; cutOff: true } & AnswerCut);

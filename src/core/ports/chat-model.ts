@@ -93,7 +93,7 @@ export type ChatEvent =
   | { type: "text"; text: string }
   | { type: "thinking"; text: string }
   | { type: "tool-call"; call: ToolCall }
-  | {
+  | ({
       type: "end";
       finishReason: FinishReason;
       usage?: TokenUsage;
@@ -101,19 +101,26 @@ export type ChatEvent =
       providerData?: unknown;
       /** The provider's own reason when finishReason is "other" ("SAFETY", "prompt blocked: SAFETY"), for error messages. */
       detail?: string;
-      /** finishReason "length": the answer cap that was sent (num_predict, maxOutputTokens), when one was. */
-      limit?: number;
-      /**
-       * finishReason "length": the model spent the tokens thinking, not answering: cut before any answer text,
-       * or after thinking took most of them (turn-views.ts withCapOnCut), so its answer did not loop.
-       */
-      whileThinking?: boolean;
-      /**
-       * finishReason "length": how to give the answer more room, when the context window lowered the cap sent
-       * (a clause after "to leave it more room, ": "raise Ollama context limit …").
-       */
-      moreRoom?: string;
-    };
+    } & LengthCut);
+
+/**
+ * How an answer was cut at its length limit (finishReason "length"), as the end event, a whole turn's
+ * outcome (TurnOutcome), IncompleteAnswerError and askModel's cut answer all carry it.
+ */
+export interface LengthCut {
+  /** The answer cap that was sent (num_predict, maxOutputTokens), when one was. */
+  limit?: number;
+  /**
+   * The model spent the tokens thinking, not answering: cut before any answer text, or after thinking took
+   * most of them (turn-views.ts withCapOnCut), so its answer did not loop.
+   */
+  whileThinking?: boolean;
+  /**
+   * How to give the answer more room, when the context window lowered the cap sent (a clause after "to leave
+   * it more room, ": "raise Ollama context limit …").
+   */
+  moreRoom?: string;
+}
 
 export interface ModelCapabilities {
   /** Native tool calling. */

@@ -1,3 +1,4 @@
+import type { LengthCut } from "../ports/chat-model";
 /** Why a call to a model or web service failed, in a form the UI can explain. Messages never contain keys. */
 export type ProviderErrorKind =
   | "unreachable" // connection refused, DNS, offline
@@ -37,11 +38,9 @@ export class ProviderError extends Error {
  * Keeps what did arrive: a caller may ask again knowing why (askJson), but never use it as the answer.
  */
 export class IncompleteAnswerError extends ProviderError {
-  /** The answer cap that was sent, when the cut was at it (see ChatEvent end.limit). */
+  /** A cut at the length limit: see LengthCut (whileThinking false when not said). */
   readonly limit?: number;
-  /** The model spent the tokens thinking, not answering (see ChatEvent end.whileThinking). */
   readonly whileThinking: boolean;
-  /** How to leave the answer more room, when the window lowered its cap (see ChatEvent end.moreRoom). */
   readonly moreRoom?: string;
 
   constructor(
@@ -50,7 +49,7 @@ export class IncompleteAnswerError extends ProviderError {
     detail?: string,
     /** The model's id ("gemini:gemini-2.5-flash"), named in the message when known. */
     model?: string,
-    length: { limit?: number; whileThinking?: boolean; moreRoom?: string } = {},
+    length: LengthCut = {},
   ) {
     // Lower case: callers put it after "Could not <what>: "; plainError makes it a sentence for the chat.
     super(

@@ -1,4 +1,4 @@
-import type { ChatEvent, ChatModel, ChatRequest, ContextFit, FinishReason, TokenUsage } from "../ports/chat-model";
+import type { ChatEvent, ChatModel, ChatRequest, ContextFit, FinishReason, LengthCut, TokenUsage } from "../ports/chat-model";
 import { IncompleteAnswerError } from "./provider-error";
 
 /**
@@ -40,17 +40,11 @@ export function reportingFits(model: ChatModel, onFit: (fit: ContextFit) => void
 }
 
 /** A whole turn's text and how it ended (for callers that need the token counts as well as the text). */
-export interface TurnOutcome {
+export interface TurnOutcome extends LengthCut {
   text: string;
   finishReason: FinishReason;
   detail?: string;
   usage?: TokenUsage;
-  /** The answer cap that was sent, when the answer was cut at it. */
-  limit?: number;
-  /** Cut while the model was still thinking (see the end event's field). */
-  whileThinking?: boolean;
-  /** When the window lowered the cap: how to leave the answer more room. */
-  moreRoom?: string;
 }
 
 export async function collectTurn(events: AsyncIterable<ChatEvent>): Promise<TurnOutcome> {
