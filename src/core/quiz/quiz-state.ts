@@ -90,7 +90,9 @@ export function questionsUpToCap(shuffled: readonly QuizCard[]): QuizCard[] {
   const byCard = new Map<number | QuizCard, QuizCard[]>();
   for (const q of shuffled) {
     const key = q.of ?? q;
-    byCard.set(key, [...(byCard.get(key) ?? []), q]);
+    const group = byCard.get(key);
+    if (group) group.push(q);
+    else byCard.set(key, [q]);
   }
   const out: QuizCard[] = [];
   for (const questions of byCard.values()) if (out.length + questions.length <= QUIZ_MAX_CARDS) out.push(...questions);
