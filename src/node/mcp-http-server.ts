@@ -9,6 +9,7 @@ import type { VaultLocation } from "../core/tools/tool";
 import type { ToolRegistry } from "../core/tools/tool-registry";
 import { toToolError } from "../core/tools/tool-registry";
 import { LegacySseTransport } from "./mcp-legacy-sse";
+import { trackPendingRequests, type PendingRequests } from "./mcp-pending-requests";
 import { bearerTokenChecker, loopbackHostChecker, originChecker, RateLimiter, readBody, type RateLimit } from "./mcp-http-guards";
 import { nodeVaultLocation } from "./path-symlink-guard";
 import { errorMessage } from "../core/util/errors";
@@ -121,7 +122,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const hostAllowed = loopbackHostChecker(() => boundPort);
   const origins = originChecker(options.allowedOrigins ?? []);
   const limiter = new RateLimiter(limits.rateLimit);
-  const sseSessions = new Map<string, LegacySseTransport>();
+  /** Open legacy SSE streams; their calls are answered on the stream, so each counts its unanswered requests. */
+  const sseSessions = new Map<string, { transport: LegacySseTransport; pending: PendingRequests }>();
 
   const refuse = (req: http.IncomingMessage, res: http.ServerResponse, r: Refusal) => {
     if (r.status !== 429) logger.warn(`MCP bridge refused ${req.method ?? "?"} ${pathOf(req)}: ${r.status} ${r.message}`);
@@ -175,14 +177,16 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       if (sseSessions.size >= limits.maxSseSessions) return refuse(req, res, { status: 503, message: "Too many open SSE connections" });
       const transport = new LegacySseTransport("/messages", res, limits.sseKeepAliveMs);
       const id = transport.sessionId;
-      sseSessions.set(id, transport);
+      const pending = trackPendingRequests(transport);
+      sseSessions.set(id, { transport, pending });
       res.on("close", () => sseSessions.delete(id));
       await newMcpServer().connect(transport);
+      pending.attach();
       return;
     }
     if (path === "/messages") {
       if (req.method !== "POST") return refuse(req, res, { status: 405, message: "Use POST", headers: { Allow: "POST" } });
-      const transport = sseSessions.get(new URL(req.url ?? "/", "http://127.0.0.1").searchParams.get("sessionId") ?? "");
+      const transport = sseSessions.get(new URL(req.url ?? "/", "http://127.0.0.1").searchParams.get("sessionId") ?? "")?.transport;
       if (!transport) return refuse(req, res, { status: 404, message: "Unknown or closed SSE session; reconnect to /sse" });
       const body = await readJson(req, res);
       if (body === undefined) return;
@@ -293,9 +297,10 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
           const timer = setTimeout(resolve, limits.closeGraceMs);
           stopWaiting = () => (clearTimeout(timer), resolve());
         });
-        await Promise.race([Promise.all(answering), grace]);
+        const sseAnswers = [...sseSessions.values()].map((session) => session.pending.settled());
+        await Promise.race([Promise.all([...answering, ...sseAnswers]), grace]);
         stopWaiting();
-        for (const transport of sseSessions.values()) void transport.close().catch(() => {});
+        for (const { transport } of sseSessions.values()) void transport.close().catch(() => {});
         sseSessions.clear();
         server.closeAllConnections();
         await closed;

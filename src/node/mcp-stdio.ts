@@ -5,6 +5,7 @@ import { silentLogger, type Logger } from "../core/ports/logger";
 import type { VaultLocation } from "../core/tools/tool";
 import type { ToolRegistry } from "../core/tools/tool-registry";
 import { DEFAULT_SERVER_INFO } from "./mcp-http-server";
+import { trackPendingRequests } from "./mcp-pending-requests";
 import { nodeVaultLocation } from "./path-symlink-guard";
 
 export interface McpStdioOptions {
@@ -53,40 +54,4 @@ export async function serveMcpStdio(registry: ToolRegistry, options: McpStdioOpt
   pending.attach();
   logger.info("MCP server ready on stdio");
   return { closed, close };
-}
-
-type JsonRpcMessage = { id?: string | number; method?: string; result?: unknown; error?: unknown };
-
-/** Counts requests the server has received and not yet answered; settled() resolves when there are none. */
-function trackPendingRequests(transport: StdioServerTransport): { attach(): void; settled(): Promise<void> } {
-  const open = new Set<string | number>();
-  let waiters: (() => void)[] = [];
-  const wake = () => {
-    if (open.size > 0) return;
-    for (const w of waiters) w();
-    waiters = [];
-  };
-  return {
-    // After server.connect, which installs the server's onmessage: wrap it and send.
-    attach() {
-      const receive = transport.onmessage;
-      transport.onmessage = (message) => {
-        const m = message as JsonRpcMessage;
-        if (m.method !== undefined && m.id !== undefined) open.add(m.id);
-        receive?.(message);
-      };
-      const send = transport.send.bind(transport);
-      transport.send = async (message) => {
-        try {
-          await send(message);
-        } finally {
-          const m = message as JsonRpcMessage;
-          if (m.method === undefined && m.id !== undefined && open.delete(m.id)) wake();
-        }
-      };
-    },
-    settled() {
-      return open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve));
-    },
-  };
 }

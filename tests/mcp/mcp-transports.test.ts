@@ -198,12 +198,12 @@ it("the legacy SSE stream carries keep-alive comments while idle", async () => {
   }
 });
 
-it("closing the server while calls run answers them ('… was cancelled') instead of cutting their connections", async () => {
-  const token = generateMcpToken();
+/** A tool that runs until its call is cancelled; `running` resolves once `count` calls have started. */
+function waitForStopRegistry(count: number): { registry: ToolRegistry; running: Promise<void> } {
   const registry = new ToolRegistry();
   const started: string[] = [];
-  let bothStarted!: () => void;
-  const running = new Promise<void>((resolve) => (bothStarted = resolve));
+  let allStarted!: () => void;
+  const running = new Promise<void>((resolve) => (allStarted = resolve));
   registry.register(
     defineTool({
       name: "wait_for_stop",
@@ -214,10 +214,16 @@ it("closing the server while calls run answers them ('… was cancelled') instea
       run: ({ caller }, context) =>
         new Promise<never>((_resolve, reject) => {
           context.signal?.addEventListener("abort", () => reject(new AbortedError()), { once: true });
-          if (started.push(caller) === 2) bothStarted();
+          if (started.push(caller) === count) allStarted();
         }),
     }),
   );
+  return { registry, running };
+}
+
+it("closing the server while calls run answers them ('… was cancelled') instead of cutting their connections", async () => {
+  const token = generateMcpToken();
+  const { registry, running } = waitForStopRegistry(2);
   const bridge = await startMcpHttpServer({ registry, port: 0, token });
   const client = await connectStreamable(bridge.url, token);
   try {
@@ -233,6 +239,25 @@ it("closing the server while calls run answers them ('… was cancelled') instea
     const json = await viaJson;
     expect(json.status).toBe(500);
     expect(await json.json()).toEqual({ error: "wait_for_stop was cancelled", code: "failed" });
+  } finally {
+    await client.close();
+    await bridge.close();
+  }
+});
+
+it("closing the server while a legacy SSE call runs answers it on the stream before the stream closes", async () => {
+  const token = generateMcpToken();
+  const { registry, running } = waitForStopRegistry(1);
+  const bridge = await startMcpHttpServer({ registry, port: 0, token });
+  const client = await connectSse(bridge.url, token);
+  // Once its stream is cut the SDK client only reconnects and the call would wait for its own timeout:
+  // the client's first error stands for "cut".
+  const cut = new Promise<string>((resolve) => (client.onerror = (err) => resolve(`the SSE stream was cut: ${err.message}`)));
+  try {
+    const viaSse = client.callTool({ name: "wait_for_stop", arguments: { caller: "sse" } });
+    await running;
+    await bridge.close();
+    expect(await Promise.race([viaSse, cut])).toMatchObject({ isError: true, content: [{ type: "text", text: "wait_for_stop was cancelled" }] });
   } finally {
     await client.close();
     await bridge.close();
