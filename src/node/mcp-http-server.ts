@@ -12,7 +12,7 @@ import { LegacySseTransport } from "./mcp-legacy-sse";
 import { trackPendingRequests, type PendingRequests } from "./mcp-pending-requests";
 import { bearerTokenChecker, loopbackHostChecker, originChecker, RateLimiter, readBody, type RateLimit } from "./mcp-http-guards";
 import { nodeVaultLocation } from "./path-symlink-guard";
-import { errorMessage } from "../core/util/errors";
+import { errorMessage, ShuttingDownError } from "../core/util/errors";
 
 /**
  * The MCP bridge over HTTP on 127.0.0.1 (desktop plugin and `krypton mcp --http`):
@@ -111,7 +111,8 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const registry = typeof options.registry === "function" ? options.registry : () => options.registry as ToolRegistry;
   const vault = options.vault ?? (options.vaultRoot ? nodeVaultLocation(options.vaultRoot) : undefined);
   const info = options.serverInfo ?? DEFAULT_SERVER_INFO;
-  // Fires on close: every call under way ends, and its client gets that answer rather than a cut connection.
+  // Fires on close: every call under way ends, and its client gets that answer ("… was cancelled: Krypton is
+  // shutting down", as from every host) rather than a cut connection.
   const stopping = new AbortController();
   const newMcpServer = () => createMcpServer(registry(), info, { context: () => ({ vault }), logger, signal: stopping.signal });
   /** Requests whose answer is their own response (Streamable HTTP, the JSON endpoints), until it is sent. */
@@ -290,7 +291,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        stopping.abort();
+        stopping.abort(new ShuttingDownError());
         // The calls just cancelled answer at once; a tool that ignores its signal does not hold the close up.
         let stopWaiting = () => {};
         const grace = new Promise<void>((resolve) => {
@@ -325,7 +326,7 @@ async function callToolOverJson(
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const stop = () => controller.abort();
+  const stop = () => controller.abort(stopping.reason);
   if (stopping.aborted) stop();
   stopping.addEventListener("abort", stop, { once: true });
   try {

@@ -186,6 +186,30 @@ describe("krypton mcp", () => {
     expect(result.stdout + result.stderr).not.toContain(token);
   });
 
+  it("--http stopped by Ctrl+C answers a call still under way: cancelled because Krypton is shutting down", async () => {
+    const token = "a-user-chosen-token-0123456789";
+    const server = await startHttp({ KRYPTON_MCP_TOKEN: token });
+    // The model never answers: the call waits for it until the server stops.
+    bed.ollama.script({ route: "chat", stall: true });
+    const waiting = fetch(`${server.url}/tools/call`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ tool: "create_note", arguments: { topic: "tides" } }),
+    });
+    try {
+      for (let i = 0; i < 200 && bed.ollama.requestsTo("chat").length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(bed.ollama.requestsTo("chat")).toHaveLength(1);
+    } finally {
+      // Once only: a second Ctrl+C while it closes would force an exit (130).
+      server.stop();
+    }
+    const answer = await waiting;
+    expect(answer.status).toBe(500);
+    expect(await answer.json()).toEqual({ error: "create_note was cancelled: Krypton is shutting down", code: "failed" });
+    expect((await server.done).code).toBe(0);
+    expect(await bed.vault.exists("Krypton/tides.md")).toBe(false);
+  });
+
   it("refuses a token that is too short (flag or environment) as a usage error, without starting", async () => {
     const short = await runCli(["mcp", bed.vault.root, "--http", "--port", "0", "--token", "1234"], {});
     expect(short.code).toBe(2);

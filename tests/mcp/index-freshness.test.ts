@@ -5,6 +5,7 @@ import type { IndexState, IndexStatus } from "../../src/core/indexing/index-stat
 import { clockFromTimers, type Clock } from "../../src/core/ports/clock";
 import { gateOnIndex, IndexFreshness, type IndexGateOptions } from "../../src/core/tools/index-freshness";
 import { defineTool, ToolRegistry } from "../../src/core/tools/tool-registry";
+import { ShuttingDownError } from "../../src/core/util/errors";
 
 /** A clock whose time only moves when the test says so; timers fire as it passes them. */
 function manualClock() {
@@ -254,5 +255,16 @@ describe("without a re-scan (Obsidian: vault events keep the index current)", ()
     expect(state.listeners()).toBe(0);
     // After shutdown, a late call does not wait at all.
     await expect(tools.call("search_notes", {})).rejects.toThrow("Krypton is shutting down");
+  });
+
+  it("a server stopping before its host (krypton mcp --http) ends the wait with the same shutdown wording", async () => {
+    const { clock } = manualClock();
+    const host = new AbortController();
+    const { tools } = gatedTools({ index: indexState("loading").index, maxWaitMs: 2_500, clock, signal: host.signal });
+    const server = new AbortController();
+    const stopped = tools.call("search_notes", {}, { signal: server.signal });
+    await flush();
+    server.abort(new ShuttingDownError());
+    await expect(stopped).rejects.toThrow(/^search_notes was cancelled: Krypton is shutting down$/);
   });
 });

@@ -221,7 +221,7 @@ function waitForStopRegistry(count: number): { registry: ToolRegistry; running: 
   return { registry, running };
 }
 
-it("closing the server while calls run answers them ('… was cancelled') instead of cutting their connections", async () => {
+it("closing the server while calls run answers them ('… was cancelled: Krypton is shutting down') instead of cutting their connections", async () => {
   const token = generateMcpToken();
   const { registry, running } = waitForStopRegistry(2);
   const bridge = await startMcpHttpServer({ registry, port: 0, token });
@@ -235,10 +235,10 @@ it("closing the server while calls run answers them ('… was cancelled') instea
     });
     await running;
     await bridge.close();
-    expect(await viaMcp).toMatchObject({ isError: true, content: [{ type: "text", text: "wait_for_stop was cancelled" }] });
+    expect(await viaMcp).toMatchObject({ isError: true, content: [{ type: "text", text: "wait_for_stop was cancelled: Krypton is shutting down" }] });
     const json = await viaJson;
     expect(json.status).toBe(500);
-    expect(await json.json()).toEqual({ error: "wait_for_stop was cancelled", code: "failed" });
+    expect(await json.json()).toEqual({ error: "wait_for_stop was cancelled: Krypton is shutting down", code: "failed" });
   } finally {
     await client.close();
     await bridge.close();
@@ -257,7 +257,7 @@ it("closing the server while a legacy SSE call runs answers it on the stream bef
     const viaSse = client.callTool({ name: "wait_for_stop", arguments: { caller: "sse" } });
     await running;
     await bridge.close();
-    expect(await Promise.race([viaSse, cut])).toMatchObject({ isError: true, content: [{ type: "text", text: "wait_for_stop was cancelled" }] });
+    expect(await Promise.race([viaSse, cut])).toMatchObject({ isError: true, content: [{ type: "text", text: "wait_for_stop was cancelled: Krypton is shutting down" }] });
   } finally {
     await client.close();
     await bridge.close();

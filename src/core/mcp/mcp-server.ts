@@ -14,7 +14,10 @@ export interface CreateMcpServerOptions {
   /** Per-call context from the host (where the vault is, its symlink check); the signal comes from the request. */
   context?: () => Omit<ToolContext, "signal">;
   logger?: Logger;
-  /** The host stopping the server: ends every call under way, as a client's own cancel does. */
+  /**
+   * The host stopping the server: ends every call under way, as a client's own cancel does. Aborted with a
+   * ShuttingDownError, the answers say "… was cancelled: Krypton is shutting down".
+   */
   signal?: AbortSignal;
 }
 
@@ -43,11 +46,12 @@ export function createMcpServer(registry: ToolRegistry, info: McpServerInfo, opt
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: describeTools(registry) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
-    // Ends with the client's cancel or the host's stop (by hand: AbortSignal.any is missing from older Electrons).
+    // Ends with the client's cancel or the host's stop, whose reason the answer names (by hand:
+    // AbortSignal.any is missing from older Electrons).
     const call = new AbortController();
-    const stop = () => call.abort();
+    const stop = (event: Event) => call.abort((event.target as AbortSignal).reason);
     for (const signal of [extra.signal, options.signal]) {
-      if (signal?.aborted) call.abort();
+      if (signal?.aborted) call.abort(signal.reason);
       signal?.addEventListener("abort", stop, { once: true });
     }
     try {

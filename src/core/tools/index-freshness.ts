@@ -1,9 +1,9 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
-import { ToolError, type ToolContext } from "./tool";
+import type { ToolContext } from "./tool";
 import type { ToolRegistry } from "./tool-registry";
-import { AbortedError, errorMessage } from "../util/errors";
+import { AbortedError, errorMessage, ShuttingDownError } from "../util/errors";
 
 export interface IndexFreshnessOptions {
   /** Re-scan before a search when the last scan finished longer ago than this. */
@@ -113,7 +113,7 @@ export interface IndexGateOptions {
  */
 export function gateOnIndex(registry: ToolRegistry, options: IndexGateOptions): () => void {
   return registry.setGate(async (tool, run, context) => {
-    if (READS_INDEX.has(tool.name)) await untilIndexAnswers(options, tool.name, context);
+    if (READS_INDEX.has(tool.name)) await untilIndexAnswers(options, context);
     try {
       return await run();
     } finally {
@@ -122,7 +122,7 @@ export function gateOnIndex(registry: ToolRegistry, options: IndexGateOptions): 
   });
 }
 
-async function untilIndexAnswers(options: IndexGateOptions, toolName: string, context: ToolContext): Promise<void> {
+async function untilIndexAnswers(options: IndexGateOptions, context: ToolContext): Promise<void> {
   const { clock } = options;
   const stop = new AbortController();
   try {
@@ -131,7 +131,7 @@ async function untilIndexAnswers(options: IndexGateOptions, toolName: string, co
     const left = work.startedAt + options.maxWaitMs - clock.now();
     if (left <= 0) return;
     await new Promise<void>((resolve, reject) => {
-      const onHost = () => reject(new ToolError(`${toolName} was cancelled: Krypton is shutting down`, "failed"));
+      const onHost = () => reject(new ShuttingDownError());
       const onCall = () => reject(new AbortedError());
       if (options.signal?.aborted) return onHost();
       if (context.signal?.aborted) return onCall();

@@ -3,7 +3,7 @@ import { AgentError } from "../notes/agent-error";
 import { isAbortError, ProviderError } from "../providers/provider-error";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../ports/vault";
 import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";
-import { errorMessage } from "../util/errors";
+import { errorMessage, ShuttingDownError } from "../util/errors";
 import { clip } from "../util/text";
 
 /**
@@ -67,7 +67,7 @@ export class ToolRegistry {
       const run = () => tool.run(input, context);
       return await (this.gate ? this.gate(tool, run, context) : run());
     } catch (err) {
-      throw toToolError(err, tool.name);
+      throw toToolError(err, tool.name, context.signal);
     }
   }
 }
@@ -127,8 +127,11 @@ function describeValue(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** Known failures keep their (already safe) message; anything else is reduced to one line, no stack. */
-export function toToolError(err: unknown, toolName: string): ToolError {
+/**
+ * Known failures keep their (already safe) message; anything else is reduced to one line, no stack.
+ * `signal` is the call's: when Krypton shutting down aborted it, the answer says so, whatever the tool threw.
+ */
+export function toToolError(err: unknown, toolName: string, signal?: AbortSignal): ToolError {
   if (err instanceof ToolError) return err;
   if (err instanceof NoteNotFoundError) return new ToolError(err.message, "not-found");
   if (err instanceof NoteChangedError) return new ToolError(err.message, "refused");
@@ -137,7 +140,10 @@ export function toToolError(err: unknown, toolName: string): ToolError {
     const code = err.code === "not-found" ? "not-found" : err.code === "invalid-input" ? "invalid-input" : "failed";
     return new ToolError(err.message, code, { keywordOnly: err.keywordOnly });
   }
-  if (isAbortError(err)) return new ToolError(`${toolName} was cancelled`, "failed");
+  if (isAbortError(err)) {
+    const shutdown = err instanceof ShuttingDownError ? err : signal?.reason instanceof ShuttingDownError ? signal.reason : null;
+    return new ToolError(shutdown ? `${toolName} was cancelled: ${shutdown.message}` : `${toolName} was cancelled`, "failed");
+  }
   if (err instanceof ProviderError) return new ToolError(err.message, "failed");
   if (err instanceof Error && err.name === "VaultPathError") return new ToolError(err.message, "refused");
   const message = errorMessage(err);

@@ -10,6 +10,16 @@ export class AbortedError extends Error {
   }
 }
 
+/**
+ * Krypton itself stopping (the plugin unloading, `krypton mcp` interrupted, the MCP bridge closed): an abort
+ * reason hosts give their signal, so every call it ends is answered in the same words on every host.
+ */
+export class ShuttingDownError extends AbortedError {
+  constructor() {
+    super("Krypton is shutting down");
+  }
+}
+
 export function isAbortError(err: unknown): boolean {
   if (err instanceof AbortedError) return true;
   if (typeof err !== "object" || err === null) return false;
