@@ -235,9 +235,14 @@ export class KryptonServices {
     if (!before.mcpEnabled || this.bridge.current().kind !== "off") await this.bridge.restart();
   }
 
-  /** The command "Start/stop MCP bridge": turns the setting on or off, which starts or stops the bridge. */
+  /**
+   * The command "Start/stop MCP bridge": turns the setting on or off, which starts or stops the bridge. On or
+   * off is worked out at its turn on the settings queue, from the bridge as the changes before it left it: two
+   * quick toggles, or one behind a reload from disk, end where the user meant.
+   */
   async toggleBridge(): Promise<void> {
-    await this.saveSettings({ mcpEnabled: !this.bridge.isRunning() });
+    await this.saveSettings(() => ({ mcpEnabled: !this.bridge.isRunning() }));
+    // On yet not running (its start failed, or the index has not started it yet): the command starts it.
     if (this.current.mcpEnabled && !this.bridge.isRunning()) await this.bridge.start();
   }
 

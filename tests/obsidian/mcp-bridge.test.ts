@@ -66,6 +66,49 @@ test("enabling the bridge starts it on 127.0.0.1 with the vault's tools; disabli
   expect((await listTools(after.url, p.services.settings().mcpToken)).status).toBe(200);
 });
 
+/** A promise and the function that resolves it: a test holds a slow disk at one point with it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+test("two quick 'Start/stop MCP bridge' commands end where they began: each toggles what the one before left", async () => {
+  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: 0 } });
+  await p.layoutReady();
+  await Promise.all([p.services.toggleBridge(), p.services.toggleBridge()]);
+  expect(p.services.bridge.current().kind).toBe("off");
+  expect(p.services.settings().mcpEnabled).toBe(false);
+});
+
+test("'Start/stop MCP bridge' queued behind a reload from disk that stopped the bridge starts it again", async () => {
+  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: 0, mcpEnabled: true, mcpToken: "a-token-from-last-session-0123456789" } });
+  await p.layoutReady();
+  expect((await p.services.bridge.start()).kind).toBe("running");
+  const plugin = p.plugin as unknown as { loadData(): Promise<unknown>; externalSettingsChanged(): Promise<void> };
+  const load = plugin.loadData.bind(plugin);
+  const slowDisk = gate();
+  const read = gate();
+  // Another device turned the bridge off; the disk answers the reload's read late.
+  plugin.loadData = async () => {
+    const data = await load();
+    read.open();
+    await slowDisk.opened;
+    return data;
+  };
+  const dataFile = ".obsidian/plugins/krypton/data.json";
+  await p.temp.write(dataFile, JSON.stringify({ ...JSON.parse(await p.temp.read(dataFile)), mcpEnabled: false }));
+  const reloaded = plugin.externalSettingsChanged();
+  await read.opened;
+  // The user presses the command while the bridge still runs: it goes after the reload, and starts the bridge.
+  const toggled = p.services.toggleBridge();
+  slowDisk.open();
+  await Promise.all([reloaded, toggled]);
+  expect(p.services.bridge.current().kind).toBe("running");
+  expect(p.services.settings().mcpEnabled).toBe(true);
+  expect(JSON.parse(await p.temp.read(dataFile))).toMatchObject({ mcpEnabled: true });
+});
+
 test("a port in use is reported in the status line, and the bridge starts once the port is free", async () => {
   const busy = await occupyPort();
   p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
