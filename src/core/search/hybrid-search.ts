@@ -2,6 +2,7 @@ import type { Chunk, ChunkMeta } from "../indexing/chunk";
 import { analyzeQuery, stemsOf } from "../indexing/text-analyzer";
 import type { ChunkHit, FusionMethod, NoteHit, SearchOptions } from "./search-types";
 import { makeSnippet } from "./snippet";
+import { throwIfAborted } from "../util/errors";
 
 /**
  * Hybrid ranking, the one place scores are made. Each candidate (top keyword hits ∪ top vector hits) is
@@ -174,7 +175,8 @@ async function rankChunks(source: SearchSource, query: string, options: SearchOp
     source.textSearch(trimmed, textLimit),
     weight > 0 ? source.queryVector(trimmed, options.signal) : Promise.resolve(null),
   ]);
-  if (options.signal?.aborted) return { hits: [], noteScore: null, withoutMeaning: false };
+  // A stopped search is stopped, not empty: "no notes match" would be a wrong answer.
+  throwIfAborted(options.signal);
   // Meaning only, when there is meaning to rank by; without vectors the keywords still answer.
   const meaningOnly = weight >= 1 && queryVector !== null;
   const textHits = meaningOnly ? [] : allTextHits;

@@ -229,6 +229,23 @@ describe("hybrid search", () => {
     await index.close();
   });
 
+  it("is stopped, not empty, when stopped while its query is embedded", async () => {
+    // An embedder that answers only when stopped: the search must say it was stopped, not "nothing matches".
+    const stopped = new AbortController();
+    const slow = {
+      id: "hash:256",
+      batchSize: 16,
+      embed: () => {
+        stopped.abort();
+        return new Promise<Float32Array[]>(() => undefined);
+      },
+    };
+    const index = h.open({ embedder: slow });
+    await index.open();
+    await expect(index.searchNotesWithReason("comfortable trains", { signal: stopped.signal })).rejects.toMatchObject({ name: "AbortError" });
+    await index.close();
+  });
+
   it("caches query vectors: repeating a query does not embed it again", async () => {
     const embedder = new HashEmbedder({ dim: 256, batchSize: 16 });
     const index = h.open({ embedder });
