@@ -280,6 +280,24 @@ describe("krypton flow", () => {
     expect(c.stderr).toContain(`krypton: looping: step limit (read): ${message}`);
   });
 
+  it("run: a task stopped by the loop guard has that as its status (exit 1), in --json too", async () => {
+    const GUARDED = {
+      id: "guarded",
+      defaultModel: "ollama/llama3.1:8b",
+      tools: ["read_note"],
+      agents: [{ name: "read", type: "task", params: { task: "Read the note about {{input}}", toolNames: ["read_note"] } }],
+    };
+    await bed.vault.write("Workflows/Guarded.md", "```krypton-flow\n" + JSON.stringify(GUARDED) + "\n```\n");
+    bed.ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/A.md" } }] }, times: Infinity });
+    const j = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Guarded.md"), "--input", "a", "--no-embeddings", "--json"], { env: bed.env });
+    expect(j.code).toBe(1);
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      status: "loop guard",
+      message: 'Agent "read" stopped by the loop guard (3 repeated tool calls blocked) before it finished; the last output is kept.',
+      path: ["read"],
+    });
+  });
+
   it("/run in krypton chat: a flow by id, progress on stderr, the result on stdout", async () => {
     await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
     bed.ollama.setDefault({ reply: (req) => (req.userText.includes("List every fact") ? "facts" : req.userText.includes("Group these") ? "groups" : "Chat summary.") });

@@ -300,6 +300,20 @@ describe("a task whose tool loop ends at its step limit", () => {
     expect(modal.querySelector(".krypton-flow-result")!.textContent).toContain(PARTIAL);
   });
 
+  it("the modal names the loop guard as the run's status when that stopped the task", async () => {
+    const guarded = { ...LOOPING, id: "guarded", agents: [{ ...LOOPING.agents[0], config: {} }, LOOPING.agents[1]] };
+    const { el } = await stubPlugin().renderCodeBlock("krypton-flow", JSON.stringify(guarded), "Workflows/Looping.md");
+    button(el, "Run").click();
+    await waitFor(() => openModal()?.querySelector("textarea") !== null);
+    const modal = openModal();
+    modal.querySelector("textarea")!.value = "meeting";
+    button(modal, "Run on this text").click();
+    await waitFor(() => modal.querySelector(".krypton-flow-status") !== null);
+    const status = modal.querySelector(".krypton-flow-status")!;
+    expect(status.textContent).toBe('loop guard: Agent "read" stopped by the loop guard (3 repeated tool calls blocked) before it finished; the last output is kept.');
+    expect(status.classList.contains("is-loop-guard")).toBe(true);
+  });
+
   it("/run in the chat view keeps the step's output, marked, with the run's status among its notices", async () => {
     await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });
     const view = getChatView(p.app as never)!;

@@ -28,7 +28,7 @@ export const flowCommand: Command = {
     "schema    prints the JSON Schema of a flow (editors can validate with it)",
     "run       runs it on --input (or --input-file, or standard input); progress goes to stderr,",
     "          the result to stdout (a failed run has none: stderr says which agent failed and why).",
-    "          Exit 0 finished, 1 failed or stopped at a step limit, 2 invalid, 130 Ctrl+C.",
+    "          Exit 0 finished, 1 failed or stopped at a limit (step limit, time limit, loop guard), 2 invalid, 130 Ctrl+C.",
     "",
     "The vault (for settings, tools and models) is --vault, else the vault the file is in (the nearest folder",
     "above it with .obsidian or .krypton), else the file's folder for settings only: a run whose tasks use",

@@ -55,6 +55,9 @@ export type AgentLoopEvent =
 
 export type AgentEndReason = "answer" | "step-limit" | "time-limit" | "loop-guard" | "stopped";
 
+/** The end reasons that are a limit: the loop stopped before the model finished. */
+export type AgentLimitReason = Exclude<AgentEndReason, "answer" | "stopped">;
+
 export interface AgentLoopResult {
   answer: string;
   steps: LoopStep[];

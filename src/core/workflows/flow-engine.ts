@@ -1,3 +1,4 @@
+import type { AgentLimitReason } from "../agent-loop/agent-types";
 import type { Clock } from "../ports/clock";
 import { errorMessage, isAbortError } from "../util/errors";
 import { FINISH, type Flow, type FlowAgent } from "./flow-schema";
@@ -17,13 +18,14 @@ export interface FlowStepReport {
 }
 
 /**
- * What a model-backed agent gave back. `limit`: its tool loop ended at a limit before the model finished
- * ("stopped at the step limit (8 steps)", AgentLoopResult.limit): the output is what it had then, not an answer.
+ * What a model-backed agent gave back. `limit`: its tool loop ended at a limit before the model finished,
+ * which one and in words ("stopped at the step limit (8 steps)", AgentLoopResult.limit): the output is what
+ * it had then, not an answer.
  */
 export interface FlowAgentOutcome {
   output: FlowValue;
   tokens?: number;
-  limit?: string;
+  limit?: { reason: AgentLimitReason; text: string };
 }
 
 /** Runs the model-backed agents (task, verify); transforms run here. */
@@ -48,11 +50,19 @@ export interface FlowStep {
   limit?: string;
 }
 
-export type FlowRunStatus = "finished" | "step limit" | "failed" | "stopped";
+/**
+ * The bound a run stopped at (or handed over to onLimit at): "step limit" for the flow's steps, an agent's
+ * visits and a tool task's maxIterations; a tool task's time limit and loop guard say their own.
+ */
+export type FlowLimitStatus = "step limit" | "time limit" | "loop guard";
+
+export type FlowRunStatus = "finished" | FlowLimitStatus | "failed" | "stopped";
+
+const LIMIT_STATUS: Record<AgentLimitReason, FlowLimitStatus> = { "step-limit": "step limit", "time-limit": "time limit", "loop-guard": "loop guard" };
 
 export interface FlowRunResult {
   status: FlowRunStatus;
-  /** The last output (also at a step limit or a failure, when there is one). */
+  /** The last output (also at a limit or a failure, when there is one). */
   output: FlowValue | null;
   /** One line for people: what happened, naming the agent where it matters. */
   message: string;
@@ -87,26 +97,25 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
   let current = startAgent(flow);
   let value = input;
   let last: FlowValue | null = null;
-  let limitUsed = false;
-  let limitMessage = "";
+  // The bound handed over to onLimit, once: a run that then finishes still ends with its status.
+  let handedOver: { status: FlowLimitStatus; message: string } | null = null;
   const done = (): FlowRunResult =>
-    limitUsed ? { status: "step limit", output: last, message: limitMessage, steps } : { status: "finished", output: last, message: "Finished.", steps };
+    handedOver ? { status: handedOver.status, output: last, message: handedOver.message, steps } : { status: "finished", output: last, message: "Finished.", steps };
   /**
    * A bound is reached (the flow's steps, an agent's visits, a task's own limit): one hand-over to onLimit,
-   * whose agent (and what follows it) gets a fresh, small budget; else the run stops with status "step
-   * limit", keeping the last output. Returns the run's end, or null to go on with the onLimit agent.
+   * whose agent (and what follows it) gets a fresh, small budget; else the run stops with the bound as its
+   * status, keeping the last output. Returns the run's end, or null to go on with the onLimit agent.
    */
-  const atBound = (said: { handedOver: string; finish: string; kept: string }): FlowRunResult | null => {
-    if (flow.onLimit && !limitUsed) {
-      limitUsed = true;
-      limitMessage = `${said.handedOver}; handed over to "${flow.onLimit}".`;
-      if (flow.onLimit === FINISH) return { status: "step limit", output: last, message: said.finish, steps };
+  const atBound = (status: FlowLimitStatus, said: { handedOver: string; finish: string; kept: string }): FlowRunResult | null => {
+    if (flow.onLimit && !handedOver) {
+      handedOver = { status, message: `${said.handedOver}; handed over to "${flow.onLimit}".` };
+      if (flow.onLimit === FINISH) return { status, output: last, message: said.finish, steps };
       current = flow.onLimit;
       maxSteps = steps.length + flow.agents.length;
       visits.set(current, 0);
       return null;
     }
-    return { status: "step limit", output: last, message: `${said.kept}; the last output is kept.`, steps };
+    return { status, output: last, message: `${said.kept}; the last output is kept.`, steps };
   };
 
   for (;;) {
@@ -115,7 +124,7 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     const seen = visits.get(current) ?? 0;
     const bound = steps.length >= maxSteps ? `the flow's ${countOf(maxSteps, "step")}` : agent.maxVisits !== undefined && seen >= agent.maxVisits ? `"${current}"'s ${countOf(agent.maxVisits, "visit")}` : null;
     if (bound) {
-      const end = atBound({ handedOver: `Reached ${bound}`, finish: `Stopped at ${bound}.`, kept: `Stopped at the step limit (${bound})` });
+      const end = atBound("step limit", { handedOver: `Reached ${bound}`, finish: `Stopped at ${bound}.`, kept: `Stopped at the step limit (${bound})` });
       if (end) return end;
       continue;
     }
@@ -123,6 +132,7 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
 
     const step: FlowStep = { agent: current, type: agent.type, input: value, startedAt: options.clock.now(), durationMs: 0 };
     options.onStep?.(step, "start");
+    let limited: FlowLimitStatus | undefined;
     try {
       if (agent.type === "transform") step.output = applyTransform(agent, value);
       else {
@@ -132,7 +142,10 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
         });
         step.output = result.output;
         step.tokens = result.tokens;
-        if (result.limit) step.limit = `${result.limit} before it finished`;
+        if (result.limit) {
+          step.limit = `${result.limit.text} before it finished`;
+          limited = LIMIT_STATUS[result.limit.reason];
+        }
       }
     } catch (err) {
       step.durationMs = options.clock.now() - step.startedAt;
@@ -152,11 +165,11 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     options.onStep?.(step, "end");
     value = step.output;
     last = step.output;
-    if (step.limit) {
+    if (limited) {
       // What a task had when its loop hit a limit is no answer: it never goes to the next agent as one. It
       // is a bound like the flow's own: kept as the last output, or handed to onLimit, which expects it.
       const said = `Agent "${current}" ${step.limit}`;
-      const end = atBound({ handedOver: said, finish: `${said}.`, kept: said });
+      const end = atBound(limited, { handedOver: said, finish: `${said}.`, kept: said });
       if (end) return end;
       continue;
     }

@@ -12,7 +12,7 @@ import { parseModelRef, type ModelRef } from "../providers/model-ref";
 import { errorMessage, isAbortError } from "../util/errors";
 import { formatCount } from "../util/text";
 import type { Flow, FlowAgent } from "./flow-schema";
-import type { FlowAgentRunner } from "./flow-engine";
+import type { FlowAgentOutcome, FlowAgentRunner } from "./flow-engine";
 import { outputChoices, outputType } from "./flow-validate";
 import { fillTemplate, hasPlaceholder, valueText, type FlowValue } from "./flow-values";
 
@@ -20,7 +20,7 @@ type ModelAgent = Exclude<FlowAgent, { type: "transform" }>;
 
 /**
  * Runs a task with tools through the agent loop; absent where the host has no agent mode. `limit`: the
- * loop ended at a limit before the model finished (AgentLoopResult.limit).
+ * loop ended at a limit before the model finished (AgentLoopResult's endReason and limit).
  */
 export type ToolTaskRunner = (request: {
   model: ChatModel;
@@ -32,7 +32,7 @@ export type ToolTaskRunner = (request: {
   signal?: AbortSignal;
   /** Told each tool call that failed or was refused, as it happens (FlowStepReport.toolError). */
   toolError: (text: string) => void;
-}) => Promise<{ text: string; tokens?: number; limit?: string }>;
+}) => Promise<{ text: string; tokens?: number; limit?: FlowAgentOutcome["limit"] }>;
 
 export interface FlowModelRunnerOptions {
   /** A chat model for a provider/model reference, or null when it cannot be used (no Gemini key). */

@@ -6,7 +6,7 @@ import { countOf } from "../util/text";
 /**
  * The run's result as text (what "copy", "insert" and `krypton flow run` print). A failed run has none: the
  * output of the step before the failure is not the flow's result, and shown as one it would be taken for it
- * (the trace keeps every step's output). A step limit keeps its last output on purpose (see `onLimit`).
+ * (the trace keeps every step's output). A run stopped at a limit keeps its last output on purpose (see `onLimit`).
  */
 export function resultText(result: FlowRunResult): string {
   return result.output && result.status !== "failed" ? valueText(result.output) : "";

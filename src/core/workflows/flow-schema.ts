@@ -124,7 +124,7 @@ export const flowSchema = z.object({
   defaultModel: z.string().optional(),
   start: z.string().optional(),
   maxSteps: z.number().int().min(1).max(10_000).optional(),
-  /** Where to go when a bound is hit (instead of ending with status "step limit"). */
+  /** Where to go when a bound is hit (instead of ending with the bound as its status: "step limit", "time limit", "loop guard"). */
   onLimit: z.string().optional(),
   tools: z.array(toolSchema).optional(),
   agents: z.array(agentSchema).min(1, "a flow needs at least one agent"),

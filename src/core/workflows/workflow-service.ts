@@ -179,7 +179,8 @@ export class WorkflowService {
       if (next.done) {
         const { answer, usage, endReason, limit } = next.value;
         if (endReason === "stopped") throw new AbortedError();
-        return { text: answer, tokens: usage.promptTokens + usage.completionTokens, ...(limit ? { limit } : {}) };
+        const tokens = usage.promptTokens + usage.completionTokens;
+        return endReason === "answer" || !limit ? { text: answer, tokens } : { text: answer, tokens, limit: { reason: endReason, text: limit } };
       }
       const event = next.value;
       if (event.type === "step" && event.step.isError) {

@@ -15,7 +15,7 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
       title: "Run workflow",
       description:
         "Runs a Krypton workflow (a note with a ```krypton-flow block) on an input text and returns the result, " +
-        "the status (finished, step limit, failed, stopped) and the path of agents taken.",
+        "the status (finished, step limit, time limit, loop guard, failed, stopped) and the path of agents taken.",
       inputSchema: {
         flow_path: z.string().max(1024).describe('The workflow note, vault-relative or absolute inside the vault, e.g. "Workflows/Retry loop.md".'),
         input: z.string().max(100_000).describe("The text the flow starts from."),
@@ -43,7 +43,7 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
         const path = structured.path.join(" → ");
         const toolErrors = structured.toolErrors ? `\n\nTool errors:\n${structured.toolErrors.map((e) => `- ${e}`).join("\n")}` : "";
         if (result.status === "failed") throw new ToolError(`${result.message} (path: ${path})${toolErrors}`, "failed");
-        // Why a run did not finish (a step limit) goes with its status; like search_notes, the remark follows the result in the text too.
+        // Why a run did not finish (a limit) goes with its status; like search_notes, the remark follows the result in the text too.
         const why = result.status === "finished" ? "" : ` ${result.message}`;
         return { structured, text: `${structured.result}\n\n[${result.status}: ${path}]${why}${toolErrors}${structured.keywordOnly ? `\n\n${structured.keywordOnly}` : ""}` };
       },

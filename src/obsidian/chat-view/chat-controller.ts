@@ -228,7 +228,7 @@ export class ChatController {
       const text = resultText(result);
       const outcome = `${result.status}: ${result.message}`;
       message.content = text ? `${text}\n\n*${flow.id}: ${result.status} (${result.steps.map((st) => st.agent).join(" → ")})*` : outcome;
-      // Under an output it qualifies (a step limit's); a run without one (a failed run) says it as its content.
+      // Under an output it qualifies (a limit's); a run without one (a failed run) says it as its content.
       if (text && result.status !== "finished") message.notices.push(outcome);
       // Under the run, as a RAG answer's keyword-only notice is under the answer.
       message.notices.push(...(result.keywordOnlyRemarks ?? []));

@@ -327,9 +327,11 @@ describe("a task whose tool loop ends at a limit before it finished", () => {
     loopForever();
     const result = await core.workflows.run(twoSteps({}, {}), "how often are tides?");
     const limit = "stopped by the loop guard (3 repeated tool calls blocked) before it finished";
-    expect(result).toMatchObject({ status: "step limit", message: `Agent "researcher" ${limit}; the last output is kept.` });
+    expect(result).toMatchObject({ status: "loop guard", message: `Agent "researcher" ${limit}; the last output is kept.` });
     expect(result.steps.map((s) => [s.agent, s.limit])).toEqual([["researcher", limit]]);
     expect(asked()).toEqual(Array(5).fill("researcher"));
+    expect(runReport(result).status).toBe("loop guard");
+    expect(traceMarkdown(twoSteps({}, {}), "q", result, "now")).toContain(`status: "loop guard"\n`);
   });
 
   it("at the agent-mode time limit (the setting): the step says so and the run stops", async () => {
@@ -338,8 +340,10 @@ describe("a task whose tool loop ends at a limit before it finished", () => {
     ollama.script({ route: "chat", stall: true });
     const result = await core.workflows.run(twoSteps(), "how often are tides?");
     const limit = "stopped at the time limit (0.1 s) before it finished";
-    expect(result).toMatchObject({ status: "step limit", message: `Agent "researcher" ${limit}; the last output is kept.` });
+    expect(result).toMatchObject({ status: "time limit", message: `Agent "researcher" ${limit}; the last output is kept.` });
     expect(result.steps.map((s) => [s.agent, s.limit])).toEqual([["researcher", limit]]);
+    expect(runReport(result).status).toBe("time limit");
+    expect(traceMarkdown(twoSteps(), "q", result, "now")).toContain(`**Status:** time limit: Agent "researcher" ${limit}`);
   });
 
   it("onLimit takes it over once, as it does at the flow's own bounds", async () => {
@@ -355,6 +359,20 @@ describe("a task whose tool loop ends at a limit before it finished", () => {
     });
   });
 
+  it("onLimit keeps the cause as the run's status: a time limit handed over is still a time limit", async () => {
+    await core.close();
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, embeddingProvider: "none", agentTimeoutMs: 100 });
+    ollama.script({ route: "chat", stall: true, times: 1 });
+    ollama.script({ route: "chat", reply: "Tides: not found yet." });
+    const result = await core.workflows.run(twoSteps({ onLimit: "wrap_up" }), "how often are tides?");
+    expect(result.steps.map((s) => s.agent)).toEqual(["researcher", "wrap_up"]);
+    expect(result).toMatchObject({
+      status: "time limit",
+      output: { data: "Tides: not found yet." },
+      message: 'Agent "researcher" stopped at the time limit (0.1 s) before it finished; handed over to "wrap_up".',
+    });
+  });
+
   it("run_workflow (MCP) says it in its status, message and text", async () => {
     loopForever();
     const flow = twoSteps();
@@ -363,6 +381,15 @@ describe("a task whose tool loop ends at a limit before it finished", () => {
     const message = 'Agent "researcher" stopped at the step limit (3 steps) before it finished; the last output is kept.';
     expect(out.structured).toMatchObject({ status: "step limit", message, path: ["researcher"] });
     expect(out.text).toContain(`[step limit: researcher] ${message}`);
+  });
+
+  it("run_workflow (MCP) names the loop guard as its status", async () => {
+    loopForever();
+    await vault.write("Flows/Looping.md", "```krypton-flow\n" + JSON.stringify(twoSteps({}, {})) + "\n```\n");
+    const out = await core.tools.call("run_workflow", { flow_path: "Flows/Looping.md", input: "tides" });
+    const message = 'Agent "researcher" stopped by the loop guard (3 repeated tool calls blocked) before it finished; the last output is kept.';
+    expect(out.structured).toMatchObject({ status: "loop guard", message, path: ["researcher"] });
+    expect(out.text).toContain(`[loop guard: researcher] ${message}`);
   });
 });
 
