@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { IndexState, IndexStatus } from "../../src/core/indexing/index-status";
 import { clockFromTimers, type Clock } from "../../src/core/ports/clock";
 import { gateOnIndex, IndexFreshness, type IndexGateOptions } from "../../src/core/tools/index-freshness";
+import type { ToolDefinition } from "../../src/core/tools/tool";
 import { defineTool, ToolRegistry } from "../../src/core/tools/tool-registry";
 import { ShuttingDownError } from "../../src/core/util/errors";
 
@@ -59,10 +60,13 @@ function indexState(initial: IndexState) {
 
 const READY = indexState("ready").index;
 
-/** A registry with tools that only say their name (and what the index's state was when they ran). */
-function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock }, names = ["search_notes", "summarize_notes", "read_note", "create_note"]) {
+/** The built-in tools' declarations (ToolDefinition.needsIndex) the gate goes by. */
+const BUILT_IN = { search_notes: "reads", summarize_notes: "reads", read_note: undefined, create_note: undefined } as const;
+
+/** A registry with tools that only say their name (and what the index's state was when they ran), declared as `declared` says. */
+function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock }, declared: Record<string, ToolDefinition["needsIndex"]> = BUILT_IN) {
   const tools = new ToolRegistry();
-  for (const name of names) {
+  for (const [name, needsIndex] of Object.entries(declared)) {
     tools.register(
       defineTool({
         name,
@@ -70,6 +74,7 @@ function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock },
         description: name,
         inputSchema: { q: z.string().min(1).optional() },
         outputSchema: {},
+        ...(needsIndex ? { needsIndex } : {}),
         run: async () => ({ structured: {}, text: `${name} (${options.index.status().state})` }),
       }),
     );
@@ -195,7 +200,7 @@ describe("with a re-scan before searches (the standalone server)", () => {
     const { clock } = manualClock();
     let syncs = 0;
     const freshness = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, clock });
-    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness }, ["search_notes"]);
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness }, { search_notes: "reads" });
     tools.register(
       defineTool({ name: "run_workflow", title: "w", description: "w", inputSchema: {}, outputSchema: {}, run: async (_input, context) => tools.call("search_notes", {}, context) }),
     );
@@ -220,6 +225,21 @@ describe("without a re-scan (Obsidian: vault events keep the index current)", ()
     expect(pending()).toBe(0);
     expect(state.listeners()).toBe(0);
     expect((await tools.call("summarize_notes", {})).text).toBe("summarize_notes (indexing)");
+  });
+
+  it("goes by what a tool declares, not by its name: only a tool that reads the index waits; one that runs tools (run_workflow) leaves it to them", async () => {
+    const { clock } = manualClock();
+    const state = indexState("loading");
+    const { tools } = gatedTools({ index: state.index, maxWaitMs: 2_500, clock }, { flashcards_by_topic: "reads", search_notes: undefined, run_workflow: "through-tools" });
+    expect((await tools.call("search_notes", {})).text).toBe("search_notes (loading)");
+    expect((await tools.call("run_workflow", {})).text).toBe("run_workflow (loading)");
+    let answer = "";
+    const call = tools.call("flashcards_by_topic", {}).then((out) => (answer = out.text));
+    await flush();
+    expect(answer).toBe("");
+    state.set("ready");
+    await call;
+    expect(answer).toBe("flashcards_by_topic (ready)");
   });
 
   it("waits at most maxWaitMs, then the tool itself says the index is still loading", async () => {

@@ -77,6 +77,8 @@ describe("stdio servers", () => {
     const [status] = await manager.apply([stdioServer("demo", { env: { DEMO_INSTRUCTIONS: "Prefer echo." } })]);
     expect(status).toMatchObject({ name: "demo", state: "ready", connectedVia: "stdio" });
     expect(registry.get("demo:echo")?.remote).toEqual({ server: "demo", tool: "echo", wireName: "demo__echo" });
+    // Another server's tools never read Krypton's index: a flow of them opens none.
+    expect(registry.list({ agent: true }).filter((t) => t.remote && t.needsIndex !== undefined)).toEqual([]);
     const output = await registry.call("demo:echo", { text: "hello", extra: 1 });
     expect(output.text).toBe("echo: hello");
     expect(output.structured).toEqual({ echoed: "hello" });

@@ -18,6 +18,8 @@ export function registerFlashcardTool(registry: ToolRegistry, flashcards: Flashc
         "Makes spaced-repetition flashcards (Obsidian Spaced Repetition plugin format) from one note (note_path) or from what the vault's notes say " +
         "about a topic, and appends them to a deck note in Krypton's flashcards folder. Each card is grounded in a cited passage and links its source; " +
         "cards already in the deck are not added again. Never changes the source note.",
+      // A topic's passages come from the index (a note_path's do not, but one declaration per tool).
+      needsIndex: "reads",
       inputSchema: {
         note_path: z.string().max(1024).optional().describe('The source note, vault-relative or absolute inside the vault, e.g. "Biology/Photosynthesis.md".'),
         topic: z.string().max(200).optional().describe("A topic to gather passages for from the index, when no note_path is given."),

@@ -26,8 +26,7 @@ export const DEFAULT_INDEX_WAIT_MS = 2_500;
  */
 const SCAN_COST_FACTOR = 10;
 
-/** Tools that answer from the index, and tools after which the index is known to be behind the vault. */
-const READS_INDEX = new Set(["search_notes", "summarize_notes"]);
+/** Tools after which the index is known to be behind the vault. (Tools that read it say so: ToolDefinition.needsIndex.) */
 const CHANGES_VAULT = new Set(["create_note"]);
 
 /** Work a call may wait for: its promise never rejects, and the wait is counted from its start. */
@@ -104,7 +103,8 @@ export interface IndexGateOptions {
 }
 
 /**
- * Gates the registry's calls: before the tools that read the index, a bounded wait for the index to load
+ * Gates the registry's calls: before the tools that read the index (needsIndex "reads"; a tool that runs
+ * other tools, run_workflow, does not wait itself: its tools' calls do), a bounded wait for the index to load
  * (and, where the host asks for it, a re-scan); after one that changes the vault, the index marked behind.
  * On the registry itself rather than a copy of it, so a search a tool makes for its caller (a workflow
  * step inside run_workflow) waits exactly as a client's own search_notes does. Arguments are still
@@ -113,7 +113,7 @@ export interface IndexGateOptions {
  */
 export function gateOnIndex(registry: ToolRegistry, options: IndexGateOptions): () => void {
   return registry.setGate(async (tool, run, context) => {
-    if (READS_INDEX.has(tool.name)) await untilIndexAnswers(options, context);
+    if (tool.needsIndex === "reads") await untilIndexAnswers(options, context);
     try {
       return await run();
     } finally {

@@ -83,6 +83,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     title: "Search notes",
     description:
       "Searches the vault's notes by meaning and keywords (Krypton's index). Returns the best matches with path, title, a snippet and a score.",
+    needsIndex: "reads",
     inputSchema: {
       query: z.string().trim().min(1).max(2000).describe("What to look for."),
       limit: z
@@ -126,6 +127,8 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     description:
       "Summarizes one note (mode \"current_note\" with note_path) or what the vault's notes say about a topic (mode \"topic\" with topic). " +
       "Returns a title, the summary and the notes it used.",
+    // Mode "topic" searches the index; one declaration per tool, so "current_note" waits on a loading index too.
+    needsIndex: "reads",
     inputSchema: {
       mode: z.enum(["current_note", "topic"]).describe("\"current_note\": summarize note_path. \"topic\": summarize the notes about topic."),
       note_path: z.string().max(1024).optional().describe("The note to summarize, vault-relative or absolute inside the vault (mode \"current_note\")."),

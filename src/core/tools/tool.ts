@@ -56,6 +56,13 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
    * outside callers such as MCP clients cannot give). Hidden from list() and refused by call() otherwise.
    */
   agentOnly?: boolean;
+  /**
+   * The tool needs the vault index: "reads", it searches the index itself (the index gate holds its calls
+   * while the index loads: gateOnIndex); "through-tools", it runs tools that may (run_workflow's flows). A
+   * host that opens the index only when a run needs it (the CLI) opens it for a run that may call such a
+   * tool. Absent: the tool never touches the index (read_note, write_note, the user's MCP servers' tools).
+   */
+  needsIndex?: "reads" | "through-tools";
   /** The JSON Schema of the input when the tool did not come with a zod shape (tools of remote MCP servers). */
   inputJsonSchema?: Record<string, unknown>;
   /**

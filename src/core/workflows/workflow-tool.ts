@@ -16,6 +16,8 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
       description:
         "Runs a Krypton workflow (a note with a ```krypton-flow block) on an input text and returns the result, " +
         "the status (finished, step limit, time limit, loop guard, failed, stopped) and the path of agents taken.",
+      // The flow's own tools wait for the index when they read it; which flow runs is known only per call.
+      needsIndex: "through-tools",
       inputSchema: {
         flow_path: z.string().max(1024).describe('The workflow note, vault-relative or absolute inside the vault, e.g. "Workflows/Retry loop.md".'),
         input: z.string().max(100_000).describe("The text the flow starts from."),
