@@ -21,7 +21,13 @@ export interface VaultSession {
   config: CliConfig;
   core: KryptonCore;
   /** Set when the embedding server did not accept a connection: this run is keyword-only. */
-  embedderUnreachable: string | null;
+  readonly embedderUnreachable: string | null;
+  /**
+   * SessionOptions.probeEmbedder, for a command that knows only once the core is wired whether it will
+   * search (a flow: WorkflowService.needsIndex). Before the index opens; once per session (later calls
+   * keep what the first found).
+   */
+  probeEmbedder(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,9 +53,6 @@ export async function openVaultSession(
   ctx.output.addSecrets(config.secrets);
   for (const warning of config.warnings) ctx.output.warn(warning);
 
-  // Only this run goes without embeddings: the core keeps the user's settings and reports the reason.
-  const embedderUnreachable = options.probeEmbedder ? await embedderConnectProblem(config.settings, config.connectTimeoutMs) : null;
-
   const host = createNodeHost(root, {
     configDir: config.configDir,
     processLabel: ctx.commandName ? `krypton ${ctx.commandName}` : "krypton",
@@ -57,22 +60,32 @@ export async function openVaultSession(
     fetch: withConnectTimeout((input, init) => fetch(input, init), { timeoutMs: config.connectTimeoutMs }),
   });
   // Stdio MCP servers start in the vault folder, like a relative path in their configuration expects.
-  const core = createKrypton(host, config.settings, {
-    mcpStdio: createStdioTransportFactory({ cwd: root }),
-    embedderUnreachable: embedderUnreachable ?? undefined,
-  });
+  const core = createKrypton(host, config.settings, { mcpStdio: createStdioTransportFactory({ cwd: root }) });
   let closed = false;
-  return {
+  let embedderUnreachable: string | null = null;
+  let probed = false;
+  const session: VaultSession = {
     root,
     config,
     core,
-    embedderUnreachable,
+    get embedderUnreachable() {
+      return embedderUnreachable;
+    },
+    async probeEmbedder() {
+      if (probed) return;
+      probed = true;
+      embedderUnreachable = await embedderConnectProblem(config.settings, config.connectTimeoutMs);
+      // Only this run goes without embeddings: the core keeps the user's settings and reports the reason.
+      if (embedderUnreachable) core.runWithoutEmbedder(embedderUnreachable);
+    },
     close: async () => {
       if (closed) return;
       closed = true;
       await core.close();
     },
   };
+  if (options.probeEmbedder) await session.probeEmbedder();
+  return session;
 }
 
 /**

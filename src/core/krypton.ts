@@ -64,18 +64,18 @@ export interface KryptonCore {
   chatModel(): ChatModel | null;
   /** Null when embeddings are off: the index is keyword-only. */
   embedder(): Embedder | null;
+  /**
+   * The host found the embedding server unreachable (the CLI's probe, before it opens the index): from now
+   * on this core runs without an embedder, keyword-only, and its index gives this reason wherever it says
+   * why (status, search results, chat notices). Saved vectors are kept for a later run.
+   */
+  runWithoutEmbedder(reason: string): void;
   close(): Promise<void>;
 }
 
 export interface KryptonOptions {
   /** Starts stdio MCP servers (Node hosts: src/node/mcp-stdio-transport.ts); absent on mobile. */
   mcpStdio?: StdioTransportFactory;
-  /**
-   * The host found the embedding server unreachable before starting (the CLI's probe): this core runs
-   * without an embedder, keyword-only, and its index gives this reason wherever it says why (status,
-   * search results, chat notices). Saved vectors are kept for a later run.
-   */
-  embedderUnreachable?: string;
 }
 
 export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, options: KryptonOptions = {}): KryptonCore {
@@ -88,13 +88,14 @@ export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, op
     logger: redactingLogger(hostIn.logger, () => settingsSecrets(settings)),
   };
   let chatModel = createChatModel(settings, host);
-  const embedderFor = (s: KryptonSettings) => (options.embedderUnreachable === undefined ? createEmbedder(s, host) : null);
+  let embedderUnreachable: string | undefined;
+  const embedderFor = (s: KryptonSettings) => (embedderUnreachable === undefined ? createEmbedder(s, host) : null);
   let embedder = embedderFor(settings);
   const getSettings = () => settings;
   const getChatModel = () => chatModel;
   const getEmbedder = () => embedder;
 
-  const index = new VaultIndex({ host, settings: getSettings, embedder: getEmbedder, embedderUnreachable: options.embedderUnreachable });
+  const index = new VaultIndex({ host, settings: getSettings, embedder: getEmbedder, embedderUnreachable: () => embedderUnreachable });
   const conversations = new ConversationStore(host.data, host.clock, host.logger);
   const operations = createNoteOperations({ host, settings: getSettings, index, chatModel: getChatModel });
   const flashcards = new FlashcardService({ host, settings: getSettings, index, chatModel: getChatModel });
@@ -184,6 +185,10 @@ export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, op
     goals,
     chatModel: getChatModel,
     embedder: getEmbedder,
+    runWithoutEmbedder(reason) {
+      embedderUnreachable = reason;
+      embedder = null;
+    },
     close: async () => {
       await mcp.close();
       await index.close();

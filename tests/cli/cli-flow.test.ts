@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useCliTestBed } from "../support/cli-test-bed";
+import { startSilentServer, type SilentServer } from "../support/servers/silent-server";
 import { tempDirForFile } from "../support/temp-dirs";
 import { REPO_ROOT, runCli } from "./cli-harness";
 
@@ -278,6 +279,57 @@ describe("krypton flow", () => {
     loop();
     const c = await runCli(["chat", bed.vault.root, "--no-embeddings"], { env: bed.env, input: "/run looping a\n/quit\n" });
     expect(c.stderr).toContain(`krypton: looping: step limit (read): ${message}`);
+  });
+
+  describe("a flow whose tools never search", () => {
+    // Reads one note and writes another: no tool of it needs the index (ToolDefinition.needsIndex).
+    const NOTES_ONLY = {
+      id: "copy-plan",
+      defaultModel: "ollama/llama3.1:8b",
+      tools: ["read_note", "write_note", "list_notes"],
+      agents: [{ name: "copy", type: "task", params: { task: "Copy {{input}} into a new note", toolNames: ["read_note", "write_note", "list_notes"] } }],
+    };
+    const SEARCHING = { ...NOTES_ONLY, id: "find-plan", tools: ["read_note", "search_notes"], agents: [{ ...NOTES_ONLY.agents[0], params: { task: "Find {{input}}", toolNames: ["read_note", "search_notes"] } }] };
+    /** A Gemini embedder: the flow's model stays the loopback Ollama. */
+    const geminiEmbedder = (baseUrl: string) => ({ ...bed.env, KRYPTON_EMBEDDING_PROVIDER: "gemini", KRYPTON_EMBEDDING_MODEL: "gemini-embedding-001", KRYPTON_GEMINI_API_KEY: "test-key", KRYPTON_GEMINI_BASE_URL: baseUrl });
+    let embedder: SilentServer;
+    beforeEach(async () => {
+      embedder = await startSilentServer();
+      await bed.vault.write("Notes/Plan.md", "# Plan\n\nCall Anna.\n");
+    });
+    afterEach(() => embedder.close());
+
+    it("run: opens no index and contacts no embedder, and its tools still read and write the notes", async () => {
+      await bed.vault.write("Workflows/Copy.md", "```krypton-flow\n" + JSON.stringify(NOTES_ONLY) + "\n```\n");
+      bed.ollama.script([
+        { route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Plan.md" } }] } },
+        { route: "chat", reply: "", extra: { toolCalls: [{ name: "write_note", arguments: { title: "Plan copy", content: "Call Anna.", folder: "Copies" } }] } },
+        { route: "chat", reply: "Copied to Copies/plan-copy.md." },
+      ]);
+      const r = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Copy.md"), "--input", "Notes/Plan.md", "--yes", "--json"], { env: geminiEmbedder(embedder.url) });
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: "finished", result: "Copied to Copies/plan-copy.md." });
+      expect(r.code).toBe(0);
+      expect(readdirSync(join(bed.vault.root, "Copies"))).toHaveLength(1);
+      // The embedding server was never connected to (not even the start-up check), and no index was made.
+      expect(embedder.connections()).toBe(0);
+      expect(readdirSync(bed.vault.root)).not.toContain(".krypton");
+    });
+
+    it("run: a flow that searches still checks the embedder first and opens the index", async () => {
+      await bed.vault.write("Workflows/Find.md", "```krypton-flow\n" + JSON.stringify(SEARCHING) + "\n```\n");
+      bed.ollama.script([
+        { route: "chat", reply: "", extra: { toolCalls: [{ name: "search_notes", arguments: { query: "Anna" } }] } },
+        { route: "chat", reply: "Notes/Plan.md" },
+      ]);
+      // Nothing listens there: the start-up check says so, and the index is opened by keywords.
+      const r = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Find.md"), "--input", "Anna"], { env: geminiEmbedder("http://127.0.0.1:9") });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe("Notes/Plan.md\n");
+      expect(r.stderr).toContain("Gemini is not reachable at http://127.0.0.1:9");
+      expect(readdirSync(bed.vault.root)).toContain(".krypton");
+      const searched = (bed.ollama.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] }).messages.filter((m) => m.role === "tool");
+      expect(searched[0].content).toContain("(Notes/Plan.md, score");
+    });
   });
 
   it("run: a task stopped by the loop guard has that as its status (exit 1), in --json too", async () => {

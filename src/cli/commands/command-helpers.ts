@@ -3,7 +3,6 @@ import type { RetrievalMode } from "../../core/settings";
 import { usesNotes } from "../../core/chat/retrieval";
 import { keywordOnlyReason } from "../../core/search/keyword-only";
 import type { Flow } from "../../core/workflows/flow-schema";
-import { usesTools } from "../../core/workflows/workflow-service";
 import { toNotePath, VaultPathError } from "../../core/notes/vault-path-policy";
 import { stringOption, type ParsedArgs } from "../args";
 import type { CommandContext } from "../command";
@@ -35,7 +34,7 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
 
 /**
  * Brings the index up to date when an answer may need it: retrieval modes, agent mode, the intent agents
- * (search, summarize) and workflows with tools. An index that fails to open is not fatal: the chat
+ * (search, summarize) and workflows whose tools need it. An index that fails to open is not fatal: the chat
  * pipeline answers without notes and says so. An embedder that is down is said by the answers that search (the retrieval notice,
  * "find notes about X" results); agent mode's searches tell only the model, so its answers say it through
  * agentKeywordOnly (consumeAnswer).
@@ -70,11 +69,16 @@ export class IndexPreparation {
   }
 
   /**
-   * A workflow whose tasks use tools may search the notes (search_notes, summarize_notes…), as agent mode
-   * does: prepared as for agent mode, or those tools would only answer that the index is not ready.
+   * A workflow whose tasks may call a tool that needs the index (search_notes, summarize_notes…:
+   * WorkflowService.needsIndex) is prepared as for agent mode, or those tools would only answer that the
+   * index is not ready; first, as every command that searches, the embedding server is checked (once per
+   * session: `krypton chat` did at its start). One whose tools only read, list or write notes opens no
+   * index and contacts no embedder.
    */
   async prepareFlow(flow: Flow, signal: AbortSignal): Promise<void> {
-    if (usesTools(flow)) await this.prepare(this.session.config.settings.defaultMode, true, signal);
+    if (!this.session.core.workflows.needsIndex(flow)) return;
+    await this.session.probeEmbedder();
+    await this.prepare(this.session.config.settings.defaultMode, true, signal);
   }
 
   /** Why agent mode's searches match notes by keywords only (keywordOnlyReason), or null; null too while no index is open for searching. */

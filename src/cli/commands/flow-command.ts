@@ -74,17 +74,16 @@ export const flowCommand: Command = {
       ctx.output.error(parsed.error);
       return EXIT_USAGE;
     }
-    // Only a run whose tasks use tools opens the index (prepareFlow), so only it checks first, like every
-    // command that searches, that the embedding server accepts connections. Other runs, graph and validate
-    // contact no embedder.
+    // A run whose tasks use tools works on a vault's notes. Only one whose tools need the index opens it
+    // and checks the embedding server first (prepareFlow); other runs, graph and validate contact no embedder.
     const structure = action === "run" ? validateFlow(parsed.json).flow : null;
     const withTools = structure !== null && usesTools(structure);
     const vault = await vaultFor(filePath, args, ctx);
-    // The index would be built and saved in whatever folder the file is in (a home folder, Downloads).
+    // Its tools would read and write, and the index be built, in whatever folder the file is in (Downloads).
     if (withTools && !vault.found) {
       throw new UsageError(`${file} is in no vault (no ${configDirFrom(ctx.env, args)} or .krypton folder above it) and its tasks use tools, which work on a vault's notes: give --vault DIR`);
     }
-    const session = await openVaultSession(vault.root, args, ctx, { probeEmbedder: withTools });
+    const session = await openVaultSession(vault.root, args, ctx, { probeEmbedder: false });
     try {
       const validation = await withAbortOnInterrupt(ctx, (signal) => (action === "graph" ? Promise.resolve(session.core.workflows.validateStructure(parsed.json)) : session.core.workflows.validate(parsed.json, signal)));
       if (action === "validate") return printValidation(ctx.output, validation, flag(args, "json"));

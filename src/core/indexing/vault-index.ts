@@ -76,10 +76,10 @@ export interface VaultIndexDeps {
   settings: () => KryptonSettings;
   embedder: () => Embedder | null;
   /**
-   * Why there is no embedder although one is configured: the host found its server unreachable before
-   * starting (the CLI's probe). Reported as embedderError, as a failure the index met itself would be.
+   * Why there is no embedder although one is configured: the host found its server unreachable (the CLI's
+   * probe, KryptonCore.runWithoutEmbedder). Reported as embedderError, as a failure the index met itself would be.
    */
-  embedderUnreachable?: string;
+  embedderUnreachable?: () => string | undefined;
   options?: VaultIndexOptions;
 }
 
@@ -643,7 +643,7 @@ export class VaultIndex implements VaultIndexApi {
 
   /** Why the embedder is down: its last failure, or the host's reason for starting without it. */
   private embedderProblem(embedder: Embedder | null): string | undefined {
-    return this.embedderError ?? (embedder === null ? this.deps.embedderUnreachable : undefined);
+    return this.embedderError ?? (embedder === null ? this.deps.embedderUnreachable?.() : undefined);
   }
 
   private vectorsUsable(embedder: Embedder | null): boolean {

@@ -97,6 +97,21 @@ export class WorkflowService {
     return validateFlow(json, { knownTools: this.knownTools() });
   }
 
+  /**
+   * A task of the flow may call a tool that needs the vault index (ToolDefinition.needsIndex: search_notes,
+   * summarize_notes, run_workflow…), so a host that opens the index only when needed (the CLI) opens it for
+   * this flow. One whose tools only read, list or write notes does not; the user's MCP servers' tools never do.
+   */
+  needsIndex(flow: Flow): boolean {
+    return flow.agents.some((a) => a.type === "task" && this.toolsNamed(a.params.toolNames ?? []).some((t) => t.needsIndex !== undefined));
+  }
+
+  /** The tools a task's toolNames allow: by name, or all of an MCP server's tools by the server's name. */
+  private toolsNamed(names: readonly string[]): ToolDefinition[] {
+    const wanted = new Set(names);
+    return this.deps.tools.list({ agent: true }).filter((t) => wanted.has(t.name) || (t.remote !== undefined && wanted.has(t.remote.server)));
+  }
+
   private knownTools(): Set<string> {
     return new Set([...this.deps.tools.list({ agent: true }).map((t) => t.name), ...(this.deps.mcpToolNames?.() ?? [])]);
   }
@@ -150,11 +165,7 @@ export class WorkflowService {
    * (`remark`), in the tool's words. Only Krypton's own tools search this vault: a remote one's says nothing.
    */
   private async runToolTask(request: Parameters<ToolTaskRunner>[0], options: WorkflowRunOptions, remark: (text: string) => void): ReturnType<ToolTaskRunner> {
-    const wanted = new Set(request.toolNames);
-    const allowed = this.deps.tools
-      .list({ agent: true })
-      .filter((t) => wanted.has(t.name) || (t.remote !== undefined && wanted.has(t.remote.server)))
-      .map((t) => t.name);
+    const allowed = this.toolsNamed(request.toolNames).map((t) => t.name);
     const onOutput = (tool: ToolDefinition, structured: Record<string, unknown>) => {
       if (!tool.remote && typeof structured.keywordOnly === "string" && structured.keywordOnly) remark(structured.keywordOnly);
     };
@@ -204,8 +215,8 @@ export function parseFlowSource(source: string, fileName: string): ParsedFlowSou
 }
 
 /**
- * A task of the flow runs with tools (the agent loop): its steps may search the notes, so a host that opens
- * the index only when needed (the CLI) opens it for this flow, as it does for agent mode.
+ * A task of the flow runs with tools (the agent loop), which work on a vault's notes. Whether they need the
+ * index too is WorkflowService.needsIndex (it asks the tools).
  */
 export function usesTools(flow: Flow): boolean {
   return flow.agents.some((a) => a.type === "task" && (a.params.toolNames?.length ?? 0) > 0);

@@ -176,7 +176,8 @@ describe("a dead or failing embedder", () => {
     await up.close();
     ollama.reset();
 
-    const down = createKrypton(createNodeHost(h.vault.root, { logger: silentLogger }), settings, { embedderUnreachable: reason });
+    const down = createKrypton(createNodeHost(h.vault.root, { logger: silentLogger }), settings);
+    down.runWithoutEmbedder(reason);
     try {
       // The saved index answers a one-shot search with the reason too.
       const saved = await down.index.searchSavedNotes("gradient");

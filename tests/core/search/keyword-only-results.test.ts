@@ -48,7 +48,8 @@ describe("results built from a search, with the embedding server unreachable", (
     requestTimeoutMs: 5_000,
   });
   const start = async (options: { embedderUnreachable?: string }) => {
-    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings(), options);
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings());
+    if (options.embedderUnreachable) core.runWithoutEmbedder(options.embedderUnreachable);
     await core.index.open();
   };
   /** What the chat pipeline (every host's chat) answers: the agent's result. */
@@ -154,7 +155,8 @@ describe("a search that finds nothing, when meaning could not be used", () => {
     ...overrides,
   });
   const start = async (options: { embedderUnreachable?: string; settings?: Partial<KryptonSettings> } = {}) => {
-    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings(options.settings), options);
+    core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings(options.settings));
+    if (options.embedderUnreachable) core.runWithoutEmbedder(options.embedderUnreachable);
     await core.index.open();
     await core.index.idle();
   };

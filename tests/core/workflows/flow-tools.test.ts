@@ -282,6 +282,41 @@ describe("a step whose search matched notes by keywords only", () => {
   });
 });
 
+describe("which flows need the vault index (a host opens it only for them)", () => {
+  const withTools = (...toolNames: string[][]) =>
+    validateFlow({
+      id: "needs",
+      defaultModel: "ollama/llama3.1:8b",
+      agents: [{ name: "plain", type: "task", params: { task: "t" } }, ...toolNames.map((names, i) => ({ name: `t${i}`, type: "task", params: { task: "t", toolNames: names } }))],
+    }).flow!;
+
+  it("each built-in tool declares whether it needs the index: the ones that search read it, run_workflow's flows may", () => {
+    const declared = Object.fromEntries(core.tools.list({ agent: true }).map((t) => [t.name, t.needsIndex ?? null]));
+    expect(declared).toEqual({
+      create_note: null,
+      search_notes: "reads",
+      summarize_notes: "reads",
+      read_note: null,
+      list_notes: null,
+      write_note: null,
+      append_to_note: null,
+      web_search: null,
+      get_current_time: null,
+      list_tools: null,
+      run_workflow: "through-tools",
+      generate_flashcards: "reads",
+      study_goals: null,
+    });
+  });
+
+  it("a flow needs it when a task may call such a tool, not when its tools only read, list or write notes", () => {
+    expect(core.workflows.needsIndex(withTools())).toBe(false);
+    expect(core.workflows.needsIndex(withTools(["read_note", "write_note", "append_to_note", "list_notes"], ["get_current_time"]))).toBe(false);
+    expect(core.workflows.needsIndex(withTools(["read_note"], ["read_note", "summarize_notes"]))).toBe(true);
+    expect(core.workflows.needsIndex(withTools(["run_workflow"]))).toBe(true);
+  });
+});
+
 describe("a task whose tool loop ends at a limit before it finished", () => {
   /** A small model that asks for the same note (forever, or `times` turns), never answering. */
   const loopForever = (times = Infinity) => ollama.script({ route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Notes/Tides.md" } }] }, times });
