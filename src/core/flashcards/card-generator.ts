@@ -4,7 +4,7 @@ import { ANSWER_BUDGET } from "../model/answer-budget";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { throwIfAborted } from "../util/errors";
 import { parseCards } from "./card-parser";
-import { cardKey, clozeWriter, formatCard, type NewCard } from "./card-writer";
+import { clozeWriter, formatCard, newCardKey, type NewCard } from "./card-writer";
 import { readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
 
@@ -197,7 +197,7 @@ export async function generateCards(options: {
         counts.unusable++;
         continue;
       }
-      const key = cardKey(card.front);
+      const key = newCardKey(card, options.format);
       if (!key || seen.has(key)) {
         counts.duplicates++;
         continue;

@@ -1,4 +1,4 @@
-import type { ParsedCard, ParsedDeck } from "./card-parser";
+import { parseCards, type ParsedCard, type ParsedDeck } from "./card-parser";
 import { plainClozeTemplate, readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
 
@@ -111,6 +111,15 @@ export function cardKey(front: string): string {
     .replace(/[=*_`~{}]/g, "")
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
+}
+
+/**
+ * The key a new card has once written in `format`: that of the card its line reads back as, as existing cards'
+ * keys are made. A cloze written as question and answer (no cloze pattern) asks "…", not its deletions, so a
+ * second run must compare that question or it adds the card again.
+ */
+export function newCardKey(card: NewCard, format: SrFormat): string {
+  return cardKey(parseCards(formatCard(card, format), format).cards[0]?.front ?? card.front);
 }
 
 /** Keys of a deck's existing cards (SR comments, user edits and all). */

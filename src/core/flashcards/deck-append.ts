@@ -1,7 +1,7 @@
 import { AgentError } from "../notes/agent-error";
 import { NoteChangedError, type VaultPort } from "../ports/vault";
 import { parseCards, type ParsedDeck } from "./card-parser";
-import { appendCards, cardKey, DECK_MARKER, existingKeys, type NewCard } from "./card-writer";
+import { appendCards, DECK_MARKER, existingKeys, newCardKey, type NewCard } from "./card-writer";
 import type { SrFormat } from "./sr-format";
 
 /** A deck's text as read before generating, with its parse: reused at write time when the deck has not changed. */
@@ -37,7 +37,7 @@ export async function appendToDeck(
     const { parsed, keys } = snapshot && current === snapshot.text ? snapshot : deckSnapshot(current, format);
     if (parsed.frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
     if (parsed.hiddenFrom !== null) throw hiddenTail(deckPath, parsed.hiddenFrom);
-    const keep = cards.filter(({ card }) => !keys.has(cardKey(card.front)));
+    const keep = cards.filter(({ card }) => !keys.has(newCardKey(card, format)));
     if (!keep.length) return [];
     const next = appendCards(
       current,

@@ -12,7 +12,7 @@ import { localDate } from "../util/local-date";
 import { ANKI_EXPORT_FOLDER, ankiExportText, type AnkiExport } from "./anki-export";
 import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
-import { DECK_MARKER, cardKey, clozeWriter, deckTag, formatCard, newDeckNote, type NewCard } from "./card-writer";
+import { DECK_MARKER, clozeWriter, deckTag, formatCard, newCardKey, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
 import { loadSrFormat, srDefaultsRemark, type SrFormat } from "./sr-format";
 
@@ -140,7 +140,7 @@ export class FlashcardService {
     const deckPath = this.findDeckPath(deckName, await this.vaultNow());
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
-    const fresh = cards.filter((c) => !snapshot?.keys.has(cardKey(c.front)));
+    const fresh = cards.filter((c) => !snapshot?.keys.has(newCardKey(c, format)));
     const counts: GenerationCounts = { ungrounded: 0, duplicates: cards.length - fresh.length, unusable: 0 };
     let createdDeck = false;
     let added: NewCard[] = [];

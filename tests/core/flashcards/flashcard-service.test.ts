@@ -203,6 +203,24 @@ describe("FlashcardService", () => {
     else expect(run.text).not.toMatch(/question and answer/);
   });
 
+  // Existing cards are keyed by the question their line asks; a cloze written as question and answer asks
+  // "The light reactions release …", so keying the new one by its "==oxygen==" sentence added it again each run.
+  it("with no cloze pattern, a second run does not add a cloze written as question and answer again", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { clozePatterns: [] } }));
+    world.ollama.setDefault({
+      route: "chat",
+      reply: (req) => reply([{ type: "cloze", front: "The light reactions release ==oxygen==", back: "", passage: passageNumber(req.userText, "oxygen") }]),
+    });
+    await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    const deck = await world.vault.read("Flashcards/Photosynthesis.md");
+    const again = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(again.added).toEqual([]);
+    expect(again.counts.duplicates).toBe(1);
+    const missed = { kind: "cloze" as const, front: "The light reactions release ==oxygen==", back: "", source: "Bio/Photosynthesis#Light reactions" };
+    expect((await service.addCards("Photosynthesis", [missed])).added).toEqual([]);
+    expect(await world.vault.read("Flashcards/Photosynthesis.md")).toBe(deck);
+  });
+
   // A hand edit that leaves data.json unreadable (a trailing comma) once made Krypton write cards in SR's default
   // format without a word: the user's ";;" cards and Krypton's "::" cards then sat in one deck.
   it("says so when the Spaced Repetition plugin's settings cannot be read and its defaults are written", async () => {
