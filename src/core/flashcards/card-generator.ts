@@ -198,7 +198,12 @@ export async function generateCards(options: {
         continue;
       }
       const key = newCardKey(card, options.format);
-      if (!key || seen.has(key)) {
+      // A question of markup alone ("==  ==") asks nothing.
+      if (!key) {
+        counts.unusable++;
+        continue;
+      }
+      if (seen.has(key)) {
         counts.duplicates++;
         continue;
       }

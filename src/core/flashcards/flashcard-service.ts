@@ -353,9 +353,15 @@ function clozesAsBasic(added: readonly NewCard[], format: SrFormat): number {
 
 export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
   const { counts } = run;
+  const dropped = counts.ungrounded + counts.unusable;
+  // With nothing added, say which: all already there, none usable (the Skipped line says why), or none suggested.
   const head = run.added.length
     ? `Added ${countOf(run.added.length, "flashcard")} to [[${run.deckPath.replace(/\.md$/i, "")}]]${run.createdDeck ? " (new deck)" : ""}.`
-    : `No new flashcards: ${run.deckPath} already has cards for everything the model suggested.`;
+    : counts.duplicates && !dropped
+      ? `No new flashcards: ${run.deckPath} already has cards for everything the model suggested.`
+      : counts.duplicates || dropped
+        ? "No new flashcards: none of the cards the model suggested could be added."
+        : "No flashcards: the model suggested none for this text.";
   const notes: string[] = [];
   if (counts.duplicates) notes.push(`${counts.duplicates} already in the deck`);
   if (counts.ungrounded) notes.push(`${counts.ungrounded} dropped for citing no passage of the source`);

@@ -132,6 +132,19 @@ describe("FlashcardService", () => {
     expect(world.ollama.requestsTo("chat")).toHaveLength(2);
   });
 
+  // Both once said "No new flashcards: Flashcards/Photosynthesis.md already has cards for everything the model
+  // suggested", of a deck that did not exist; a cloze of markup alone was counted as already in it.
+  it("a model suggesting no card, or none usable, is told as such, not as cards already in the deck", async () => {
+    world.ollama.script({ route: "chat", reply: reply([]) });
+    const none = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(none.text).toBe("No flashcards: the model suggested none for this text.");
+    world.ollama.script({ route: "chat", reply: (req) => reply([{ type: "cloze", front: "==  ==", back: "", passage: passageNumber(req.userText, "oxygen") }]) });
+    const unusable = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(unusable.counts).toEqual({ ungrounded: 0, duplicates: 0, unusable: 1 });
+    expect(unusable.text).toBe("No new flashcards: none of the cards the model suggested could be added.\n\nSkipped: 1 dropped as not a valid card.");
+    expect(await world.vault.exists("Flashcards/Photosynthesis.md")).toBe(false);
+  });
+
   it("a failing later part of a long note writes nothing from the earlier parts", async () => {
     const long = ["# Long", ...Array.from({ length: 40 }, (_, i) => `\n## Part ${i}\n\n${`Fact number ${i} is about topic ${i}. `.repeat(12)}`)].join("\n");
     await world.vault.write("Long.md", long);
