@@ -112,11 +112,24 @@ export function withSessionLogged(text: string, session: { date: string; minutes
   if (!fm || !isGoalNote(text)) throw new AgentError(`Not a Krypton goal note (no "${GOAL_MARKER}: true" in its frontmatter): Krypton only appends to it, never rewrites it.`, "invalid-input");
   const appended = text + sessionAppendText(text, session);
   const total = parseGoalNote("", appended, today).minutes;
-  const head = appended.slice(fm.start, fm.end);
-  const eol = /\r\n/.test(head) ? "\r\n" : "\n";
-  const minutesLine = /^([ \t]*minutes[ \t]*:[ \t]*)([^\r\n#]*?)([ \t]+#[^\r\n]*)?$/im;
-  const newHead = minutesLine.test(head) ? head.replace(minutesLine, (_m, key: string, _v: string, comment?: string) => `${key}${total}${comment ?? ""}`) : `${head}minutes: ${total}${eol}`;
-  return appended.slice(0, fm.start) + newHead + appended.slice(fm.end);
+  return appended.slice(0, fm.start) + withMinutesValue(appended.slice(fm.start, fm.end), total) + appended.slice(fm.end);
+}
+
+/**
+ * The frontmatter's inner lines with the top-level `minutes` value set to `total`, or a `minutes` line added at
+ * their end. Only a key at the start of a line is that key (an indented one belongs to another key's mapping or
+ * text block); a value written over the next lines (a list, a block) is replaced whole, or the YAML would break;
+ * a trailing comment stays.
+ */
+function withMinutesValue(head: string, total: number): string {
+  const lines = head.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const at = lines.findIndex((l) => /^minutes[ \t]*:/i.test(l));
+  if (at < 0) return `${head}minutes: ${total}${/\r\n/.test(head) ? "\r\n" : "\n"}`;
+  const [, key, space, value, comment = "", eol = ""] = /^(minutes[ \t]*:)([ \t]*)([^\r\n#]*?)([ \t]+#[^\r\n]*)?(\r?\n)?$/i.exec(lines[at])!;
+  let end = at + 1;
+  if (value === "" || /^[|>]/.test(value)) while (end < lines.length && /^(?:[ \t]+\S|-(?:[ \t]|\r?\n|$))/.test(lines[end])) end++;
+  lines.splice(at, end - at, `${key}${space || " "}${total}${comment}${eol}`);
+  return lines.join("");
 }
 
 /** The frontmatter's inner lines as [start, end) offsets: after the opening `---` line, up to the closing `---` line. */

@@ -223,6 +223,16 @@ describe("GoalService over a real vault", () => {
     );
   });
 
+  // An indented "minutes:" (another key's, or a line of a text block) was rewritten in place of the top-level one,
+  // and a hand-made list value became "minutes:45" followed by its old items: invalid YAML.
+  it("sets only the top-level minutes value, a value over several lines replaced whole", () => {
+    const session = { date: "2026-11-24", minutes: 15 };
+    const nested = "---\nkrypton-goal: true\nstats:\n  minutes: 3\nabout: |\n  minutes: my own words\n---\n## Sessions\n- 2026-11-20: 30 min\n";
+    expect(withSessionLogged(nested, session, "2026-11-24")).toBe(nested.replace("words\n---", "words\nminutes: 45\n---") + "- 2026-11-24: 15 min\n");
+    const list = "---\nkrypton-goal: true\nminutes:\n  - 5\n  - 6\nstatus: active\n---\n## Sessions\n- 2026-11-20: 30 min\n";
+    expect(withSessionLogged(list, session, "2026-11-24")).toBe("---\nkrypton-goal: true\nminutes: 45\nstatus: active\n---\n## Sessions\n- 2026-11-20: 30 min\n- 2026-11-24: 15 min\n");
+  });
+
   it("never rewrites a user's note that is not a goal note: refused, nothing written", async () => {
     for (const userNote of ["# Diary\n\nminutes: 5\n", "---\nminutes: 5\ngoal: X\n---\n## Sessions\n", "---\nkrypton-goal: false\n---\n"]) {
       expect(() => withSessionLogged(userNote, { date: "2026-11-24", minutes: 15 }, "2026-11-24")).toThrow(/Not a Krypton goal note/);
