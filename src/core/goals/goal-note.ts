@@ -89,7 +89,8 @@ export function newGoalNote(goal: string, target: string | null, created: string
  */
 export function sessionAppendText(text: string, session: { date: string; minutes: number; note?: string }): string {
   const line = `- ${session.date}: ${formatMinutes(session.minutes)}${session.note ? ` ${session.note}` : ""}\n`;
-  const headings = [...text.matchAll(/^#{1,6}\s+(.+?)\s*$/gm)];
+  // Headings of the body, as parseGoalNote reads them: a YAML comment ("# Sessions") in the frontmatter is none.
+  const headings = [...text.slice(frontmatterRange(text)?.end ?? 0).matchAll(/^#{1,6}\s+(.+?)\s*$/gm)];
   const lastIsSessions = headings.length > 0 && /^sessions?$/i.test(headings[headings.length - 1][1].trim());
   const lead = text === "" || text.endsWith("\n") ? "" : "\n";
   return lastIsSessions ? `${lead}${line}` : `${lead}\n## Sessions\n\n${line}`;

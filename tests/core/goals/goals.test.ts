@@ -65,6 +65,15 @@ describe("goal parsing: what people type", () => {
     expect(parseGoalNote("X.md", edited + appended, "2026-11-24").minutes).toBe(105);
   });
 
+  // A YAML comment "# Sessions" in the frontmatter was taken for the last heading: the session line went under
+  // the body's text, where no Sessions list is, and the logged minutes were lost from the total.
+  it("a comment in the frontmatter is no Sessions heading: the logged session is read back", () => {
+    const text = "---\nkrypton-goal: true\ngoal: X\n# Sessions\n---\nMy notes.\n";
+    const logged = withSessionLogged(text, { date: "2026-11-24", minutes: 15 }, "2026-11-24");
+    expect(logged).toBe("---\nkrypton-goal: true\ngoal: X\n# Sessions\nminutes: 15\n---\nMy notes.\n\n## Sessions\n\n- 2026-11-24: 15 min\n");
+    expect(parseGoalNote("X.md", logged, "2026-11-24").minutes).toBe(15);
+  });
+
   it("intents", () => {
     expect(detectGoalIntent("set a study goal: pass AWS SAA by January 15")).toEqual({ type: "create", goal: "pass AWS SAA", target: "January 15" });
     expect(detectGoalIntent("log 30 minutes on AWS")).toEqual({ type: "log", minutes: 30, goal: "AWS" });
