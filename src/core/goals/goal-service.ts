@@ -145,7 +145,9 @@ export class GoalService {
     let keywordOnly: string | undefined;
     try {
       const found = await this.deps.index.searchNotesWithReason(goal.goal, { limit: 8, signal });
-      notes = found.hits.map((h) => h.path).filter((p) => !isInFolder(p, goalsFolder));
+      // Only notes the vault still has: the index can lag behind a deletion, and a plan must not send the user to a missing note.
+      const present = new Set(paths);
+      notes = found.hits.map((h) => h.path).filter((p) => present.has(p) && !isInFolder(p, goalsFolder));
       // Said with no related notes too: a goal worded unlike its notes finds none by keywords.
       keywordOnly = found.keywordOnly;
     } catch {

@@ -281,6 +281,17 @@ describe("GoalService over a real vault", () => {
     expect((await service("Pacific/Kiritimati").plan("AWS")).dueCards).toBe(3);
   });
 
+  it("plan: a related note deleted since it was indexed is not suggested", async () => {
+    const utc = service("UTC");
+    await utc.create("Pass AWS SAA");
+    expect((await utc.plan("AWS")).notes).toContain("AWS/VPC.md");
+    // Deleted on disk, the index not told yet (it catches up on its own time).
+    await world.vault.remove("AWS/VPC.md");
+    const plan = await utc.plan("AWS");
+    expect(plan.notes).not.toContain("AWS/VPC.md");
+    expect(plan.days.join("\n")).not.toContain("[[AWS/VPC]]");
+  });
+
   it("plan: lists the vault once, for the goal and both folders", async () => {
     const la = service("America/Los_Angeles");
     await la.create("Pass AWS SAA", "2027-01-15");
