@@ -45,10 +45,13 @@ export function parseDate(text: string, today: string): string | null {
   if (month === 0) return null;
   const day = Number(parts.day);
   if (parts.year) return valid(Number(parts.year), month, day);
+  // The next such day: February 29 can be up to eight years off (1896 → 1904, 2096 → 2104).
   const thisYear = Number(today.slice(0, 4));
-  const candidate = valid(thisYear, month, day);
-  if (candidate && candidate >= today) return candidate;
-  return valid(thisYear + 1, month, day);
+  for (let year = thisYear; year <= thisYear + 8; year++) {
+    const candidate = valid(year, month, day);
+    if (candidate && candidate >= today) return candidate;
+  }
+  return null;
 }
 
 function valid(y: number, m: number, d: number): string | null {

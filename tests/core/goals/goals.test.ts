@@ -23,6 +23,10 @@ describe("goal parsing: what people type", () => {
       null,
       null,
     ]);
+    // No year: the next February 29 is in the next leap year, not "unreadable".
+    expect(parseDate("Feb 29", "2026-11-24")).toBe("2028-02-29");
+    expect(parseDate("February 29", "2028-02-29")).toBe("2028-02-29");
+    expect(parseDate("Feb 31", "2026-11-24")).toBeNull();
   });
 
   it("a hand-edited goal note: reordered keys, other key spellings, odd dates and durations; minutes come from the sessions", () => {
