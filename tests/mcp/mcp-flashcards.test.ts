@@ -85,9 +85,15 @@ it("study_goals: create, log, progress, list; missing parameters are explained; 
   const call = (args: Record<string, unknown>) => client.callTool({ name: "study_goals", arguments: args });
   const created = await call({ action: "create", goal: "Pass AWS SAA", target_date: "2027-01-15" });
   expect(created.isError).toBeFalsy();
-  expect(created.structuredContent).toEqual({ goals: [{ goal: "Pass AWS SAA", path: "Study goals/Pass AWS SAA.md", target: "2027-01-15", status: "active", minutes: 0, sessions: 0 }] });
-  expect((await call({ action: "log", goal: "aws", minutes: 25 })).structuredContent).toMatchObject({ goals: [{ minutes: 25, sessions: 1 }] });
-  expect((await call({ action: "progress", goal: "AWS" })).structuredContent).toMatchObject({ goals: [{ goal: "Pass AWS SAA", minutes: 25 }] });
+  expect(created.structuredContent).toEqual({
+    goals: [{ goal: "Pass AWS SAA", path: "Study goals/Pass AWS SAA.md", target: "2027-01-15", status: "active", minutes: 0, sessions: 0, last7Days: 0, daysLeft: expect.any(Number) }],
+  });
+  expect((await call({ action: "log", goal: "aws", minutes: 25 })).structuredContent).toMatchObject({ goals: [{ minutes: 25, sessions: 1, last7Days: 25 }] });
+  // Progress says what the chat says: the last 7 days and the days left, not only the totals a list gives.
+  const progress = await call({ action: "progress", goal: "AWS" });
+  expect(progress.structuredContent).toMatchObject({ goals: [{ goal: "Pass AWS SAA", minutes: 25, last7Days: 25 }] });
+  const { daysLeft } = (progress.structuredContent as { goals: { daysLeft: number }[] }).goals[0];
+  expect(textOf(progress)).toContain(`25 min in the last 7 days, target 2027-01-15 (${daysLeft >= 0 ? `${daysLeft} day` : "passed"}`);
   expect((await call({ action: "list" })).structuredContent).toMatchObject({ goals: [{ goal: "Pass AWS SAA" }] });
   const missing = await call({ action: "log", goal: "aws" });
   expect(missing.isError).toBe(true);

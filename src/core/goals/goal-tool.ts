@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../tools/tool";
 import { defineTool, type ToolRegistry } from "../tools/tool-registry";
 import { formatMinutes } from "./goal-parse";
-import type { GoalService } from "./goal-service";
+import { goalLine, type GoalProgress, type GoalService } from "./goal-service";
 import { countOf } from "../util/text";
 
 /** `study_goals`: list / create / log / progress on the goal notes. Goals are named, never pathed. */
@@ -21,7 +21,18 @@ export function registerGoalTool(registry: ToolRegistry, goals: GoalService): vo
         minutes: z.number().int().min(1).max(1440).optional().describe("log: minutes studied."),
       },
       outputSchema: {
-        goals: z.array(z.object({ goal: z.string(), path: z.string(), target: z.string().nullable(), status: z.string(), minutes: z.number(), sessions: z.number() })),
+        goals: z.array(
+          z.object({
+            goal: z.string(),
+            path: z.string(),
+            target: z.string().nullable(),
+            status: z.string(),
+            minutes: z.number(),
+            sessions: z.number(),
+            last7Days: z.number().describe("Minutes in the last 7 days, today included."),
+            daysLeft: z.number().nullable().describe("Days until the target date (negative: passed); null without one."),
+          }),
+        ),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       async run(input) {
@@ -29,19 +40,32 @@ export function registerGoalTool(registry: ToolRegistry, goals: GoalService): vo
           if (!value?.trim()) throw new ToolError(`Missing required parameter: ${name} (needed for action "${input.action}")`, "invalid-input");
           return value;
         };
-        let list;
-        if (input.action === "list") list = await goals.list();
-        else if (input.action === "create") list = [await goals.create(need(input.goal, "goal"), input.target_date)];
+        let list: GoalProgress[];
+        if (input.action === "list") list = (await goals.list()).map((g) => goals.progressOf(g));
+        else if (input.action === "create") list = [goals.progressOf(await goals.create(need(input.goal, "goal"), input.target_date))];
         else if (input.action === "log") {
           if (input.minutes === undefined) throw new ToolError('Missing required parameter: minutes (needed for action "log")', "invalid-input");
-          list = [await goals.log(need(input.goal, "goal"), input.minutes)];
-        } else list = [(await goals.progress(need(input.goal, "goal"))).goal];
+          list = [goals.progressOf(await goals.log(need(input.goal, "goal"), input.minutes))];
+        } else list = [await goals.progress(need(input.goal, "goal"))];
         const structured = {
-          goals: list.map((g) => ({ goal: g.goal, path: g.path, target: g.target, status: g.status, minutes: g.minutes, sessions: g.sessions.length })),
+          goals: list.map(({ goal: g, last7Days, daysLeft }) => ({
+            goal: g.goal,
+            path: g.path,
+            target: g.target,
+            status: g.status,
+            minutes: g.minutes,
+            sessions: g.sessions.length,
+            last7Days,
+            daysLeft,
+          })),
         };
-        const text = structured.goals.length
-          ? structured.goals.map((g) => `${g.goal}: ${formatMinutes(g.minutes)} in ${countOf(g.sessions, "session")}${g.target ? `, target ${g.target}` : ""} (${g.path})`).join("\n")
-          : "No study goals yet.";
+        // "progress" answers as the chat does: the last 7 days and the days left too.
+        const text =
+          input.action === "progress"
+            ? goalLine(list[0])
+            : structured.goals.length
+              ? structured.goals.map((g) => `${g.goal}: ${formatMinutes(g.minutes)} in ${countOf(g.sessions, "session")}${g.target ? `, target ${g.target}` : ""} (${g.path})`).join("\n")
+              : "No study goals yet.";
         return { structured, text };
       },
     }),
