@@ -159,11 +159,14 @@ export class GoalService {
     // The user's own separators and tags (the Spaced Repetition plugin's settings), as flashcards and quizzes read decks.
     let format: SrFormat | undefined;
     for (const path of paths) {
-      if (!isInFolder(path, deckFolder)) continue;
-      const base = path.slice(deckFolder.length + 1).toLowerCase();
+      // "" is the vault root as the flashcards folder: every note is in it.
+      if (deckFolder && !isInFolder(path, deckFolder)) continue;
+      const base = (deckFolder ? path.slice(deckFolder.length + 1) : path).toLowerCase();
       if (!words.some((w) => base.includes(w))) continue;
       format ??= await loadSrFormat(this.deps.host.vault);
       const cards = parseCards(await this.deps.host.vault.readNote(path), format).cards;
+      // In the root folder, a note without cards is no deck (the goal's own note, notes named like it).
+      if (!deckFolder && !cards.length) continue;
       decks.push(path);
       // New cards are part of the week's reviews too.
       const counts = countCards(cards, this.deps.host.clock.now(), this.deps.timeZone);

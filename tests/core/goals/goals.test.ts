@@ -296,6 +296,17 @@ describe("GoalService over a real vault", () => {
     expect(plan.days.join("\n")).not.toContain("[[AWS/VPC]]");
   });
 
+  // isInFolder(path, "") is false for every path: with decks at the vault root the plan found none.
+  it("plan: with the vault root as the flashcards folder, the decks there are counted, notes without cards are not decks", async () => {
+    world.settings = { ...world.settings, flashcardsFolder: "/" };
+    await world.vault.rename("Flashcards/AWS.md", "AWS cards.md");
+    const utc = service("UTC");
+    await utc.create("Pass AWS SAA");
+    const plan = await utc.plan("AWS");
+    expect(plan.decks).toEqual(["AWS cards.md"]);
+    expect(plan.dueCards).toBe(2);
+  });
+
   it("plan: lists the vault once, for the goal and both folders", async () => {
     const la = service("America/Los_Angeles");
     await la.create("Pass AWS SAA", "2027-01-15");
