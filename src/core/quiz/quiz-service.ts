@@ -180,7 +180,8 @@ export class QuizService {
   private async findDeck(name: string, { paths, deckFolder }: VaultNow): Promise<{ path: string; text: string } | null> {
     const wanted = nameKey(name.trim().replace(/\.md$/i, ""));
     const named = paths.filter((p) => nameKey(baseNameOf(p)) === wanted);
-    const pick = named.find((p) => isInFolder(p, deckFolder)) ?? named[0];
+    // Decks are made at the top of the flashcards folder: for the vault root (""), in no folder.
+    const pick = named.find((p) => (deckFolder ? isInFolder(p, deckFolder) : !p.includes("/"))) ?? named[0];
     if (!pick) return null;
     try {
       return { path: pick, text: await this.deps.host.vault.readNote(pick) };

@@ -426,6 +426,18 @@ describe("quiz on a topic without a deck: cards from the vault's notes, in memor
     expect(world.ollama.requestsTo("chat")).toHaveLength(0);
   });
 
+  // isInFolder(path, "") is false for every path: the note listed first was quizzed, here the source note,
+  // which has no cards, so the quiz was made from the notes (the deck among them) instead of the deck.
+  it("with the vault root as the flashcards folder, the deck there is quizzed, not a note of its name in a folder", async () => {
+    world.settings.flashcardsFolder = "";
+    // Listed before the deck ("Astro/" < "Mars.md"), with no cards.
+    await world.vault.write("Astro/Mars.md", MARS);
+    await world.vault.write("Mars.md", "---\nkrypton-deck: true\n---\n#flashcards/mars\n\nHow many moons does Mars have?::two\n");
+    const agent = agentWith();
+    expect((await agent.tryHandle("quiz me on Mars", [], { conversationId: "m" }))!.text).toMatch(/^Quiz on \*\*Mars\*\*: 1 card\./);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("no notes on the topic: a clear message, nothing written", async () => {
     const agent = agentWith();
     expect((await agent.tryHandle("quiz me on Kubernetes", [], { conversationId: "k" }))!.text).toMatch(/No notes match 'Kubernetes'/);
