@@ -164,7 +164,7 @@ export class FlashcardService {
     const wanted = deck.trim().replace(/\.md$/i, "");
     if (!wanted) throw new AgentError("Missing required parameter: deck", "invalid-input");
     const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.findDeckPath(wanted, await this.vaultNow());
-    const text = await this.readDeck(deckPath);
+    const text = await this.readDeck(deckPath, "export");
     if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
     const format = await loadSrFormat(vault);
     // Read in SR's defaults, the user's own cards may be missing from the export: say why with each outcome.
@@ -228,8 +228,8 @@ export class FlashcardService {
     }
   }
 
-  /** The deck's text, or null when there is none yet; refuses a note that is not a Krypton deck. */
-  private async readDeck(deckPath: string): Promise<string | null> {
+  /** The deck's text, or null when there is none yet; refuses a note that is not a Krypton deck, saying why for `use`. */
+  private async readDeck(deckPath: string, use: "write" | "export" = "write"): Promise<string | null> {
     let text: string;
     try {
       text = await this.deps.host.vault.readNote(deckPath);
@@ -237,7 +237,11 @@ export class FlashcardService {
       if (err instanceof NoteNotFoundError) return null;
       throw new AgentError(`Could not read ${deckPath}: ${errorMessage(err)}`, "failed");
     }
-    if (parseCards(text.slice(0, 2000)).frontmatter[DECK_MARKER] !== "true") throw notADeck(deckPath);
+    if (parseCards(text.slice(0, 2000)).frontmatter[DECK_MARKER] !== "true") {
+      // An export changes nothing: "choose another deck name" (for writing) would not help.
+      if (use === "export") throw new AgentError(`${deckPath} is not a Krypton deck (no "${DECK_MARKER}: true" in its frontmatter): only decks Krypton made are exported.`, "invalid-input");
+      throw notADeck(deckPath);
+    }
     return text;
   }
 

@@ -87,9 +87,10 @@ describe("FlashcardService.exportAnki (real vault)", () => {
     expect((await service().exportAnki("Flashcards/Testing.md")).path).toBe("Anki exports/Testing 2.md");
     expect(await world.vault.read("Anki exports/Testing.md")).toBe(written);
     expect(await world.vault.read("Flashcards/Testing.md")).toBe(DECK);
-    await expect(service().exportAnki("Mine")).rejects.toThrow(/not a Krypton deck|not a deck/i);
+    // Said for an export, which writes nothing to the note ("choose another deck name" is for writing cards).
+    await expect(service().exportAnki("Mine")).rejects.toThrow('Flashcards/Mine.md is not a Krypton deck (no "krypton-deck: true" in its frontmatter): only decks Krypton made are exported.');
     await expect(service().exportAnki("Nope")).rejects.toThrow(/No deck at Flashcards\/Nope\.md/);
-    await expect(service().exportAnki("Notes/Plain")).rejects.toThrow(/not a Krypton deck|not a deck/i);
+    await expect(service().exportAnki("Notes/Plain")).rejects.toThrow(/^Notes\/Plain\.md is not a Krypton deck .*only decks Krypton made are exported\.$/);
     expect(await world.vault.read("Flashcards/Mine.md")).toBe("Q::A\n");
   });
 
