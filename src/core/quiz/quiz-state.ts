@@ -177,11 +177,17 @@ export function gradeLocally(card: QuizCard, answer: string): Grade | null {
   return null;
 }
 
-/** A hint: the answer's first letters, more with each hint for the same card. */
+/**
+ * A hint: the answer's first letters, more with each hint for the same card: one more word's, then, once every
+ * word has its start shown, a letter more of each (never a whole word), so a one-word answer's second hint is
+ * not its first again.
+ */
 export function hintFor(card: QuizCard, hintsSoFar: number): string {
   const words = card.answer.split(/\s+/);
   const reveal = Math.min(words.length, hintsSoFar + 1);
-  return words.map((w, i) => (i < reveal ? `${w.slice(0, Math.max(1, Math.ceil(w.length / 3)))}…` : "…")).join(" ");
+  const more = Math.max(0, hintsSoFar + 1 - words.length);
+  const start = (w: string) => Math.max(1, Math.min(w.length - 1, Math.ceil(w.length / 3) + more));
+  return words.map((w, i) => (i < reveal ? `${w.slice(0, start(w))}…` : "…")).join(" ");
 }
 
 export function record(state: QuizState, answer: string, grade: Grade): QuizState {

@@ -92,6 +92,11 @@ describe("quiz state machine", () => {
     const card: QuizCard = { kind: "basic", prompt: "Q", answer: "Simple Storage Service", source: "x" };
     expect(hintFor(card, 0)).toBe("Si… … …");
     expect(hintFor(card, 1)).toBe("Si… Sto… …");
+    expect(hintFor(card, 2)).toBe("Si… Sto… Ser…");
+    // Every word started: a letter more of each, never a whole word. A one-word answer's second hint once was its first.
+    expect(hintFor(card, 3)).toBe("Sim… Stor… Serv…");
+    const oneWord: QuizCard = { kind: "basic", prompt: "Q", answer: "Beta", source: "x" };
+    expect([0, 1, 2, 3].map((n) => hintFor(oneWord, n))).toEqual(["Be…", "Bet…", "Bet…", "Bet…"]);
     let state = startQuiz("AWS", cards);
     state = record(state, "Simple Storage Service", { verdict: "correct", score: 1, feedback: "", by: "local" });
     state = record(state, "", { verdict: "skipped", score: 0, feedback: "", by: "local" });
