@@ -205,6 +205,9 @@ export class FlashcardService {
   ): Promise<{ created: boolean; added: NewCard[] }> {
     const { vault } = this.deps.host;
     if (!(await vault.exists(deckPath))) {
+      // Read before the model call, gone now: renamed or deleted meanwhile. A new deck here would undo a
+      // deletion, or stand beside the renamed deck under one name.
+      if (snapshot) throw new AgentError(`${deckPath} was moved or deleted while the cards were being made, so nothing was written. Ask again to make them.`, "failed");
       try {
         await vault.createNote(deckPath, newDeckNote(deckName, tag, lines, localDate(this.deps.host.clock.now())));
         return { created: true, added: cards };

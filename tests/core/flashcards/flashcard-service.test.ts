@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { promises as fs, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
 import { createFlashcardAgent } from "../../../src/core/flashcards/flashcard-agent";
@@ -251,6 +251,27 @@ describe("FlashcardService", () => {
     const fixed = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Other" });
     expect(await world.vault.read("Flashcards/Other.md")).toContain("\nWhere?;;Chloroplasts [[");
     expect(fixed.text).not.toMatch(/default card format/);
+  });
+
+  // The deck was recreated at its old path with only the new cards: a deletion undone, or a second deck beside
+  // the renamed one (in another case, on a case-sensitive disk: two decks of one name, refused by every later run).
+  it.each([
+    ["deleted", (root: string) => rmSync(join(root, "Flashcards/Photosynthesis.md"))],
+    ["renamed", (root: string) => renameSync(join(root, "Flashcards/Photosynthesis.md"), join(root, "Flashcards/Plants.md"))],
+  ])("a deck %s while the model makes the cards is not made again: nothing is written, and the user is told", async (_what, change) => {
+    const deck = '---\nkrypton-deck: true\ndeck: "Photosynthesis"\n---\n\n#flashcards/photosynthesis\n\nOld::card\n<!--SR:!2024-08-16,51,230-->\n';
+    await world.vault.write("Flashcards/Photosynthesis.md", deck);
+    world.ollama.script({
+      route: "chat",
+      reply: (req) => {
+        change(world.vault.root);
+        return reply([{ type: "basic", front: "Where?", back: "Chloroplasts", passage: passageNumber(req.userText, "chloroplasts") }]);
+      },
+    });
+    await expect(service.generate({ notePath: "Bio/Photosynthesis.md" })).rejects.toThrow(
+      "Flashcards/Photosynthesis.md was moved or deleted while the cards were being made, so nothing was written. Ask again to make them.",
+    );
+    expect(await world.vault.exists("Flashcards/Photosynthesis.md")).toBe(false);
   });
 
   it("refuses to append to a note that is not a Krypton deck, and never touches it", async () => {
