@@ -63,6 +63,11 @@ describe("krypton goals", () => {
     expect((await runCli(["goals", vault.root, "list"])).stdout).toContain("Pass AWS SAA: 40 min in 1 session, target 2027-01-15");
     expect((await runCli(["goals", vault.root, "log", "aws"])).code).toBe(2);
     expect((await runCli(["goals", vault.root, "fly"])).code).toBe(2);
+    // An option the action does not take is a usage error, not dropped: "create … --minutes" once logged nothing, silently.
+    const misplaced = await runCli(["goals", vault.root, "create", "Learn Rust", "--minutes", "30"]);
+    expect([misplaced.code, misplaced.stderr]).toEqual([2, expect.stringContaining("--minutes is only for log")]);
+    expect((await runCli(["goals", vault.root, "log", "aws", "--minutes", "5", "--by", "May 1"])).stderr).toContain("--by is only for create");
+    expect(JSON.parse((await runCli(["goals", vault.root, "list", "--json"])).stdout).goals).toHaveLength(1);
     const missing = await runCli(["goals", vault.root, "progress", "kubernetes"]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No study goal matches "kubernetes"/);

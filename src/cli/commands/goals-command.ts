@@ -37,10 +37,13 @@ export const goalsCommand: Command = {
     if (action !== "list" && !goal) throw new UsageError(`missing the goal for "${action}"`);
     const minutesRaw = stringOption(args, "minutes");
     if (action === "log" && minutesRaw === undefined) throw new UsageError("log needs --minutes N");
+    // An option the action does not take would be dropped without a word ("create … --minutes 30" logs nothing).
+    if (action !== "log" && minutesRaw !== undefined) throw new UsageError("--minutes is only for log");
+    if (action !== "create" && stringOption(args, "by") !== undefined) throw new UsageError("--by is only for create");
     const toolArgs: Record<string, unknown> = { action };
     if (goal) toolArgs.goal = goal;
-    if (action === "create" && stringOption(args, "by") !== undefined) toolArgs.target_date = stringOption(args, "by");
-    if (action === "log" && minutesRaw !== undefined) toolArgs.minutes = parseIntStrict(minutesRaw, "--minutes", 1, 1440);
+    if (stringOption(args, "by") !== undefined) toolArgs.target_date = stringOption(args, "by");
+    if (minutesRaw !== undefined) toolArgs.minutes = parseIntStrict(minutesRaw, "--minutes", 1, 1440);
 
     const session = await openVaultSession(vault, args, ctx, { probeEmbedder: false });
     try {
