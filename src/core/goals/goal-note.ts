@@ -1,3 +1,4 @@
+import { readFrontmatter } from "../indexing/frontmatter";
 import { AgentError } from "../notes/agent-error";
 import { formatMinutes, parseDate, parseMinutes } from "./goal-parse";
 
@@ -20,18 +21,15 @@ export const GOAL_MARKER = "krypton-goal";
 /** Reads a goal note, forgiving hand edits: keys in any order or case, dates and durations as people write them. */
 export function parseGoalNote(path: string, text: string, today: string): Goal {
   const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  // The one frontmatter reader (quoted values unescaped: the goal name is written with JSON.stringify), keys
+  // compared without case, spaces, "_" or "-" ("Target Date", "target_date"); a list stands for its items.
+  const frontmatter = readFrontmatter(lines);
   const fields: Record<string, string> = {};
-  let body = 0;
-  if (lines[0]?.trim() === "---") {
-    const end = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
-    if (end > 0) {
-      for (const line of lines.slice(1, end)) {
-        const kv = /^\s*([A-Za-z][\w -]*?)\s*:\s*(.*)$/.exec(line);
-        if (kv) fields[kv[1].toLowerCase().replace(/[\s_-]+/g, "")] = kv[2].trim().replace(/^["']|["']$/g, "");
-      }
-      body = end + 1;
-    }
+  for (const [key, value] of Object.entries(frontmatter?.fields ?? {})) {
+    const name = key.toLowerCase().replace(/[\s_-]+/g, "");
+    if (!(name in fields)) fields[name] = typeof value === "string" ? value : Array.isArray(value) ? value.join(" ") : "";
   }
+  const body = frontmatter ? frontmatter.endLine + 1 : 0;
   const sessions: Goal["sessions"] = [];
   let inSessions = false;
   for (const line of lines.slice(body)) {

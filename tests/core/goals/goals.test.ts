@@ -147,6 +147,19 @@ describe("GoalService over a real vault", () => {
     expect((await goals.progress("Pass AWS SAA")).goal.minutes).toBe(20);
   });
 
+  // The name is written JSON-quoted; only the outer quotes were dropped when reading it back, so 'Read "Dune"'
+  // came back as 'Read \"Dune\"' (in lists, the dashboard, MCP) and was no longer found by its exact name.
+  it("a goal named with quotes or a backslash reads back as written; a nested key is not the goal's", async () => {
+    const utc = service("UTC");
+    for (const name of ['Read "Dune"', "C:\\temp course"]) {
+      expect((await utc.create(name)).goal).toBe(name);
+      await expect(utc.create(name)).rejects.toThrow(`A study goal named "${name}" already exists`);
+    }
+    expect((await utc.list()).map((g) => g.goal).sort()).toEqual(["C:\\temp course", 'Read "Dune"']);
+    const nested = parseGoalNote("G.md", "---\nkrypton-goal: true\ngoal: 'It''s mine'\nold:\n  goal: Not this\n  status: done\n---\n", "2026-11-24");
+    expect(nested).toMatchObject({ goal: "It's mine", status: "active" });
+  });
+
   it("an exact name wins over shared words: \"Pass AWS\" is not \"AWS Pass exam\", which lists first with as many", async () => {
     const goals = service("UTC");
     await goals.create("Pass AWS");
