@@ -1,3 +1,4 @@
+import { readFrontmatter } from "../indexing/frontmatter";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError, noNotesMatch } from "../notes/agent-error";
 import { folderAsSpelled, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
@@ -171,7 +172,9 @@ export class FlashcardService {
     const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
     const cards = parseCards(text, format).cards;
     if (!cards.length) throw new AgentError(`${deckPath} has no cards to export.${defaults}`, "not-found");
-    const name = parseCards(text.slice(0, 2000)).frontmatter.deck?.replace(/^"|"$/g, "") || deckPath.replace(/^.*\//, "").replace(/\.md$/i, "");
+    // The deck name as written (JSON-quoted by newDeckNote), read by the one frontmatter reader, which unescapes it.
+    const named = readFrontmatter(text.split(/\r?\n/))?.fields.deck;
+    const name = (typeof named === "string" && named.trim()) || deckPath.replace(/^.*\//, "").replace(/\.md$/i, "");
     const out = ankiExportText(name, deckPath.replace(/\.md$/i, ""), cards, localDate(this.deps.host.clock.now()));
     if (!out.exported) throw new AgentError(`None of the cards in ${deckPath} (${countOf(cards.length, "card")}) can be exported (${out.skipped[0]?.reason}).${defaults}`, "invalid-input");
     const base = `${await folderAsSpelled(ANKI_EXPORT_FOLDER, vault)}/${deckPath.replace(/^.*\//, "").replace(/\.md$/i, "")}`;

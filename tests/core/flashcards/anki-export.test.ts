@@ -94,6 +94,14 @@ describe("FlashcardService.exportAnki (real vault)", () => {
     expect(await world.vault.read("Flashcards/Mine.md")).toBe("Q::A\n");
   });
 
+  // Only the outer quotes were dropped: the Anki deck was named 'My \"best\" deck'.
+  it("names the Anki deck as the deck's name is written, quotes and all", async () => {
+    const card = { kind: "basic" as const, front: "Q?", back: "A", source: "Notes/Plain" };
+    await service().addCards('My "best" deck', [card]);
+    const out = await service().exportAnki('My "best" deck');
+    expect(await world.vault.read(out.path)).toContain('TARGET DECK\nMy "best" deck\n');
+  });
+
   it("writes into an empty 'anki exports/' as the vault spells it, not beside it", async () => {
     await fs.mkdir(join(world.vault.root, "anki exports"));
     expect((await service().exportAnki("Testing")).path).toBe("anki exports/Testing.md");
