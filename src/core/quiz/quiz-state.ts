@@ -172,9 +172,19 @@ export function readCommand(message: string): QuizCommand {
 export function gradeLocally(card: QuizCard, answer: string): Grade | null {
   const given = cardKey(answer);
   const expected = cardKey(card.answer);
-  if (given && given === expected) return { verdict: "correct", score: 1, feedback: "Correct.", by: "local" };
+  // cardKey drops every sign: "5" would pass for "-5", "C" for "C++" or "C#".
+  if (given && given === expected && signsOf(answer) === signsOf(card.answer)) return { verdict: "correct", score: 1, feedback: "Correct.", by: "local" };
   if (card.kind === "cloze") return { verdict: "wrong", score: 0, feedback: `The answer is: ${card.answer}`, by: "local" };
   return null;
+}
+
+/** The signs that change an answer's meaning (+, -, #), in order; a hyphen inside a word ("X-ray") is none. */
+function signsOf(text: string): string {
+  return text
+    .normalize("NFKC")
+    .replace(/([\p{L}\p{N}])[-\u2010\u2011\u2212](?=[\p{L}\p{N}])/gu, "$1")
+    .replace(/\u2212/g, "-")
+    .replace(/[^+#-]/g, "");
 }
 
 /**

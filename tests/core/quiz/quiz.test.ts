@@ -79,6 +79,13 @@ describe("quiz state machine", () => {
     expect(gradeLocally(cards[1], "172.31.0.0/16")).toMatchObject({ verdict: "correct", by: "local" });
     expect(gradeLocally(cards[1], "10.0.0.0/8")).toMatchObject({ verdict: "wrong", by: "local" });
     expect(gradeLocally(cards[2], "it scales")).toBeNull();
+    // Equal but for a sign is not the answer: "5" once passed for "-5", "C" for "C++".
+    const cloze = (answer: string): QuizCard => ({ kind: "cloze", prompt: "[...]", answer, source: "x" });
+    expect(gradeLocally(cloze("-5"), "5")).toMatchObject({ verdict: "wrong" });
+    expect(gradeLocally(cloze("\u22125"), "-5")).toMatchObject({ verdict: "correct" });
+    expect(gradeLocally(cloze("C++"), "C")).toMatchObject({ verdict: "wrong" });
+    expect(gradeLocally({ kind: "basic", prompt: "Q", answer: "C#", source: "x" }, "C")).toBeNull();
+    expect(gradeLocally(cloze("X-ray"), "x ray")).toMatchObject({ verdict: "correct" });
   });
 
   it("reads hint / skip / stop, anything else is an answer", () => {
