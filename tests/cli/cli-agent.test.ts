@@ -164,7 +164,7 @@ describe("krypton ask/chat --agent", () => {
     expect(blocks[0]).toContain("\n[user] What is in Long?\n");
     expect(blocks[1]).toBe(`── reply 1 ──\n${call("read_note", { path: "Projects/Long.md" })}\n`);
     expect(blocks[2]).toMatch(/^── request 2 ──\n\(To fit llama3\.1:8b's context window \(4,096 tokens\), this request shortened 1 tool result\.\)\n\[system\] /);
-    expect(blocks[2]).toMatch(/\n\[user\] Result of read_note:\n# Long\n\nword word [^\n]*\n\[… 6,085 of 12,000 characters cut here by Krypton/);
+    expect(blocks[2]).toMatch(/\n\[user\] Result of read_note:\n# Long\n\nword word [^\n]*\n\[… 6,087 of 12,000 characters cut here by Krypton/);
     expect(blocks[3]).toBe(`── reply 2 ──\n${final("It is long.")}\n`);
   });
 

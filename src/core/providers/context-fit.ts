@@ -8,14 +8,20 @@
  * schema and every other message (the question, the current turn's tool calls) are never touched. What
  * was cut is reported (ContextFit) so the user can be told: the model sees the markers, the user would not.
  */
+import { isCjk } from "../indexing/text-tokenizer";
 import type { ChatMessage, ChatRequest, ContextFit } from "../ports/chat-model";
 import { countOf, cutAt, formatCount } from "../util/text";
 import { ProviderError } from "./provider-error";
 
 /** Room for the answer when the request sets no maxTokens. */
 const REPLY_BUDGET = 1024;
-/** A rough, language-neutral estimate; over-estimating costs a little memory, under-estimating cuts the prompt. */
+/**
+ * A rough estimate per script; over-estimating costs a little memory, under-estimating cuts the prompt.
+ * Latin-script text averages about 3.5 characters per token; Cyrillic, Greek, Arabic, Indic and the like
+ * about 2; a Chinese, Japanese or Korean character (or an emoji) is a token or more on every tokenizer.
+ */
 const CHARS_PER_TOKEN = 3.5;
+const NON_LATIN_CHARS_PER_TOKEN = 2;
 /** Role markers and template text per message. */
 const TOKENS_PER_MESSAGE = 8;
 /** Every chat model has at least this window: below it, no need to ask the provider for the model's maximum. */
@@ -23,14 +29,29 @@ export const MIN_MODEL_WINDOW = 4096;
 
 /** Tokens the request will need: every message, the tool list, the output schema and the reply. */
 export function estimateTokens(request: ChatRequest): number {
-  let chars = 0;
+  let tokens = 0;
   for (const m of request.messages) {
-    chars += m.content.length;
-    if (m.toolCalls?.length) chars += JSON.stringify(m.toolCalls).length;
+    tokens += textTokens(m.content);
+    if (m.toolCalls?.length) tokens += textTokens(JSON.stringify(m.toolCalls));
   }
-  if (request.tools?.length && request.toolChoice !== "none") chars += JSON.stringify(request.tools).length;
-  if (request.jsonSchema) chars += JSON.stringify(request.jsonSchema).length;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + request.messages.length * TOKENS_PER_MESSAGE + (request.maxTokens ?? REPLY_BUDGET);
+  if (request.tools?.length && request.toolChoice !== "none") tokens += textTokens(JSON.stringify(request.tools));
+  if (request.jsonSchema) tokens += textTokens(JSON.stringify(request.jsonSchema));
+  return Math.ceil(tokens) + request.messages.length * TOKENS_PER_MESSAGE + (request.maxTokens ?? REPLY_BUDGET);
+}
+
+/** Tokens of one text, by script (see CHARS_PER_TOKEN). */
+function textTokens(text: string): number {
+  let latin = 0;
+  let other = 0;
+  let dense = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x0300) latin++;
+    // CJK punctuation, full-width forms and surrogates (emoji, rare ideographs) count as CJK does.
+    else if (isCjk(c) || (c >= 0x3000 && c <= 0x303f) || (c >= 0xd800 && c <= 0xdfff) || (c >= 0xff00 && c <= 0xffef)) dense++;
+    else other++;
+  }
+  return latin / CHARS_PER_TOKEN + other / NON_LATIN_CHARS_PER_TOKEN + dense;
 }
 
 /** True when the request may exceed the smallest window, so the model's own maximum is worth asking for. */

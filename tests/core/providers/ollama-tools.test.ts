@@ -318,6 +318,19 @@ describe("num_ctx", () => {
     expect(bodyOf(2).options.num_ctx).toBe(10_240); // the model's maximum caps it
   });
 
+  it("counts Japanese, Chinese and Korean at about a token per character, other non-Latin scripts at two characters: num_ctx holds the whole prompt", async () => {
+    // About 6,000 tokens for any current tokenizer: at 3.5 characters per token it would get a 4,096 window,
+    // and Ollama would cut the prompt's start (the system prompt and the question's context) without a word.
+    const japanese: ChatMessage[] = [ask[0], { role: "user", content: "潮の満ち引きは月と太陽の引力によって起こります。".repeat(250) }];
+    expect(japanese[1].content.length).toBe(6000);
+    expect(numCtxFor({ messages: japanese }, 16_384)).toBe(8192);
+    // Russian: about 2 characters per token (3.5 would make 5,600 tokens of 20,000 characters, not 10,000).
+    const russian: ChatMessage[] = [ask[0], { role: "user", content: "Приливы вызываются притяжением Луны и Солнца. ".repeat(435) }];
+    expect(numCtxFor({ messages: russian }, 16_384)).toBe(16_384);
+    // Latin-script text is counted as before.
+    expect(numCtxFor({ messages: [ask[0], { role: "user", content: "Tides come from the moon. ".repeat(230) }] }, 16_384)).toBe(4096);
+  });
+
   it("counts the tools and the reply budget, and the settings reach the model through the factory", async () => {
     const manyTools: ToolSpec[] = Array.from({ length: 60 }, (_, i) => ({ ...SEARCH, name: `tool_${i}`, description: "d".repeat(200) }));
     expect(estimateTokens({ messages: ask, tools: manyTools })).toBeGreaterThan(estimateTokens({ messages: ask }) + 3000);
