@@ -45,19 +45,41 @@ export function cutOffCorrection(cut: Pick<AnswerCut, "whileThinking">): string 
   return `${cutOffNote(cut, "Your last reply")} The JSON is exactly one object: ${ACTION_FORMS}.`;
 }
 
+/** Text around a call a model wrote as text: fences, chat templates' call markers, a short remark. */
+const CALL_WRAPPERS = /```[\w-]*|<\/?tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/g;
+/** More text than this beside the JSON (wrappers aside) makes it an answer that shows a call, not a call. */
+const LONGEST_REMARK = 200;
+/** JSON values tried per reply: a call comes first or after a short remark, never deep in a long answer. */
+const CANDIDATES = 8;
+
 /**
  * A tool call a model wrote as JSON text instead of a native call ({"name": "...", "arguments": {...}},
- * or the action form). Only names from `toolNames` count, so ordinary JSON in an answer is left alone.
+ * "parameters" for "arguments", or the action form), as small models do: alone, in a ```json fence, in
+ * <tool_call> tags (Qwen, Hermes), after [TOOL_CALLS] (Mistral) or <|python_tag|> (Llama 3.1), with a short
+ * remark before or after it. Only names from `toolNames` count, so ordinary JSON in an answer is left alone,
+ * and a call shown inside a longer answer stays part of that answer.
  */
 export function recoverTextToolCall(text: string, toolNames: (name: string) => boolean): { name: string; arguments: Record<string, unknown> } | null {
-  const json = extractJsonText(cleanModelText(text));
-  if (!json || json.length < text.trim().length * 0.8) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return null;
+  const clean = cleanModelText(text);
+  let from = 0;
+  for (let tried = 0; tried < CANDIDATES; tried++) {
+    const start = clean.slice(from).search(/[[{]/);
+    if (start < 0) return null;
+    const at = from + start;
+    const json = extractJsonText(clean.slice(at));
+    from = at + 1;
+    if (!json) continue;
+    const call = toolCallIn(json, toolNames);
+    if (!call) continue;
+    const remark = (clean.slice(0, at) + clean.slice(at + json.length)).replace(CALL_WRAPPERS, "").trim();
+    return remark.length <= LONGEST_REMARK ? call : null;
   }
+  return null;
+}
+
+/** The call in one JSON text ({name, arguments}, OpenAI's {function: {…}}, the action form, or the first of a list). */
+function toolCallIn(json: string, toolNames: (name: string) => boolean): { name: string; arguments: Record<string, unknown> } | null {
+  const value = safeParse(json);
   const item: unknown = Array.isArray(value) ? (value as unknown[])[0] : value;
   if (!item || typeof item !== "object") return null;
   const o = item as Record<string, unknown>;

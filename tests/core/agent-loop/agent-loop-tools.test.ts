@@ -6,6 +6,7 @@ import { ProviderError } from "../../../src/core/providers/provider-error";
 import { call, final, makeLoopWorld, ScriptedToolModel, snapshot, type LoopWorld } from "./agent-loop-fixtures";
 
 const NOTES = { "Projects/Plan.md": "# Plan\n\nShip the agent mode." };
+const READ_PLAN = JSON.stringify({ name: "read_note", arguments: { path: "Projects/Plan.md" } });
 
 describe("agent loop: confirmation of write tools", () => {
   let world: LoopWorld;
@@ -256,6 +257,30 @@ describe("agent loop, native tool calls", () => {
     // A JSON answer naming no offered tool is an answer, shown once.
     expect(result.answer).toBe('{"name": "rm_rf", "arguments": {}}');
     expect(tokens).toBe(result.answer);
+  });
+
+  it.each([
+    ["in a fence, then a remark", ["```json\n", READ_PLAN, "\n```\n", "I will read your plan note to see what it says."]],
+    ["after a remark", ["Let me read your plan note first.\n", READ_PLAN]],
+    ["before a remark", [READ_PLAN, "\nThis reads the note."]],
+    ["in <tool_call> tags (Qwen, Hermes)", ["<tool_call>\n", READ_PLAN, "\n</tool_call>"]],
+    ["after [TOOL_CALLS] (Mistral)", ["[TOOL_CALLS] [", READ_PLAN, "]"]],
+  ])("recovers a tool call a small model wrote as text %s (loopback Ollama)", async (_form, tokens) => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    world.ollama.script([{ route: "chat", tokens }, { route: "chat", reply: "Ship the agent mode." }]);
+    const { result, tokens: shown } = await world.run("What is my plan?");
+    expect(result.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note", arguments: { path: "Projects/Plan.md" } }), outcome: "ok" })]);
+    expect(result.answer).toBe("Ship the agent mode.");
+    expect(shown).toBe("Ship the agent mode.");
+  });
+
+  it("an answer that only shows a call among its text stays the answer", async () => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    const answer = `Krypton's tools are called with JSON. For example, to read your plan you could send ${READ_PLAN} to the read_note tool; it returns the note's markdown, which you can then quote, summarize or link from another note as you like.`;
+    world.ollama.script({ route: "chat", reply: answer });
+    const { result } = await world.run("How are tools called?");
+    expect(result.steps).toEqual([]);
+    expect(result.answer).toBe(answer);
   });
 
   it("falls back to the JSON protocol on 'does not support tools', cached per model", async () => {
