@@ -14,6 +14,7 @@ import { AbortedError, isAbortError } from "../util/errors";
 import { AgentToolbox } from "./agent-toolbox";
 import { clip, countOf } from "../util/text";
 import {
+  EMPTY_REPLY_NUDGE,
   jsonSystemPrompt,
   languageInstruction,
   nativeSystemPrompt,
@@ -276,6 +277,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   async function* nativeStep(step: number, reminder: ChatMessage[]): AsyncGenerator<AgentLoopEvent, "continue" | "answered"> {
     let streamed = "";
     let malformedRetries = 0;
+    /** Small models sometimes reply with nothing (often right after a tool result): asked once more, plainly. */
+    let nudge: ChatMessage[] = [];
     let result: TurnResult;
     while (true) {
       // Text is shown as it comes unless it looks like a tool call written as JSON (checked at the end).
@@ -288,13 +291,19 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
         return text;
       };
       try {
-        result = yield* turn({ tools: toolbox.specs(), toolChoice: "auto" }, reminder, onText);
+        result = yield* turn({ tools: toolbox.specs(), toolChoice: "auto" }, [...reminder, ...nudge], onText);
       } catch (err) {
         if (err instanceof ProviderError && (err.kind === "tools-unsupported" || /does not support tools/i.test(err.message))) {
           noNative.add(model.id);
           throw new FallBackToJson();
         }
         throw err;
+      }
+      const empty = result.finish === "stop" && result.calls.length === 0 && !result.text.trim();
+      if (empty && nudge.length === 0) {
+        if (streamed) yield { type: "retract", text: streamed };
+        nudge = [{ role: "user", content: EMPTY_REPLY_NUDGE }];
+        continue;
       }
       if (result.finish !== "malformed-tool-call") break;
       if (++malformedRetries > 1) throw new FallBackToJson();

@@ -46,6 +46,23 @@ describe("native tool calling through the providers", () => {
     expect(second.messages.at(-1)!.content).toMatch(/^Write your answer in English/);
   });
 
+  it("Ollama: an empty reply after a tool result (small models do this) is asked once more for the answer; empty again, a clear error", async () => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    const readPlan = { route: "chat", reply: "", extra: { toolCalls: [{ name: "read_note", arguments: { path: "Projects/Plan.md" } }] } };
+    world.ollama.script([readPlan, { route: "chat", tokens: [" ", "\n"] }, { route: "chat", reply: "Ship the agent mode." }]);
+    const { result, tokens } = await world.run("What is my plan?");
+    expect(result).toMatchObject({ answer: "Ship the agent mode.", endReason: "answer" });
+    expect(tokens).toBe("Ship the agent mode.");
+    expect(result.steps).toHaveLength(1);
+    const retry = world.bodies()[2].messages;
+    expect(retry.at(-2)).toMatchObject({ role: "user", content: expect.stringMatching(/^Your last reply was empty/) });
+    expect(retry.at(-1)!.content).toMatch(/^Write your answer in English/);
+
+    world.ollama.script([readPlan, { route: "chat", reply: "", times: 2 }]);
+    await expect(world.run("What is my plan?")).rejects.toThrow(/^The model \(ollama:llama3\.1:8b\) returned an empty answer/);
+    expect(world.bodies()).toHaveLength(6);
+  });
+
   it("Ollama: a final answer cut at the length limit is an error saying so, not an answer", async () => {
     world = await makeLoopWorld({ files: NOTES, nativeTools: true });
     world.ollama.script({ route: "chat", reply: "Your plan is to ship", extra: { doneReason: "length" } });
