@@ -39,6 +39,16 @@ const THIS_NOTE = String.raw`(?:this|the\s+current|the\s+open|the\s+active|my\s+
 const SUMMARIZE = String.raw`(?:summari[sz]e|sum\s+up|recap)`;
 const A_SUMMARY = String.raw`(?:give|write|make|get|show|create)\s+(?:me\s+)?(?:a\s+)?(?:(?:short|brief|quick|concise)\s+)?(?:summary|overview|recap)\s+of`;
 const MY_NOTES = String.raw`(?:(?:all\s+)?(?:of\s+)?(?:my|the)\s+notes|notes)`;
+/**
+ * Italian and Russian ask with a modal and an infinitive ("puoi creare …", "можешь создать …"). The infinitive
+ * alone is not taken: "Creare una nota sulle maree è utile?" is a question.
+ */
+const IT_CAN = String.raw`(?:puoi|potresti|potete|potreste)`;
+const RU_CAN = String.raw`(?:можешь|можете|мне\s+нужно)`;
+/** German puts "mir" and "bitte" after the verb ("Erstelle mir bitte eine Notiz …"). */
+const DE_ASIDE = String.raw`(?:(?:mir|bitte)\s+)*`;
+/** "über Gezeiten", "zum Thema Gezeiten": the topic after it. */
+const DE_ABOUT = String.raw`(?:[üu]ber|zu|zum|zur)\s+(?:(?:dem|das)\s+)?(?:thema\s+)?`;
 
 const POINTS_AT_CONVERSATION =
   /^(?:(?:all\s+)?(?:this|that|it|these|those|them|above|the\s+above|what\s+(?:we|you|i)\s+(?:just\s+)?(?:discussed|said|talked\s+about))|(?:this|that|our|the|my)\s+(?:conversation|discussion|chat|answer|reply|response|thread|last\s+(?:answer|message|reply)))$/i;
@@ -61,13 +71,15 @@ const OTHER_LANGUAGES: { intent: IntentKind; patterns: RegExp[] }[] = [
       // fr: crée une note sur les marées / écris-moi une note à propos de …
       re(String.raw`(?:cr[ée]e|cr[ée]er|fais|[ée]cris|r[ée]dige|g[ée]n[èe]re)(?:-moi)?\s+(?:une\s+)?(?:(?:nouvelle|courte|petite|br[èe]ve)\s+)?notes?\s+(?:sur|[àa]\s+propos\s+d[eu']\s*|concernant)\s*(.+)`),
       // de: erstelle eine Notiz über Gezeiten / schreib mir eine kurze Notiz zu …
-      re(String.raw`(?:erstelle|erstell|schreibe|schreib|mache|mach|lege|leg|verfasse)\s+(?:mir\s+)?(?:eine\s+)?(?:(?:neue|kurze|kleine)\s+)?notiz\s+(?:[üu]ber|zu|zum|zur)\s+(.+?)(?:\s+an)?`),
+      re(String.raw`(?:erstelle|erstell|schreibe|schreib|mache|mach|lege|leg|verfasse)\s+${DE_ASIDE}(?:eine\s+)?(?:(?:neue|kurze|kleine)\s+)?notiz\s+${DE_ABOUT}(.+?)(?:\s+an)?`),
+      // de, the verb last after "kannst du" (LEAD): … eine Notiz über Gezeiten erstellen?
+      re(String.raw`${DE_ASIDE}(?:eine\s+)?(?:(?:neue|kurze|kleine)\s+)?notiz\s+${DE_ABOUT}(.+?)\s+(?:erstellen|schreiben|anlegen|machen|verfassen)`),
       // pt: crie uma nota sobre as marés
       re(String.raw`(?:crie|cria|criar|escreva|escreve|fa[çc]a|faz)\s+(?:uma\s+)?(?:(?:nova|breve|pequena|curta)\s+)?notas?\s+(?:sobre|acerca\s+de)\s+(.+)`),
       // it: crea una nota sulle maree / scrivi una nota su …
-      re(String.raw`(?:crea|creami|scrivi|scrivimi|fai|genera)\s+(?:una\s+)?(?:(?:nuova|breve|piccola)\s+)?not[ae]\s+(?:(?:nuova|breve)\s+)?(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a|a\s+proposito\s+di)\s+(.+)`),
+      re(String.raw`(?:crea|creami|scrivi|scrivimi|fai|genera|${IT_CAN}\s+(?:creare|scrivere|fare|generare))\s+(?:una\s+)?(?:(?:nuova|breve|piccola)\s+)?not[ae]\s+(?:(?:nuova|breve)\s+)?(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a|a\s+proposito\s+di)\s+(.+)`),
       // ru: создай заметку о приливах
-      re(String.raw`(?:создай|создайте|напиши|напишите|сделай|составь)\s+(?:(?:новую|короткую|небольшую)\s+)?заметку\s+(?:о|об|обо|про|на\s+тему)\s+(.+)`),
+      re(String.raw`(?:создай|создайте|напиши|напишите|сделай|составь|${RU_CAN}\s+(?:создать|написать|сделать|составить))\s+(?:(?:новую|короткую|небольшую)\s+)?заметку\s+(?:о|об|обо|про|на\s+тему)\s+(.+)`),
     ],
   },
   {
@@ -75,10 +87,11 @@ const OTHER_LANGUAGES: { intent: IntentKind; patterns: RegExp[] }[] = [
     patterns: [
       re(String.raw`(?:resume|res[úu]meme|resumir|haz\s+un\s+resumen\s+de)\s+(?:esta|la)\s+nota(?:\s+actual)?`),
       re(String.raw`(?:r[ée]sume|r[ée]sumer|fais\s+un\s+r[ée]sum[ée]\s+de)(?:-moi)?\s+(?:cette|la)\s+note(?:\s+actuelle)?`),
-      re(String.raw`(?:fasse|fass)\s+(?:diese|die\s+aktuelle|die\s+offene)\s+notiz\s+zusammen`),
-      re(String.raw`(?:resuma|resume|resumir|fa[çc]a\s+um\s+resumo\s+d[ae])\s+(?:esta|a)\s+nota(?:\s+atual)?`),
+      re(String.raw`(?:fasse|fass)\s+${DE_ASIDE}(?:diese|die\s+aktuelle|die\s+offene)\s+notiz\s+zusammen`),
+      re(String.raw`${DE_ASIDE}(?:diese|die\s+aktuelle|die\s+offene)\s+notiz\s+zusammenfassen`),
+      re(String.raw`(?:resuma|resume|resumir|fa[çc]a\s+um\s+resumo\s+d[ae])\s+(?:esta|essa|a)\s+nota(?:\s+atual)?`),
       re(String.raw`(?:riassumi|riassumere|fai\s+un\s+riassunto\s+di)\s+(?:questa|la)\s+nota(?:\s+(?:corrente|attuale|aperta))?`),
-      re(String.raw`(?:перескажи|резюмируй|кратко\s+изложи|сделай\s+краткое\s+содержание)\s+(?:эту|этой|текущую|текущей|открытую)\s+заметк[уи]`),
+      re(String.raw`(?:(?:кратко\s+)?перескажи|резюмируй|кратко\s+изложи|сделай\s+краткое\s+содержание)\s+(?:эту|этой|текущую|текущей|открытую)\s+заметк[уи]`),
     ],
   },
   {
@@ -104,15 +117,16 @@ const OTHER_LANGUAGES: { intent: IntentKind; patterns: RegExp[] }[] = [
       re(String.raw`(?:busca|buscar|b[úu]scame|encuentra|encu[ée]ntrame|muestra|mu[ée]strame|lista)\s+(?:todas\s+)?(?:(?:mis|las)\s+)?notas\s+(?:sobre|acerca\s+de|de|que\s+mencionan|que\s+hablan\s+de|con)\s+(.+)`),
       re(String.raw`busca\s+en\s+(?:mis\s+|las\s+)?notas\s+(?:sobre\s+|por\s+)?(.+)`),
       re(String.raw`qu[ée]\s+notas\s+(?:hablan\s+de|mencionan|tratan\s+(?:de|sobre))\s+(.+)`),
-      re(String.raw`(?:cherche|chercher|trouve|trouver|montre|liste)(?:-moi)?\s+(?:toutes\s+)?(?:(?:les|mes)\s+)?notes\s+(?:sur|[àa]\s+propos\s+de|concernant|qui\s+parlent\s+de|mentionnant|avec)\s+(.+)`),
+      re(String.raw`(?:cherche|chercher|trouve|trouver|montre|liste)(?:-moi)?\s+(?:toutes\s+)?(?:(?:les|mes|des)\s+)?notes\s+(?:sur|[àa]\s+propos\s+de|concernant|qui\s+parlent\s+de|mentionnant|avec)\s+(.+)`),
       re(String.raw`cherche\s+dans\s+(?:mes|les)\s+notes\s+(?:pour\s+)?(.+)`),
       re(String.raw`quelles\s+notes\s+(?:parlent\s+de|mentionnent|traitent\s+de)\s+(.+)`),
-      re(String.raw`(?:finde|find|suche|such|zeige|zeig)\s+(?:mir\s+)?(?:alle\s+)?(?:meine\s+)?notizen\s+(?:[üu]ber|zu|zum|zur|mit)\s+(.+)`),
+      re(String.raw`(?:finde|find|suche|such|zeige|zeig)\s+${DE_ASIDE}(?:alle\s+)?(?:meine\s+)?notizen\s+(?:${DE_ABOUT}|mit\s+)(.+)`),
+      re(String.raw`${DE_ASIDE}(?:alle\s+)?(?:meine\s+)?notizen\s+(?:${DE_ABOUT}|mit\s+)(.+?)\s+(?:finden|suchen|zeigen)`),
       re(String.raw`durchsuche\s+(?:meine\s+|die\s+)?notizen\s+nach\s+(.+)`),
       re(String.raw`welche\s+notizen\s+(?:handeln\s+von|erw[äa]hnen|behandeln)\s+(.+)`),
       re(String.raw`(?:procure|procura|busque|busca|encontre|encontra|mostre|mostra)(?:-me)?\s+(?:todas\s+)?(?:(?:as\s+)?minhas\s+|as\s+)?notas\s+(?:sobre|de|que\s+falam\s+de|com)\s+(.+)`),
       re(String.raw`quais\s+notas\s+(?:falam\s+(?:de|sobre)|mencionam)\s+(.+)`),
-      re(String.raw`(?:cerca|trova|mostra|mostrami|elenca)\s+(?:tutte\s+)?(?:(?:le\s+)?mie\s+|le\s+)?note\s+(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a|che\s+parlano\s+di|con)\s+(.+)`),
+      re(String.raw`(?:cerca|trova|mostra|mostrami|elenca|${IT_CAN}\s+(?:cercare|trovare|mostrarmi|mostrare))\s+(?:tutte\s+)?(?:(?:le\s+)?mie\s+|le\s+)?note\s+(?:su|sul|sullo|sulla|sui|sugli|sulle|riguardo\s+a|che\s+parlano\s+di|con)\s+(.+)`),
       re(String.raw`quali\s+note\s+(?:parlano\s+di|menzionano)\s+(.+)`),
       re(String.raw`(?:найди|найти|покажи|поищи|ищи)\s+(?:все\s+)?(?:мои\s+)?заметки\s+(?:о|об|обо|про|по|на\s+тему|с)\s+(.+)`),
       re(String.raw`(?:поищи|поиск)\s+в\s+(?:моих\s+)?заметках\s+(?:про\s+|о\s+)?(.+)`),

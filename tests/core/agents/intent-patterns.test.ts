@@ -160,6 +160,8 @@ describe("detectIntent in other languages", () => {
       ["Résume cette note, s'il te plaît", "summarize-note", ""],
       ["résume mes notes sur le sommeil", "summarize-topic", "le sommeil"],
       ["que disent mes notes sur Rome ?", "summarize-topic", "Rome"],
+      ["cherche des notes sur docker", "search-notes", "docker"],
+      ["montre-moi des notes sur Kafka", "search-notes", "Kafka"],
     ],
     German: [
       ["erstelle eine Notiz über Gezeiten", "create-note", "Gezeiten"],
@@ -169,12 +171,21 @@ describe("detectIntent in other languages", () => {
       ["fasse diese Notiz zusammen", "summarize-note", ""],
       ["fasse meine Notizen über AWS zusammen", "summarize-topic", "AWS"],
       ["Was sagen meine Notizen über Schlaf?", "summarize-topic", "Schlaf"],
+      // "bitte" after the verb, and a modal question with the verb at the end, as German puts them.
+      ["Erstelle bitte eine Notiz über Gezeiten", "create-note", "Gezeiten"],
+      ["Schreib mir bitte eine Notiz zum Thema Gezeiten", "create-note", "Gezeiten"],
+      ["Kannst du eine Notiz über Gezeiten erstellen?", "create-note", "Gezeiten"],
+      ["Finde bitte Notizen über Docker", "search-notes", "Docker"],
+      ["Kannst du mir Notizen über Docker suchen?", "search-notes", "Docker"],
+      ["Fasse bitte diese Notiz zusammen", "summarize-note", ""],
+      ["Kannst du diese Notiz zusammenfassen?", "summarize-note", ""],
     ],
     Portuguese: [
       ["crie uma nota sobre as marés", "create-note", "as marés"],
       ["procure minhas notas sobre docker", "search-notes", "docker"],
       ["resuma esta nota", "summarize-note", ""],
       ["o que dizem minhas notas sobre investimentos?", "summarize-topic", "investimentos"],
+      ["resuma essa nota", "summarize-note", ""],
     ],
     Italian: [
       ["crea una nota sulle maree", "create-note", "maree"],
@@ -182,6 +193,9 @@ describe("detectIntent in other languages", () => {
       ["cerca le mie note su kubernetes", "search-notes", "kubernetes"],
       ["riassumi questa nota", "summarize-note", ""],
       ["cosa dicono le mie note sul sonno?", "summarize-topic", "sonno"],
+      ["puoi creare una nota sulle maree?", "create-note", "maree"],
+      ["potresti scrivere una nota su Docker", "create-note", "Docker"],
+      ["puoi cercare le note su kubernetes?", "search-notes", "kubernetes"],
     ],
     Russian: [
       ["создай заметку о приливах", "create-note", "приливах"],
@@ -189,6 +203,9 @@ describe("detectIntent in other languages", () => {
       ["найди заметки о кубернетес", "search-notes", "кубернетес"],
       ["перескажи эту заметку", "summarize-note", ""],
       ["что говорят мои заметки о сне?", "summarize-topic", "сне"],
+      ["можешь создать заметку о приливах?", "create-note", "приливах"],
+      ["можешь написать заметку про Docker", "create-note", "Docker"],
+      ["кратко перескажи эту заметку", "summarize-note", ""],
     ],
   };
   for (const [language, list] of Object.entries(cases)) {
@@ -204,6 +221,11 @@ describe("detectIntent in other languages", () => {
     "como faço para criar uma nota?",
     "come si crea una nota su Obsidian?",
     "как создать заметку в Obsidian?",
+    "wie kann ich eine Notiz über Gezeiten erstellen?",
+    "kann man eine Notiz über Gezeiten erstellen?",
+    "come posso creare una nota su Obsidian?",
+    "creare una nota sulle maree è utile?",
+    "создать заметку о приливах — хорошая идея?",
     "resume esta nota en inglés",
     "crea una nota sobre esto",
     "busca notas sobre",
