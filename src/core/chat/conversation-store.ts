@@ -21,6 +21,7 @@ import type { DataDirPort } from "../ports/data-dir";
 import type { Logger } from "../ports/logger";
 import { errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
+import { clip, cutAt } from "../util/text";
 import { isSafeId, newId } from "./ids";
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
 import { dropUnreadableParts } from "./stored-message-parts";
@@ -49,7 +50,7 @@ export function titleFrom(message: string): string {
   const line = message.trim().split("\n").find((l) => l.trim())?.trim() ?? "";
   const flat = line.replace(/\s+/g, " ");
   if (!flat) return NEW_CONVERSATION_TITLE;
-  return flat.length > TITLE_CHARS ? `${flat.slice(0, TITLE_CHARS - 1).trimEnd()}…` : flat;
+  return flat.length > TITLE_CHARS ? `${cutAt(flat, TITLE_CHARS - 1).trimEnd()}…` : flat;
 }
 
 function summarize(conversation: Conversation): ConversationSummary {
@@ -59,7 +60,7 @@ function summarize(conversation: Conversation): ConversationSummary {
     id: conversation.id,
     title: conversation.title,
     updatedAt: conversation.updatedAt,
-    summary: flat.length > SUMMARY_CHARS ? `${flat.slice(0, SUMMARY_CHARS - 1)}…` : flat,
+    summary: clip(flat, SUMMARY_CHARS),
     messageCount: conversation.messages.length,
   };
 }

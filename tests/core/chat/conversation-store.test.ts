@@ -277,4 +277,19 @@ describe("ConversationStore", () => {
     expect(titleFrom("x".repeat(100))).toHaveLength(60);
     expect(titleFrom("   ")).toBe(NEW_CONVERSATION_TITLE);
   });
+
+  it("an emoji or rare character at the cut of a title or summary is kept whole or left out, never halved, across a reload", async () => {
+    const question = `${"a".repeat(58)}🌊 and ${"b".repeat(53)}𝄞 and the rest of a long question about tides`;
+    const store = open();
+    const c = await store.create(question);
+    await store.put(c.id, msg("m1", "user", question));
+    const reloaded = open();
+    const title = (await reloaded.get(c.id))!.title;
+    const [summary] = await reloaded.list();
+    const halfPair = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    expect(title).toBe(`${"a".repeat(58)}…`);
+    expect(summary.title).toBe(title);
+    expect(summary.summary).toBe(`${"a".repeat(58)}🌊 and ${"b".repeat(53)}…`);
+    expect(halfPair.test(title) || halfPair.test(summary.summary)).toBe(false);
+  });
 });
