@@ -8,7 +8,7 @@ import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ContextFit, Finish
 import type { Clock } from "../ports/clock";
 import { asEarlierTurns, fitNotice, mergeFits } from "../providers/context-fit";
 import { redact } from "../util/redact";
-import { ProviderError } from "../providers/provider-error";
+import { isNoAnswer, ProviderError } from "../providers/provider-error";
 import { finishedText } from "../providers/turn-views";
 import { AbortedError, isAbortError } from "../util/errors";
 import { AgentToolbox } from "./agent-toolbox";
@@ -99,7 +99,13 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   /** What the run's requests lost to fit the window, merged over every step: one notice per answer. */
   let fit = null as ContextFit | null; // set in handleEvent: the assertion keeps TypeScript from narrowing it to null
 
-  const caps = await model.capabilities(signal).catch(() => ({ tools: false }));
+  // A server that did not answer /api/show will not answer the chat request either (isNoAnswer): that is the
+  // error, said after one wait rather than two. Other failures leave it to the chat request to explain.
+  let unanswered = null as ProviderError | null; // set in the callback: the assertion keeps TypeScript from narrowing it to null
+  const caps = await model.capabilities(signal).catch((err: unknown) => {
+    if (isNoAnswer(err)) unanswered = err;
+    return { tools: false };
+  });
   let protocol: AgentProtocol = caps.tools && !noNative.has(model.id) && toolbox.tools.length > 0 ? "native" : "json";
 
   const base = (): ChatMessage[] => [
@@ -215,6 +221,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
   }
 
   try {
+    if (unanswered) throw unanswered;
     let step = 0;
     while (true) {
       if (signal.aborted) throw timedOut ? new TimeLimit() : new AbortedError();

@@ -65,5 +65,13 @@ export class IncompleteAnswerError extends ProviderError {
   }
 }
 
+/**
+ * The server never answered (a timeout, or down): a second request to it will not fare better, so a failed
+ * preliminary call (Ollama's /api/show) is the error to report, rather than waiting again for the real one.
+ */
+export function isNoAnswer(err: unknown): err is ProviderError {
+  return err instanceof ProviderError && (err.kind === "timeout" || err.kind === "unreachable");
+}
+
 /** Re-exported so provider code keeps one import; the rule lives in core/util/errors.ts. */
 export { isAbortError } from "../util/errors";

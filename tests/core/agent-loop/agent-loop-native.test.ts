@@ -69,6 +69,16 @@ describe("native tool calling through the providers", () => {
     await expect(world.run("What is my plan?")).rejects.toThrow(/^the answer from ollama:llama3\.1:8b was cut off at the model's length limit$/);
   });
 
+  it("Gemini behind an address that takes connections but never answers: one wait (the models endpoint's), no chat request", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    gemini = await startGeminiServer();
+    gemini.setDefault({ stall: true });
+    // Another model than the other tests': what the models endpoint said is remembered per model.
+    world.model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.0-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 100, retry: FAST_RETRY });
+    await expect(world.run("What is my plan?")).rejects.toThrow(/^Gemini did not answer within 1 s/);
+    expect(gemini.requests.map((r) => r.route)).toEqual(["model"]);
+  });
+
   it("Gemini: an answer stopped for safety is an error naming the reason, not 'an empty answer'", async () => {
     world = await makeLoopWorld({ files: NOTES });
     gemini = await startGeminiServer();

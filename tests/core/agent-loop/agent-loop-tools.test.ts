@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../../../src/core/tools/tool-registry";
 import { ProviderError } from "../../../src/core/providers/provider-error";
+import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
+import { FAST_RETRY } from "../providers/provider-fixtures";
 import { call, final, makeLoopWorld, ScriptedToolModel, snapshot, type LoopWorld } from "./agent-loop-fixtures";
 
 const NOTES = { "Projects/Plan.md": "# Plan\n\nShip the agent mode." };
@@ -174,6 +176,14 @@ describe("agent loop: Stop, limits and logs", () => {
     const { result } = await pending;
     expect(result.endReason).toBe("stopped");
     while (!world.ollama.requestsTo("chat")[0].closedEarly) await new Promise((r) => setTimeout(r, 5));
+  });
+
+  it("an Ollama that takes connections but never answers is reported after one wait: /api/show's, not again for the chat request", async () => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    world.ollama.setDefault({ stall: true });
+    world.model = new OllamaChatModel({ baseUrl: world.ollama.url, model: "llama3.1:8b", fetch: world.host.fetch, clock: world.host.clock, timeoutMs: 100, retry: FAST_RETRY });
+    await expect(world.run("What is my plan?")).rejects.toThrow(/^Ollama did not answer within 1 s at http:\/\/127\.0\.0\.1:\d+\.$/);
+    expect(world.ollama.requests.map((r) => r.route)).toEqual(["show"]);
   });
 
   it("the wall-clock cap ends a turn with a marked message", async () => {

@@ -318,6 +318,14 @@ describe("num_ctx", () => {
     expect(bodyOf(2).options.num_ctx).toBe(10_240); // the model's maximum caps it
   });
 
+  it("an Ollama that takes connections but never answers: a long prompt's /api/show is the one wait, the chat request is not sent", async () => {
+    server.setDefault({ stall: true });
+    const hung = new OllamaChatModel({ baseUrl: server.url, model: "llama3.1:8b", fetch: nodeFetch, clock: nodeClock, timeoutMs: 100, retry: FAST_RETRY });
+    const long: ChatMessage[] = [ask[0], { role: "user", content: "x".repeat(30_000) }];
+    await expect(hung.complete({ messages: long })).rejects.toMatchObject({ kind: "timeout", message: expect.stringMatching(/^Ollama did not answer within 1 s/) });
+    expect(server.requests.map((r) => r.route)).toEqual(["show"]);
+  });
+
   it("counts Japanese, Chinese and Korean at about a token per character, other non-Latin scripts at two characters: num_ctx holds the whole prompt", async () => {
     // About 6,000 tokens for any current tokenizer: at 3.5 characters per token it would get a 4,096 window,
     // and Ollama would cut the prompt's start (the system prompt and the question's context) without a word.

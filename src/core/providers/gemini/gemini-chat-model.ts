@@ -3,6 +3,7 @@ import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../..
 import type { Clock } from "../../ports/clock";
 import type { FetchLike } from "../../ports/http";
 import { isAbortError } from "../../util/errors";
+import { isNoAnswer } from "../provider-error";
 import { guardedCall, guardedStream } from "../guarded-stream";
 import { fitRequest, needsModelWindow, type FittedRequest } from "../context-fit";
 import { GEMINI_CAPPED_OUTPUT } from "../answer-room";
@@ -118,7 +119,8 @@ export class GeminiChatModel implements ChatModel {
         });
         known = { contextLength: typeof info.inputTokenLimit === "number" && info.inputTokenLimit > 0 ? info.inputTokenLimit : undefined };
       } catch (err) {
-        if (isAbortError(err) || signal?.aborted) throw err;
+        // Nor is a server that never answered: the chat request would only wait for it again (isNoAnswer).
+        if (isAbortError(err) || signal?.aborted || isNoAnswer(err)) throw err;
         known = { failedUntil: clock.now() + GEMINI_MODEL_INFO_RETRY_MS }; // not known; the chat request itself reports what is wrong
       }
       modelInfo.set(key, known);

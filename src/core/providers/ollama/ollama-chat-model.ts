@@ -7,6 +7,7 @@ import { ThinkSplitter } from "../../util/think-blocks";
 import { guardedCall, guardedStream } from "../guarded-stream";
 import { isAbortError } from "../../util/errors";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
+import { isNoAnswer } from "../provider-error";
 import { collectTurnText, textDeltas, withCapOnCut } from "../turn-views";
 import { estimateTokens, fitRequest, needsModelWindow, type ContextWindow } from "../context-fit";
 import { OLLAMA_REASONING_ROOM, withReasoningRoom } from "../answer-room";
@@ -167,7 +168,8 @@ export class OllamaChatModel implements ChatModel {
     try {
       return await this.capabilities(request.signal);
     } catch (err) {
-      if (isAbortError(err)) throw err;
+      // A server that did not answer will not answer the chat request either: no second wait.
+      if (isAbortError(err) || isNoAnswer(err)) throw err;
       return undefined; // the chat request itself reports what is wrong
     }
   }
