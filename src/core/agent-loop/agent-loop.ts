@@ -23,7 +23,7 @@ import {
   stepLimitMessage,
 } from "./agent-prompts";
 import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
-import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall } from "./json-protocol";
+import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall, textFinalResponse } from "./json-protocol";
 import { cutOffAdvice, cutOffReason, type AnswerCut } from "../model/ask-model";
 
 export interface AgentLoopOptions {
@@ -322,9 +322,11 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     }
     if (result.calls.length === 0) {
       requireFinished(result); // an answer cut at the length limit is not the answer
-      answer = result.text.trim() ? result.text : "";
-      // Held text that was not a tool call after all is the answer: show it now.
-      if (!streamed && answer) yield { type: "token", text: answer };
+      const written = textFinalResponse(result.text);
+      answer = written ?? (result.text.trim() ? result.text : "");
+      if (written !== null && streamed) yield { type: "retract", text: streamed };
+      // Held text that was not a tool call after all is the answer (or a JSON final answer's response): show it now.
+      if ((!streamed || written !== null) && answer) yield { type: "token", text: answer };
       if (!answer.trim()) throw new ProviderError("bad-response", `The model (${model.id}) returned an empty answer. Try again, or try another model.`);
       return "answered";
     }

@@ -77,6 +77,17 @@ export function recoverTextToolCall(text: string, toolNames: (name: string) => b
   return null;
 }
 
+/**
+ * The response of a final action a model wrote as its whole reply in a native turn
+ * ({"action":"final","response":"…"}, maybe fenced), as one that saw the JSON protocol may; else null.
+ */
+export function textFinalResponse(text: string): string | null {
+  const clean = cleanModelText(text);
+  if (!clean.startsWith("{") || !clean.endsWith("}")) return null;
+  const parsed = parseAction(clean);
+  return parsed.ok && parsed.action.action === "final" ? parsed.action.response : null;
+}
+
 /** The call in one JSON text ({name, arguments}, OpenAI's {function: {…}}, the action form, or the first of a list). */
 function toolCallIn(json: string, toolNames: (name: string) => boolean): { name: string; arguments: Record<string, unknown> } | null {
   const value = safeParse(json);

@@ -284,6 +284,17 @@ describe("agent loop, native tool calls", () => {
     expect(shown).toBe("Ship the agent mode.");
   });
 
+  it.each([
+    ["alone", [final("Ship the agent mode.")]],
+    ["in a fence", ["```json\n", final("Ship the agent mode."), "\n```"]],
+  ])("takes the response of a final answer a model wrote as the JSON action object (%s) in a native turn", async (_form, tokens) => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    world.ollama.script({ route: "chat", tokens });
+    const { result, tokens: shown } = await world.run("What is my plan?");
+    expect(result).toMatchObject({ protocol: "native", answer: "Ship the agent mode." });
+    expect(shown).toBe("Ship the agent mode.");
+  });
+
   it("an answer that only shows a call among its text stays the answer", async () => {
     world = await makeLoopWorld({ files: NOTES, nativeTools: true });
     const answer = `Krypton's tools are called with JSON. For example, to read your plan you could send ${READ_PLAN} to the read_note tool; it returns the note's markdown, which you can then quote, summarize or link from another note as you like.`;
