@@ -55,6 +55,8 @@ export class IndexStore {
   unsavedTextChars = 0;
   /** Shards whose chunk texts could not be read back (damaged or cut files), with why: VaultIndex re-indexes their notes. */
   readonly unreadableTexts = new Map<number, string>();
+  /** Notes a save dropped because their saved texts could not be read: VaultIndex reads them from the vault again. */
+  readonly droppedNotes = new Set<string>();
 
   clear(): void {
     this.notes.clear();
@@ -74,6 +76,7 @@ export class IndexStore {
     this.textCache.clear();
     this.textBuffers.clear();
     this.unsavedTextChars = 0;
+    this.droppedNotes.clear();
   }
 
   get hasDirty(): boolean {
@@ -357,20 +360,30 @@ export class IndexStore {
 
   /**
    * The notes of a shard about to be saved, each with every chunk text at hand (in memory or in the
-   * shard's previous file). Notes whose saved texts cannot be read any more are dropped from the index,
-   * so the next scan reads them again from the vault (their vectors stay claimable by text hash).
+   * shard's previous file). Notes whose saved texts cannot be read any more are dropped from the index
+   * and listed in droppedNotes, so the writer reads them again from the vault at once (their vectors
+   * stay claimable by text hash until then); damage is recorded like a search's (unreadableTexts).
    */
   private async notesWithTexts(data: DataDirPort, paths: string[], previous: ShardEntry | undefined): Promise<NoteRecord[]> {
     const notes = paths.map((p) => this.notes.get(p)).filter((n): n is NoteRecord => n !== undefined);
     const needsFile = notes.some((n) => n.chunks.some((r) => r.text === undefined));
     if (!needsFile) return notes;
     let texts: ShardTexts | null = null;
-    if (previous) texts = await this.shardTexts(data, previous).catch(() => null);
+    if (previous) {
+      texts = await this.shardTexts(data, previous).catch((err: unknown) => {
+        this.noteTextDamage(previous, err);
+        return null;
+      });
+    }
     const kept: NoteRecord[] = [];
     for (const note of notes) {
       const readable = note.chunks.every((r) => r.text !== undefined || (texts !== null && r.at >= 0 && r.at < texts.count));
-      if (readable) kept.push(note);
-      else this.detach(note);
+      if (readable) {
+        kept.push(note);
+      } else {
+        this.detach(note);
+        this.droppedNotes.add(note.path);
+      }
     }
     return kept;
   }

@@ -391,6 +391,12 @@ export class VaultIndex implements VaultIndexApi {
       }
       this.startBackground();
     }
+    // Dropped by a save that needed their damaged texts: read now, while their vectors are still claimable.
+    if (this.writable && this.store.droppedNotes.size > 0) {
+      for (const path of this.store.droppedNotes) this.queued.set(path, "check");
+      this.store.droppedNotes.clear();
+      this.startBackground();
+    }
   }
 
   // ---------------------------------------------------------------- status
@@ -1030,6 +1036,7 @@ export class VaultIndex implements VaultIndexApi {
       }
       const generation = ++this.generation;
       const obsolete = await this.store.writeDirtyShards(this.host.data, generation, slicer);
+      this.reindexUnreadableShards();
       const dim = this.store.vectors.dim;
       const manifest: Manifest = {
         format: INDEX_FORMAT,

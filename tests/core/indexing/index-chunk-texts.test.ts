@@ -307,6 +307,45 @@ describe("chunk texts live on disk once saved", () => {
     }
   });
 
+  it("damaged texts in a shard whose notes were touched since: the save that drops them reads them again at once, vectors kept", async () => {
+    const h = await makeHarness(notes);
+    try {
+      await savedWithDamagedTexts(h, (shards) => shards[0], (bytes) => void (bytes[bytes.length - 3] ^= 0x21));
+      // A copy or a sync tool gives every note a new mtime: the scan reads them (same content) and the
+      // shard is saved again, which needs the damaged texts.
+      const later = new Date(Date.now() + 60_000);
+      for (const name of Object.keys(notes)) await fs.utimes(join(h.vault.root, name), later, later);
+
+      const index = h.open();
+      try {
+        h.embedder.reset();
+        await index.open();
+        const checked = await index.checkSavedTexts();
+        await index.idle();
+        expect(checked.repaired?.[0]).toMatch(/checksum mismatch.*indexed again/);
+        expect(index.status().notes).toBe(Object.keys(notes).length);
+        expect(index.status().embedded).toBe(index.status().chunks);
+        expect(h.embedder.calls).toBe(0); // the vectors came back by text hash
+      } finally {
+        await index.close();
+      }
+      // What was saved holds every note with its vectors: nothing is embedded again on the next start.
+      const again = h.open();
+      try {
+        h.embedder.reset();
+        const status = await again.open();
+        expect(status.notes).toBe(Object.keys(notes).length);
+        expect(status.embedded).toBe(status.chunks);
+        expect(h.embedder.calls).toBe(0);
+        expect((await again.searchNotes("moon pulls the ocean"))[0].path).toBe("Tides.md");
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await h.cleanup();
+    }
+  });
+
   it("a reader whose shard file was replaced by the writer since it loaded still shows the chunk's text (read from the note)", async () => {
     const h = await makeHarness(notes);
     try {
