@@ -680,17 +680,17 @@ export class VaultIndex implements VaultIndexApi {
           await this.host.clock.sleep(50 * (attempt + 1), signal);
           continue;
         }
-        this.discard(`${errorText(err)}; the index was rebuilt`);
+        this.discard(errorText(err));
         return;
       }
       if (!manifest) {
         const files = await this.host.data.list(INDEX_DIR).catch(() => [] as string[]);
-        if (files.some((f) => f.startsWith("shard-"))) this.discard("the index manifest was missing; the index was rebuilt");
+        if (files.some((f) => f.startsWith("shard-"))) this.discard("the index manifest was missing");
         return;
       }
       const incompatible = this.incompatibility(manifest);
       if (incompatible) {
-        this.discard(`${incompatible}; the index was rebuilt`);
+        this.discard(incompatible);
         return;
       }
       // Another chunk size: keep everything, re-chunk on the sync that follows (unchanged chunk texts keep their vectors).
@@ -727,6 +727,7 @@ export class VaultIndex implements VaultIndexApi {
   private rechunkAll = false;
 
   private incompatibility(manifest: Manifest): string | null {
+    if (manifest.format > INDEX_FORMAT) return `the index was saved by a newer version of Krypton (index format ${manifest.format}; this version uses format ${INDEX_FORMAT})`;
     if (!READABLE_FORMATS.includes(manifest.format)) return `the index format changed (${manifest.format} → ${INDEX_FORMAT})`;
     if (manifest.chunkerVersion !== CHUNKER_VERSION) return "the note chunker changed";
     return null;

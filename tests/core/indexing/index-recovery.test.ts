@@ -78,6 +78,8 @@ describe("VaultIndex: persistence and recovery", () => {
     expect(status.chunks).toBe(chunks);
     expect(status.embedded).toBe(chunks);
     expect(status.rebuiltReason).toMatch(reason);
+    // Every host puts "rebuilt" before the reason ("Krypton rebuilt its index: …"): the reason does not say it again.
+    expect(status.rebuiltReason).not.toMatch(/rebuilt/);
     expect((await index.searchNotes("bananas"))[0].path).toBe("B.md");
     await index.close();
     // Repaired on disk: the next start is clean and embeds nothing.
@@ -95,9 +97,19 @@ describe("VaultIndex: persistence and recovery", () => {
     await fs.writeFile(path, JSON.stringify({ ...manifest, format: 999 }));
     const index = h.open();
     const status = await index.open();
-    expect(status.rebuiltReason).toMatch(/format/);
+    // A newer Krypton's index is named as such, so the user knows which copy of Krypton is behind.
+    expect(status.rebuiltReason).toBe(`the index was saved by a newer version of Krypton (index format 999; this version uses format ${INDEX_FORMAT})`);
     expect(status.chunks).toBe(chunks);
     expect(h.embedder.texts).toHaveLength(chunks);
+  });
+
+  it("names an index in a format this version no longer reads as an older one", async () => {
+    const path = join(h.vault.root, ".krypton", "index", "manifest.json");
+    const manifest = JSON.parse(await fs.readFile(path, "utf8"));
+    await fs.writeFile(path, JSON.stringify({ ...manifest, format: 1 }));
+    const status = await h.open().open();
+    expect(status.rebuiltReason).toBe(`the index format changed (1 → ${INDEX_FORMAT})`);
+    expect(status.chunks).toBe(chunks);
   });
 
   it("rebuilds an index made by another chunker version", async () => {
