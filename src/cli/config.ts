@@ -46,10 +46,13 @@ export type Env = Record<string, string | undefined>;
 
 export function configDirFrom(env: Env, args: ParsedArgs): string {
   const dir = stringOption(args, "config-dir") ?? nonEmpty(env.KRYPTON_CONFIG_DIR) ?? DEFAULT_CONFIG_DIR;
-  if (path.isAbsolute(dir) || dir.split(/[\\/]/).includes("..")) {
+  // "" or "." would make the vault itself the config folder: its data.json (exclude patterns) would quietly not apply.
+  const normalized = path.posix.normalize(dir.replace(/\\/g, "/")).replace(/\/+$/, "");
+  if (path.isAbsolute(dir) || dir.split(/[\\/]/).includes("..") || normalized === "." || normalized === "") {
     throw new UsageError(`the config folder must be a folder inside the vault, got "${dir}"`);
   }
-  return dir;
+  // One spelling ("./.obsidian/" is ".obsidian"), as the read policy compares note paths with it.
+  return normalized;
 }
 
 export function pluginDataPath(vaultRoot: string, configDir: string): string {

@@ -170,6 +170,14 @@ describe("CLI settings: data.json < environment < flags", () => {
     expect(viaEnv.settings.chatModel).toBe("custom-dir");
     expect(viaEnv.configDir).toBe(".config-x");
     await expect(loadCliConfig(vault.root, {}, args("--config-dir", "../elsewhere"))).rejects.toThrow(/inside the vault/);
+    // The vault itself is no config folder: its settings (exclude patterns) would quietly not apply.
+    for (const root of ["", ".", "./", "a/.."]) {
+      await expect(loadCliConfig(vault.root, {}, args("--config-dir", root))).rejects.toThrow(/a folder inside the vault/);
+    }
+    // Spelled another way, it is the same folder: found, and named as the read policy knows it.
+    const spelled = await loadCliConfig(vault.root, {}, args("--config-dir", "./.config-x/"));
+    expect(spelled.settings.chatModel).toBe("custom-dir");
+    expect(spelled.configDir).toBe(".config-x");
   });
 
   it("lists the keys and token as secrets so output can mask them", async () => {
