@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { dataDirWriteError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
 import { diskRanges } from "./file-ranges";
-import { isCode, orMissing } from "./fs-errors";
+import { deniedWrite, isCode, orMissing } from "./fs-errors";
 
 /** Krypton's machine-state folder (<vault>/.krypton) on disk. Writes are temp file + rename. */
 export class FsDataDir implements DataDirPort {
@@ -152,10 +152,5 @@ export function dataDirWriteProblem(dir: string): string | null {
     const why = deniedWrite(err);
     return why ? dataDirWriteError(full, why).message : null;
   }
-}
-
-/** A write the file system refused (permissions, a read-only mount), in words; null for any other error. */
-function deniedWrite(err: unknown): string | null {
-  return isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
 }
 

@@ -17,3 +17,17 @@ export async function orMissing<T>(reading: Promise<T>): Promise<T | null> {
     throw err;
   }
 }
+
+/** A write the file system refused (permissions, a read-only mount), in words; null for any other error. */
+export function deniedWrite(err: unknown): string | null {
+  return isCode(err, "EACCES") || isCode(err, "EPERM") ? "permission denied" : isCode(err, "EROFS") ? "read-only file system" : null;
+}
+
+/**
+ * A refused write as that reason alone ("permission denied", code kept), for errors about a note: Node's
+ * message names the path it tried, which is a hidden temp file or a folder, never the note. Others as they are.
+ */
+export function inWordsIfDenied(err: unknown): unknown {
+  const why = deniedWrite(err);
+  return why ? Object.assign(new Error(why), { code: (err as { code?: string }).code }) : err;
+}

@@ -4,7 +4,7 @@ import { dirname, join, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
 import { decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError, rewrittenNote, withoutByteOrderMark } from "../core/notes/read-policy";
 import { statAll } from "./stat-all";
-import { isCode, isMissing, orMissing } from "./fs-errors";
+import { inWordsIfDenied, isCode, isMissing, orMissing } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
 import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 import type { Logger } from "../core/ports/logger";
@@ -159,6 +159,14 @@ export class FsVault implements VaultPort {
   }
 
   async createNote(path: string, content: string): Promise<void> {
+    try {
+      await this.createNow(path, content);
+    } catch (err) {
+      throw inWordsIfDenied(err);
+    }
+  }
+
+  private async createNow(path: string, content: string): Promise<void> {
     const full = this.resolveInside(path);
     const madeFolder = await fs.mkdir(dirname(full), { recursive: true });
     // Write a hidden temp file beside the target, then hard-link it into place: link() fails with
@@ -210,7 +218,9 @@ export class FsVault implements VaultPort {
     // Writes to notes from this process run one after another: between the re-check and the rename below,
     // a second write would otherwise be lost (renamed over). One queue for all notes, because two names can
     // be one file (a link and its target; two spellings of a name on macOS). Other processes are re-checked.
-    return this.writing.run(() => this.processNow(path, fn, expected));
+    return this.writing.run(() => this.processNow(path, fn, expected)).catch((err: unknown) => {
+      throw inWordsIfDenied(err);
+    });
   }
 
   private async processNow(path: string, fn: (current: string) => string, expected: string | undefined): Promise<void> {

@@ -215,6 +215,32 @@ describe("a vault the CLI cannot write", () => {
     expect(r.stderr).toContain(`This conversation is not saved (cannot write ${join(vault.root, ".krypton")} (permission denied))`);
     expect(r.stderr).not.toMatch(/another Krypton process/);
   });
+
+  it.each([
+    ["an existing folder", "Cooking"],
+    ["a folder it would make", "Krypton"],
+  ])("a note it cannot create in %s is said in words, naming the note, not the temp file it writes through", async (_what, folder) => {
+    ollama.script({ route: "chat", reply: "# Photosynthesis\n\n## Overview\n\nPlants turn light into sugar." });
+    const r = await run(["ask", vault.root, "create a note on photosynthesis", "--folder", folder]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`krypton: Could not save the note at ${folder}/photosynthesis.md: permission denied\n`);
+    expect(r.stderr).not.toMatch(/EACCES|\.tmp|krypton-new/);
+  });
+
+  it("a goal it cannot log on is said in words too, and the goal note stays as it was", async () => {
+    const goal = "---\nkrypton-goal: true\ngoal: \"Pass AWS SAA\"\nstatus: active\nminutes: 0\n---\n\n# Pass AWS SAA\n\n## Sessions\n";
+    await vault.write("Study goals/Pass AWS SAA.md", goal);
+    const folder = join(vault.root, "Study goals");
+    await fs.chmod(folder, 0o555);
+    try {
+      const r = await run(["goals", vault.root, "log", "aws", "--minutes", "30"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe("krypton: Could not log on Study goals/Pass AWS SAA.md: permission denied\n");
+    } finally {
+      await fs.chmod(folder, 0o755);
+    }
+    expect(await vault.read("Study goals/Pass AWS SAA.md")).toBe(goal);
+  });
 });
 
 describe("a file named .krypton in the vault", () => {
