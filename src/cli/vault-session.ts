@@ -199,7 +199,12 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
       cannotSave
         ? keywordOnlyWarning(`${cannotSave}, so no index with embeddings can be saved`, use)
         : status.embedded === 0
-        ? keywordOnlyWarning(`the saved index has no embeddings yet (run \`krypton index ${session.root}\`)`, use)
+        ? keywordOnlyWarning(
+            status.rebuiltReason
+              ? `the saved index could not be used (run \`krypton index ${session.root}\` to repair it)`
+              : `the saved index has no embeddings yet (run \`krypton index ${session.root}\`)`,
+            use,
+          )
         : `${formatCount(missing)} of ${countOf(status.chunks, "chunk")} changed since the last \`krypton index\` and ${missing === 1 ? "is" : "are"} searched by keywords only`,
     );
   } else if (use === "search" && status.embedderError) {

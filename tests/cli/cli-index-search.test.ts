@@ -129,6 +129,20 @@ describe("krypton index / search / status", () => {
     expect((JSON.parse(inPlace.stdout) as SearchJson[])[0].path).toBe("Travel/Lisbon.md");
   });
 
+  it("search on an index whose shard is cut short says the saved index is damaged, not that it has no embeddings yet", async () => {
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    const indexDir = join(bed.vault.root, ".krypton", "index");
+    const manifest = JSON.parse(await fs.readFile(join(indexDir, "manifest.json"), "utf8")) as { shards: { file: string }[] };
+    const file = join(indexDir, manifest.shards[0].file);
+    await fs.truncate(file, 100);
+    const r = await runCli(["search", bed.vault.root, "steep hills", "--json"], { env: bed.env });
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as SearchJson[])[0].path).toBe("Travel/Lisbon.md");
+    expect(r.stderr).toContain(`krypton: warning: the saved index could not be used (run \`krypton index ${bed.vault.root}\` to repair it); searching by keywords only\n`);
+    expect(r.stderr).not.toMatch(/no embeddings yet/);
+    expect((await fs.stat(file)).size).toBe(100); // search never writes the index
+  });
+
   it("search --limit caps the result count; the query may be several words without quotes", async () => {
     const r = await runCli(["search", bed.vault.root, "steep", "descent", "--limit", "1", "--json"], { env: bed.env });
     expect(r.code).toBe(0);
