@@ -36,14 +36,17 @@ export function describeError(err: unknown): string {
     return err.message;
   }
   if (err instanceof ProviderError) return err.message;
-  const code = (err as { code?: unknown } | null)?.code;
   const path = (err as { path?: unknown } | null)?.path;
-  if (typeof code === "string" && typeof path === "string") {
-    const reason = FS_REASONS[code];
-    if (reason) return `${reason}: ${path}`;
-  }
+  const reason = fsReason(err);
+  if (reason && typeof path === "string") return `${reason}: ${path}`;
   if (err instanceof Error) return err.message || err.name;
   return String(err);
+}
+
+/** A file system error's reason in words ("is a folder, not a file"), or null for other errors and unknown codes. */
+export function fsReason(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" && Object.prototype.hasOwnProperty.call(FS_REASONS, code) ? FS_REASONS[code] : null;
 }
 
 const FS_REASONS: Record<string, string> = {

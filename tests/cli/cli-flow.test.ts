@@ -377,5 +377,12 @@ describe("krypton flow", () => {
     const missing = await runCli(["flow", "validate", join(bed.vault.root, "nope.md")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no such file");
+    // A folder or an input file that cannot be read: the reason in words, never a bare error code.
+    const folder = await runCli(["flow", "validate", join(bed.vault.root, "Notes")]);
+    expect(folder.code).toBe(1);
+    expect(folder.stderr).toBe(`krypton: cannot read ${join(bed.vault.root, "Notes")}: is a folder, not a file\n`);
+    const input = await runCli(["flow", "run", retryLoop, "--input-file", join(bed.vault.root, "Notes")], { env: bed.env });
+    expect(input.code).toBe(1);
+    expect(input.stderr).toContain(`krypton: cannot read the input file ${join(bed.vault.root, "Notes")}: is a folder, not a file\n`);
   });
 });

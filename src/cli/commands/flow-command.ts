@@ -8,7 +8,7 @@ import { parseFlowSource, usesTools } from "../../core/workflows/workflow-servic
 import { flag, stringOption, type ParsedArgs } from "../args";
 import type { Command, CommandContext } from "../command";
 import { CONFIG_OPTIONS, configDirFrom } from "../config";
-import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "../errors";
+import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fsReason, UsageError } from "../errors";
 import type { Output } from "../output";
 import { openVaultSession, type VaultSession } from "../vault-session";
 import { WarnOnce } from "../warn-once";
@@ -66,7 +66,7 @@ export const flowCommand: Command = {
       source = await readFile(filePath, "utf8");
     } catch (err) {
       const code = (err as { code?: string }).code;
-      throw new CliError(code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${code ?? String(err)}`);
+      throw new CliError(code === "ENOENT" ? `no such file: ${file}` : `cannot read ${file}: ${fsReason(err) ?? code ?? String(err)}`);
     }
 
     const parsed = parseFlowSource(source, path.basename(filePath));
@@ -160,8 +160,8 @@ async function inputOf(args: ParsedArgs, ctx: CommandContext): Promise<string> {
   if (file !== undefined) {
     try {
       return await readFile(path.resolve(ctx.cwd, file), "utf8");
-    } catch {
-      throw new CliError(`cannot read the input file ${file}`);
+    } catch (err) {
+      throw new CliError(`cannot read the input file ${file}: ${fsReason(err) ?? describeError(err)}`);
     }
   }
   if (ctx.stdin.isTTY) throw new UsageError("missing --input: the text the flow starts from");
