@@ -55,17 +55,17 @@ export function createOutput(stdout: Stream, stderr: Stream, env: Record<string,
   };
   const err = (text: string) => {
     clearProgress();
-    stderr.write(mask(text));
+    stderr.write(terminalSafe(mask(text)));
   };
 
   return {
     out: (text) => {
       clearProgress();
-      stdout.write(mask(text));
+      stdout.write(terminalSafe(mask(text)));
     },
     line: (text = "") => {
       clearProgress();
-      stdout.write(mask(text) + "\n");
+      stdout.write(terminalSafe(mask(text)) + "\n");
     },
     json: (value) => {
       clearProgress();
@@ -97,6 +97,17 @@ export function createOutput(stdout: Stream, stderr: Stream, env: Record<string,
     bold: (text) => (color ? `\x1b[1m${text}\x1b[22m` : text),
     dim: (text) => (color ? `\x1b[2m${text}\x1b[22m` : text),
   };
+}
+
+/**
+ * Text for a terminal: note names, titles, snippets and model answers come from others, and their control
+ * characters would drive the terminal (clear it, set its title, write the clipboard). Each becomes U+FFFD,
+ * visible; newlines and tabs stay, a carriage return only before a newline, and Krypton's own bold and dim
+ * (bold(), dim()) stay. JSON output needs none of this: JSON.stringify escapes control characters.
+ */
+export function terminalSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return text.replace(/\x1b\[(?:1|2|22)m|\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (m) => (m.length > 1 ? m : m === "\r" ? "" : "\uFFFD"));
 }
 
 /** "Indexing [██████░░░░░░] 1,234 / 10,000 notes (chunking)", "… 5,000 / 12,000 chunks (embedding)" */
