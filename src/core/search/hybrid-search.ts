@@ -37,6 +37,11 @@ export const CHUNKS_PER_NOTE = 8;
  * `npm run bench -- --only quality` reports the held-out figure beside the full-set one.
  */
 export const NOTE_KEYWORD_SHARE = 0.8;
+/**
+ * The most chunk candidates searchNotes gathers when one long note's chunks fill its pool (a journal with a
+ * hundred entries on the query's word): past one note at the per-note limit (2,000 chunks) and then some.
+ */
+const MAX_NOTE_CANDIDATES = 6_400;
 
 export interface VectorCandidates {
   hits: { chunk: ChunkMeta; cosine: number }[];
@@ -100,8 +105,15 @@ export async function searchChunks(source: SearchSource, query: string, options:
 
 export async function searchNotes(source: SearchSource, query: string, options: SearchOptions = {}): Promise<Ranking<NoteHit>> {
   const limit = clampLimit(options.limit);
-  // Several chunks of one note compete for the same slot: fetch generously, then group.
-  const ranked = await rankChunks(source, query, options, Math.max(limit * 10, 100));
+  // Several chunks of one note compete for the same slot: fetch generously, then group. When a few long
+  // notes' chunks still fill the pool, fetch more: the other matching notes must not be crowded out.
+  let candidates = Math.max(limit * 10, 100);
+  let ranked = await rankChunks(source, query, options, candidates);
+  // Crowded: as many chunks as asked for scored, yet from fewer notes than wanted (few qualifying chunks: no).
+  while (ranked.hits.length >= candidates && candidates < MAX_NOTE_CANDIDATES && new Set(ranked.hits.map((h) => h.chunk.path)).size < limit) {
+    candidates = Math.min(candidates * 4, MAX_NOTE_CANDIDATES);
+    ranked = await rankChunks(source, query, options, candidates);
+  }
   const share = options.noteKeywordShare ?? NOTE_KEYWORD_SHARE;
   const byNote = new Map<string, RankedHit[]>();
   for (const hit of ranked.hits) {

@@ -289,3 +289,34 @@ describe("note-level keyword evidence", () => {
     await index.close();
   });
 });
+
+describe("a long note that matches in every section", () => {
+  let h: Harness;
+  const small = Array.from({ length: 12 }, (_, i) => i);
+  beforeAll(async () => {
+    // A journal whose 150 entries each mention the query's word: its chunks alone fill a plain candidate pool.
+    const journal = ["# Journal", ""];
+    const filler = "Errands, reading and a long walk filled the rest of the day. ".repeat(16);
+    for (let d = 0; d < 150; d++) journal.push(`## Day ${d}`, "", `Meeting day ${d}: a meeting, then another meeting. ${filler}`, "");
+    const notes: Record<string, string> = { "Journal.md": journal.join("\n") };
+    // Each mentions the word once, in a longer text: every journal chunk outscores them by keywords.
+    for (const i of small) notes[`Notes/Room ${i}.md`] = `# Room ${i}\n\nThe weekly meeting moved to room ${i}. ${filler}${filler}\n`;
+    h = await makeHarness(notes, new HashEmbedder({ dim: 64, batchSize: 32 }));
+  });
+  afterAll(async () => {
+    await h.cleanup();
+  });
+
+  it.each([
+    ["by keywords", null],
+    ["by meaning and keywords", undefined],
+  ])("does not crowd the other matching notes out of the results (%s)", async (_how, embedder) => {
+    const index = h.open(embedder === null ? { embedder: null } : {});
+    expect((await index.open()).chunks).toBeGreaterThan(150);
+    const ten = await index.searchNotes("meeting", { limit: 10 });
+    expect(ten).toHaveLength(10);
+    const all = await index.searchNotes("meeting", { limit: 20 });
+    expect(all.map((n) => n.path).sort()).toEqual(["Journal.md", ...small.map((i) => `Notes/Room ${i}.md`)].sort());
+    await index.close();
+  });
+});
