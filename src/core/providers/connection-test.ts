@@ -9,7 +9,7 @@ import { listGeminiModels, type GeminiOptions } from "./gemini/gemini-chat-model
 import { listOllamaModels, ollamaHasModel, ollamaVersion } from "./ollama/ollama-chat-model";
 import { pullCommand } from "./ollama/ollama-errors";
 import { ProviderError } from "./provider-error";
-import type { RetryPolicy } from "./retry";
+import { NO_RETRY } from "./retry";
 import { errorMessage } from "../util/errors";
 import { countOf } from "../util/text";
 
@@ -27,7 +27,6 @@ export type ModelListResult = { ok: true; models: string[] } | { ok: false; mess
 
 /** A button press should answer fast and not retry: the user is waiting for a verdict. */
 const TEST_TIMEOUT_MS = 10_000;
-const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
 
 function callOptions(settings: KryptonSettings, host: Host) {
   return { fetch: host.fetch, clock: host.clock, timeoutMs: Math.min(settings.requestTimeoutMs, TEST_TIMEOUT_MS), retry: NO_RETRY };

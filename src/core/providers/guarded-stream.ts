@@ -2,14 +2,20 @@ import type { Clock } from "../ports/clock";
 import type { FetchLike } from "../ports/http";
 import { ProviderError, isAbortError } from "./provider-error";
 import { createRequestGuard, type RequestGuard } from "./request-guard";
-import { isTransientServerError, withRetry, type RetryPolicy } from "./retry";
+import { DEFAULT_RETRY_POLICY, isTransientServerError, withRetry, type RetryPolicy } from "./retry";
 
-export interface GuardedStreamParams<T = string> {
+/** How a provider talks to its service; every provider's options have these fields, so they are passed whole. */
+export interface GuardedConnection {
   clock: Clock;
   fetch: FetchLike;
+  /** Longest silence allowed: before the first item and between items. */
   timeoutMs: number;
+  /** Default DEFAULT_RETRY_POLICY. */
+  retry?: RetryPolicy;
+}
+
+export interface GuardedStreamParams<T = string> {
   signal?: AbortSignal;
-  retry: RetryPolicy;
   /** Starts one attempt; yields items (an item without content still counts as progress). Use guard.fetch / guard.signal. */
   open: (guard: RequestGuard) => Promise<AsyncIterable<T>>;
   /** Maps any failure of an attempt (HTTP status, transport, parse) to a ProviderError. */
@@ -28,9 +34,9 @@ interface Opened<T> {
  * the first item with content (before that a retry is invisible; after it, it would repeat output).
  * `open` yields null for progress without content (a model thinking silently, an empty chunk).
  */
-export async function* guardedStream<T>(params: GuardedStreamParams<T | null>): AsyncGenerator<T> {
+export async function* guardedStream<T>(connection: GuardedConnection, params: GuardedStreamParams<T | null>): AsyncGenerator<T> {
   const attempt = async (): Promise<Opened<T>> => {
-    const guard = createRequestGuard({ clock: params.clock, fetch: params.fetch, timeoutMs: params.timeoutMs, signal: params.signal });
+    const guard = createRequestGuard({ clock: connection.clock, fetch: connection.fetch, timeoutMs: connection.timeoutMs, signal: params.signal });
     try {
       const iterator = (await params.open(guard))[Symbol.asyncIterator]();
       for (;;) {
@@ -48,7 +54,7 @@ export async function* guardedStream<T>(params: GuardedStreamParams<T | null>): 
 
   let opened: Opened<T>;
   try {
-    opened = await withRetry(attempt, { ...params.retry, clock: params.clock, signal: params.signal, shouldRetry: isTransientServerError });
+    opened = await withRetry(attempt, { ...(connection.retry ?? DEFAULT_RETRY_POLICY), clock: connection.clock, signal: params.signal, shouldRetry: isTransientServerError });
   } catch (err) {
     throw isAbortError(err) ? new ProviderError("aborted", "Stopped") : err;
   }
@@ -77,10 +83,11 @@ export async function* guardedStream<T>(params: GuardedStreamParams<T | null>): 
 
 /** A unary call (list models, embeddings) with the same guard and retry policy. */
 export async function guardedCall<T>(
+  connection: GuardedConnection,
   params: Omit<GuardedStreamParams<unknown>, "open"> & { call: (guard: RequestGuard) => Promise<T>; retryWhen?: (err: unknown) => boolean },
 ): Promise<T> {
   const attempt = async (): Promise<T> => {
-    const guard = createRequestGuard({ clock: params.clock, fetch: params.fetch, timeoutMs: params.timeoutMs, signal: params.signal });
+    const guard = createRequestGuard({ clock: connection.clock, fetch: connection.fetch, timeoutMs: connection.timeoutMs, signal: params.signal });
     try {
       return await params.call(guard);
     } catch (err) {
@@ -91,8 +98,8 @@ export async function guardedCall<T>(
   };
   try {
     return await withRetry(attempt, {
-      ...params.retry,
-      clock: params.clock,
+      ...(connection.retry ?? DEFAULT_RETRY_POLICY),
+      clock: connection.clock,
       signal: params.signal,
       shouldRetry: params.retryWhen ?? isTransientServerError,
     });

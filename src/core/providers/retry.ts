@@ -32,6 +32,9 @@ export const MAX_RETRY_AFTER_MS = 20_000;
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { attempts: 3, baseDelayMs: 1000, maxDelayMs: 8000 };
 
+/** One attempt: for answers a user is waiting on as a verdict (Test connection) or that may simply be absent. */
+export const NO_RETRY: RetryPolicy = { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 };
+
 /** "38 s", "2 min": a wait in words, rounded up. */
 export function waitText(ms: number): string {
   const seconds = Math.max(1, Math.ceil(ms / 1000));

@@ -1,11 +1,9 @@
-import type { Clock } from "../ports/clock";
 import type { Host } from "../ports/host";
-import type { FetchLike } from "../ports/http";
-import { guardedCall } from "../providers/guarded-stream";
+import { guardedCall, type GuardedConnection } from "../providers/guarded-stream";
 import { ProviderError } from "../providers/provider-error";
 import { transportError, type RequestGuard } from "../providers/request-guard";
 import { redact } from "../util/redact";
-import { DEFAULT_RETRY_POLICY, serviceWaitText, type RetryPolicy } from "../providers/retry";
+import { serviceWaitText, type RetryPolicy } from "../providers/retry";
 import type { KryptonSettings } from "../settings";
 import type { WebSearch, WebSnippet } from "./web-search";
 
@@ -13,14 +11,10 @@ export const DEFAULT_TAVILY_BASE_URL = "https://api.tavily.com";
 /** Longest snippet text kept per result: the prompt stays small for 8B models. */
 const MAX_SNIPPET_CHARS = 1500;
 
-export interface TavilyOptions {
+export interface TavilyOptions extends GuardedConnection {
   apiKey: string;
   baseUrl: string;
   maxResults: number;
-  fetch: FetchLike;
-  clock: Clock;
-  timeoutMs: number;
-  retry?: RetryPolicy;
 }
 
 /**
@@ -33,15 +27,11 @@ export class TavilySearch implements WebSearch {
   constructor(private readonly options: TavilyOptions) {}
 
   async search(query: string, signal?: AbortSignal): Promise<WebSnippet[]> {
-    const { apiKey, clock, fetch, timeoutMs, maxResults } = this.options;
+    const { apiKey, clock, maxResults } = this.options;
     if (!apiKey.trim()) throw new ProviderError("not-configured", "Web search is not set up: add a Tavily API key in settings.");
     const baseUrl = (this.options.baseUrl.trim() || DEFAULT_TAVILY_BASE_URL).replace(/\/+$/, "");
-    return guardedCall({
-      clock,
-      fetch,
-      timeoutMs,
+    return guardedCall(this.options, {
       signal,
-      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       call: async (guard) => {
         const response = await guard.fetch(`${baseUrl}/search`, {
           method: "POST",

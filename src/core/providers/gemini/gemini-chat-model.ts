@@ -1,13 +1,11 @@
 import type { GenerateContentResponse, Part } from "@google/genai/web";
 import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
-import type { Clock } from "../../ports/clock";
-import type { FetchLike } from "../../ports/http";
 import { isAbortError } from "../../util/errors";
 import { isNoAnswer } from "../provider-error";
-import { guardedCall, guardedStream } from "../guarded-stream";
+import { guardedCall, guardedStream, type GuardedConnection } from "../guarded-stream";
 import { fitRequest, needsModelWindow, type FittedRequest } from "../context-fit";
 import { GEMINI_CAPPED_OUTPUT } from "../answer-room";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
+import { NO_RETRY } from "../retry";
 import { collectTurnText, newToolCallId, textDeltas, withCapOnCut } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
 import { geminiError } from "./gemini-errors";
@@ -15,14 +13,9 @@ import { finishReasonOf, toGeminiContents, toolConfigOf, usageOf, type GeminiPro
 
 export { toGeminiContents };
 
-export interface GeminiOptions {
+export interface GeminiOptions extends GuardedConnection {
   apiKey: string;
   baseUrl: string;
-  fetch: FetchLike;
-  clock: Clock;
-  /** Longest silence allowed: before the first token and between tokens. */
-  timeoutMs: number;
-  retry?: RetryPolicy;
 }
 
 /**
@@ -44,7 +37,7 @@ export class GeminiChatModel implements ChatModel {
   }
 
   async *turn(asked: ChatRequest): AsyncGenerator<ChatEvent> {
-    const { model, apiKey, clock, fetch, timeoutMs } = this.options;
+    const { model, apiKey } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
     const { request, fit } = await this.fitted(asked);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
@@ -53,12 +46,8 @@ export class GeminiChatModel implements ChatModel {
     // request.noThinking is not sent: 2.5 Pro refuses thinkingBudget 0, models before 3 refuse thinkingLevel,
     // and which model is which is not known here; a wrong guess would fail the request.
     const cap = request.maxTokens !== undefined ? Math.max(request.maxTokens, GEMINI_CAPPED_OUTPUT) : undefined;
-    const events = guardedStream<ChatEvent>({
-      clock,
-      fetch,
-      timeoutMs,
+    const events = guardedStream<ChatEvent>(this.options, {
       signal: request.signal,
-      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       open: async (guard) => {
         const chunks = await geminiClient(apiKey, baseUrl, guard.fetch).models.generateContentStream({
           model,
@@ -108,12 +97,8 @@ export class GeminiChatModel implements ChatModel {
     let known = modelInfo.get(key);
     if (!known || ("failedUntil" in known && clock.now() >= known.failedUntil)) {
       try {
-        const info = await guardedCall({
-          clock: this.options.clock,
-          fetch: this.options.fetch,
-          timeoutMs: this.options.timeoutMs,
+        const info = await guardedCall({ ...this.options, retry: NO_RETRY }, {
           signal,
-          retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
           call: (guard) => geminiClient(apiKey, baseUrl, guard.fetch).models.get({ model, config: { abortSignal: guard.signal } }),
           mapError: (err, guard) => geminiError(err, guard, baseUrl, apiKey, model),
         });
@@ -173,12 +158,8 @@ async function* eventsOf(chunks: AsyncIterable<GenerateContentResponse>): AsyncG
 /** Model ids ("gemini-2.5-flash") that can chat or embed, for the settings dropdowns. */
 export function listGeminiModels(options: GeminiOptions, purpose: "chat" | "embedding", signal?: AbortSignal): Promise<string[]> {
   const baseUrl = normalizeGeminiBaseUrl(options.baseUrl);
-  return guardedCall({
-    clock: options.clock,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
+  return guardedCall(options, {
     signal,
-    retry: options.retry ?? DEFAULT_RETRY_POLICY,
     call: async (guard) => {
       const names: string[] = [];
       const pager = await geminiClient(options.apiKey, baseUrl, guard.fetch).models.list({ config: { abortSignal: guard.signal } });

@@ -1,7 +1,6 @@
 import type { Embedder, EmbeddingVector } from "../../ports/embedder";
 import { guardedCall } from "../guarded-stream";
 import { ProviderError } from "../provider-error";
-import { DEFAULT_RETRY_POLICY } from "../retry";
 import type { GeminiOptions } from "./gemini-chat-model";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
 import { geminiError } from "./gemini-errors";
@@ -30,12 +29,8 @@ export class GeminiEmbedder implements Embedder {
     const { apiKey, model } = this.options;
     const baseUrl = normalizeGeminiBaseUrl(this.options.baseUrl);
     const reduce = /gemini-embedding/.test(model);
-    const vectors = await guardedCall({
-      clock: this.options.clock,
-      fetch: this.options.fetch,
-      timeoutMs: this.options.timeoutMs,
+    const vectors = await guardedCall(this.options, {
       signal,
-      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       call: async (guard) => {
         const res = await geminiClient(apiKey, baseUrl, guard.fetch).models.embedContent({
           model,

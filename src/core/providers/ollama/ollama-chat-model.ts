@@ -1,12 +1,10 @@
 import { Ollama } from "ollama/browser";
 import type { ChatRequest as OllamaChatRequest } from "ollama/browser";
 import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../../ports/chat-model";
-import type { Clock } from "../../ports/clock";
-import type { FetchLike } from "../../ports/http";
 import { ThinkSplitter } from "../../util/think-blocks";
-import { guardedCall, guardedStream } from "../guarded-stream";
+import { guardedCall, guardedStream, type GuardedConnection } from "../guarded-stream";
 import { isAbortError } from "../../util/errors";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../retry";
+import { NO_RETRY } from "../retry";
 import { isNoAnswer } from "../provider-error";
 import { collectTurnText, textDeltas, withCapOnCut } from "../turn-views";
 import { estimateTokens, fitRequest, needsModelWindow, type ContextWindow } from "../context-fit";
@@ -16,15 +14,10 @@ import { checkedNdjsonFetch } from "./ndjson-check";
 import { ollamaError, ollamaFetch } from "./ollama-errors";
 import { applyToolChoice, finishReasonOf, ToolCallCollector, usageOf, type OllamaWireChunk } from "./ollama-wire";
 
-export interface OllamaChatModelOptions {
+export interface OllamaChatModelOptions extends GuardedConnection {
   /** "http://localhost:11434" */
   baseUrl: string;
   model: string;
-  fetch: FetchLike;
-  clock: Clock;
-  /** Longest silence allowed: before the first token and between tokens. */
-  timeoutMs: number;
-  retry?: RetryPolicy;
   /** Upper bound for `options.num_ctx` (settings.ollamaMaxContext). */
   maxContext?: number;
 }
@@ -106,12 +99,8 @@ export class OllamaChatModel implements ChatModel {
     const { request, fit } = fitRequest(capped, window);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
     const numCtx = numCtxFor(request, maxContext, contextLength);
-    const events = guardedStream<ChatEvent>({
-      clock: this.options.clock,
-      fetch: this.options.fetch,
-      timeoutMs: this.options.timeoutMs,
+    const events = guardedStream<ChatEvent>(this.options, {
       signal: request.signal,
-      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       open: async (guard) => {
         const client = new Ollama({ host: this.baseUrl, fetch: checkedNdjsonFetch(ollamaFetch(guard.fetch, this.baseUrl)) });
         const parts = await client.chat({ ...this.body(request, numCtx), stream: true });
@@ -144,13 +133,9 @@ export class OllamaChatModel implements ChatModel {
     };
     const cached = known();
     if (cached) return cached;
-    const { model, clock, fetch, timeoutMs } = this.options;
-    const show = await guardedCall({
-      clock,
-      fetch,
-      timeoutMs,
+    const { model } = this.options;
+    const show = await guardedCall(this.options, {
       signal,
-      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
       call: (guard) => new Ollama({ host: this.baseUrl, fetch: ollamaFetch(guard.fetch, this.baseUrl) }).show({ model }),
       mapError: (err, guard) => ollamaError(err, guard, this.baseUrl, model),
     });
@@ -237,12 +222,8 @@ async function* eventsOf(parts: AsyncIterable<OllamaWireChunk>): AsyncGenerator<
 /** Installed model names from /api/tags ("llama3.1:8b", "nomic-embed-text:latest"). */
 export function listOllamaModels(options: Omit<OllamaChatModelOptions, "model">, signal?: AbortSignal): Promise<string[]> {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
-  return guardedCall({
-    clock: options.clock,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
+  return guardedCall(options, {
     signal,
-    retry: options.retry ?? DEFAULT_RETRY_POLICY,
     call: async (guard) => {
       const client = new Ollama({ host: baseUrl, fetch: ollamaFetch(guard.fetch, baseUrl) });
       const tags = await client.list();
@@ -255,12 +236,8 @@ export function listOllamaModels(options: Omit<OllamaChatModelOptions, "model">,
 /** The running Ollama's version string (for "Test connection"). */
 export function ollamaVersion(options: Omit<OllamaChatModelOptions, "model">, signal?: AbortSignal): Promise<string> {
   const baseUrl = normalizeBaseUrl(options.baseUrl);
-  return guardedCall({
-    clock: options.clock,
-    fetch: options.fetch,
-    timeoutMs: options.timeoutMs,
+  return guardedCall({ ...options, retry: NO_RETRY }, {
     signal,
-    retry: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0 },
     call: async (guard) => (await new Ollama({ host: baseUrl, fetch: ollamaFetch(guard.fetch, baseUrl) }).version()).version,
     mapError: (err, guard) => ollamaError(err, guard, baseUrl),
   });
