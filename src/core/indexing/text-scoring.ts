@@ -1,4 +1,5 @@
 import type { QueryTerm } from "./text-analyzer";
+import { TopK } from "./top-k";
 
 /**
  * BM25 over a query's words, the one place keyword scores are made: for the in-memory text index
@@ -181,32 +182,7 @@ export function pickCompletions(prefix: string, candidates: ReadonlyMap<string, 
 /** The `limit` best documents by score, via a small min-heap (a common word can touch every document). */
 function topDocs(docs: number[], scores: Float32Array, limit: number): number[] {
   if (docs.length <= limit) return docs;
-  const heap: number[] = [];
-  const less = (a: number, b: number) => scores[a] < scores[b];
-  for (const doc of docs) {
-    if (heap.length < limit) {
-      heap.push(doc);
-      let i = heap.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!less(heap[i], heap[parent])) break;
-        [heap[i], heap[parent]] = [heap[parent], heap[i]];
-        i = parent;
-      }
-    } else if (scores[doc] > scores[heap[0]]) {
-      heap[0] = doc;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && less(heap[l], heap[m])) m = l;
-        if (r < heap.length && less(heap[r], heap[m])) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
-        i = m;
-      }
-    }
-  }
-  return heap;
+  const heap = new TopK(limit);
+  for (const doc of docs) heap.push(doc, scores[doc]);
+  return heap.sorted().slots;
 }

@@ -1,6 +1,7 @@
 import type { PartChecksum } from "./checksum";
 import { codeAt, dotKernel, dotRow, type DotKernel, type MixKernel, type NormKernel, packInto, quantizeQueryInto, rowBytes } from "./vector-codes";
 import { readVector } from "./vector-check";
+import { TopK } from "./top-k";
 
 /**
  * The embedding vectors: unit-normalized on the way in and kept as 4-bit codes with one scale per vector
@@ -356,59 +357,4 @@ export class VectorStore {
 
 function align16(n: number): number {
   return (n + 15) & ~15;
-}
-
-/** A bounded min-heap keeping the k best (slot, score) pairs. */
-class TopK {
-  private readonly slots: number[] = [];
-  private readonly scores: number[] = [];
-  /** Score a newcomer must beat; -Infinity until the heap is full. */
-  min = -Infinity;
-
-  constructor(private readonly k: number) {}
-
-  push(slot: number, score: number): void {
-    const { slots, scores } = this;
-    if (slots.length < this.k) {
-      slots.push(slot);
-      scores.push(score);
-      let i = slots.length - 1;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (scores[parent] <= scores[i]) break;
-        this.swap(i, parent);
-        i = parent;
-      }
-      if (slots.length === this.k) this.min = scores[0];
-      return;
-    }
-    slots[0] = slot;
-    scores[0] = score;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < slots.length && scores[l] < scores[m]) m = l;
-      if (r < slots.length && scores[r] < scores[m]) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
-    }
-    this.min = scores[0];
-  }
-
-  sorted(): { slots: number[]; scores: number[] } {
-    const order = this.slots.map((_, i) => i).sort((x, y) => this.scores[y] - this.scores[x]);
-    return { slots: order.map((i) => this.slots[i]), scores: order.map((i) => this.scores[i]) };
-  }
-
-  private swap(i: number, j: number): void {
-    const s = this.slots[i];
-    this.slots[i] = this.slots[j];
-    this.slots[j] = s;
-    const c = this.scores[i];
-    this.scores[i] = this.scores[j];
-    this.scores[j] = c;
-  }
 }
