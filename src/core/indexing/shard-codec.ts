@@ -5,6 +5,7 @@ import { packInt8, packInto, rowBytes } from "./vector-codes";
 import { forEachChunkWord } from "./text-index";
 import type { StoredCodes } from "./vector-store";
 import { utf8Length } from "../util/text";
+import { resized } from "../util/typed-arrays";
 
 /**
  * The bytes of one shard file (index-persistence.ts names and checks the files). Format 6, every section
@@ -392,12 +393,9 @@ async function analyseWords(
       id = wordIds.size;
       wordIds.set(word, id);
       if (id >= lastChunk.length) {
-        const grownLast = new Int32Array(lastChunk.length * 2).fill(-1);
-        grownLast.set(lastChunk);
-        lastChunk = grownLast;
-        const grownAt = new Uint32Array(entryAt.length * 2);
-        grownAt.set(entryAt);
-        entryAt = grownAt;
+        const words = lastChunk.length;
+        lastChunk = resized(lastChunk, words * 2).fill(-1, words);
+        entryAt = resized(entryAt, words * 2);
       }
     }
     if (lastChunk[id] === current) {
@@ -405,12 +403,8 @@ async function analyseWords(
       return;
     }
     if (used === ids.length) {
-      const grownIds = new Uint32Array(ids.length * 2);
-      grownIds.set(ids);
-      ids = grownIds;
-      const grownWeights = new Float32Array(weights.length * 2);
-      grownWeights.set(weights);
-      weights = grownWeights;
+      ids = resized(ids, ids.length * 2);
+      weights = resized(weights, weights.length * 2);
     }
     lastChunk[id] = current;
     entryAt[id] = used;

@@ -1,6 +1,7 @@
 import type { Chunk } from "./chunk";
 import { analyzeQuery, detectLanguage, forEachTerm, type Language } from "./text-analyzer";
 import { PACKED_SPAN, packPosting, pickCompletions, PREFIX_KEY, scoreQuery, ScoringScratch, type PostingRun, type WordPostings } from "./text-scoring";
+import { resized } from "../util/typed-arrays";
 
 /**
  * Full-text search over chunks: an inverted index with BM25 scoring and field boosts (BM25F-style: a word
@@ -426,12 +427,8 @@ export class TextIndex<T> {
   private ensureCapacity(size: number): void {
     if (size <= this.lengths.length) return;
     const capacity = Math.max(size, this.lengths.length * 2);
-    const lengths = new Float32Array(capacity);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
-    const live = new Uint8Array(capacity);
-    live.set(this.live);
-    this.live = live;
+    this.lengths = resized(this.lengths, capacity);
+    this.live = resized(this.live, capacity);
   }
 }
 
@@ -446,11 +443,8 @@ function addSegment(p: Postings, block: number, from: number, to: number, base: 
     return;
   }
   const at = 4 * (p.segmentCount - 1);
-  if (p.more === null || at + 4 > p.more.length) {
-    const grown = new Int32Array(Math.max(8, (p.more?.length ?? 0) * 2));
-    if (p.more) grown.set(p.more);
-    p.more = grown;
-  }
+  if (p.more === null) p.more = new Int32Array(8);
+  else if (at + 4 > p.more.length) p.more = resized(p.more, p.more.length * 2);
   p.more[at] = block;
   p.more[at + 1] = from;
   p.more[at + 2] = to;
@@ -460,9 +454,7 @@ function addSegment(p: Postings, block: number, from: number, to: number, base: 
 
 /** Gives a block exactly `size` entries (its first ones kept). */
 function resizeBlock(block: Block, size: number): void {
-  const packed = new Uint32Array(size);
-  packed.set(block.packed.subarray(0, Math.min(size, block.packed.length)));
-  block.packed = packed;
+  block.packed = resized(block.packed, size);
 }
 
 /** Postings of a word, removed documents included (for ordering completions). */
@@ -477,12 +469,8 @@ function postingCount(p: Postings | undefined): number {
 function append(p: Postings, slot: number, weight: number): void {
   if (p.length === p.docs.length) {
     const size = Math.ceil(p.length * 1.5) + 2;
-    const docs = new Int32Array(size);
-    docs.set(p.docs);
-    const weights = new Float32Array(size);
-    weights.set(p.weights);
-    p.docs = docs;
-    p.weights = weights;
+    p.docs = resized(p.docs, size);
+    p.weights = resized(p.weights, size);
   }
   p.docs[p.length] = slot;
   p.weights[p.length] = weight;

@@ -2,6 +2,7 @@ import type { PartChecksum } from "./checksum";
 import { codeAt, dotKernel, dotRow, type DotKernel, type MixKernel, type NormKernel, packInto, quantizeQueryInto, rowBytes } from "./vector-codes";
 import { readVector } from "./vector-check";
 import { TopK } from "./top-k";
+import { resized } from "../util/typed-arrays";
 
 /**
  * The embedding vectors: unit-normalized on the way in and kept as 4-bit codes with one scale per vector
@@ -345,12 +346,8 @@ export class VectorStore {
       if (needed > pages) this.memory.grow(needed - pages);
     }
     this.view = null;
-    const scales = new Float32Array(capacity);
-    scales.set(this.scales);
-    this.scales = scales;
-    const live = new Uint8Array(capacity);
-    live.set(this.live);
-    this.live = live;
+    this.scales = resized(this.scales, capacity);
+    this.live = resized(this.live, capacity);
     this.capacity = capacity;
   }
 }

@@ -2,6 +2,7 @@ import { AbortedError, errorMessage, isAbortError, throwIfAborted } from "../../
 import { SerialQueue } from "../../../src/core/util/serial-queue";
 import { stripThinkBlocks, ThinkSplitter } from "../../../src/core/util/think-blocks";
 import { ProviderError } from "../../../src/core/providers/provider-error";
+import { resized } from "../../../src/core/util/typed-arrays";
 
 describe("errors", () => {
   it("recognises every form of abort and nothing else", () => {
@@ -72,5 +73,20 @@ describe("think blocks (one rule, whole and streamed)", () => {
     expect(stripThinkBlocks("<think>{not this}</think> {\"a\":1}")).toBe('{"a":1}');
     expect(stripThinkBlocks("  <think>hmm</think>  ")).toBe("");
     expect(stripThinkBlocks("a <think>b</think>")).toBe("a <think>b</think>");
+  });
+});
+
+describe("resized typed arrays", () => {
+  it("keeps the kind and the first entries, zero-fills a longer copy, cuts a shorter one and leaves the original alone", () => {
+    const original = new Int32Array([5, -6, 7]);
+    const longer = resized(original, 5);
+    expect(longer).toBeInstanceOf(Int32Array);
+    expect(Array.from(longer)).toEqual([5, -6, 7, 0, 0]);
+    longer[0] = 1;
+    expect(original[0]).toBe(5);
+    const shorter = resized(new Float32Array([0.5, 1.5, 2.5]), 2);
+    expect(shorter).toBeInstanceOf(Float32Array);
+    expect(Array.from(shorter)).toEqual([0.5, 1.5]);
+    expect(resized(new Uint8Array([1]), 0).length).toBe(0);
   });
 });
