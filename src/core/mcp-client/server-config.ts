@@ -99,15 +99,16 @@ function fromDesktopEntry(name: string, entry: unknown): McpServerConfig {
   const hasUrl = "url" in entry;
   if (!hasCommand && !hasUrl) throw new McpConfigError(`server "${name}": needs "command" (a local program) or "url" (a remote server)`);
   if (hasCommand && hasUrl) throw new McpConfigError(`server "${name}": has both "command" and "url"; keep one`);
-  const describe = (error: z.ZodError) => {
-    const issue = error.issues[0];
+  // The entry as the schema reads it, or zod's first problem as "server "x": path: message".
+  const read = <S extends z.ZodType>(schema: S): z.output<S> => {
+    const parsed = schema.safeParse(entry);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `${issue.path.map(String).join(".")}: ` : "";
-    return new McpConfigError(`server "${name}": ${where}${issue?.message ?? "invalid entry"}`);
+    throw new McpConfigError(`server "${name}": ${where}${issue?.message ?? "invalid entry"}`);
   };
   if (hasCommand) {
-    const parsed = stdioEntry.safeParse(entry);
-    if (!parsed.success) throw describe(parsed.error);
-    const value = parsed.data;
+    const value = read(stdioEntry);
     return {
       ...EMPTY_SERVER,
       name,
@@ -119,9 +120,7 @@ function fromDesktopEntry(name: string, entry: unknown): McpServerConfig {
       useLoginShellPath: value.useLoginShellPath ?? true,
     };
   }
-  const parsed = httpEntry.safeParse(entry);
-  if (!parsed.success) throw describe(parsed.error);
-  const value = parsed.data;
+  const value = read(httpEntry);
   return {
     ...EMPTY_SERVER,
     name,
