@@ -62,7 +62,12 @@ describe("krypton goals", () => {
     expect(JSON.parse(list.stdout)).toMatchObject({ goals: [{ goal: "Pass AWS SAA", minutes: 40, sessions: 1 }] });
     expect((await runCli(["goals", vault.root, "list"])).stdout).toContain("Pass AWS SAA: 40 min in 1 session, target 2027-01-15");
     expect((await runCli(["goals", vault.root, "log", "aws"])).code).toBe(2);
-    expect((await runCli(["goals", vault.root, "fly"])).code).toBe(2);
+    const unknown = await runCli(["goals", vault.root, "fly"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown action "fly": use list, create, log or progress');
+    const none = await runCli(["goals", vault.root]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("missing action: list, create, log or progress");
     // An option the action does not take is a usage error, not dropped: "create … --minutes" once logged nothing, silently.
     const misplaced = await runCli(["goals", vault.root, "create", "Learn Rust", "--minutes", "30"]);
     expect([misplaced.code, misplaced.stderr]).toEqual([2, expect.stringContaining("--minutes is only for log")]);

@@ -372,7 +372,12 @@ describe("krypton flow", () => {
   });
 
   it("usage errors exit 2", async () => {
-    expect((await runCli(["flow", "explode", retryLoop])).code).toBe(2);
+    const unknown = await runCli(["flow", "explode", retryLoop]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown action "explode": use validate, graph, run or schema');
+    const none = await runCli(["flow"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("missing action: validate, graph, run or schema");
     expect((await runCli(["flow", "run"])).code).toBe(2);
     const missing = await runCli(["flow", "validate", join(bed.vault.root, "nope.md")]);
     expect(missing.code).toBe(1);

@@ -32,6 +32,14 @@ export function checkPositionals(positionals: string[], max: number, hint = ""):
   if (positionals.length > max) throw new UsageError(`unexpected argument "${positionals[max]}"${hint}`);
 }
 
+/** The action word of a command that has several (goals, flow), or a UsageError naming the ones there are. */
+export function actionOf<A extends string>(action: string | undefined, actions: readonly A[]): A {
+  const choices = `${actions.slice(0, -1).join(", ")} or ${actions[actions.length - 1]}`;
+  if (action === undefined) throw new UsageError(`missing action: ${choices}`);
+  if (!(actions as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}": use ${choices}`);
+  return action as A;
+}
+
 /**
  * Brings the index up to date when an answer may need it: retrieval modes, agent mode, the intent agents
  * (search, summarize) and workflows whose tools need it. An index that fails to open is not fatal: the chat

@@ -13,7 +13,7 @@ import type { Output } from "../output";
 import { openVaultSession, type VaultSession } from "../vault-session";
 import { WarnOnce } from "../warn-once";
 import { cliConfirm } from "./agent-cli";
-import { checkPositionals, IndexPreparation, withAbortOnInterrupt } from "./command-helpers";
+import { actionOf, checkPositionals, IndexPreparation, withAbortOnInterrupt } from "./command-helpers";
 import { countOf } from "../../core/util/text";
 
 const ACTIONS = ["validate", "graph", "run", "schema"] as const;
@@ -49,10 +49,8 @@ export const flowCommand: Command = {
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
-    const [action, file] = args.positionals;
-    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
-      throw new UsageError(action === undefined ? "missing action: validate, graph, run or schema" : `unknown action "${action}": use validate, graph, run or schema`);
-    }
+    const [word, file] = args.positionals;
+    const action = actionOf(word, ACTIONS);
     if (action === "schema") {
       checkPositionals(args.positionals, 1);
       ctx.output.json(flowJsonSchema());

@@ -3,7 +3,7 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_OK, UsageError } from "../errors";
 import { openVaultSession } from "../vault-session";
-import { withAbortOnInterrupt } from "./command-helpers";
+import { actionOf, withAbortOnInterrupt } from "./command-helpers";
 
 const ACTIONS = ["list", "create", "log", "progress"] as const;
 
@@ -28,11 +28,9 @@ export const goalsCommand: Command = {
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
-    const [vault, action, ...rest] = args.positionals;
+    const [vault, word, ...rest] = args.positionals;
     if (vault === undefined) throw new UsageError("missing <vault>");
-    if (action === undefined || !(ACTIONS as readonly string[]).includes(action)) {
-      throw new UsageError(action === undefined ? "missing action: list, create, log or progress" : `unknown action "${action}": use list, create, log or progress`);
-    }
+    const action = actionOf(word, ACTIONS);
     const goal = rest.join(" ").trim();
     if (action !== "list" && !goal) throw new UsageError(`missing the goal for "${action}"`);
     const minutesRaw = stringOption(args, "minutes");
