@@ -27,18 +27,26 @@ export interface RequestGuard {
   close(): void;
 }
 
-export function createRequestGuard(options: {
-  clock: Clock;
-  fetch: FetchLike;
-  timeoutMs: number;
-  signal?: AbortSignal;
-}): RequestGuard {
-  const { clock, timeoutMs, signal: userSignal } = options;
+export interface TimeoutSignal {
+  /** Aborts on the caller's signal or when the time runs out. */
+  readonly signal: AbortSignal;
+  /** Starts the time again (a silence timeout: on every sign of progress). */
+  readonly restart: () => void;
+  readonly timedOut: () => boolean;
+  readonly abort: () => void;
+  /** Stops the timer and lets go of the caller's signal. */
+  readonly dispose: () => void;
+}
+
+/**
+ * An AbortSignal that fires on the caller's signal or after `timeoutMs`, whichever comes first: a deadline,
+ * or with restart() a silence timeout. `timeoutMs` 0 or less sets no time limit.
+ */
+export function timeoutSignal(clock: Clock, timeoutMs: number, signal?: AbortSignal): TimeoutSignal {
   const controller = new AbortController();
   let timedOut = false;
-  let responded = false;
   let cancelTimer: () => void = () => {};
-  const arm = () => {
+  const restart = () => {
     cancelTimer();
     if (timeoutMs > 0 && !controller.signal.aborted) {
       cancelTimer = clock.setTimer(() => {
@@ -47,47 +55,63 @@ export function createRequestGuard(options: {
       }, timeoutMs);
     }
   };
-  const onUserAbort = () => controller.abort();
-  if (userSignal?.aborted) controller.abort();
-  else userSignal?.addEventListener("abort", onUserAbort, { once: true });
-  arm();
+  const onCallerAbort = () => controller.abort();
+  if (signal?.aborted) controller.abort();
+  else signal?.addEventListener("abort", onCallerAbort, { once: true });
+  restart();
+  return {
+    signal: controller.signal,
+    restart,
+    timedOut: () => timedOut,
+    abort: () => controller.abort(),
+    dispose: () => {
+      cancelTimer();
+      cancelTimer = () => {};
+      signal?.removeEventListener("abort", onCallerAbort);
+    },
+  };
+}
+
+export function createRequestGuard(options: {
+  clock: Clock;
+  fetch: FetchLike;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): RequestGuard {
+  const { timeoutMs, signal: userSignal } = options;
+  const silence = timeoutSignal(options.clock, timeoutMs, userSignal);
+  let responded = false;
 
   const guardedFetch: FetchLike = async (input, init) => {
     // SDKs may pass their own signal (ollama's stream iterator does): abort on either.
     const inner = init?.signal;
-    let signal: AbortSignal = controller.signal;
-    if (inner && inner !== controller.signal) {
+    let signal: AbortSignal = silence.signal;
+    if (inner && inner !== silence.signal) {
       const merged = new AbortController();
       const abort = () => merged.abort();
-      if (inner.aborted || controller.signal.aborted) merged.abort();
+      if (inner.aborted || silence.signal.aborted) merged.abort();
       inner.addEventListener("abort", abort, { once: true });
-      controller.signal.addEventListener("abort", abort, { once: true });
+      silence.signal.addEventListener("abort", abort, { once: true });
       signal = merged.signal;
     }
     const response = await options.fetch(input, { ...init, signal });
     responded = true;
-    arm();
+    silence.restart();
     return response;
   };
 
-  const dispose = () => {
-    cancelTimer();
-    cancelTimer = () => {};
-    userSignal?.removeEventListener("abort", onUserAbort);
-  };
-
   return {
-    signal: controller.signal,
+    signal: silence.signal,
     fetch: guardedFetch,
     timeoutMs,
-    touch: arm,
-    timedOut: () => timedOut,
+    touch: silence.restart,
+    timedOut: silence.timedOut,
     stopped: () => userSignal?.aborted === true,
     responded: () => responded,
-    dispose,
+    dispose: silence.dispose,
     close: () => {
-      dispose();
-      controller.abort();
+      silence.dispose();
+      silence.abort();
     },
   };
 }

@@ -77,28 +77,3 @@ export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions
   }
   throw lastError;
 }
-
-/** An AbortSignal that fires on the caller's signal or after timeoutMs, whichever comes first. */
-export function timeoutSignal(
-  clock: Clock,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): { signal: AbortSignal; dispose: () => void; timedOut: () => boolean } {
-  const controller = new AbortController();
-  let timedOut = false;
-  const cancelTimer = clock.setTimer(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
-  const onAbort = () => controller.abort();
-  if (signal?.aborted) controller.abort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      cancelTimer();
-      signal?.removeEventListener("abort", onAbort);
-    },
-    timedOut: () => timedOut,
-  };
-}

@@ -2,7 +2,7 @@ import type { Clock } from "../ports/clock";
 import type { Embedder } from "../ports/embedder";
 import type { Logger } from "../ports/logger";
 import { ProviderError } from "../providers/provider-error";
-import { timeoutSignal } from "../providers/retry";
+import { timeoutSignal } from "../providers/request-guard";
 import { AbortedError, errorMessage, isAbortError } from "../util/errors";
 import { vectorProblem } from "../indexing/vector-check";
 
