@@ -4,11 +4,10 @@
  * shipped example must draw without a parse error.
  */
 import { readFileSync } from "node:fs";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { launchChromium, type BrowserSession } from "./harness/chromium";
+import { startLoopbackServer, type LoopbackServer } from "../support/servers/loopback-server";
 import { flowToMermaid } from "../../src/core/workflows/flow-graph";
 import { validateFlow } from "../../src/core/workflows/flow-validate";
 import { exampleFlows } from "../core/workflows/flow-fixtures";
@@ -18,14 +17,13 @@ const MERMAID = join(__dirname, "..", "..", "node_modules", "mermaid", "dist", "
 
 jest.setTimeout(60_000);
 
-let server: http.Server;
-let url: string;
+let server: LoopbackServer;
 let browser: BrowserSession;
 let page: Page;
 
 beforeAll(async () => {
   const mermaid = readFileSync(MERMAID, "utf8");
-  server = http.createServer((req, res) => {
+  server = await startLoopbackServer((req, res) => {
     if (req.url === "/mermaid.js") {
       res.writeHead(200, { "content-type": "text/javascript" });
       res.end(mermaid);
@@ -34,18 +32,16 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "text/html" });
     res.end('<!doctype html><html><body><div id="out"></div><script src="/mermaid.js"></script></body></html>');
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   browser = await launchChromium();
   page = browser.page;
-  await page.goto(url);
+  await page.goto(`${server.url}/`);
   await page.waitForFunction(() => typeof (window as unknown as { mermaid?: unknown }).mermaid !== "undefined");
   await page.evaluate(() => (window as unknown as { mermaid: { initialize(o: unknown): void } }).mermaid.initialize({ startOnLoad: false, securityLevel: "strict" }));
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await server?.close();
 });
 
 /** Renders with mermaid.render; returns the SVG's node labels, or the parse error. */

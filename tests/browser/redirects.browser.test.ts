@@ -7,7 +7,6 @@
  * /mcp connects, and a redirect to another origin sends nothing there.
  */
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -15,18 +14,14 @@ import type { Page } from "playwright-core";
 import { launchChromium, type BrowserSession } from "./harness/chromium";
 import { createDemoServer } from "../mcp/support/remote-mcp-servers";
 import type { HttpPage } from "./harness/http-entry";
+import { loopbackServers } from "../support/servers/loopback-server";
 
 const TOKEN = "t0k3n-for-the-mcp-server";
 
 jest.setTimeout(60_000);
 
-const servers: http.Server[] = [];
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
+const servers = loopbackServers();
+const serve = servers.serve;
 
 let pageUrl: string;
 let browser: BrowserSession;
@@ -56,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await Promise.all(servers.map((s) => new Promise((resolve) => (s.closeAllConnections(), s.close(resolve)))));
+  await servers.closeAll();
 });
 
 /** What reached a server, preflights aside: "METHOD /path authorization-or-key". */

@@ -2,36 +2,28 @@
  * Issue 10, "errors that name the real cause; output that scripts can trust": the bundled CLI as a real
  * process against real loopback servers (the scriptable Ollama stand-in, a web server that is not Ollama).
  */
-import { createServer, type Server } from "node:http";
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
 import { runCli } from "./cli-harness";
 import { useCliTestBed } from "../support/cli-test-bed";
+import { startLoopbackServer, type LoopbackServer } from "../support/servers/loopback-server";
 
 const NOTES = {
   "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n",
 };
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
-
 describe("CLI errors and exit codes", () => {
   const bed = useCliTestBed({ notes: NOTES });
-  let web: Server;
-  let webUrl: string;
-  let plain404: Server;
-  let plain404Url: string;
+  let web: LoopbackServer;
+  let plain404: LoopbackServer;
 
   beforeAll(async () => {
     // A web page where Ollama should be (a router, a dev server): 200/404 with HTML.
-    web = createServer((req, res) => {
+    web = await startLoopbackServer((req, res) => {
       res.writeHead(req.url === "/" ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
       res.end("<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>");
     });
-    webUrl = await listen(web);
-    plain404 = createServer((req, res) => {
+    plain404 = await startLoopbackServer((req, res) => {
       // Plain-text 404s, and a JSON API's 404 that is not Ollama's {"error": "..."} for /api/chat.
       if (req.url?.startsWith("/api/chat")) {
         res.writeHead(404, { "content-type": "application/json" });
@@ -41,16 +33,15 @@ describe("CLI errors and exit codes", () => {
       res.writeHead(404, { "content-type": "text/plain" });
       res.end("Cannot GET /api/tags");
     });
-    plain404Url = await listen(plain404);
   }, 120_000);
   afterAll(async () => {
-    await new Promise((r) => web.close(r));
-    await new Promise((r) => plain404.close(r));
+    await web.close();
+    await plain404.close();
   });
 
   it.each([
-    ["an HTML page", () => webUrl],
-    ["a plain or foreign-JSON 404", () => plain404Url],
+    ["an HTML page", () => web.url],
+    ["a plain or foreign-JSON 404", () => plain404.url],
   ])("a URL that answers with %s is 'not an Ollama server', stdout stays clean", async (_what, url) => {
     const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none", "--json"], { env: { KRYPTON_OLLAMA_URL: url() } });
     expect(r.code).toBe(1);
@@ -115,17 +106,16 @@ describe("CLI errors and exit codes", () => {
   });
 
   it("mcp --http on a busy port prints no token and suggests --port", async () => {
-    const busy = createServer(() => undefined);
-    const url = await listen(busy);
+    const busy = await startLoopbackServer(() => undefined);
     try {
-      const port = new URL(url).port;
+      const port = String(busy.port);
       const r = await runCli(["mcp", bed.vault.root, "--http", "--port", port, "--no-embeddings"], { env: bed.env });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`port ${port} is in use`);
       expect(r.stderr).toContain("--port");
       expect(r.stderr).not.toMatch(/MCP token/);
     } finally {
-      await new Promise((r) => busy.close(r));
+      await busy.close();
     }
   });
 

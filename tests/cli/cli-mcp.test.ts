@@ -13,6 +13,7 @@ import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { createNodeHost } from "../../src/node/node-host";
 import { claudeDesktopStdioConfig } from "../../src/obsidian/mcp/client-config";
 import { useCliTestBed } from "../support/cli-test-bed";
+import { startLoopbackServer } from "../support/servers/loopback-server";
 import { cleanEnv, runCli } from "./cli-harness";
 
 const NOTES = {
@@ -265,17 +266,15 @@ describe("krypton mcp", () => {
   });
 
   it("a port in use: one line saying so, exit 1", async () => {
-    const http = await import("node:http");
-    const blocker = http.createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
-    const port = (blocker.address() as import("node:net").AddressInfo).port;
+    const blocker = await startLoopbackServer();
+    const port = blocker.port;
     try {
       const r = await runCli(["mcp", bed.vault.root, "--http", "--port", String(port)], { env: { KRYPTON_MCP_TOKEN: "a-user-chosen-token-0123456789" } });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`${port}.*in use`));
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
     } finally {
-      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+      await blocker.close();
     }
   });
 

@@ -1,16 +1,14 @@
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { probeTcp, withConnectTimeout } from "../../src/cli/connect-timeout-fetch";
+import { closedPortUrl, startLoopbackServer, type LoopbackServer } from "../support/servers/loopback-server";
 
 describe("withConnectTimeout", () => {
-  let server: http.Server;
+  let server: LoopbackServer;
   let url: string;
   beforeAll(async () => {
-    server = http.createServer((_req, res) => res.end("ok"));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startLoopbackServer((_req, res) => res.end("ok"));
+    url = server.url;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.close());
 
   it("passes requests through to a reachable server, probing each host:port once", async () => {
     const probes: string[] = [];
@@ -67,10 +65,7 @@ describe("withConnectTimeout", () => {
   });
 
   it("probeTcp rejects at once for a closed port", async () => {
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = Number(new URL(await closedPortUrl()).port);
     await expect(probeTcp("127.0.0.1", port, 5000)).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
 });

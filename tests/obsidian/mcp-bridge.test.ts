@@ -1,6 +1,5 @@
 /** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
 import { promises as fs } from "node:fs";
-import * as net from "node:net";
 import { join } from "node:path";
 import { Platform, settingsIn } from "../support/obsidian-stub";
 import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
@@ -13,6 +12,7 @@ import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 import manifest from "../../manifest.json";
 import { tempDirForFile } from "../support/temp-dirs";
 import { connectSse, connectStreamable, textOf } from "../mcp/support/mcp-test-kit";
+import { startLoopbackServer } from "../support/servers/loopback-server";
 
 let p: LoadedPlugin;
 afterEach(async () => {
@@ -25,16 +25,6 @@ async function listTools(url: string, token: string): Promise<{ status: number; 
   const res = await fetch(url.replace(/\/mcp$/, "/mcp/tools"), { headers: { Authorization: `Bearer ${token}` } });
   const body = (await res.json()) as { tools?: { name: string }[] };
   return { status: res.status, names: (body.tools ?? []).map((t) => t.name).sort() };
-}
-
-function occupyPort(): Promise<{ port: number; close(): Promise<void> }> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port;
-      resolve({ port, close: () => new Promise<void>((r) => server.close(() => r())) });
-    });
-  });
 }
 
 test("enabling the bridge starts it on 127.0.0.1 with the vault's tools; disabling stops it; it can restart", async () => {
@@ -110,7 +100,7 @@ test("'Start/stop MCP bridge' queued behind a reload from disk that stopped the 
 });
 
 test("a port in use is reported in the status line, and the bridge starts once the port is free", async () => {
-  const busy = await occupyPort();
+  const busy = await startLoopbackServer();
   p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
   await p.layoutReady();
   await p.services.saveSettings({ mcpEnabled: true });
@@ -123,7 +113,7 @@ test("a port in use is reported in the status line, and the bridge starts once t
 });
 
 test("after 'port in use', choosing another port starts the bridge without pressing Start", async () => {
-  const busy = await occupyPort();
+  const busy = await startLoopbackServer();
   try {
     p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
     await p.layoutReady();
@@ -212,9 +202,7 @@ test("stop, start and restart from Obsidian: the port is released and taken agai
   await p.services.bridge.stop();
   expect(p.services.bridge.statusLine()).toBe("Stopped");
   // The port is free again: something else can listen on it.
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(first.port, "127.0.0.1", resolve));
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  await (await startLoopbackServer(undefined, first.port)).close();
   await p.services.saveSettings({ mcpPort: first.port });
   await p.services.bridge.start();
   await p.services.bridge.restart();

@@ -4,8 +4,7 @@ import { startOllamaServer, DEFAULT_OLLAMA_REPLY, type OllamaTestServer } from "
 import { createObsidianFetch, ollamaCorsNotice } from "../../src/obsidian/host/obsidian-fetch";
 import type { FetchLike } from "../../src/core/ports/http";
 import { chromiumLikeFetch, PAGE_ORIGIN, type CorsFetch } from "./cors-fetch";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLoopbackServer } from "../support/servers/loopback-server";
 
 let ollama: OllamaTestServer;
 let page: CorsFetch;
@@ -107,20 +106,18 @@ test("HTTP errors keep their status and body through the fallback", async () => 
 });
 
 test("a server that allows the origin is fetched by the page itself (streaming intact, no fallback)", async () => {
-  const server = http.createServer((req, res) => {
+  const server = await startLoopbackServer((req, res) => {
     res.writeHead(200, { "Content-Type": "application/x-ndjson", "Access-Control-Allow-Origin": PAGE_ORIGIN });
     res.write('{"n":1}\n');
     res.end('{"n":2}\n');
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/stream`;
   try {
-    const res = await hostFetch(url);
+    const res = await hostFetch(`${server.url}/stream`);
     expect(await res.text()).toBe('{"n":1}\n{"n":2}\n');
     expect(fallbacks).toEqual([]);
     expect(requestUrlLog).toEqual([]);
   } finally {
-    server.close();
+    await server.close();
   }
 });
 

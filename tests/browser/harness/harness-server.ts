@@ -2,10 +2,10 @@
 // mapped to the DOM/workspace stand-ins), the plugin's real styles.css, and /api/* forwarded to the
 // Ollama test server (same origin for the page, so no CORS set-up; streamed through, aborts forwarded).
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { build } from "esbuild";
+import { startLoopbackServer } from "../../support/servers/loopback-server";
 
 const ROOT = join(__dirname, "..", "..", "..");
 
@@ -40,7 +40,7 @@ export async function startHarnessServer(ollamaUrl: string): Promise<HarnessServ
   };
   const target = new URL(ollamaUrl);
 
-  const server = http.createServer((req, res) => {
+  return startLoopbackServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path.startsWith("/api/")) {
       const upstream = http.request(
@@ -67,14 +67,4 @@ export async function startHarnessServer(ollamaUrl: string): Promise<HarnessServ
     res.writeHead(200, { "content-type": `${file.type}; charset=utf-8`, "cache-control": "no-store" });
     res.end(typeof file.body === "function" ? file.body() : file.body);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -8,7 +8,8 @@ import { ChatService, toHistory } from "../../../src/core/chat/chat-service";
 import { GeminiChatModel } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { nodeClock } from "../../../src/node/node-clock";
 import { startGeminiServer, type GeminiBehaviour } from "../../support/servers/gemini-server";
-import { FAST_RETRY, closedPortUrl, nodeFetch, waitFor } from "../providers/provider-fixtures";
+import { FAST_RETRY, nodeFetch, waitFor } from "../providers/provider-fixtures";
+import { closedPortUrl } from "../../support/servers/loopback-server";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
 import { doneOf, makeChatHarness, ofType, type ChatHarness } from "./chat-fixtures";
 

@@ -14,7 +14,8 @@ import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settin
 import { startGeminiServer, DEFAULT_GEMINI_KEY, type GeminiTestServer } from "../../support/servers/gemini-server";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { startTavilyServer, DEFAULT_TAVILY_KEY, type TavilyTestServer } from "../../support/servers/tavily-server";
-import { closedPortUrl, networkHost } from "./provider-fixtures";
+import { networkHost } from "./provider-fixtures";
+import { closedPortUrl } from "../../support/servers/loopback-server";
 
 let ollama: OllamaTestServer;
 let gemini: GeminiTestServer;

@@ -7,7 +7,8 @@ import { GeminiEmbedder } from "../../../src/core/providers/gemini/gemini-embedd
 import type { FetchLike } from "../../../src/core/ports/http";
 import { nodeClock } from "../../../src/node/node-clock";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
-import { FAST_RETRY, closedPortUrl, collect, collectUntilError, nodeFetch, waitFor } from "./provider-fixtures";
+import { FAST_RETRY, collect, collectUntilError, nodeFetch, waitFor } from "./provider-fixtures";
+import { closedPortUrl } from "../../support/servers/loopback-server";
 
 const ask = [
   { role: "system" as const, content: "Answer briefly." },

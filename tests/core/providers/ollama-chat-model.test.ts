@@ -7,7 +7,8 @@ import { OllamaChatModel, listOllamaModels, ollamaHasModel } from "../../../src/
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { nodeClock } from "../../../src/node/node-clock";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
-import { FAST_RETRY, closedPortUrl, collect, collectUntilError, nodeFetch, waitFor } from "./provider-fixtures";
+import { FAST_RETRY, collect, collectUntilError, nodeFetch, waitFor } from "./provider-fixtures";
+import { closedPortUrl } from "../../support/servers/loopback-server";
 
 const ask = [{ role: "user" as const, content: "What is the capital of France?" }];
 

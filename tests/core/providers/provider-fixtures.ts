@@ -1,4 +1,3 @@
-import * as net from "node:net";
 import { silentLogger } from "../../../src/core/ports/logger";
 import type { Host } from "../../../src/core/ports/host";
 import type { FetchLike } from "../../../src/core/ports/http";
@@ -23,15 +22,6 @@ export function networkHost(fetchImpl: FetchLike = nodeFetch): Host {
     logger: silentLogger,
     platform: { kind: "cli", mobile: false },
   };
-}
-
-/** A URL nothing listens on: a port that was just free. */
-export async function closedPortUrl(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }
 
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

@@ -1,18 +1,12 @@
 // The hosts' redirect rule against real loopback servers and Node's fetch: same origin is followed (an MCP
 // endpoint's /mcp → /mcp/), another origin never receives the request or its headers.
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
 import { sameOriginRedirects } from "../../../src/core/providers/redirect-policy";
 import { chromiumLikeFetch } from "../../obsidian/cors-fetch";
+import { loopbackServers } from "../../support/servers/loopback-server";
 
-const servers: http.Server[] = [];
-async function serve(handler: http.RequestListener): Promise<string> {
-  const server = http.createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve)))));
+const servers = loopbackServers();
+const serve = servers.serve;
+afterEach(() => servers.closeAll());
 
 const fetchOf = sameOriginRedirects((input, init) => fetch(input, init));
 

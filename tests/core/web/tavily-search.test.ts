@@ -3,7 +3,8 @@ import { TavilySearch, createWebSearch } from "../../../src/core/web/tavily-sear
 import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { nodeClock } from "../../../src/node/node-clock";
 import { DEFAULT_TAVILY_KEY, startTavilyServer, type TavilyTestServer } from "../../support/servers/tavily-server";
-import { FAST_RETRY, closedPortUrl, networkHost, nodeFetch } from "../providers/provider-fixtures";
+import { FAST_RETRY, networkHost, nodeFetch } from "../providers/provider-fixtures";
+import { closedPortUrl } from "../../support/servers/loopback-server";
 
 describe("TavilySearch", () => {
   let server: TavilyTestServer;

@@ -2,8 +2,7 @@
 // that Krypton's MCP client connects to. One tool set, served over stdio (fixtures/remote-stdio-server.ts),
 // Streamable HTTP and legacy SSE on 127.0.0.1.
 import { randomUUID } from "node:crypto";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import { startLoopbackServer } from "../../support/servers/loopback-server";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -128,7 +127,7 @@ export async function startDemoHttpServer(options: DemoServerOptions & { token?:
   const streamable = new Map<string, StreamableHTTPServerTransport>();
   const legacy = new Map<string, SSEServerTransport>();
 
-  const httpServer = http.createServer((req, res) => {
+  const httpServer = await startLoopbackServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       authHeaders.push(req.headers.authorization ?? "");
@@ -178,9 +177,7 @@ export async function startDemoHttpServer(options: DemoServerOptions & { token?:
       if (!res.headersSent) res.writeHead(500).end(String(err));
     });
   });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  const { port } = httpServer.address() as AddressInfo;
-  const base = `http://127.0.0.1:${port}`;
+  const base = httpServer.url;
   return {
     streamableUrl: `${base}/mcp`,
     legacyUrl: `${base}/legacy`,
@@ -192,8 +189,7 @@ export async function startDemoHttpServer(options: DemoServerOptions & { token?:
     close: async () => {
       for (const t of streamable.values()) await t.close().catch(() => undefined);
       for (const t of legacy.values()) await t.close().catch(() => undefined);
-      httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await httpServer.close();
     },
   };
 }
