@@ -1,15 +1,13 @@
 // generate_flashcards through the real bridge and the SDK client, on the real core and the loopback Ollama:
 // the source note meets read_note's rules (paths, exclusions, config folder), decks land in the flashcards folder.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createKrypton, type KryptonCore } from "../../src/core/krypton";
+import type { KryptonCore } from "../../src/core/krypton";
 import { generateMcpToken } from "../../src/core/mcp/mcp-token";
-import { silentLogger } from "../../src/core/ports/logger";
-import { DEFAULT_SETTINGS } from "../../src/core/settings";
-import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
-import { createNodeHost } from "../../src/node/node-host";
+import type { McpHttpServerHandle } from "../../src/node/mcp-http-server";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { connectStreamable, snapshot, textOf } from "./support/mcp-test-kit";
+import type { TempVault } from "../support/temp-vault";
+import { snapshot, textOf } from "./support/mcp-test-kit";
+import { closeRealCoreBridge, startRealCoreBridge } from "./support/real-core-bridge";
 
 const token = generateMcpToken();
 let ollama: OllamaTestServer;
@@ -20,20 +18,19 @@ let client: Client;
 
 beforeEach(async () => {
   ollama = await startOllamaServer();
-  vault = await makeTempVault({
-    "Bio/Cell.md": "# Cell\n\nMitochondria make ATP for the cell.\n",
-    "Private/Secret.md": "# Secret\n\nDo not read.\n",
-  });
-  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000, excludePatterns: ["Private/"] });
-  bridge = await startMcpHttpServer({ registry: core.tools, port: 0, token, vaultRoot: vault.root });
-  client = await connectStreamable(bridge.url, token);
+  ({ vault, core, bridge, client } = await startRealCoreBridge({
+    ollama,
+    token,
+    notes: {
+      "Bio/Cell.md": "# Cell\n\nMitochondria make ATP for the cell.\n",
+      "Private/Secret.md": "# Secret\n\nDo not read.\n",
+    },
+    settings: { excludePatterns: ["Private/"] },
+  }));
 });
 
 afterEach(async () => {
-  await client.close();
-  await bridge.close();
-  await core.close();
-  await vault.cleanup();
+  await closeRealCoreBridge({ vault, core, bridge, client });
   await ollama.close();
 });
 

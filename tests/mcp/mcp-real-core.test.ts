@@ -2,15 +2,13 @@
 // real ollama/browser client) talking to the loopback Ollama test server, served by the real bridge and
 // called by the SDK's client. Nothing here is a stand-in except the LLM's words.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createKrypton, type KryptonCore } from "../../src/core/krypton";
+import type { KryptonCore } from "../../src/core/krypton";
 import { generateMcpToken } from "../../src/core/mcp/mcp-token";
-import { DEFAULT_SETTINGS, type KryptonSettings } from "../../src/core/settings";
-import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
-import { createNodeHost } from "../../src/node/node-host";
-import { silentLogger } from "../../src/core/ports/logger";
+import type { McpHttpServerHandle } from "../../src/node/mcp-http-server";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
-import { connectStreamable, snapshot, textOf } from "./support/mcp-test-kit";
+import type { TempVault } from "../support/temp-vault";
+import { snapshot, textOf } from "./support/mcp-test-kit";
+import { closeRealCoreBridge, startRealCoreBridge } from "./support/real-core-bridge";
 import { postJson } from "./support/http-request";
 
 const token = generateMcpToken();
@@ -30,24 +28,21 @@ afterAll(async () => {
 
 beforeEach(async () => {
   ollama.reset();
-  vault = await makeTempVault({
-    "Projects/Plan.md": "# Plan\n\nShip the MCP bridge. Gradient descent examples for the ranking section.\n",
-    "Ideas.md": "# Ideas\n\nGradient descent tunes the note ranking weights.\n",
-    "Recipes/Bread.md": "# Bread\n\nFlour, water, salt and time.\n",
-  });
-  const settings: KryptonSettings = { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000, similarityThreshold: 0 };
-  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings);
-  await core.index.open();
-  await core.index.idle();
-  bridge = await startMcpHttpServer({ registry: core.tools, port: 0, token, vaultRoot: vault.root });
-  client = await connectStreamable(bridge.url, token);
+  ({ vault, core, bridge, client } = await startRealCoreBridge({
+    ollama,
+    token,
+    notes: {
+      "Projects/Plan.md": "# Plan\n\nShip the MCP bridge. Gradient descent examples for the ranking section.\n",
+      "Ideas.md": "# Ideas\n\nGradient descent tunes the note ranking weights.\n",
+      "Recipes/Bread.md": "# Bread\n\nFlour, water, salt and time.\n",
+    },
+    settings: { similarityThreshold: 0 },
+    openIndex: true,
+  }));
 });
 
 afterEach(async () => {
-  await client.close();
-  await bridge.close();
-  await core.close();
-  await vault.cleanup();
+  await closeRealCoreBridge({ vault, core, bridge, client });
 });
 
 it("search_notes finds notes through the real index", async () => {

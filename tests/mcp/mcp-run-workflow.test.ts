@@ -13,8 +13,9 @@ import { DEFAULT_INDEX_FRESHNESS, gateOnIndex, IndexFreshness } from "../../src/
 import { startMcpHttpServer, type McpHttpServerHandle } from "../../src/node/mcp-http-server";
 import { createNodeHost } from "../../src/node/node-host";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { makeTempVault, type TempVault } from "../support/temp-vault";
+import type { TempVault } from "../support/temp-vault";
 import { connectStreamable, textOf } from "./support/mcp-test-kit";
+import { closeRealCoreBridge, startRealCoreBridge } from "./support/real-core-bridge";
 
 const WORKFLOWS = join(__dirname, "..", "..", "examples", "demo-vault", "Workflows");
 const token = generateMcpToken();
@@ -26,21 +27,20 @@ let client: Client;
 
 beforeEach(async () => {
   ollama = await startOllamaServer();
-  vault = await makeTempVault({
-    "Workflows/Branching.md": readFileSync(join(WORKFLOWS, "Conditional branching.md"), "utf8"),
-    "Private/Flow.md": readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"),
-    "Broken.md": '```krypton-flow\n{"id":"b","defaultModel":"ollama/llama3.1:8b","agents":[{"name":"a","type":"task","params":{"task":"t"}}],"transitions":[{"from":"a","to":"zz"}]}\n```',
-  });
-  core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), { ...DEFAULT_SETTINGS, ollamaUrl: ollama.url, requestTimeoutMs: 5_000, excludePatterns: ["Private/"] });
-  bridge = await startMcpHttpServer({ registry: core.tools, port: 0, token, vaultRoot: vault.root });
-  client = await connectStreamable(bridge.url, token);
+  ({ vault, core, bridge, client } = await startRealCoreBridge({
+    ollama,
+    token,
+    notes: {
+      "Workflows/Branching.md": readFileSync(join(WORKFLOWS, "Conditional branching.md"), "utf8"),
+      "Private/Flow.md": readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"),
+      "Broken.md": '```krypton-flow\n{"id":"b","defaultModel":"ollama/llama3.1:8b","agents":[{"name":"a","type":"task","params":{"task":"t"}}],"transitions":[{"from":"a","to":"zz"}]}\n```',
+    },
+    settings: { excludePatterns: ["Private/"] },
+  }));
 });
 
 afterEach(async () => {
-  await client.close();
-  await bridge.close();
-  await core.close();
-  await vault.cleanup();
+  await closeRealCoreBridge({ vault, core, bridge, client });
   await ollama.close();
 });
 
