@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { silentLogger } from "../../../src/core/ports/logger";
 import type { Embedder } from "../../../src/core/ports/embedder";
 import { DEFAULT_SETTINGS, type KryptonSettings } from "../../../src/core/settings";
@@ -56,4 +57,23 @@ export function longNote(title: string, paragraphs: number, seed = "topic"): str
     out.push(`Paragraph ${i} about ${seed} ${i}: ` + `${seed}${i} word${i} alpha${i % 7} beta${i % 5} `.repeat(36).trim(), "");
   }
   return out.join("\n");
+}
+
+/** Two short notes and a long one (several chunks): the vault whose saved index the recovery and structure tests damage. */
+export const SMALL_VAULT: Record<string, string> = {
+  "A.md": "# Alpha\n\nApples grow on trees in the orchard.",
+  "B.md": "# Bravo\n\nBananas ripen in the sun.",
+  "Long.md": longNote("Long", 8),
+};
+
+/** The vault's index folder (manifest, shards, lock). */
+export const indexDir = (h: Harness): string => join(h.vault.root, ".krypton", "index");
+
+/** Indexes the vault, saves and closes the index, and clears the embedder's log: what the next start finds. Returns the chunk count. */
+export async function indexAndClose(h: Harness): Promise<number> {
+  const index = h.open();
+  const { chunks } = await index.open();
+  await index.close();
+  h.embedder.reset();
+  return chunks;
 }

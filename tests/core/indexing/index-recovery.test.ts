@@ -1,33 +1,24 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { makeHarness, longNote, type Harness } from "./index-harness";
+import { indexAndClose, indexDir, makeHarness, SMALL_VAULT, type Harness } from "./index-harness";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
 
-const notes = {
-  "A.md": "# Alpha\n\nApples grow on trees in the orchard.",
-  "B.md": "# Bravo\n\nBananas ripen in the sun.",
-  "Long.md": longNote("Long", 8),
-};
-
 async function indexFiles(h: Harness): Promise<string[]> {
-  return (await fs.readdir(join(h.vault.root, ".krypton", "index"))).sort();
+  return (await fs.readdir(indexDir(h))).sort();
 }
 
 async function shardPath(h: Harness): Promise<string> {
   const shard = (await indexFiles(h)).find((f) => f.startsWith("shard-"));
   if (!shard) throw new Error("no shard written");
-  return join(h.vault.root, ".krypton", "index", shard);
+  return join(indexDir(h), shard);
 }
 
 describe("VaultIndex: persistence and recovery", () => {
   let h: Harness;
   let chunks: number;
   beforeEach(async () => {
-    h = await makeHarness(notes);
-    const index = h.open();
-    chunks = (await index.open()).chunks;
-    await index.close();
-    h.embedder.reset();
+    h = await makeHarness(SMALL_VAULT);
+    chunks = await indexAndClose(h);
   });
   afterEach(async () => {
     await h.cleanup();
@@ -39,15 +30,15 @@ describe("VaultIndex: persistence and recovery", () => {
     expect(files.some((f) => /^shard-\d+-\d+\.bin$/.test(f))).toBe(true);
     expect(files.filter((f) => f.endsWith(".tmp"))).toEqual([]);
     expect(files).not.toContain("write.lock"); // released on close
-    const manifest = JSON.parse(await fs.readFile(join(h.vault.root, ".krypton", "index", "manifest.json"), "utf8"));
+    const manifest = JSON.parse(await fs.readFile(join(indexDir(h), "manifest.json"), "utf8"));
     expect(manifest.format).toBe(INDEX_FORMAT);
     expect(manifest.embedder).toEqual({ id: "hash:32", dim: 32 });
     expect(manifest.shards[0].checksum).toMatch(/^[0-9a-f]{16}$/);
   });
 
   const damages: [string, (h: Harness) => Promise<void>, RegExp][] = [
-    ["a missing manifest", async (h) => fs.rm(join(h.vault.root, ".krypton", "index", "manifest.json")), /manifest was missing/],
-    ["a corrupt manifest", async (h) => fs.writeFile(join(h.vault.root, ".krypton", "index", "manifest.json"), "{ not json"), /manifest/],
+    ["a missing manifest", async (h) => fs.rm(join(indexDir(h), "manifest.json")), /manifest was missing/],
+    ["a corrupt manifest", async (h) => fs.writeFile(join(indexDir(h), "manifest.json"), "{ not json"), /manifest/],
     ["a missing shard", async (h) => fs.rm(await shardPath(h)), /missing/],
     [
       "a truncated shard",
@@ -92,7 +83,7 @@ describe("VaultIndex: persistence and recovery", () => {
   });
 
   it("rebuilds an index written in another format version", async () => {
-    const path = join(h.vault.root, ".krypton", "index", "manifest.json");
+    const path = join(indexDir(h), "manifest.json");
     const manifest = JSON.parse(await fs.readFile(path, "utf8"));
     await fs.writeFile(path, JSON.stringify({ ...manifest, format: 999 }));
     const index = h.open();
@@ -113,7 +104,7 @@ describe("VaultIndex: persistence and recovery", () => {
   });
 
   it("rebuilds an index made by another chunker version", async () => {
-    const path = join(h.vault.root, ".krypton", "index", "manifest.json");
+    const path = join(indexDir(h), "manifest.json");
     const manifest = JSON.parse(await fs.readFile(path, "utf8"));
     await fs.writeFile(path, JSON.stringify({ ...manifest, chunkerVersion: -1 }));
     const status = await h.open().open();
@@ -122,7 +113,7 @@ describe("VaultIndex: persistence and recovery", () => {
   });
 
   it("removes shard files a crashed writer left behind", async () => {
-    const dir = join(h.vault.root, ".krypton", "index");
+    const dir = indexDir(h);
     await fs.writeFile(join(dir, "shard-99-99.bin"), "orphan");
     await fs.writeFile(join(dir, "shard-0-1.bin.123-abcd.tmp"), "half written");
     const index = h.open();
@@ -143,7 +134,7 @@ describe("VaultIndex: persistence and recovery", () => {
     // The old generation's files are gone, the new ones are named in the manifest.
     const files = await indexFiles(h);
     for (const old of oldShards) expect(files).not.toContain(old);
-    const manifest = JSON.parse(await fs.readFile(join(h.vault.root, ".krypton", "index", "manifest.json"), "utf8"));
+    const manifest = JSON.parse(await fs.readFile(join(indexDir(h), "manifest.json"), "utf8"));
     expect(files.filter((f) => f.startsWith("shard-")).sort()).toEqual(manifest.shards.map((s: { file: string }) => s.file).sort());
   });
 });

@@ -1,19 +1,12 @@
 import { promises as fs } from "node:fs";
 import { join } from "node:path";
-import { makeHarness, longNote, type Harness } from "./index-harness";
+import { indexAndClose, indexDir, makeHarness, SMALL_VAULT, type Harness } from "./index-harness";
 import { sealShard, shardLayout as layout, type ShardLayout } from "../../support/shard-layout";
 
 /**
  * Index files whose checksums are valid but whose contents are impossible: the damage is written into a
  * real shard and the manifest's checksum updated to match, so only the structure checks can catch it.
  */
-const notes = {
-  "A.md": "# Alpha\n\nApples grow on trees in the orchard.",
-  "B.md": "# Bravo\n\nBananas ripen in the sun.",
-  "Long.md": longNote("Long", 8),
-};
-
-const indexDir = (h: Harness) => join(h.vault.root, ".krypton", "index");
 /** Changes the first shard in place and makes the manifest's size and checksum match again. */
 async function tamper(h: Harness, change: (s: ShardLayout) => void): Promise<void> {
   const manifestPath = join(indexDir(h), "manifest.json");
@@ -38,11 +31,8 @@ describe("VaultIndex: structure checks on load (valid checksums, impossible cont
   let h: Harness;
   let chunks: number;
   beforeEach(async () => {
-    h = await makeHarness(notes);
-    const index = h.open();
-    chunks = (await index.open()).chunks;
-    await index.close();
-    h.embedder.reset();
+    h = await makeHarness(SMALL_VAULT);
+    chunks = await indexAndClose(h);
   });
   afterEach(async () => {
     await h.cleanup();
