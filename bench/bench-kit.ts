@@ -201,3 +201,16 @@ export function target(id: string, text: string, measured: number | null, unit: 
 export function now(): number {
   return performance.now();
 }
+
+/** Runs `run(i)` for i = 0 … count-1 one after the other and times each; the first `warmup` times are dropped. */
+export async function timedRuns(count: number, warmup: number, run: (i: number) => unknown): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = now();
+    const result = run(i);
+    // A synchronous run is timed without the extra turn an await would add.
+    if (result instanceof Promise) await result;
+    if (i >= warmup) times.push(now() - t0);
+  }
+  return times;
+}

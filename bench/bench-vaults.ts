@@ -17,7 +17,8 @@ import { createNodeHost } from "../src/node/node-host";
 import { HashEmbedder, hashEmbedding } from "../tests/support/hash-embedder";
 import { densify } from "./dense-embedding";
 import { newEmbedRing, readFromRing, SLOT_VECTORS } from "./embed-ring";
-import { type BenchContext, DIM, EMBEDDER_ID, round, startLagProbe, stats } from "./bench-kit";
+import type { IndexStatus } from "../src/core/indexing/index-status";
+import { type BenchContext, DIM, EMBEDDER_ID, type LagReport, now, round, startLagProbe, stats } from "./bench-kit";
 import { generateVault, type SyntheticVault, type VaultSpec, writeVault } from "./synthetic-vault";
 
 const VAULT_MARKER = ".bench-vault.json";
@@ -260,4 +261,18 @@ export function markIndexReady(v: VaultOnDisk, chunks: number): void {
 export function openIndex(dir: string, embedder: Embedder | null, settings = benchSettings()): VaultIndex {
   const host = createNodeHost(dir, { logger: silentLogger });
   return new VaultIndex({ host, settings: () => settings, embedder: () => embedder });
+}
+
+/**
+ * Opens the index (with `idle`, until it has also embedded what it found) under the lag probe: how long that
+ * took and the main thread's stalls meanwhile.
+ */
+export async function openUnderProbe(index: VaultIndex, options: { idle?: boolean } = {}): Promise<{ status: IndexStatus; ms: number; lag: LagReport }> {
+  const probe = startLagProbe();
+  const t0 = now();
+  const status = await index.open();
+  if (options.idle) await index.idle();
+  const ms = now() - t0;
+  const lag = probe.stop();
+  return { status, ms, lag };
 }

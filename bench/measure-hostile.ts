@@ -5,8 +5,8 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Figures, type Measurement, collectGarbage, now, round, startLagProbe, target } from "./bench-kit";
-import { openIndex } from "./bench-vaults";
+import { type Figures, type Measurement, collectGarbage, now, round, target } from "./bench-kit";
+import { openIndex, openUnderProbe } from "./bench-vaults";
 
 export function writeHostileVault(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
@@ -27,11 +27,7 @@ export const hostile: Measurement = {
     writeHostileVault(dir);
     collectGarbage();
     const index = openIndex(dir, null);
-    const probe = startLagProbe();
-    const t0 = now();
-    const status = await index.open();
-    const buildMs = now() - t0;
-    const lag = probe.stop();
+    const { status, ms: buildMs, lag } = await openUnderProbe(index);
     await index.close();
 
     // The next process: load and one search.

@@ -24,9 +24,9 @@ import {
   round,
   rssMb,
   SIZES,
-  startLagProbe,
   stats,
   target,
+  timedRuns,
   type TargetResult,
 } from "./bench-kit";
 import { denseEmbedding } from "./dense-embedding";
@@ -36,6 +36,7 @@ import {
   ensureVault,
   markIndexReady,
   openIndex,
+  openUnderProbe,
   prepareIndex,
   removeIndex,
   vaultInMemory,
@@ -65,12 +66,8 @@ const build: Measurement = {
     // Its arithmetic off this thread, like a real embedder's (OffThreadEmbedder): the stalls are Krypton's.
     const embedder = new OffThreadEmbedder(ctx.script);
     const index = openIndex(v.dir, embedder);
-    const probe = startLagProbe();
-    const t0 = now();
-    const status = await index.open();
-    await index.idle();
-    const seconds = (now() - t0) / 1000;
-    const lag = probe.stop();
+    const { status, ms, lag } = await openUnderProbe(index, { idle: true });
+    const seconds = ms / 1000;
     const final = index.status();
     await index.close();
     await embedder.close();
@@ -117,26 +114,17 @@ const query: Measurement = {
     ctx.log("query: brute force");
     let corpus: ReturnType<typeof buildCorpus> | null = buildCorpus(vaultInMemory(v));
     const chunkCount = corpus.chunks.length;
-    const bruteTimes: number[] = [];
-    queryVectors.forEach((qv, i) => {
-      const t0 = now();
-      bruteForceTopK(corpus!.vectors, DIM, qv, 10);
-      if (i >= WARMUP) bruteTimes.push(now() - t0);
-    });
-    const brute = stats(bruteTimes);
+    const brute = stats(await timedRuns(queryVectors.length, WARMUP, (i) => bruteForceTopK(corpus!.vectors, DIM, queryVectors[i], 10)));
 
     // Krypton: the real index, loaded from disk, searched through the one search API.
     ctx.log("query: Krypton");
     const index = openIndex(v.dir, zeroLatencyEmbedder());
     await index.open();
-    const kryptonTimes: number[] = [];
     let emptyResults = 0;
-    for (let i = 0; i < queries.length; i++) {
-      const t0 = now();
+    const kryptonTimes = await timedRuns(queries.length, WARMUP, async (i) => {
       const hits = await index.searchChunks(queries[i], { limit: 10 });
-      if (i >= WARMUP) kryptonTimes.push(now() - t0);
       if (hits.length === 0) emptyResults++;
-    }
+    });
     const indexed = index.status();
     await index.close();
     const krypton = stats(kryptonTimes);
@@ -151,13 +139,7 @@ const query: Measurement = {
       oramaInsertS = round((now() - t0) / 1000);
       corpus = null;
       collectGarbage();
-      const times: number[] = [];
-      for (let i = 0; i < queries.length; i++) {
-        const t1 = now();
-        await naiveOramaHybrid(db, queries[i], queryVectors[i]);
-        if (i >= WARMUP) times.push(now() - t1);
-      }
-      orama = stats(times);
+      orama = stats(await timedRuns(queries.length, WARMUP, (i) => naiveOramaHybrid(db, queries[i], queryVectors[i])));
     } catch (err) {
       failures.push({ what: `naive Orama at ${chunkCount} chunks`, error: errorText(err) });
     }
@@ -206,11 +188,7 @@ const reload: Measurement = {
       collectGarbage();
       const embedder = zeroLatencyEmbedder();
       const index = openIndex(v.dir, embedder);
-      const probe = startLagProbe();
-      const t0 = now();
-      const status = await index.open();
-      const ms = now() - t0;
-      const lag = probe.stop();
+      const { status, ms, lag } = await openUnderProbe(index);
       await index.close();
       return { v, ms, lag, status, embedCalls: embedder.calls };
     };
@@ -299,15 +277,7 @@ const fulltext: Measurement = {
     const keywordQueries = v.queries.slice(0, 3 + 20);
     const questions = v.queries.slice(20, 20 + 3 + 10).map((q) => `what did I write about ${q}`);
     const failures: FailureRecord[] = [];
-    const timeQueries = async (queries: string[], run: (q: string) => Promise<unknown> | unknown) => {
-      const times: number[] = [];
-      for (let i = 0; i < queries.length; i++) {
-        const t0 = now();
-        await run(queries[i]);
-        if (i >= 3) times.push(now() - t0);
-      }
-      return stats(times);
-    };
+    const timeQueries = async (queries: string[], run: (q: string) => unknown) => stats(await timedRuns(queries.length, 3, (i) => run(queries[i])));
     // JS heap plus typed-array memory (Krypton's posting lists live in ArrayBuffers, outside heapUsed).
     const heapMb = () => {
       const m = process.memoryUsage();
@@ -391,11 +361,7 @@ const memory: Measurement = {
     collectGarbage();
     const before = rssMb();
     const index = openIndex(v.dir, zeroLatencyEmbedder());
-    const probe = startLagProbe();
-    const t0 = now();
-    await index.open();
-    const openMs = now() - t0;
-    const lag = probe.stop();
+    const { ms: openMs, lag } = await openUnderProbe(index);
     collectGarbage();
     const afterLoad = rssMb();
     for (const q of v.queries.slice(0, 30)) await index.searchNotes(q, { limit: 10 });
@@ -426,12 +392,7 @@ const restart: Measurement = {
     collectGarbage();
     const embedder = zeroLatencyEmbedder();
     const index = openIndex(v.dir, embedder);
-    const probe = startLagProbe();
-    const t0 = now();
-    const status = await index.open();
-    await index.idle();
-    const ms = now() - t0;
-    const lag = probe.stop();
+    const { status, ms, lag } = await openUnderProbe(index, { idle: true });
     await index.sync();
     const callsAfterSecondSync = embedder.calls;
     await index.close();
