@@ -33,20 +33,38 @@ function modelReply(req: RecordedRequest): string {
   return "Sourdough is made of flour, water, salt and a starter.";
 }
 
-describe("results built from a search, with the embedding server unreachable", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let core: KryptonCore;
+// Both groups below: one loopback Ollama for the file (reset and scripted before each test), a fresh vault
+// per test, and the core each test starts (closed after it).
+let ollama: OllamaTestServer;
+let vault: TempVault;
+let core: KryptonCore;
 
-  const settings = (): KryptonSettings => ({
-    ...DEFAULT_SETTINGS,
-    ollamaUrl: ollama.url,
-    chatProvider: "ollama",
-    chatModel: "llama3.1:8b",
-    embeddingProvider: "ollama",
-    embeddingModel: "nomic-embed-text",
-    requestTimeoutMs: 5_000,
-  });
+beforeAll(async () => {
+  ollama = await startOllamaServer({ embeddingDim: 16 });
+});
+afterAll(() => ollama.close());
+beforeEach(async () => {
+  ollama.reset();
+  ollama.script({ route: "chat", reply: modelReply, times: Infinity });
+  vault = await makeTempVault(NOTES);
+});
+afterEach(async () => {
+  await core.close();
+  await vault.cleanup();
+});
+
+const settings = (overrides: Partial<KryptonSettings> = {}): KryptonSettings => ({
+  ...DEFAULT_SETTINGS,
+  ollamaUrl: ollama.url,
+  chatProvider: "ollama",
+  chatModel: "llama3.1:8b",
+  embeddingProvider: "ollama",
+  embeddingModel: "nomic-embed-text",
+  requestTimeoutMs: 5_000,
+  ...overrides,
+});
+
+describe("results built from a search, with the embedding server unreachable", () => {
   const start = async (options: { embedderUnreachable?: string }) => {
     core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings());
     if (options.embedderUnreachable) core.runWithoutEmbedder(options.embedderUnreachable);
@@ -60,20 +78,6 @@ describe("results built from a search, with the embedding server unreachable", (
     if (!agent) throw new Error(`no agent answered "${message}": ${JSON.stringify(events)}`);
     return agent.result;
   };
-
-  beforeAll(async () => {
-    ollama = await startOllamaServer({ embeddingDim: 16 });
-  });
-  afterAll(() => ollama.close());
-  beforeEach(async () => {
-    ollama.reset();
-    ollama.script({ route: "chat", reply: modelReply, times: Infinity });
-    vault = await makeTempVault(NOTES);
-  });
-  afterEach(async () => {
-    await core.close();
-    await vault.cleanup();
-  });
 
   it('"summarize my notes on X": the summary carries the reason, in chat (its block, its text) and from summarize_notes', async () => {
     await start({ embedderUnreachable: REASON });
@@ -138,22 +142,8 @@ describe("results built from a search, with the embedding server unreachable", (
 });
 
 describe("a search that finds nothing, when meaning could not be used", () => {
-  let ollama: OllamaTestServer;
-  let vault: TempVault;
-  let core: KryptonCore;
-
   const NO_MATCH = "No notes match 'xyzzy'";
   const FAILED = /^Semantic search failed \(the embedding server failed .*\): notes were matched by keywords only\.$/;
-  const settings = (overrides: Partial<KryptonSettings> = {}): KryptonSettings => ({
-    ...DEFAULT_SETTINGS,
-    ollamaUrl: ollama.url,
-    chatProvider: "ollama",
-    chatModel: "llama3.1:8b",
-    embeddingProvider: "ollama",
-    embeddingModel: "nomic-embed-text",
-    requestTimeoutMs: 5_000,
-    ...overrides,
-  });
   const start = async (options: { embedderUnreachable?: string; settings?: Partial<KryptonSettings> } = {}) => {
     core = createKrypton(createNodeHost(vault.root, { logger: silentLogger }), settings(options.settings));
     if (options.embedderUnreachable) core.runWithoutEmbedder(options.embedderUnreachable);
@@ -178,20 +168,6 @@ describe("a search that finds nothing, when meaning could not be used", () => {
     if (!(err instanceof ToolError)) throw new Error(`${name} did not fail with a ToolError: ${String(err)}`);
     return err;
   };
-
-  beforeAll(async () => {
-    ollama = await startOllamaServer({ embeddingDim: 16 });
-  });
-  afterAll(() => ollama.close());
-  beforeEach(async () => {
-    ollama.reset();
-    ollama.script({ route: "chat", reply: modelReply, times: Infinity });
-    vault = await makeTempVault(NOTES);
-  });
-  afterEach(async () => {
-    await core.close();
-    await vault.cleanup();
-  });
 
   it("the embedder is down: every agent's 'No notes match' says why, in chat and from the tools", async () => {
     await start({ embedderUnreachable: REASON });
