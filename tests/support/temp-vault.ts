@@ -39,3 +39,21 @@ export async function makeTempVault(files: Record<string, string> = {}): Promise
   for (const [path, content] of Object.entries(files)) await vault.write(path, content);
   return vault;
 }
+
+/**
+ * Every file under a vault folder except Krypton's own .krypton, vault-relative path → content, read byte
+ * for byte (latin1): compare one taken before and one after to prove nothing else changed.
+ */
+export async function snapshotFiles(root: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (dir: string, prefix: string) => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      if (entry.name === ".krypton") continue;
+      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(join(dir, entry.name), rel);
+      else out[rel] = await fs.readFile(join(dir, entry.name), "latin1");
+    }
+  };
+  await walk(root, "");
+  return out;
+}

@@ -4,8 +4,6 @@
  * MCP note tools and the agent tools. `scriptedModel` stands in for a model with native tool calls
  * until the providers speak them (it yields the port's ChatEvents, nothing else).
  */
-import { promises as fs } from "node:fs";
-import { join } from "node:path";
 import { AgentToolbox } from "../../../src/core/agent-loop/agent-toolbox";
 import { runAgentLoop, type AgentLoopOptions } from "../../../src/core/agent-loop/agent-loop";
 import type { AgentLoopEvent, AgentLoopResult, ConfirmDecision, ConfirmRequest } from "../../../src/core/agent-loop/agent-types";
@@ -72,21 +70,6 @@ export async function makeLoopWorld(options: WorldOptions & { nativeTools?: bool
 export const call = (tool: string, args: Record<string, unknown> = {}, thought?: string) =>
   JSON.stringify({ action: "call_tool", ...(thought ? { thought } : {}), tool, arguments: args });
 export const final = (response: string) => JSON.stringify({ action: "final", response });
-
-/** Every file under the vault (except .krypton), path → bytes as text. */
-export async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (dir: string, prefix: string) => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      if (entry.name === ".krypton") continue;
-      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(join(dir, entry.name), rel);
-      else out[rel] = await fs.readFile(join(dir, entry.name), "latin1");
-    }
-  };
-  await walk(root, "");
-  return out;
-}
 
 /** A model with native tool calls, scripted turn by turn; records every request. */
 export class ScriptedToolModel implements ChatModel {

@@ -1,4 +1,5 @@
-import { call, final, makeLoopWorld, snapshot, type LoopWorld } from "./agent-loop-fixtures";
+import { call, final, makeLoopWorld, type LoopWorld } from "./agent-loop-fixtures";
+import { snapshotFiles } from "../../support/temp-vault";
 
 const NOTES = {
   "Projects/Plan.md": "# Plan\n\nShip the agent mode.\n",
@@ -85,7 +86,7 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
       { route: "chat", reply: call("read_note", { path: "../etc/passwd" }) },
       { route: "chat", reply: final("Sorry.") },
     ]);
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     const { result } = await world.run("Delete my plan");
 
     expect(result.steps.map((s) => s.outcome)).toEqual(["error", "error", "error"]);
@@ -94,7 +95,7 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     expect(result.steps[2].result).toMatch(/\.\./);
     const bodies = world.bodies();
     expect(bodies[1].messages.at(-2)!.content).toMatch(/^Tool delete_note failed: Unknown tool/);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("reminds at 2 steps left and, at the step limit, writes the answer in one tool-less call, marked", async () => {

@@ -5,7 +5,8 @@ import { defineTool } from "../../../src/core/tools/tool-registry";
 import { ProviderError } from "../../../src/core/providers/provider-error";
 import { OllamaChatModel } from "../../../src/core/providers/ollama/ollama-chat-model";
 import { FAST_RETRY } from "../providers/provider-fixtures";
-import { call, final, makeLoopWorld, ScriptedToolModel, snapshot, type LoopWorld } from "./agent-loop-fixtures";
+import { call, final, makeLoopWorld, ScriptedToolModel, type LoopWorld } from "./agent-loop-fixtures";
+import { snapshotFiles } from "../../support/temp-vault";
 
 const NOTES = { "Projects/Plan.md": "# Plan\n\nShip the agent mode." };
 const READ_PLAN = JSON.stringify({ name: "read_note", arguments: { path: "Projects/Plan.md" } });
@@ -23,12 +24,12 @@ describe("agent loop: confirmation of write tools", () => {
       { route: "chat", reply: call("write_note", { title: "New idea", content: "# New idea" }) },
       { route: "chat", reply: final("OK, I changed nothing.") },
     ]);
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     world.decisions = ["deny", "deny"];
 
     const { result } = await world.run("Add a README task to my plan and save an idea");
 
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
     expect(world.confirms).toHaveLength(2);
     expect(world.confirms[0].title).toBe("Append 2 lines to Projects/Plan.md");
     expect(world.confirms[0].preview).toBe(
@@ -91,11 +92,11 @@ describe("agent loop: confirmation of write tools", () => {
       { route: "chat", reply: call("write_note", { title: "Other", content: "x" }) },
       { route: "chat", reply: final("Could not.") },
     ]);
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     const refused = await world.run("Save another", { confirm: undefined });
     expect(refused.result.steps[0]).toMatchObject({ outcome: "denied" });
     expect(refused.result.steps[0].result).toMatch(/needs the user's approval, which cannot be asked here/);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   // The preview names the note that will be created: on macOS or Windows the setting's "Krypton" is the vault's

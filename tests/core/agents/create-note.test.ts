@@ -4,6 +4,7 @@ import { AgentError } from "../../../src/core/notes/agent-error";
 import type { VaultPort } from "../../../src/core/ports/vault";
 import { VaultIndex } from "../../../src/core/indexing/vault-index";
 import { HashEmbedder } from "../../support/hash-embedder";
+import { snapshotFiles } from "../../support/temp-vault";
 import { makeAgentsWorld, type AgentsWorld } from "./agent-fixtures";
 
 const GENERATED = [
@@ -15,21 +16,6 @@ const GENERATED = [
   "- Supervised learning",
   "- Unsupervised learning",
 ].join("\n");
-
-/** Every file under the vault (except .krypton), path → content, to prove nothing else changed. */
-async function snapshot(root: string): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (dir: string, prefix: string) => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      if (entry.name === ".krypton") continue;
-      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(join(dir, entry.name), rel);
-      else out[rel] = await fs.readFile(join(dir, entry.name), "utf8");
-    }
-  };
-  await walk(root, "");
-  return out;
-}
 
 async function expectAgentError(promise: Promise<unknown>, code: AgentError["code"], message: RegExp | string) {
   const err = await promise.then(
@@ -79,7 +65,7 @@ describe("NoteOperations.createNote", () => {
 
   it("a refusal is not saved: one repair request, then a clear error, and the vault is unchanged", async () => {
     world = await makeAgentsWorld({ files: { "other.md": "mine" }, openIndex: false });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     world.ollama.script({ route: "chat", reply: "I'm sorry, but I can't help with writing that note." });
     world.ollama.script({ route: "chat", reply: "Lo siento, no puedo ayudar con eso." });
 
@@ -89,7 +75,7 @@ describe("NoteOperations.createNote", () => {
       "No note was saved: the model answered “Lo siento, no puedo ayudar con eso.” instead of writing a note.",
     );
 
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
     const chats = world.ollama.requestsTo("chat");
     expect(chats).toHaveLength(2);
     const repair = (chats[1].body as { messages: { role: string; content: string }[] }).messages;
@@ -134,11 +120,11 @@ describe("NoteOperations.createNote", () => {
     expect(await world.vault.read(kept.path)).toBe(`${japanese}\n`);
     expect(world.ollama.requestsTo("chat")).toHaveLength(1);
 
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     world.ollama.script({ route: "chat", reply: "申し訳ありませんが、そのリクエストにはお応えできません。" });
     world.ollama.script({ route: "chat", reply: "申し訳ありませんが、お手伝いできません。" });
     await expectAgentError(world.operations.createNote("錠前破り"), "failed", "No note was saved: the model answered “申し訳ありませんが、お手伝いできません。” instead of writing a note.");
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("keeps what the note says before its first heading when that is not a chat lead-in: frontmatter, an intro before a section", async () => {
@@ -172,13 +158,13 @@ describe("NoteOperations.createNote", () => {
   it("never overwrites: x.md and x-1.md exist → x-2.md, existing files byte-identical", async () => {
     const existing = { "Krypton/x.md": "# X\n\nmine, keep me\n", "Krypton/x-1.md": "second\r\nwith CRLF\r\n", "other.md": "untouched" };
     world = await makeAgentsWorld({ files: existing, openIndex: false });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     world.ollama.script({ route: "chat", reply: "# X\n\nnew content" });
 
     const result = await world.operations.createNote("x");
 
     expect(result.path).toBe("Krypton/x-2.md");
-    const after = await snapshot(world.vault.root);
+    const after = await snapshotFiles(world.vault.root);
     expect(after).toEqual({ ...before, "Krypton/x-2.md": "# X\n\nnew content\n" });
   });
 
@@ -323,10 +309,10 @@ describe("NoteOperations.createNote", () => {
     ["Notes/a:b", /character notes cannot have/],
   ])("refuses the folder %p before calling the model", async (folder, message) => {
     world = await makeAgentsWorld({ openIndex: false });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(world.operations.createNote("x", { folder }), "invalid-input", message);
     expect(world.ollama.requestsTo("chat")).toHaveLength(0);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("refuses a renamed config folder too", async () => {
@@ -344,17 +330,17 @@ describe("NoteOperations.createNote", () => {
   it("says no chat model is configured, and writes nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.model = null;
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(world.operations.createNote("x"), "no-model", /No chat model is configured/);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("explains a model failure in plain words and writes nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.ollama.models = ["nomic-embed-text:latest"]; // the chat model was removed: Ollama answers 404
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(world.operations.createNote("x"), "failed", /^Could not generate the note: .*llama3\.1:8b/);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("explains an unreachable Ollama and writes nothing", async () => {
@@ -367,16 +353,16 @@ describe("NoteOperations.createNote", () => {
   it("saves nothing when the answer was cut off at the length limit (done_reason \"length\"), and says so", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.ollama.script({ route: "chat", reply: "# Machine Learning\n\nMachine learning lets computers", extra: { doneReason: "length" } });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(world.operations.createNote("machine learning"), "failed", /^Could not generate the note: .*cut off/);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("a model stuck in a loop is cut at the note's budget (num_predict on the wire), says so, and saves nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     // The scripted model repeats its line until num_predict (without it: until num_ctx), then done_reason "length".
     world.ollama.script({ route: "chat", reply: "", extra: { loop: "All work and no play. " } });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(
       world.operations.createNote("machine learning"),
       "failed",
@@ -385,7 +371,7 @@ describe("NoteOperations.createNote", () => {
     const [request] = world.ollama.requestsTo("chat");
     // The prompt is short: its 3,072 tokens of answer still fit the smallest window.
     expect((request.body as { options: Record<string, number> }).options).toMatchObject({ num_predict: 3072, num_ctx: 4096 });
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("a reasoning model that spends the note's budget and its room thinking: the error says so, not that it repeated itself", async () => {
@@ -393,20 +379,20 @@ describe("NoteOperations.createNote", () => {
     world.ollama.modelInfo["llama3.1:8b"] = { capabilities: ["completion", "tools", "thinking"] };
     // The server counts thinking against num_predict (3,072 + 2,048 of room): it never reaches the note.
     world.ollama.script({ route: "chat", reply: "# Machine learning\n\nComputers learn.", extra: { thinking: "Let me consider. ".repeat(2_000) } });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(
       world.operations.createNote("machine learning"),
       "failed",
       "Could not generate the note: the model spent the length limit Krypton sets for the answer (5,120 tokens) thinking and was cut off before it finished answering, so its answer was not used. Try again, or use a model that thinks less or not at all.",
     );
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
   it("saves nothing when the model answers with nothing", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     world.ollama.script({ route: "chat", reply: "  <think>hmm</think>  " });
-    const before = await snapshot(world.vault.root);
+    const before = await snapshotFiles(world.vault.root);
     await expectAgentError(world.operations.createNote("x"), "failed", /empty note/);
-    expect(await snapshot(world.vault.root)).toEqual(before);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 });
