@@ -1,9 +1,7 @@
 /** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
 import { promises as fs } from "node:fs";
-import { join } from "node:path";
 import { FileSystemAdapter, Platform } from "../support/obsidian-stub";
-import { tempDirForFile } from "../support/temp-dirs";
-import { loadPlugin } from "./plugin-harness";
+import { indexInEarlierSession, loadPlugin } from "./plugin-harness";
 
 // How the plugin reads a saved index back: on desktop through Node's fs, only the parts it needs (the
 // search part at load, a hit's texts); on mobile, where Obsidian's adapter reads whole files only, by
@@ -14,14 +12,7 @@ NOTES["Tides.md"] = "# Tides\n\nThe moon pulls the ocean: high and low tides twi
 
 let saved: string;
 beforeAll(async () => {
-  const first = await loadPlugin(NOTES);
-  try {
-    await first.layoutReady();
-    saved = join(tempDirForFile("krypton-saved-index-"), ".krypton");
-    await fs.cp(join(first.temp.root, ".krypton"), saved, { recursive: true });
-  } finally {
-    await first.close();
-  }
+  saved = await indexInEarlierSession(NOTES);
 });
 
 const wholeShardReads: string[] = [];
@@ -39,7 +30,7 @@ afterEach(() => {
 });
 
 async function reopenAndSearch(): Promise<string> {
-  const p = await loadPlugin(NOTES, { beforeOpen: (root) => fs.cp(saved, join(root, ".krypton"), { recursive: true }) });
+  const p = await loadPlugin(NOTES, { savedIndex: saved });
   try {
     await p.layoutReady();
     const status = p.services.core.index.status();

@@ -1,6 +1,4 @@
 /** @jest-environment ./tests/obsidian/obsidian-window-environment.cjs */
-import { promises as fs } from "node:fs";
-import { join } from "node:path";
 import { Platform, settingsIn } from "../support/obsidian-stub";
 import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
 import { claudeDesktopConfig, claudeDesktopStdioConfig, inspectorCommand, inspectorStdioCommand } from "../../src/obsidian/mcp/client-config";
@@ -8,9 +6,8 @@ import { McpBridge } from "../../src/obsidian/mcp/mcp-bridge";
 import { ToolRegistry } from "../../src/core/tools/tool-registry";
 import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { silentLogger } from "../../src/core/ports/logger";
-import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { indexInEarlierSession, loadPlugin, type LoadedPlugin } from "./plugin-harness";
 import manifest from "../../manifest.json";
-import { tempDirForFile } from "../support/temp-dirs";
 import { connectSse, connectStreamable, textOf } from "../mcp/support/mcp-test-kit";
 import { startLoopbackServer } from "../support/servers/loopback-server";
 
@@ -241,14 +238,7 @@ describe("a search through the bridge while Obsidian is still loading the index"
 
   // Obsidian starts on a vault indexed in an earlier session: the index loads what was saved.
   beforeAll(async () => {
-    const first = await loadPlugin(NOTES);
-    try {
-      await first.layoutReady();
-      saved = join(tempDirForFile("krypton-saved-index-"), ".krypton");
-      await fs.cp(join(first.temp.root, ".krypton"), saved, { recursive: true });
-    } finally {
-      await first.close();
-    }
+    saved = await indexInEarlierSession(NOTES);
   });
 
   /**
@@ -259,7 +249,7 @@ describe("a search through the bridge while Obsidian is still loading the index"
   async function startWithLoadHeld(): Promise<{ url: string; release: () => void; waiting: () => Promise<void> }> {
     p = await loadPlugin(NOTES, {
       data: { mcpPort: 0, mcpEnabled: true, mcpToken: TOKEN },
-      beforeOpen: (root) => fs.cp(saved, join(root, ".krypton"), { recursive: true }),
+      savedIndex: saved,
     });
     const adapter = p.app.vault.adapter;
     const exists = adapter.exists.bind(adapter);

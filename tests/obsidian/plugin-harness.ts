@@ -1,6 +1,9 @@
 // Loads the real plugin (src/main.ts) into the Obsidian stand-in on a real temp vault.
+import { promises as fs } from "node:fs";
+import { join } from "node:path";
 import { App, type Plugin as StubPlugin, type PluginManifest } from "../support/obsidian-stub";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
+import { tempDirForFile } from "../support/temp-dirs";
 import KryptonPlugin from "../../src/main";
 import type { KryptonServices } from "../../src/obsidian/plugin-services";
 import type { KryptonSettings } from "../../src/core/settings";
@@ -33,6 +36,8 @@ export interface LoadOptions {
   extraFiles?: Record<string, string>;
   /** Runs on the vault folder before Obsidian opens (scans) it: symlinks, binary files. */
   beforeOpen?: (root: string) => Promise<void>;
+  /** A .krypton folder from indexInEarlierSession, put in the vault first: the index loads what was saved. */
+  savedIndex?: string;
   /** Play a disk that ignores case (macOS, Windows): see the stand-in's FileSystemAdapter. */
   caseInsensitiveDisk?: boolean;
 }
@@ -41,6 +46,7 @@ export async function loadPlugin(notes: Record<string, string>, options: LoadOpt
   const temp = await makeTempVault({ ...notes, ...(options.extraFiles ?? {}) });
   const settings: Partial<KryptonSettings> = { embeddingProvider: "none", ...options.data };
   await temp.write(".obsidian/plugins/krypton/data.json", JSON.stringify(settings));
+  if (options.savedIndex) await fs.cp(options.savedIndex, join(temp.root, ".krypton"), { recursive: true });
   await options.beforeOpen?.(temp.root);
   const app = new App(temp.root, { secretStorage: options.secretStorage, caseInsensitiveDisk: options.caseInsensitiveDisk });
   for (const [id, value] of Object.entries(options.secrets ?? {})) app.secretStorage?.setSecret(id, value);
@@ -67,4 +73,20 @@ export async function loadPlugin(notes: Record<string, string>, options: LoadOpt
       await temp.cleanup();
     },
   };
+}
+
+/**
+ * Indexes `notes` in a first plugin session and keeps the .krypton folder it saved (until the test file
+ * ends): `loadPlugin(notes, { savedIndex })` then starts on a vault indexed in an earlier session.
+ */
+export async function indexInEarlierSession(notes: Record<string, string>): Promise<string> {
+  const first = await loadPlugin(notes);
+  try {
+    await first.layoutReady();
+    const saved = join(tempDirForFile("krypton-saved-index-"), ".krypton");
+    await fs.cp(join(first.temp.root, ".krypton"), saved, { recursive: true });
+    return saved;
+  } finally {
+    await first.close();
+  }
 }
