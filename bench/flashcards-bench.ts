@@ -82,7 +82,7 @@ export const flashcardsMeasurement: Measurement = {
       const snapshot = deckSnapshot(text, DEFAULT_SR_FORMAT);
       // After the model answered: the append itself (de-dup from the snapshot, appendToNote: re-check, atomic write).
       const t1 = now();
-      const added = await appendToDeck(vault, "Flashcards/Bench.md", cards, "#flashcards/bench", DEFAULT_SR_FORMAT, snapshot);
+      const added = await appendToDeck(vault, "Flashcards/Bench.md", cards, ["#flashcards/bench"], DEFAULT_SR_FORMAT, snapshot);
       const t2 = now();
       if (added.length !== 20) failures.push({ what: `append round ${round}`, error: `added ${added.length} of 20` });
       if (round >= 5) {

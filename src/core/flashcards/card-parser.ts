@@ -210,11 +210,14 @@ function hasInlineMarker(line: string, marker: string): boolean {
   return !(before % 2 === 1 && after % 2 === 1);
 }
 
-/** Flashcard tags anywhere on a line, as Obsidian finds tags: after a space or at the start, not in inline code. */
+/**
+ * Flashcard tags anywhere on a line, as Obsidian finds tags: after a space or at the start, not in inline code;
+ * marks count as letters (Devanagari "हिन्दी" has vowel signs and a virama no composed form holds).
+ */
 function lineDeckTags(line: string, isDeckTag: (tag: string) => boolean): string[] {
   const out: string[] = [];
   const text = line.includes("`") ? line.replace(/`[^`]*`/g, " ") : line;
-  for (const m of text.matchAll(/(?:^|\s)(#[\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)/gu)) {
+  for (const m of text.matchAll(/(?:^|\s)(#[\p{L}\p{M}\p{N}_/-]*[\p{L}_/-][\p{L}\p{M}\p{N}_/-]*)/gu)) {
     if (isDeckTag(m[1])) out.push(m[1].slice(1));
   }
   return out;

@@ -1,6 +1,7 @@
 import { parseCards, type ParsedCard, type ParsedDeck } from "./card-parser";
 import { plainClozeTemplate, readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
+import { cutAt } from "../util/text";
 
 /** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
 export interface NewCard {
@@ -50,9 +51,34 @@ export function clozeWriter(format: SrFormat): ((answer: string) => string) | nu
   return null;
 }
 
-/** The deck tag for a deck name under the user's first SR tag: "#flashcards/aws-saa". */
+/**
+ * The deck tag for a deck name under the user's first SR tag: "#flashcards/aws-saa", "#flashcards/ドイツ語".
+ * Lower-cased, with every letter, mark and digit of any script as written (Obsidian's tags take them all, and SR
+ * names the deck after the tag), in NFC; runs of anything else a tag cannot hold (spaces, punctuation) become
+ * one "-". A mark left with no letter before it goes: it would stand on a "-" or start the tag.
+ */
 export function deckTag(deckName: string, format: SrFormat): string {
-  const slug =
+  const slug = cutAt(
+    deckName
+      .normalize("NFC")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}_-]+/gu, "-")
+      .replace(/(^|[^\p{L}\p{M}\p{N}])\p{M}+/gu, "$1")
+      .replace(/^-+/, ""),
+    60,
+  )
+    .replace(/-+$/, "")
+    .normalize("NFC");
+  return `${format.tags[0] ?? "#flashcards"}/${slug || "cards"}`;
+}
+
+/**
+ * The tags a deck of this name may carry, deckTag first. Krypton once folded marks away like accents, so a
+ * deck made then carries "#flashcards/ト-イツ語" for "ドイツ語" (and "#flashcards/cafe" for "Café"): its cards
+ * must still go under the tag it has, or SR would split it into two decks.
+ */
+export function deckTags(deckName: string, format: SrFormat): string[] {
+  const folded =
     deckName
       .toLowerCase()
       .normalize("NFKD")
@@ -60,7 +86,16 @@ export function deckTag(deckName: string, format: SrFormat): string {
       .replace(/[^\p{L}\p{N}_-]+/gu, "-")
       .replace(/^-+|-+$/g, "")
       .slice(0, 60) || "cards";
-  return `${format.tags[0] ?? "#flashcards"}/${slug}`;
+  return [...new Set([deckTag(deckName, format), `${format.tags[0] ?? "#flashcards"}/${folded}`])];
+}
+
+/**
+ * The one of a deck's possible tags (deckTags) new cards go under: the one its end is in, else one its cards
+ * are in (an older form, after a user's tag line at the end), else the first.
+ */
+export function deckTagOf(deck: Pick<ParsedDeck, "cards" | "trailingDecks">, tags: readonly string[]): string {
+  const inDeck = (decks: readonly string[]) => tags.find((t) => decks.includes(t.slice(1)));
+  return inDeck(deck.trailingDecks) ?? inDeck(deck.cards.flatMap((c) => c.decks)) ?? tags[0];
 }
 
 /** A new deck note: frontmatter marking it as Krypton's, the deck tag in the body, then the cards. */

@@ -1,7 +1,7 @@
 import { AgentError } from "../notes/agent-error";
 import { NoteChangedError, type VaultPort } from "../ports/vault";
 import { parseCards, type ParsedDeck } from "./card-parser";
-import { appendCards, DECK_MARKER, existingKeys, newCardKey, type NewCard } from "./card-writer";
+import { appendCards, DECK_MARKER, deckTagOf, existingKeys, newCardKey, type NewCard } from "./card-writer";
 import type { SrFormat } from "./sr-format";
 
 /** A deck's text as read before generating, with its parse: reused at write time when the deck has not changed. */
@@ -22,13 +22,14 @@ export function deckSnapshot(text: string, format: SrFormat): DeckSnapshot {
  * against: the deck must still be a Krypton deck, cards already there are not added twice, and the old text
  * stays a byte-for-byte prefix. When the deck changed in between (an SR review, an edit), appendToNote
  * writes nothing and this re-reads and re-checks, a few times. Reading, parsing and the model call happen
- * before; when the deck is unchanged since `snapshot` its parse is reused. Resolves with the cards added.
+ * before; when the deck is unchanged since `snapshot` its parse is reused. `tags` are the deck's possible tags
+ * (deckTags): the cards go under the one the deck has. Resolves with the cards added.
  */
 export async function appendToDeck(
   vault: VaultPort,
   deckPath: string,
   cards: { card: NewCard; line: string }[],
-  tag: string,
+  tags: readonly string[],
   format: SrFormat,
   snapshot?: DeckSnapshot,
 ): Promise<NewCard[]> {
@@ -42,7 +43,7 @@ export async function appendToDeck(
     const next = appendCards(
       current,
       keep.map((k) => k.line),
-      tag,
+      deckTagOf(parsed, tags),
       parsed,
       format.endMarker,
     );

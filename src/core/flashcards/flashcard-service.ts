@@ -13,7 +13,7 @@ import { localDate } from "../util/local-date";
 import { ANKI_EXPORT_FOLDER, ankiExportText, type AnkiExport } from "./anki-export";
 import { parseCards } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
-import { DECK_MARKER, clozeWriter, deckTag, formatCard, newCardKey, newDeckNote, type NewCard } from "./card-writer";
+import { DECK_MARKER, clozeWriter, deckTags, formatCard, newCardKey, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
 import { loadSrFormat, srDefaultsRemark, type SrFormat } from "./sr-format";
 
@@ -80,7 +80,6 @@ export class FlashcardService {
 
     const deckName = cleanDeckName(request.deck ?? title);
     const deckPath = this.findDeckPath(deckName, now);
-    const tag = deckTag(deckName, format);
     const existingText = await this.readDeck(deckPath);
     const snapshot = existingText === null ? undefined : deckSnapshot(existingText, format);
     const existing = snapshot ? snapshot.keys : new Set<string>();
@@ -92,7 +91,7 @@ export class FlashcardService {
     let createdDeck = false;
     let added = generated.cards;
     if (lines.length) {
-      const result = await this.write(deckPath, deckName, tag, lines, generated.cards, snapshot, format);
+      const result = await this.write(deckPath, deckName, lines, generated.cards, snapshot, format);
       createdDeck = result.created;
       added = result.added;
       generated.counts.duplicates += generated.cards.length - added.length;
@@ -146,7 +145,7 @@ export class FlashcardService {
     let createdDeck = false;
     let added: NewCard[] = [];
     if (fresh.length) {
-      const result = await this.write(deckPath, deckName, deckTag(deckName, format), fresh.map((c) => formatCard(c, format)), fresh, snapshot, format);
+      const result = await this.write(deckPath, deckName, fresh.map((c) => formatCard(c, format)), fresh, snapshot, format);
       createdDeck = result.created;
       added = result.added;
       counts.duplicates += fresh.length - added.length;
@@ -200,19 +199,19 @@ export class FlashcardService {
   private async write(
     deckPath: string,
     deckName: string,
-    tag: string,
     lines: string[],
     cards: NewCard[],
     snapshot: DeckSnapshot | undefined,
     format: SrFormat,
   ): Promise<{ created: boolean; added: NewCard[] }> {
     const { vault } = this.deps.host;
+    const tags = deckTags(deckName, format);
     if (!(await vault.exists(deckPath))) {
       // Read before the model call, gone now: renamed or deleted meanwhile. A new deck here would undo a
       // deletion, or stand beside the renamed deck under one name.
       if (snapshot) throw new AgentError(`${deckPath} was moved or deleted while the cards were being made, so nothing was written. Ask again to make them.`, "failed");
       try {
-        await vault.createNote(deckPath, newDeckNote(deckName, tag, lines, localDate(this.deps.host.clock.now())));
+        await vault.createNote(deckPath, newDeckNote(deckName, tags[0], lines, localDate(this.deps.host.clock.now())));
         return { created: true, added: cards };
       } catch (err) {
         if (!(err instanceof NoteExistsError)) throw new AgentError(`Could not create ${deckPath}: ${errorMessage(err)}`, "failed");
@@ -223,7 +222,7 @@ export class FlashcardService {
         vault,
         deckPath,
         cards.map((card, i) => ({ card, line: lines[i] })),
-        tag,
+        tags,
         format,
         snapshot,
       );

@@ -88,7 +88,7 @@ describe("appendToDeck on a real file (VaultPort.appendToNote)", () => {
     const temp = await makeTempVault({ "Flashcards/X.md": before });
     try {
       const vault = new FsVault(temp.root);
-      await Promise.all(Array.from({ length: 5 }, (_, i) => appendToDeck(vault, "Flashcards/X.md", [card(i)], "#flashcards/x", DEFAULT_SR_FORMAT)));
+      await Promise.all(Array.from({ length: 5 }, (_, i) => appendToDeck(vault, "Flashcards/X.md", [card(i)], ["#flashcards/x"], DEFAULT_SR_FORMAT)));
       const after = await temp.read("Flashcards/X.md");
       expect(after.startsWith(before)).toBe(true);
       expect(parseCards(after).cards.map((c) => c.front).sort()).toEqual(["Q", "Q0", "Q1", "Q2", "Q3", "Q4"]);
@@ -104,11 +104,11 @@ describe("appendToDeck on a real file (VaultPort.appendToNote)", () => {
       const snapshot = deckSnapshot(before, DEFAULT_SR_FORMAT);
       const reviewed = `${before}\n\nQ1::A1\n<!--SR:!2026-01-01,3,250-->\n`;
       await temp.write("Flashcards/X.md", reviewed);
-      const added = await appendToDeck(vault, "Flashcards/X.md", [card(1), card(2)], "#flashcards/x", DEFAULT_SR_FORMAT, snapshot);
+      const added = await appendToDeck(vault, "Flashcards/X.md", [card(1), card(2)], ["#flashcards/x"], DEFAULT_SR_FORMAT, snapshot);
       expect(added.map((c) => c.front)).toEqual(["Q2"]);
       const after = await temp.read("Flashcards/X.md");
       expect(after).toBe(`${reviewed}\nQ2::A2\n\n`);
-      await expect(appendToDeck(vault, "Flashcards/Missing.md", [card(3)], "#flashcards/x", DEFAULT_SR_FORMAT)).rejects.toThrow("Note not found");
+      await expect(appendToDeck(vault, "Flashcards/Missing.md", [card(3)], ["#flashcards/x"], DEFAULT_SR_FORMAT)).rejects.toThrow("Note not found");
     } finally {
       await temp.cleanup();
     }
@@ -117,7 +117,7 @@ describe("appendToDeck on a real file (VaultPort.appendToNote)", () => {
   it("refuses a note that is not a Krypton deck and writes nothing", async () => {
     const temp = await makeTempVault({ "D.md": "keep me::yes\n" });
     try {
-      await expect(appendToDeck(new FsVault(temp.root), "D.md", [card(1)], "#flashcards/x", DEFAULT_SR_FORMAT)).rejects.toThrow(/not a Krypton deck/);
+      await expect(appendToDeck(new FsVault(temp.root), "D.md", [card(1)], ["#flashcards/x"], DEFAULT_SR_FORMAT)).rejects.toThrow(/not a Krypton deck/);
       expect(await temp.read("D.md")).toBe("keep me::yes\n");
     } finally {
       await temp.cleanup();

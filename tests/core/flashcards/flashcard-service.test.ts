@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
 import { createFlashcardAgent } from "../../../src/core/flashcards/flashcard-agent";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
-import { srFormatFromData } from "../../../src/core/flashcards/sr-format";
+import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
+import { deckTag } from "../../../src/core/flashcards/card-writer";
 import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
 
 const SOURCE = [
@@ -421,5 +422,54 @@ describe("a deck named like an existing one, case and spacing aside", () => {
     await expect(service.addCards("tides", [{ kind: "basic", front: "Q?", back: "A", source: "Ocean/Tides" }])).rejects.toThrow(/More than one deck/);
     expect(await world.vault.read("Flashcards/Tides.md")).toBe(tides);
     expect(await world.vault.read("Flashcards/tides.md")).toBe(tides);
+  });
+});
+
+describe("deck tags keep every script's letters", () => {
+  const card = (front: string) => ({ kind: "basic" as const, front, back: "yes", source: "Bio/Photosynthesis" });
+
+  // The tag once went through accent folding: "ド" lost its dakuten (a lone mark, then "-"), "й" became "и",
+  // Hangul fell apart into jamo.
+  it("writes the name's letters as they are, lower-cased, in NFC; only what a tag cannot hold becomes '-'", () => {
+    const tag = (name: string) => deckTag(name, DEFAULT_SR_FORMAT);
+    expect(tag("ドイツ語")).toBe("#flashcards/ドイツ語");
+    expect(tag("Йогурт и кефир")).toBe("#flashcards/йогурт-и-кефир");
+    expect(tag("한국어 문법")).toBe("#flashcards/한국어-문법");
+    expect(tag("हिन्दी")).toBe("#flashcards/हिन्दी");
+    expect(tag("Café: crème brûlée!")).toBe("#flashcards/café-crème-brûlée");
+    expect(tag("AWS SAA (2026)")).toBe("#flashcards/aws-saa-2026");
+    // The same tag whichever Unicode form the name came in (a macOS file name is NFD).
+    expect(tag("ドイツ語".normalize("NFD"))).toBe("#flashcards/ドイツ語");
+    expect(tag("한국어".normalize("NFD"))).toBe("#flashcards/한국어");
+    expect(tag("?!")).toBe("#flashcards/cards");
+    // Krypton's reader (like Obsidian's) takes the whole tag back, marks included.
+    for (const name of ["ドイツ語", "한국어", "हिन्दी", "Café"]) {
+      expect(parseCards(`${tag(name)}\n\nQ::A\n`).cards[0].decks).toEqual([tag(name).slice(1)]);
+    }
+  });
+
+  it("a new deck gets the tag; a second run appends under it without repeating it", async () => {
+    await service.addCards("ドイツ語", [card("Was heißt Hund?")]);
+    const first = await world.vault.read("Flashcards/ドイツ語.md");
+    expect(first).toContain("\n#flashcards/ドイツ語\n");
+    await service.addCards("ドイツ語", [card("Was heißt Katze?")]);
+    const deck = await world.vault.read("Flashcards/ドイツ語.md");
+    expect(deck.startsWith(first)).toBe(true);
+    expect(deck.match(/#flashcards/g)).toHaveLength(1);
+    expect(parseCards(deck).cards.map((c) => c.decks)).toEqual([["flashcards/ドイツ語"], ["flashcards/ドイツ語"]]);
+  });
+
+  it("a deck made with the old folded tag keeps it: new cards join that deck, no second tag", async () => {
+    const old = '---\nkrypton-deck: true\ndeck: "ドイツ語"\ncreated: 2026-11-01\n---\n\n#flashcards/ト-イツ語\n\nWas heißt Hund?::der Hund [[Bio/Photosynthesis]]\n<!--SR:!2026-12-01,3,250-->\n\n';
+    await world.vault.write("Flashcards/ドイツ語.md", old);
+    const run = await service.addCards("ドイツ語", [card("Was heißt Katze?")]);
+    expect(run).toMatchObject({ createdDeck: false, added: [{ front: "Was heißt Katze?" }] });
+    const deck = await world.vault.read("Flashcards/ドイツ語.md");
+    expect(deck).toBe(`${old}Was heißt Katze?::yes [[Bio/Photosynthesis]]\n\n`);
+    // After a tag line of the user's at the end, the deck's own (old) tag is repeated, not the new form.
+    const edited = `${deck}#flashcards/other\n\nMine::theirs\n\n`;
+    await world.vault.write("Flashcards/ドイツ語.md", edited);
+    await service.addCards("ドイツ語", [card("Was heißt Maus?")]);
+    expect(await world.vault.read("Flashcards/ドイツ語.md")).toBe(`${edited}#flashcards/ト-イツ語\n\nWas heißt Maus?::yes [[Bio/Photosynthesis]]\n\n`);
   });
 });

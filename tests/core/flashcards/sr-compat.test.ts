@@ -226,7 +226,7 @@ describe("what Krypton writes stays a card to SR", () => {
     const before = `---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n<!--SR:!2024-08-16,51,230-->\n\n${tail}`;
     const temp = await makeTempVault({ "Flashcards/X.md": before });
     try {
-      await appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [{ card: basic, line: formatCard(basic, DEFAULT_SR_FORMAT) }], "#flashcards/x", DEFAULT_SR_FORMAT);
+      await appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [{ card: basic, line: formatCard(basic, DEFAULT_SR_FORMAT) }], ["#flashcards/x"], DEFAULT_SR_FORMAT);
       const after = await temp.read("Flashcards/X.md");
       expect(after.startsWith(before)).toBe(true);
       const { cards } = parseCards(after);
@@ -243,7 +243,7 @@ describe("what Krypton writes stays a card to SR", () => {
     const before = "---\nkrypton-deck: true\n---\n#flashcards/x\n\nQ::A\n\n<!-- draft\n";
     const temp = await makeTempVault({ "Flashcards/X.md": before });
     try {
-      await expect(appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [{ card: basic, line: formatCard(basic, DEFAULT_SR_FORMAT) }], "#flashcards/x", DEFAULT_SR_FORMAT)).rejects.toThrow(/line 8/);
+      await expect(appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [{ card: basic, line: formatCard(basic, DEFAULT_SR_FORMAT) }], ["#flashcards/x"], DEFAULT_SR_FORMAT)).rejects.toThrow(/line 8/);
       expect(await temp.read("Flashcards/X.md")).toBe(before);
     } finally {
       await temp.cleanup();
