@@ -1,7 +1,7 @@
 import { parseCards, type ParsedCard, type ParsedDeck } from "./card-parser";
 import { plainClozeTemplate, readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
-import { cutAt } from "../util/text";
+import { cutAt, lineEndingOf } from "../util/text";
 
 /** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
 export interface NewCard {
@@ -110,7 +110,7 @@ export function newDeckNote(deckName: string, tag: string, cards: string[], crea
  * added so the old last card keeps its blank line, and the deck tag is repeated when the note's last tag
  * line points elsewhere (a user's edit), so the new cards still land in their deck. What the old text
  * leaves open is closed first, or SR would read the new cards into it: a code fence (as code) and, with an
- * end marker set, a card (as its continuation).
+ * end marker set, a card (as its continuation). The added lines end as the old text's do (CRLF or LF).
  */
 export function appendCards(
   current: string,
@@ -122,11 +122,14 @@ export function appendCards(
   if (!cards.length) return current;
   const closers = [deck.openFence ?? "", deck.openCard ? endMarker : ""].filter(Boolean);
   const closed = closers.length ? `${current === "" || current.endsWith("\n") ? "" : "\n"}${closers.map((c) => `${c}\n`).join("")}` : "";
-  const tail = current + closed;
-  const lead = tail === "" || tail.endsWith("\n\n") ? "" : tail.endsWith("\n") ? "\n" : "\n\n";
+  // Built with "\n", written in the text's own line ending; its end is looked at the same way ("\r\n\r\n" is a blank line).
+  const end = `${current.slice(-4)}${closed}`.replace(/\r\n/g, "\n");
+  const lead = end === "" || end.endsWith("\n\n") ? "" : end.endsWith("\n") ? "\n" : "\n\n";
   const needTag = !deck.trailingDecks.includes(tag.slice(1));
   const block = `${needTag ? `${tag}\n\n` : ""}${cards.map((c) => `${c}\n\n`).join("")}`;
-  const next = tail + lead + block;
+  const eol = lineEndingOf(current);
+  const added = closed + lead + block;
+  const next = current + (eol === "\n" ? added : added.replace(/\n/g, eol));
   // The promise this module makes; cheap to check, fatal to break.
   if (!next.startsWith(current)) throw new Error("appendCards would change existing text");
   return next;

@@ -13,6 +13,12 @@ export function cutAt(text: string, max: number): string {
   return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
 }
 
+/** The line ending a text uses, by its first line break: "\r\n" (Windows editors) or "\n" (also when it has none). */
+export function lineEndingOf(text: string): "\r\n" | "\n" {
+  const at = text.indexOf("\n");
+  return at > 0 && text.charCodeAt(at - 1) === 13 ? "\r\n" : "\n";
+}
+
 /** The length of a string in UTF-8, as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
 export function utf8Length(s: string): number {
   let n = 0;

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
 import { appendCards, deckTag, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
 import { appendToDeck, deckSnapshot } from "../../../src/core/flashcards/deck-append";
@@ -75,7 +77,15 @@ describe("appending cards never changes existing bytes", () => {
         fronts: lines.map((l, i) => (NEW[i].kind === "cloze" ? l.replace(/ \[\[.*\]\]$/, "") : NEW[i].front)),
       });
       expect(added.every((c) => c.decks.includes(tag.slice(1)))).toBe(true);
-      expect(after.endsWith("\n\n")).toBe(true);
+      // 4. The added lines end as the deck's do: a CRLF deck gets no LF-only line (mixed endings), an LF one no CR.
+      const eol = before.includes("\r\n") ? "\r\n" : "\n";
+      const addedText = after.slice(before.length);
+      expect({ seed, blankLineAtEnd: after.endsWith(eol + eol), lfOnly: /(^|[^\r])\n/.test(addedText), cr: addedText.includes("\r") }).toEqual({
+        seed,
+        blankLineAtEnd: true,
+        lfOnly: eol === "\r\n" ? false : true,
+        cr: eol === "\r\n",
+      });
     }
   });
 });
@@ -109,6 +119,20 @@ describe("appendToDeck on a real file (VaultPort.appendToNote)", () => {
       const after = await temp.read("Flashcards/X.md");
       expect(after).toBe(`${reviewed}\nQ2::A2\n\n`);
       await expect(appendToDeck(vault, "Flashcards/Missing.md", [card(3)], ["#flashcards/x"], DEFAULT_SR_FORMAT)).rejects.toThrow("Note not found");
+    } finally {
+      await temp.cleanup();
+    }
+  });
+
+  it("a deck with CRLF line endings gets CRLF lines; its bytes stay a prefix", async () => {
+    const crlf = before.replace(/\n/g, "\r\n") + "\r\n";
+    const temp = await makeTempVault({ "Flashcards/X.md": crlf });
+    try {
+      await appendToDeck(new FsVault(temp.root), "Flashcards/X.md", [card(1), card(2)], ["#flashcards/x"], DEFAULT_SR_FORMAT);
+      const bytes = await readFile(join(temp.root, "Flashcards/X.md"));
+      const old = Buffer.from(crlf, "utf8");
+      expect(bytes.subarray(0, old.length).equals(old)).toBe(true);
+      expect(bytes.subarray(old.length).toString("utf8")).toBe("\r\nQ1::A1\r\n\r\nQ2::A2\r\n\r\n");
     } finally {
       await temp.cleanup();
     }
