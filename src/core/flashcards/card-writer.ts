@@ -136,19 +136,24 @@ export function appendCards(
 }
 
 /**
- * The key two cards share when they ask the same thing: the question (cloze: the sentence) lower-cased,
- * without links, scheduling comments, markup and punctuation. Rewording the source changes it; a second
- * run over the same text does not.
+ * The key two cards share when they ask the same thing: the question (cloze: the sentence) lower-cased, without
+ * links, scheduling comments, markup, line-start markers (heading, list item, quote) and punctuation, in one
+ * spacing. Signs stay, as they change the meaning: "-5+3" is not "5+3", "C++" and "C#" are not "C"; a hyphen
+ * joining a word ("X-ray", "COVID-19") is none. Rewording the source changes the key; a second run over the same
+ * text does not. The quiz compares answers by it too (gradeLocally): one notion of "the same text".
  */
 export function cardKey(front: string): string {
-  return front
+  const text = front
     .replace(/<!--SR:[^>]*-->/g, "")
     .replace(/\[\[[^\]]*\]\]/g, "")
     .normalize("NFKC")
     .toLowerCase()
     .replace(/[=*_`~{}]/g, "")
-    .replace(/[^\p{L}\p{N}]+/gu, " ")
-    .trim();
+    .replace(/^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-+][ \t]+)?/gm, "")
+    .replace(/\u2212/g, "-")
+    .replace(/([\p{L}\p{M}])-(?=[\p{L}\p{N}])|(\p{N})-(?=\p{L})|[\u2010\u2011]/gu, (_, a?: string, b?: string) => `${a ?? b ?? ""} `);
+  // Words (letters with their marks, digits) and single signs; all else, spacing included, is left out.
+  return (text.match(/[\p{L}\p{M}\p{N}]+|[#\-\p{Sm}]/gu) ?? []).join(" ");
 }
 
 /**

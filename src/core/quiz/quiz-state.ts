@@ -166,25 +166,14 @@ export function readCommand(message: string): QuizCommand {
 }
 
 /**
- * Grades without the model when it can: a cloze answer, or an answer equal to the card's (ignoring case,
- * punctuation and markup). Null: free text the model must judge.
+ * Grades without the model when it can: a cloze answer, or an answer equal to the card's (cardKey: ignoring case,
+ * punctuation and markup, not signs: "5" is not "-5", "C" not "C++"). Null: free text the model must judge.
  */
 export function gradeLocally(card: QuizCard, answer: string): Grade | null {
   const given = cardKey(answer);
-  const expected = cardKey(card.answer);
-  // cardKey drops every sign: "5" would pass for "-5", "C" for "C++" or "C#".
-  if (given && given === expected && signsOf(answer) === signsOf(card.answer)) return { verdict: "correct", score: 1, feedback: "Correct.", by: "local" };
+  if (given && given === cardKey(card.answer)) return { verdict: "correct", score: 1, feedback: "Correct.", by: "local" };
   if (card.kind === "cloze") return { verdict: "wrong", score: 0, feedback: `The answer is: ${card.answer}`, by: "local" };
   return null;
-}
-
-/** The signs that change an answer's meaning (+, -, #), in order; a hyphen inside a word ("X-ray") is none. */
-function signsOf(text: string): string {
-  return text
-    .normalize("NFKC")
-    .replace(/([\p{L}\p{N}])[-\u2010\u2011\u2212](?=[\p{L}\p{N}])/gu, "$1")
-    .replace(/\u2212/g, "-")
-    .replace(/[^+#-]/g, "");
 }
 
 /**

@@ -4,7 +4,7 @@ import { FlashcardService } from "../../../src/core/flashcards/flashcard-service
 import { createFlashcardAgent } from "../../../src/core/flashcards/flashcard-agent";
 import { parseCards } from "../../../src/core/flashcards/card-parser";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
-import { deckTag } from "../../../src/core/flashcards/card-writer";
+import { cardKey, deckTag } from "../../../src/core/flashcards/card-writer";
 import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
 
 const SOURCE = [
@@ -471,5 +471,39 @@ describe("deck tags keep every script's letters", () => {
     await world.vault.write("Flashcards/ドイツ語.md", edited);
     await service.addCards("ドイツ語", [card("Was heißt Maus?")]);
     expect(await world.vault.read("Flashcards/ドイツ語.md")).toBe(`${edited}#flashcards/ト-イツ語\n\nWas heißt Maus?::yes [[Bio/Photosynthesis]]\n\n`);
+  });
+});
+
+describe("the duplicate check", () => {
+  const deck = (lines: string[]) => ['---\nkrypton-deck: true\ndeck: "Math"\ncreated: 2026-11-01\n---\n\n#flashcards/math\n', ...lines.map((l) => `${l}\n`), ""].join("\n");
+  const basic = (front: string) => ({ kind: "basic" as const, front, back: "answer", source: "Bio/Photosynthesis" });
+
+  // It once dropped every sign: "What is -5+3?" was a copy of "What is 5+3?", "C" of "C++".
+  it("keeps signs: a card differing only in a sign is new; case, spacing and trailing punctuation still count as the same", async () => {
+    const before = deck(["What is 5+3?::8 [[Math/Sums]]\n<!--SR:!2026-12-01,3,250-->", "What is C++?::A language", "## What is C#?::A language"]);
+    await world.vault.write("Flashcards/Math.md", before);
+    const run = await service.addCards("Math", [
+      basic("What is -5+3?"),
+      basic("what is 5 + 3"),
+      basic("What is 5−3?"),
+      basic("What is C?"),
+      basic("WHAT IS C ++ ?!"),
+      basic("What is C#"),
+      basic("What is 53?"),
+    ]);
+    expect(run.added.map((c) => c.front)).toEqual(["What is -5+3?", "What is 5−3?", "What is C?", "What is 53?"]);
+    expect(run.counts.duplicates).toBe(3);
+    expect((await world.vault.read("Flashcards/Math.md")).startsWith(before)).toBe(true);
+  });
+
+  it("compares words and signs: a hyphen inside a word, markup and line-start markers are not signs; marks are letters", () => {
+    const same = (a: string, b: string) => cardKey(a) === cardKey(b);
+    expect(same("What is an X-ray?", "what is an x ray")).toBe(true);
+    expect(same("COVID-19 spreads how?", "covid 19 spreads how")).toBe(true);
+    expect(same("## What is **ATP**?", "- what is ATP")).toBe(true);
+    expect(same("x > 5", "x < 5")).toBe(false);
+    expect(same("5-3", "5 3")).toBe(false);
+    // Devanagari vowel signs change the word: "कि" is not "का".
+    expect(same("कि", "का")).toBe(false);
   });
 });

@@ -86,6 +86,9 @@ describe("quiz state machine", () => {
     expect(gradeLocally(cloze("C++"), "C")).toMatchObject({ verdict: "wrong" });
     expect(gradeLocally({ kind: "basic", prompt: "Q", answer: "C#", source: "x" }, "C")).toBeNull();
     expect(gradeLocally(cloze("X-ray"), "x ray")).toMatchObject({ verdict: "correct" });
+    // A minus between digits is a sign, written either way; only a hyphen inside a word is none.
+    expect(gradeLocally(cloze("5\u22123"), "5 - 3")).toMatchObject({ verdict: "correct" });
+    expect(gradeLocally(cloze("5\u22123"), "5 3")).toMatchObject({ verdict: "wrong" });
   });
 
   it("reads hint / skip / stop, anything else is an answer", () => {
