@@ -4,7 +4,7 @@ import { ANSWER_BUDGET } from "../model/answer-budget";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { throwIfAborted } from "../util/errors";
 import { parseCards } from "./card-parser";
-import { clozeWriter, formatCard, newCardKey, type NewCard } from "./card-writer";
+import { clozeWriter, formatCard, newCardKeys, type NewCard } from "./card-writer";
 import { readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
 
@@ -197,7 +197,8 @@ export async function generateCards(options: {
         counts.unusable++;
         continue;
       }
-      const key = newCardKey(card, options.format);
+      const keys = newCardKeys(card, options.format);
+      const key = keys[0];
       // A question of markup alone ("==  ==") asks nothing.
       if (!key) {
         counts.unusable++;
@@ -208,7 +209,8 @@ export async function generateCards(options: {
         continue;
       }
       if (cards.length >= options.max) break;
-      seen.add(key);
+      // A reversed card's back is a question too: a later "back::front" would repeat it.
+      for (const k of keys) seen.add(k);
       cards.push(card);
     }
   }

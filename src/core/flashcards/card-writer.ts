@@ -157,15 +157,30 @@ export function cardKey(front: string): string {
 }
 
 /**
- * The key a new card has once written in `format`: that of the card its line reads back as, as existing cards'
- * keys are made. A cloze written as question and answer (no cloze pattern) asks "…", not its deletions, so a
- * second run must compare that question or it adds the card again.
+ * The keys a new card has once written in `format`: those of the card its line reads back as, as existing cards'
+ * keys are made (questionKeys). A cloze written as question and answer (no cloze pattern) asks "…", not its
+ * deletions, so a second run must compare that question or it adds the card again.
  */
+export function newCardKeys(card: NewCard, format: SrFormat): string[] {
+  const read = parseCards(formatCard(card, format), format).cards[0];
+  return read ? questionKeys(read) : [cardKey(card.front)];
+}
+
+/** The key of a new card's question (newCardKeys' first): a card whose key a deck has already is not added. */
 export function newCardKey(card: NewCard, format: SrFormat): string {
-  return cardKey(parseCards(formatCard(card, format), format).cards[0]?.front ?? card.front);
+  return newCardKeys(card, format)[0];
 }
 
 /** Keys of a deck's existing cards (SR comments, user edits and all). */
 export function existingKeys(cards: readonly ParsedCard[]): Set<string> {
-  return new Set(cards.map((c) => cardKey(c.front)));
+  return new Set(cards.flatMap(questionKeys));
+}
+
+/**
+ * Keys of the questions SR asks from a card: its front's, and a reversed card's back's too, which SR asks back to
+ * front, so "B::A" repeats "A:::B".
+ */
+function questionKeys(card: ParsedCard): string[] {
+  const front = cardKey(card.front);
+  return card.kind === "reversed" || card.kind === "multiline-reversed" ? [front, cardKey(card.back)] : [front];
 }

@@ -496,6 +496,36 @@ describe("the duplicate check", () => {
     expect((await world.vault.read("Flashcards/Math.md")).startsWith(before)).toBe(true);
   });
 
+  // SR asks a reversed card both ways: "B::A" or "B:::A" asks again what "A:::B" asks.
+  it("a card asking the back of a reversed card (single- or multi-line) is a copy of it", async () => {
+    const before = deck(["Calvin cycle:::fixes CO2 into sugar [[Bio/Photosynthesis#Calvin cycle]]\n<!--SR:!2026-12-01,3,250!2026-12-04,3,250-->", "Stroma\n??\nthe fluid around the thylakoids"]);
+    await world.vault.write("Flashcards/Math.md", before);
+    const run = await service.addCards("Math", [
+      { kind: "basic", front: "Fixes CO2 into sugar?", back: "Calvin cycle", source: "Bio/Photosynthesis" },
+      { kind: "reversed", front: "fixes CO2 into sugar", back: "the Calvin cycle", source: "Bio/Photosynthesis" },
+      { kind: "basic", front: "The fluid around the thylakoids", back: "Stroma", source: "Bio/Photosynthesis" },
+      { kind: "basic", front: "What fixes CO2 into sugar?", back: "The Calvin cycle", source: "Bio/Photosynthesis" },
+    ]);
+    expect(run.added.map((c) => c.front)).toEqual(["What fixes CO2 into sugar?"]);
+    expect(run.counts.duplicates).toBe(3);
+    expect(await world.vault.read("Flashcards/Math.md")).toBe(`${before}What fixes CO2 into sugar?::The Calvin cycle [[Bio/Photosynthesis]]\n\n`);
+  });
+
+  it("within one run, the model's reverse of a reversed card it suggested is dropped", async () => {
+    world.ollama.script({
+      route: "chat",
+      reply: (req) =>
+        reply([
+          { type: "reversed", front: "Calvin cycle", back: "fixes CO2 into sugar", passage: passageNumber(req.userText, "Calvin") },
+          { type: "basic", front: "Fixes CO2 into sugar", back: "Calvin cycle", passage: passageNumber(req.userText, "Calvin") },
+          { type: "reversed", front: "fixes CO2 into sugar", back: "Calvin cycle", passage: passageNumber(req.userText, "Calvin") },
+        ]),
+    });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(run.added.map((c) => [c.kind, c.front])).toEqual([["reversed", "Calvin cycle"]]);
+    expect(run.counts.duplicates).toBe(2);
+  });
+
   it("compares words and signs: a hyphen inside a word, markup and line-start markers are not signs; marks are letters", () => {
     const same = (a: string, b: string) => cardKey(a) === cardKey(b);
     expect(same("What is an X-ray?", "what is an x ray")).toBe(true);
