@@ -15,14 +15,19 @@ export const MAX_NAME_CHARS = 80;
 
 /**
  * A file-name stem for a topic: "Machine Learning Basics" → "machine-learning-basics". Letters of any
- * script survive (a Japanese or Greek topic keeps its name); accents are dropped; cut at a word boundary.
+ * script survive (a Japanese or Greek topic keeps its name); accents are dropped from Latin and Greek letters;
+ * cut at a word boundary.
  */
 export function slugify(text: string): string {
   const slug = text
     .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
+    // Accents go from Latin and Greek letters only: elsewhere a mark makes another letter (ド is not ト, й is
+    // not и, a Devanagari vowel sign is the vowel), and Hangul must come back together from its parts (NFC).
+    .replace(/([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu, "$1")
+    .normalize("NFC")
     .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, "-")
+    .replace(/[^\p{L}\p{M}\p{N}]+/gu, "-")
+    .replace(/(^|-)\p{M}+/gu, "$1") // a mark with no letter left to sit on
     .replace(/^-+|-+$/g, "");
   if (isReservedFileName(slug)) return `${slug}-note`;
   if (slug.length <= MAX_SLUG_CHARS) return slug || "note";
