@@ -1,7 +1,7 @@
 import { parseCards, type ParsedCard, type ParsedDeck } from "./card-parser";
 import { plainClozeTemplate, readClozes } from "./sr-cloze";
 import type { SrFormat } from "./sr-format";
-import { cutAt, lineEndingOf } from "../util/text";
+import { cutAt, inLineEndingOf } from "../util/text";
 
 /** A card Krypton is about to write. `source` is a link target: "Folder/Note#Heading". */
 export interface NewCard {
@@ -127,9 +127,7 @@ export function appendCards(
   const lead = end === "" || end.endsWith("\n\n") ? "" : end.endsWith("\n") ? "\n" : "\n\n";
   const needTag = !deck.trailingDecks.includes(tag.slice(1));
   const block = `${needTag ? `${tag}\n\n` : ""}${cards.map((c) => `${c}\n\n`).join("")}`;
-  const eol = lineEndingOf(current);
-  const added = closed + lead + block;
-  const next = current + (eol === "\n" ? added : added.replace(/\n/g, eol));
+  const next = current + inLineEndingOf(current, closed + lead + block);
   // The promise this module makes; cheap to check, fatal to break.
   if (!next.startsWith(current)) throw new Error("appendCards would change existing text");
   return next;

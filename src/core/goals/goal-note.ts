@@ -1,6 +1,7 @@
 import { readFrontmatter } from "../indexing/frontmatter";
 import { AgentError } from "../notes/agent-error";
 import { formatMinutes, parseDate, parseMinutes } from "./goal-parse";
+import { inLineEndingOf } from "../util/text";
 
 /**
  * A study goal as read from its note. Minutes always come from the sessions; the frontmatter's `minutes` key is
@@ -109,7 +110,7 @@ export function isGoalNote(text: string): boolean {
 export function withSessionLogged(text: string, session: { date: string; minutes: number; note?: string }, today: string): string {
   const fm = frontmatterRange(text);
   if (!fm || !isGoalNote(text)) throw new AgentError(`Not a Krypton goal note (no "${GOAL_MARKER}: true" in its frontmatter): Krypton only appends to it, never rewrites it.`, "invalid-input");
-  const appended = text + sessionAppendText(text, session);
+  const appended = text + inLineEndingOf(text, sessionAppendText(text, session));
   const total = parseGoalNote("", appended, today).minutes;
   return appended.slice(0, fm.start) + withMinutesValue(appended.slice(fm.start, fm.end), total) + appended.slice(fm.end);
 }

@@ -9,7 +9,7 @@ import type { WebSearch } from "../web/web-search";
 import { ToolError, type ToolContext } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
 import { appendDiff } from "./append-diff";
-import { countOf } from "../util/text";
+import { countOf, inLineEndingOf } from "../util/text";
 
 export interface AgentToolsDeps {
   vault: VaultPort;
@@ -134,8 +134,9 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
     path: z.string().trim().min(1).max(1024).describe('The existing note, e.g. "Projects/Plan.md".'),
     content: z.string().min(1).max(WRITE_MAX_CHARS).describe("Markdown to add at the end of the note."),
   };
-  /** The text that goes on the end: always starts on a new line. */
-  const addition = (before: string, content: string) => (before === "" || before.endsWith("\n") ? "" : "\n") + content.replace(/\n*$/, "\n");
+  /** The text that goes on the end: always starts on a new line, in the note's own line ending. */
+  const addition = (before: string, content: string) =>
+    inLineEndingOf(before, (before === "" || before.endsWith("\n") ? "" : "\n") + content.replace(/(\r?\n)*$/, "\n"));
   registry.register(
     defineTool({
       name: "append_to_note",

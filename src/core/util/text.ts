@@ -19,6 +19,11 @@ export function lineEndingOf(text: string): "\r\n" | "\n" {
   return at > 0 && text.charCodeAt(at - 1) === 13 ? "\r\n" : "\n";
 }
 
+/** Text to append to `text`, with every line break in `text`'s own line ending: a CRLF note gets no LF-only lines. */
+export function inLineEndingOf(text: string, addition: string): string {
+  return addition.replace(/\r?\n/g, lineEndingOf(text));
+}
+
 /** The length of a string in UTF-8, as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
 export function utf8Length(s: string): number {
   let n = 0;

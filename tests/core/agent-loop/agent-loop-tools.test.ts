@@ -40,6 +40,18 @@ describe("agent loop: confirmation of write tools", () => {
     expect(world.bodies()[1].messages.at(-2)!.content).toMatch(/The user declined append_to_note .*Nothing was changed/);
   });
 
+  it("appends to a CRLF note in CRLF: no LF-only lines in a Windows-edited note", async () => {
+    world = await makeLoopWorld({ files: { "Projects/Win.md": "# Win\r\n\r\nText" } });
+    world.ollama.script([
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Win.md", content: "- one\n- two\r\n" }) },
+      { route: "chat", reply: final("Added.") },
+    ]);
+    world.decisions = ["once"];
+    const { result } = await world.run("Add two items");
+    expect(result.steps.map((s) => s.outcome)).toEqual(["ok"]);
+    expect(await world.vault.read("Projects/Win.md")).toBe("# Win\r\n\r\nText\r\n- one\r\n- two\r\n");
+  });
+
   it("allow once appends atomically after approval; allow for the conversation skips the next question", async () => {
     world = await makeLoopWorld({ files: NOTES });
     world.ollama.script([

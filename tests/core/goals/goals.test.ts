@@ -242,10 +242,15 @@ describe("GoalService over a real vault", () => {
     expect(await world.vault.read("Study goals/Learn Rust.md")).toMatch(/^---\nkrypton-goal: true\n[^]*\nminutes: 90\n[^]*## Sessions\n\n- 2026-11-24: 1h 30m\n$/);
   });
 
-  it("a goal note without a minutes line gets one before the closing ---; the added line follows the frontmatter's CRLF", () => {
+  it("a goal note without a minutes line gets one before the closing ---; the added lines follow the note's CRLF", () => {
     const text = "---\r\nkrypton-goal: true\r\ngoal: X\r\n---\r\n# X\r\n\r\n## Sessions\r\n- 2026-11-20: 30 min\r\n";
     expect(withSessionLogged(text, { date: "2026-11-24", minutes: 15 }, "2026-11-24")).toBe(
-      "---\r\nkrypton-goal: true\r\ngoal: X\r\nminutes: 45\r\n---\r\n# X\r\n\r\n## Sessions\r\n- 2026-11-20: 30 min\r\n- 2026-11-24: 15 min\n",
+      "---\r\nkrypton-goal: true\r\ngoal: X\r\nminutes: 45\r\n---\r\n# X\r\n\r\n## Sessions\r\n- 2026-11-20: 30 min\r\n- 2026-11-24: 15 min\r\n",
+    );
+    // A new Sessions section too: no LF-only line in a CRLF note.
+    const noSessions = "---\r\nkrypton-goal: true\r\nminutes: 0\r\n---\r\n# X\r\n";
+    expect(withSessionLogged(noSessions, { date: "2026-11-24", minutes: 15 }, "2026-11-24")).toBe(
+      "---\r\nkrypton-goal: true\r\nminutes: 15\r\n---\r\n# X\r\n\r\n## Sessions\r\n\r\n- 2026-11-24: 15 min\r\n",
     );
   });
 
