@@ -1,6 +1,7 @@
 // The registry every host calls tools through: lookup, argument checks, and errors a person can act on.
 import { z } from "zod";
 import { AgentError } from "../../src/core/notes/agent-error";
+import { describeTools } from "../../src/core/mcp/mcp-server";
 import { generateMcpToken, mcpTokenProblem } from "../../src/core/mcp/mcp-token";
 import { NoteExistsError, NoteNotFoundError } from "../../src/core/ports/vault";
 import { ProviderError } from "../../src/core/providers/provider-error";
@@ -14,7 +15,12 @@ function registryThrowing(error: unknown): ToolRegistry {
       name: "t",
       title: "T",
       description: "test",
-      inputSchema: { n: z.number().int().min(1).max(5).optional(), s: z.string().optional() },
+      inputSchema: {
+        n: z.number().int().min(1).max(5).optional(),
+        s: z.string().optional(),
+        b: z.boolean().default(false),
+        x: z.number().nullable().optional(),
+      },
       outputSchema: { ok: z.boolean() },
       run: (input) => (error === undefined ? Promise.resolve({ structured: { ok: true, input }, text: "ok" }) : Promise.reject(error)),
     }),
@@ -33,13 +39,33 @@ describe("ToolRegistry", () => {
 
   it("passes validated input (unknown keys dropped) and returns the tool's output", async () => {
     const out = await registryThrowing(undefined).call("t", { n: 2, extra: "dropped" });
-    expect(out).toEqual({ structured: { ok: true, input: { n: 2 } }, text: "ok" });
+    expect(out).toEqual({ structured: { ok: true, input: { n: 2, b: false } }, text: "ok" });
+  });
+
+  // Small models quote scalars; what they meant is unambiguous, so it is read as such.
+  it.each([
+    [{ n: "5", b: "true" }, { n: 5, b: true }],
+    [{ n: "1", b: "false", x: "-0.25" }, { n: 1, b: false, x: -0.25 }],
+    [{ x: "1e3", s: "7" }, { x: 1000, s: "7", b: false }],
+  ])("reads quoted numbers and booleans %j as meant", async (args, input) => {
+    const out = await registryThrowing(undefined).call("t", args);
+    expect(out.structured).toEqual({ ok: true, input });
+  });
+
+  it("still shows number and boolean fields as such in the schema MCP clients get", () => {
+    const [tool] = describeTools(registryThrowing(undefined));
+    expect(tool?.inputSchema.properties).toMatchObject({ n: { type: "integer" }, b: { type: "boolean", default: false }, s: { type: "string" } });
   });
 
   it.each([
     [[1], "Arguments for t must be a JSON object"],
     ["n=1", "Arguments for t must be a JSON object"],
-    [{ n: "1" }, 'Invalid parameter n: expected a number, got "1"'],
+    [{ n: "five" }, 'Invalid parameter n: expected a number, got "five"'],
+    [{ n: " 1" }, 'Invalid parameter n: expected a number, got " 1"'],
+    [{ n: "9" }, "Invalid parameter n: must be at most 5"],
+    [{ n: "1.5" }, "Invalid parameter n: expected a whole number, got 1.5"],
+    [{ b: "yes" }, 'Invalid parameter b: expected a boolean, got "yes"'],
+    [{ b: "True" }, 'Invalid parameter b: expected a boolean, got "True"'],
     [{ n: 9 }, "Invalid parameter n: must be at most 5"],
     [{ s: { a: 1 } }, "Invalid parameter s: expected a string, got a object"],
   ])("refuses arguments %j: %s", async (args, message) => {

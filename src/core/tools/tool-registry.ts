@@ -91,9 +91,46 @@ export function validateArguments(tool: ToolDefinition, args: unknown): Record<s
   }
   // Remote tools bring a JSON Schema, not a zod shape: their own server validates.
   if (tool.inputJsonSchema && Object.keys(tool.inputSchema).length === 0) return args as Record<string, unknown>;
-  const parsed = z.object(tool.inputSchema).safeParse(args);
+  const input = readScalarStrings(tool.inputSchema, args as Record<string, unknown>);
+  const parsed = z.object(tool.inputSchema).safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new ToolError(describeIssue(parsed.error.issues[0], args as Record<string, unknown>), "invalid-input");
+  throw new ToolError(describeIssue(parsed.error.issues[0], input), "invalid-input");
+}
+
+/** A string that is a number as written, nothing around it ("5", "-0.5", "1e3"; not "5 notes", " 5", "0x10"). */
+const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Small models often quote scalars ({"limit": "5"}, {"overwrite": "false"}): a string that is exactly a number
+ * for a number field, or "true"/"false" for a boolean one, is read as meant. Anything else is left for the
+ * schema to refuse with its usual message. Done here, not with z.coerce in the shapes, so the JSON Schema
+ * clients and models are shown (MCP's inputSchema) still says number and boolean.
+ */
+function readScalarStrings(shape: z.ZodRawShape, args: Record<string, unknown>): Record<string, unknown> {
+  let input = args;
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== "string" || !Object.prototype.hasOwnProperty.call(shape, key)) continue;
+    const kind = scalarKind(shape[key]);
+    const read =
+      kind === "number" && NUMBER_TEXT.test(value) ? Number(value)
+      : kind === "boolean" && (value === "true" || value === "false") ? value === "true"
+      : undefined;
+    if (read === undefined) continue;
+    if (input === args) input = { ...args };
+    input[key] = read;
+  }
+  return input;
+}
+
+/** "number" or "boolean" when the field is one (optional, nullable or with a default); undefined otherwise. */
+function scalarKind(schema: z.core.$ZodType | undefined): "number" | "boolean" | undefined {
+  let def = schema?._zod.def;
+  while (def && "innerType" in def && isWrapper(def.type)) def = (def.innerType as z.core.$ZodType)._zod.def;
+  return def?.type === "number" || def?.type === "boolean" ? def.type : undefined;
+}
+
+function isWrapper(type: string): boolean {
+  return type === "optional" || type === "nullable" || type === "default" || type === "prefault" || type === "readonly" || type === "nonoptional";
 }
 
 function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): string {

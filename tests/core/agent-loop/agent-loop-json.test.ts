@@ -151,6 +151,17 @@ describe("agent loop, JSON action protocol (loopback Ollama, model without nativ
     expect(result.steps.map((s) => s.outcome)).toEqual(["ok", "ok", "blocked"]);
   });
 
+  it("reads a number a small model quoted ({\"limit\": \"1\"}) as meant instead of refusing the call", async () => {
+    world = await makeLoopWorld({ files: NOTES });
+    world.ollama.script([
+      { route: "chat", reply: call("list_notes", { folder: "Projects", limit: "1" }) },
+      { route: "chat", reply: final("One note.") },
+    ]);
+    const { result } = await world.run("list one project note");
+    expect(result.steps.map((s) => s.outcome)).toEqual(["ok"]);
+    expect(result.steps[0].result.split("\n").filter((line) => line.startsWith("- "))).toHaveLength(1);
+  });
+
   it.each([
     ["de", "Was steht in meinen Notizen über den Plan? Bitte kurz.", "German", "Der Plan ist, den Agentenmodus auszuliefern."],
     ["es", "¿Qué dicen mis notas sobre el plan?", "Spanish", "El plan es lanzar el modo agente."],
