@@ -16,7 +16,6 @@ import { clip, countOf } from "../util/text";
 import {
   EMPTY_REPLY_NUDGE,
   jsonSystemPrompt,
-  languageInstruction,
   nativeSystemPrompt,
   reminderMessage,
   stepLimitMarker,
@@ -25,6 +24,7 @@ import {
 import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
 import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall, textFinalResponse } from "./json-protocol";
 import { cutOffAdvice, cutOffReason, type AnswerCut } from "../model/ask-model";
+import { languageInstruction } from "../model/answer-language";
 
 export interface AgentLoopOptions {
   model: ChatModel;

@@ -1,9 +1,11 @@
 /**
- * Builds the messages for one answer: system instructions, the bounded history, then one user message
- * with numbered context blocks in labelled sections ("Current note", "Local notes", "Web results") and
- * the question. The numbers are continuous across sections, and `sources[n-1]` is block [n], so the
+ * Builds the messages for one answer: system instructions, the bounded history, one user message with
+ * numbered context blocks in labelled sections ("Current note", "Local notes", "Web results") and the
+ * question, and last the answer-language instruction, as agent mode sends it (small models follow it there,
+ * not at the top). The numbers are continuous across sections, and `sources[n-1]` is block [n], so the
  * view can turn "[2]" in the answer into a link to the note (path, heading, lines) or the URL.
  */
+import { languageInstruction } from "../model/answer-language";
 import type { ChatMessage } from "../ports/chat-model";
 import { asEarlierTurns } from "../providers/context-fit";
 import type { ChunkHit } from "../search/search-types";
@@ -52,7 +54,7 @@ function lineRange(start: number, end: number): string {
 }
 
 export function systemInstructions(mode: RetrievalMode, hasContext: boolean): string {
-  const lines = ["You are Krypton, an assistant inside the user's Obsidian vault. Answer in the language of the question, concisely, using Markdown."];
+  const lines = ["You are Krypton, an assistant inside the user's Obsidian vault. Answer concisely, using Markdown."];
   if (hasContext) {
     const what = mode === "web" ? "web results" : mode === "hybrid" ? "the user's notes and web results" : "the user's notes";
     lines.push(
@@ -116,7 +118,12 @@ export function buildPrompt(input: PromptInput): BuiltPrompt {
     ? { role: "user", content: `${lead}${context}\n\nQuestion: ${input.question}`, quoted: { start: lead.length, end: lead.length + context.length, kind: "excerpts" } }
     : { role: "user", content: input.question };
   return {
-    messages: [{ role: "system", content: systemInstructions(input.mode, hasContext) }, ...asEarlierTurns(input.history), user],
+    messages: [
+      { role: "system", content: systemInstructions(input.mode, hasContext) },
+      ...asEarlierTurns(input.history),
+      user,
+      { role: "system", content: languageInstruction(input.question) },
+    ],
     sources,
   };
 }

@@ -118,8 +118,9 @@ export async function makeChatHarness(
     },
     lastPrompt() {
       const chats = ollama.requestsTo("chat");
-      const body = chats[chats.length - 1]?.body as { messages: { content: string }[] } | undefined;
-      return body?.messages[body.messages.length - 1].content ?? "";
+      const body = chats[chats.length - 1]?.body as { messages: { role: string; content: string }[] } | undefined;
+      // The user message (context and question); the language instruction follows it.
+      return body?.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
     },
     async cleanup() {
       await index.close();

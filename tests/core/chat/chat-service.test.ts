@@ -51,8 +51,9 @@ describe("ChatService modes", () => {
     h.ollama.script({ route: "chat", reply: "Sure." });
     await h.send("Tell me more", { mode: "none", conversationId: done.conversationId });
     const body = h.ollama.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] };
-    expect(body.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(body.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "system"]);
     expect(body.messages[3].content).toBe("Tell me more");
+    expect(body.messages[4].content).toMatch(/^Write your answer in .*\("Tell me more"\)/);
     expect((await h.store.list())[0].messageCount).toBe(4);
   });
 
@@ -497,7 +498,7 @@ describe("ChatService conversations", () => {
     const saved = await h.store.get(first.conversationId);
     expect(saved?.messages.map((m) => m.content)).toEqual(["Explain tides", "Second try."]);
     const body = h.ollama.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] };
-    expect(body.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(body.messages.map((m) => m.role)).toEqual(["system", "user", "system"]);
     expect(body.messages[1].content).toBe("Explain tides");
   });
 
@@ -531,12 +532,13 @@ describe("ChatService conversations", () => {
       id = doneOf(await h.send(`question ${i}`, { mode: "none", conversationId: id })).conversationId;
     }
     const body = h.ollama.requestsTo("chat")[3].body as { messages: { content: string }[] };
-    expect(body.messages.map((m) => m.content).slice(1)).toEqual(["question 2", "answer 2", "question 3"]);
+    // Between the system prompt and the answer-language instruction.
+    expect(body.messages.map((m) => m.content).slice(1, -1)).toEqual(["question 2", "answer 2", "question 3"]);
     h.settings.memoryMaxMessages = 50;
     h.settings.memoryMaxChars = "answer 2".length + "question 2".length;
     await h.send("question 4", { mode: "none", conversationId: id });
     const last = h.ollama.requestsTo("chat")[4].body as { messages: { content: string }[] };
-    expect(last.messages.map((m) => m.content).slice(1)).toEqual(["question 3", "answer 3", "question 4"]);
+    expect(last.messages.map((m) => m.content).slice(1, -1)).toEqual(["question 3", "answer 3", "question 4"]);
   });
 
   it("a failed save becomes a notice; the answer is still delivered", async () => {
@@ -576,6 +578,6 @@ describe("ChatService on mobile", () => {
     await h.send("q1", { mode: "none", conversationId: id });
     const body = h.ollama.requestsTo("chat")[1].body as { messages: { content: string }[] };
     // One message allowed: the newest is the assistant turn, which cannot open a conversation.
-    expect(body.messages.map((m) => m.content).slice(1)).toEqual(["q1"]);
+    expect(body.messages.map((m) => m.content).slice(1, -1)).toEqual(["q1"]);
   });
 });

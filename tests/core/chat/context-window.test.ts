@@ -91,11 +91,12 @@ describe("the prompt fits the model's window", () => {
     const sent = last.messages.map((m) => m.content.slice(0, 11));
     expect(last.options.num_ctx).toBe(4096);
     expect(last.messages[0]).toEqual(bodies()[0].messages[0]);
-    expect(sent.at(-1)).toBe("Question 6?");
+    expect(sent.at(-2)).toBe("Question 6?");
+    expect(last.messages.at(-1)).toMatchObject({ role: "system", content: expect.stringMatching(/^Write your answer in .*\("Question 6\?"\)/) });
     expect(sent).not.toContain("Question 1?");
     expect(sent).toContain("Answer 5: l");
     // What is kept is the newest stretch, opening with a question.
-    const kept = sent.slice(1, -1);
+    const kept = sent.slice(1, -2);
     const firstKept = Number(/\d/.exec(kept[0])![0]);
     expect(kept[0].startsWith("Question")).toBe(true);
     expect(kept).toEqual(Array.from({ length: 6 - firstKept }, (_, i) => [`Question ${firstKept + i}?`, `Answer ${firstKept + i}: l`]).flat());
@@ -131,7 +132,7 @@ describe("the prompt fits the model's window", () => {
     const events = await send("Why do tides rise?", { mode: "rag" });
     expect(events.find((e) => e.type === "error")).toBeUndefined();
     const body = bodies()[0];
-    const user = body.messages.at(-1)!;
+    const user = body.messages.at(-2)!;
     expect(body.options.num_ctx).toBe(2048);
     expect(user.content.startsWith("Context:\n\n## Local notes\n[1] Ocean")).toBe(true);
     expect(user.content).toMatch(CUT_MARKER);

@@ -1,4 +1,5 @@
 import { SECTION_NOTES, SECTION_WEB, buildPrompt, citedNumbers } from "../../../src/core/chat/prompt-builder";
+import { languageInstruction } from "../../../src/core/model/answer-language";
 import { hit } from "./chat-fixtures";
 
 describe("buildPrompt", () => {
@@ -10,7 +11,7 @@ describe("buildPrompt", () => {
 
   it("numbers blocks across labelled sections and maps each number to its source", () => {
     const { messages, sources } = buildPrompt({ question: "How do I install Ollama?", history: [], mode: "hybrid", notes, web });
-    const user = messages[messages.length - 1];
+    const user = messages[messages.length - 2];
     expect(user.role).toBe("user");
     expect(user.content).toContain(`## ${SECTION_NOTES}\n[1] Setup/Ollama.md › Install › Linux (lines 12-20)\nInstall Ollama, then run ollama serve.`);
     expect(user.content).toContain("[2] Ideas.md (line 4)\nKrypton answers with citations.");
@@ -29,7 +30,7 @@ describe("buildPrompt", () => {
     expect(messages[0].role).toBe("system");
     expect(messages[0].content).toContain("like [1] or [2][3]");
     expect(messages[0].content).toContain("Never invent note names");
-    expect(messages[messages.length - 1].content).not.toContain(SECTION_WEB);
+    expect(messages[messages.length - 2].content).not.toContain(SECTION_WEB);
   });
 
   it("puts the bounded history between the instructions and the question", () => {
@@ -38,10 +39,23 @@ describe("buildPrompt", () => {
       { role: "assistant" as const, content: "Earlier answer" },
     ];
     const { messages, sources } = buildPrompt({ question: "Follow-up?", history, mode: "none", notes: [], web: [] });
-    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "system"]);
     expect(messages[3].content).toBe("Follow-up?");
     expect(sources).toEqual([]);
     expect(messages[0].content).not.toContain("[1]");
+  });
+
+  // Small models follow the answer language when it is the last thing they read, not at the top of a long
+  // prompt of notes in another language: the same instruction, in the same place, as agent mode's.
+  it.each([
+    ["Was steht in meinen Notizen über den Plan?", "German"],
+    ["¿Qué dicen mis notas sobre el plan?", "Spanish"],
+    ["What do my notes say about the plan?", "English"],
+  ])("ends with the answer-language instruction for %j (%s), after the context and the question", (question, language) => {
+    const { messages } = buildPrompt({ question, history: [], mode: "rag", notes, web: [] });
+    expect(messages.at(-1)).toEqual({ role: "system", content: languageInstruction(question) });
+    expect(messages.at(-1)!.content).toContain(`Write your answer in ${language}, the language of the user's message ("${question}")`);
+    expect(messages.at(-2)!.content.endsWith(`Question: ${question}`)).toBe(true);
   });
 
   it("says plainly when retrieval found nothing", () => {
