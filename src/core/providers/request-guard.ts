@@ -6,8 +6,6 @@
 import type { Clock } from "../ports/clock";
 import type { FetchLike } from "../ports/http";
 import { ProviderError } from "./provider-error";
-import { errorMessage } from "../util/errors";
-import { redact } from "../util/redact";
 
 export interface RequestGuard {
   /** Aborts on the user's signal or after `timeoutMs` without progress. */
@@ -122,8 +120,6 @@ export interface CallSite {
   service: string;
   /** Base URL shown to the user (never contains a key). */
   url: string;
-  /** Secrets to scrub from any message (API keys). */
-  secrets?: string[];
 }
 
 /**
@@ -139,9 +135,18 @@ export function transportError(err: unknown, guard: RequestGuard, site: CallSite
       ? new ProviderError("timeout", `${site.service} stopped sending the answer (no data for ${seconds} s).`)
       : new ProviderError("timeout", `${site.service} did not answer within ${seconds} s at ${site.url}.`);
   }
-  const detail = redact(errorMessage(err), site.secrets);
   if (guard.responded()) {
-    return new ProviderError("bad-response", `The answer from ${site.service} was cut off or unreadable (${detail}).`);
+    // After the headers, a transport failure is the connection closing mid-answer. The fetch's own words
+    // ("terminated", "network error", "Failed to fetch") name no cause a person can act on, so they stay out.
+    return new ProviderError("bad-response", connectionBrokeMessage(site));
   }
   return new ProviderError("unreachable", `${site.service} is not reachable at ${site.url}: is it running and is the address right?`);
+}
+
+/** A response stream that stopped partway, in plain words: what happened and what to do. */
+export function connectionBrokeMessage(site: CallSite): string {
+  return (
+    `The connection to ${site.service} broke off while its answer was arriving, so the answer is incomplete. ` +
+    `Try again; if it keeps happening, check the server at ${site.url} (is it still running?) and any proxy or VPN in between, which may close long connections.`
+  );
 }

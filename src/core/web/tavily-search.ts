@@ -57,7 +57,7 @@ export class TavilySearch implements WebSearch {
             content: typeof r.content === "string" ? r.content.slice(0, MAX_SNIPPET_CHARS) : "",
           }));
       },
-      mapError: (err, guard) => tavilyError(err, guard, baseUrl, apiKey),
+      mapError: (err, guard) => tavilyError(err, guard, baseUrl),
     });
   }
 }
@@ -88,9 +88,9 @@ function statusError(status: number, text: string, apiKey: string, retryAfter?: 
   return new ProviderError("bad-response", `Tavily rejected the search (${status})${suffix}`, status);
 }
 
-function tavilyError(err: unknown, guard: RequestGuard, baseUrl: string, apiKey: string): ProviderError {
+function tavilyError(err: unknown, guard: RequestGuard, baseUrl: string): ProviderError {
   if (err instanceof ProviderError) return err;
-  return transportError(err, guard, { service: "Tavily", url: baseUrl, secrets: [apiKey] });
+  return transportError(err, guard, { service: "Tavily", url: baseUrl });
 }
 
 /** Tavily from settings, through the host's fetch. Always returns a WebSearch; without a key it throws "not-configured". */

@@ -225,7 +225,7 @@ describe("ChatService degradation", () => {
     ["401", { route: "chat", status: 401, times: Infinity }, {}, "unauthorized", false, /^401: Ollama at/],
     ["stall (timeout)", { route: "chat", stall: true }, { timeoutMs: 100 }, "timeout", true, /did not answer within/],
     ["silence between tokens", { route: "chat", reply: "a b c", stallAfterTokens: 1 }, { timeoutMs: 100 }, "timeout", true, /stopped sending/],
-    ["cut stream", { route: "chat", reply: "a b c d", cutAfterTokens: 2 }, {}, "bad-response", true, /cut off/],
+    ["cut stream", { route: "chat", reply: "a b c d", cutAfterTokens: 2 }, {}, "bad-response", true, /^The connection to Ollama broke off while its answer was arriving, so the answer is incomplete\. Try again/],
     ["invalid JSON line mid-stream", { route: "chat", reply: "a b c d", invalidLineAfterTokens: 2 }, {}, "bad-response", true, /not JSON in the middle/],
   ] as const)("LLM fails (%s): an error event in plain words, then done", async (_name, script, modelOptions, code, retryable, message) => {
     h = await makeChatHarness(NOTES);

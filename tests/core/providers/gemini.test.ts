@@ -160,10 +160,12 @@ describe("GeminiChatModel", () => {
     server.script({ route: "stream", reply: "one two three four", cutAfterTokens: 2 });
     const cut = await collectUntilError(model().stream({ messages: ask }));
     expect(cut.tokens.join("")).toBe("one two ");
-    expect(cut.error).toMatchObject({ kind: "bad-response" });
+    expect(cut.error).toMatchObject({ kind: "bad-response", message: expect.stringMatching(/^The connection to Gemini broke off while its answer was arriving, so the answer is incomplete\. Try again;/) });
+    expect((cut.error as Error).message).not.toMatch(/terminated/);
     server.script({ route: "stream", reply: "one two three", malformed: true });
     const bad = await collectUntilError(model().stream({ messages: ask }));
-    expect(bad.error).toMatchObject({ kind: "bad-response" });
+    expect(bad.error).toMatchObject({ kind: "bad-response", message: expect.stringMatching(/^Gemini sent part of its answer in a form Krypton could not read, so the answer stopped there\. Try again;/) });
+    expect((bad.error as Error).message).not.toMatch(/JSON at position/);
   });
 
   it("stalls time out; Stop aborts", async () => {

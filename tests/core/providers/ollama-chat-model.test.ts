@@ -77,7 +77,10 @@ describe("OllamaChatModel", () => {
     const { tokens, error } = await collectUntilError(model().stream({ messages: ask }));
     expect(tokens.join("")).toBe("one two ");
     expect(error).toMatchObject({ kind: "bad-response" });
-    expect((error as Error).message).toContain("cut off");
+    // What happened and what to do, without the fetch library's own word for it ("terminated").
+    expect((error as Error).message).toBe(
+      `The connection to Ollama broke off while its answer was arriving, so the answer is incomplete. Try again; if it keeps happening, check the server at ${server.url} (is it still running?) and any proxy or VPN in between, which may close long connections.`,
+    );
     expect(server.requestsTo("chat")).toHaveLength(1);
   });
 

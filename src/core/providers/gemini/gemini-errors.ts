@@ -30,7 +30,7 @@ export function parseDuration(value: unknown): number | undefined {
 /** Maps anything `@google/genai` or the transport throws to a ProviderError; never includes the key. */
 export function geminiError(err: unknown, guard: RequestGuard, baseUrl: string, apiKey: string, model?: string): ProviderError {
   if (err instanceof ProviderError) return err;
-  const site = { service: "Gemini", url: baseUrl, secrets: [apiKey] };
+  const site = { service: "Gemini", url: baseUrl };
   if (guard.stopped() || guard.timedOut()) return transportError(err, guard, site);
   const e = err as { name?: string; status?: number; message?: string };
   if (e?.name === "ApiError" && typeof e.status === "number") {
@@ -56,5 +56,9 @@ export function geminiError(err: unknown, guard: RequestGuard, baseUrl: string, 
   // Stream parse failures ("Incomplete JSON segment", "exception parsing stream chunk") and error chunks.
   const errorChunk = /"error"\s*:/.test(message) ? parseGoogleError(message.slice(message.indexOf("{"))).text : null;
   if (errorChunk) return new ProviderError("server", `Gemini failed while answering: ${redact(errorChunk, [apiKey])}`);
-  return new ProviderError("bad-response", `The answer from Gemini was cut off or unreadable (${redact(message, [apiKey]).slice(0, 200)}).`);
+  // A chunk that is not JSON: the parser's words ("Unterminated string in JSON at position 40") help nobody.
+  return new ProviderError(
+    "bad-response",
+    `Gemini sent part of its answer in a form Krypton could not read, so the answer stopped there. Try again; if it keeps happening, check that no proxy or VPN in between changes or cuts the connection.`,
+  );
 }
