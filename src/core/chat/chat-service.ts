@@ -77,6 +77,11 @@ class AnswerDraft {
   usage: TokenUsage | undefined;
   error: string | undefined;
 
+  /** The answer as saved and reported: one of only whitespace is no answer, as an empty one is. */
+  get text(): string {
+    return this.answer.trim() ? this.answer : "";
+  }
+
   take(event: ChatEvent): void {
     if (event.type === "token") this.answer += event.text;
     else if (event.type === "agent") this.answer = event.result.text;
@@ -113,7 +118,7 @@ export class ChatService implements ChatServiceApi {
     const answerMessage = (extra: AnswerRecord, stopped: boolean): StoredMessage => ({
       id: answerId,
       role: "assistant",
-      content: draft.answer,
+      content: draft.text,
       createdAt: host.clock.now(),
       mode: options.mode,
       ...(draft.sources.length ? { sources: draft.sources } : {}),
@@ -123,7 +128,7 @@ export class ChatService implements ChatServiceApi {
       ...(stopped ? { stopped: true } : {}),
       ...(draft.error !== undefined && !stopped ? { error: draft.error } : {}),
       // Text that arrived before a failure (a cut or unreadable stream) is kept, marked incomplete.
-      ...(draft.error !== undefined && !stopped && draft.answer ? { partial: true } : {}),
+      ...(draft.error !== undefined && !stopped && draft.text ? { partial: true } : {}),
       ...(questionId ? { replyTo: questionId } : {}),
       ...extra,
     });
@@ -132,12 +137,12 @@ export class ChatService implements ChatServiceApi {
       await streamSaver?.settle(); // a partial save still under way must not land after the final one
       const saveError = conversationId ? await this.persist(conversationId, answerMessage(extra, stopped)) : null;
       if (saveError) yield { type: "notice", code: "save-failed", message: saveError };
-      yield { type: "done", conversationId, messageId: answerId, answer: draft.answer, stopped };
+      yield { type: "done", conversationId, messageId: answerId, answer: draft.text, stopped };
     }.bind(this);
     /** Passes an event on, keeping what must be saved. */
     const emit = (event: ChatEvent): ChatEvent => {
       draft.take(event);
-      if (event.type === "token") streamSaver?.update(draft.answer);
+      if (event.type === "token" && draft.text) streamSaver?.update(draft.text);
       return event;
     };
 

@@ -268,6 +268,22 @@ describe("ChatService degradation", () => {
     expect(ofType(events, "error")[0]).toMatchObject({ code: "empty-answer" });
   });
 
+  it.each([
+    ["plain chat", false],
+    ["agent mode", true],
+  ])("%s: an answer of only whitespace is saved as no answer, like an empty one, not as the whitespace", async (_name, agent) => {
+    h = await makeChatHarness(NOTES);
+    h.ollama.script({ route: "chat", tokens: ["\n", "  ", "\n\n"], times: Infinity });
+    const events = await h.send("hi", { mode: "none", agent });
+    const [error] = ofType(events, "error");
+    expect(error.message).toMatch(/returned an empty answer/);
+    const done = doneOf(events);
+    expect(done.answer).toBe("");
+    const saved = await h.store.get(done.conversationId);
+    expect(saved?.messages[1]).toEqual(expect.objectContaining({ role: "assistant", content: "", error: error.message }));
+    expect(saved?.messages[1]).not.toHaveProperty("partial");
+  });
+
   it.each<[string, GeminiBehaviour, RegExp]>([
     ["finishReason SAFETY", { tokens: [], extra: { finishReason: "SAFETY" } }, /SAFETY/],
     ["a blocked prompt", { extra: { blockReason: "PROHIBITED_CONTENT" } }, /prompt blocked: PROHIBITED_CONTENT/],
