@@ -1,4 +1,4 @@
-import { FileSystemAdapter, MarkdownView, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
+import { FileSystemAdapter, MarkdownView, normalizePath, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
 import { createKrypton, type KryptonCore } from "../core/krypton";
 import type { StdioTransportFactory } from "../core/mcp-client/transports";
 import type { ChatEvent, ChatServiceApi } from "../core/chat/chat-types";
@@ -259,6 +259,25 @@ export class KryptonServices {
       new Notice(`Note not found: ${path}`);
       return;
     }
+    await this.openFile(file, line, newTab);
+  }
+
+  /**
+   * Opens a note a chat answer named (a citation, a note a tool found or wrote). Saved answers keep the path
+   * the note had then: when it is gone, the one note with the same file name is that note moved, and opens;
+   * with none or several, the user is told what happened instead of "not found".
+   */
+  async openNoteFromAnswer(path: string, line?: number, newTab = false): Promise<void> {
+    const at = this.app.vault.getAbstractFileByPath(normalizePath(path));
+    if (at instanceof TFile) return this.openFile(at, line, newTab);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    const namesakes = this.app.vault.getFiles().filter((file) => file.name === name);
+    if (namesakes.length === 1) return this.openFile(namesakes[0], line, newTab);
+    const gone = `${path} was renamed, moved or deleted since this answer`;
+    new Notice(namesakes.length > 1 ? `${gone}; ${namesakes.length} notes are now named ${name}: open the one you mean from the file explorer.` : `${gone}.`);
+  }
+
+  private async openFile(file: TFile, line: number | undefined, newTab: boolean): Promise<void> {
     const leaf = this.app.workspace.getLeaf(newTab ? "tab" : false);
     await leaf.openFile(file, line === undefined ? { active: true } : { active: true, eState: { line } });
   }
@@ -294,7 +313,7 @@ export class KryptonServices {
     return {
       core: { ...this.core, chat: this.chatOpeningCreatedNotes() },
       openSettings,
-      openNote: (path, line, newTab) => this.openNote(path, line, newTab),
+      openNote: (path, line, newTab) => this.openNoteFromAnswer(path, line, newTab),
       openLinkText: (linktext, sourcePath, newTab) => this.app.workspace.openLinkText(linktext, sourcePath, newTab),
       openUrl: (url) => void window.open(url),
       insertAtCursor: (text) => {
