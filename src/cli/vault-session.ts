@@ -24,7 +24,7 @@ export interface VaultSession {
   readonly embedderUnreachable: string | null;
   /**
    * SessionOptions.probeEmbedder, for a command that knows only once the core is wired whether it will
-   * search (a flow: WorkflowService.needsIndex). Before the index opens; once per session (later calls
+   * search (a flow: WorkflowService.needsIndex; ask and chat: IndexPreparation). Before the index opens; once per session (later calls
    * keep what the first found).
    */
   probeEmbedder(): Promise<void>;

@@ -2,7 +2,10 @@
  * `krypton ask/chat --agent` end to end: the bundled CLI in a real process, a temp vault, the loopback
  * Ollama server scripted with JSON actions (the path every Ollama model can take).
  */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { useCliTestBed } from "../support/cli-test-bed";
+import { startSilentServer, type SilentServer } from "../support/servers/silent-server";
 import { runCli } from "./cli-harness";
 import { ConversationStore } from "../../src/core/chat/conversation-store";
 import { silentLogger } from "../../src/core/ports/logger";
@@ -200,5 +203,54 @@ describe("krypton ask/chat --agent", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/did not return a valid action .* even after 2 corrections/);
     expect(await bed.vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
+  });
+
+  describe("a preset whose tools never search", () => {
+    // Reads and writes notes: no tool of it needs the index (ToolDefinition.needsIndex), as a flow's tasks.
+    const presets = (tools: string[]) => JSON.stringify({ agentsEnabled: false, agentPresets: [{ name: "Scribe", persona: "", model: "", tools }] });
+    /** A Gemini embedder that counts connections; the agent's model stays the loopback Ollama. */
+    const geminiEmbedder = (baseUrl: string) => ({ ...bed.env, KRYPTON_EMBEDDING_PROVIDER: "gemini", KRYPTON_EMBEDDING_MODEL: "gemini-embedding-001", KRYPTON_GEMINI_API_KEY: "test-key", KRYPTON_GEMINI_BASE_URL: baseUrl });
+    const copyPlan = () =>
+      bed.ollama.script([
+        { route: "chat", reply: call("read_note", { path: "Projects/Plan.md" }) },
+        { route: "chat", reply: call("write_note", { title: "Plan copy", content: "Ship agent mode by Friday.", folder: "Copies" }) },
+        { route: "chat", reply: final("Copied.") },
+      ]);
+    let embedder: SilentServer;
+    beforeEach(async () => {
+      embedder = await startSilentServer();
+    });
+    afterEach(() => embedder.close());
+
+    it.each([
+      ["ask", ["ask", "Copy my plan", "--agent", "--preset", "Scribe", "--yes"], undefined],
+      ["chat", ["chat", "--agent", "--preset", "Scribe", "--yes"], "Copy my plan\n/quit\n"],
+    ])("%s --agent: opens no index and contacts no embedder; its tools still read and write the notes", async (_name, [command, ...rest], input) => {
+      await bed.vault.write(".obsidian/plugins/krypton/data.json", presets(["read_note", "write_note", "list_notes"]));
+      copyPlan();
+      const r = await runCli([command, bed.vault.root, ...rest], { env: geminiEmbedder(embedder.url), ...(input ? { input } : {}) });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Copied.");
+      expect(readdirSync(join(bed.vault.root, "Copies"))).toEqual(["plan-copy.md"]);
+      // The embedding server was never connected to (not even the start-up check), and no index was made:
+      // .krypton holds the saved conversation only.
+      expect(embedder.connections()).toBe(0);
+      expect(readdirSync(join(bed.vault.root, ".krypton"))).toEqual(["chat"]);
+    });
+
+    it("a preset with search_notes still checks the embedder first and opens the index", async () => {
+      await bed.vault.write(".obsidian/plugins/krypton/data.json", presets(["read_note", "search_notes"]));
+      bed.ollama.script([
+        { route: "chat", reply: call("search_notes", { query: "plan" }) },
+        { route: "chat", reply: final("Projects/Plan.md") },
+      ]);
+      // Nothing listens there: the start-up check says so, and the index is opened by keywords.
+      const r = await runCli(["ask", bed.vault.root, "Find my plan", "--agent", "--preset", "Scribe"], { env: geminiEmbedder("http://127.0.0.1:9") });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain("Gemini is not reachable at http://127.0.0.1:9");
+      expect(readdirSync(join(bed.vault.root, ".krypton")).length).toBeGreaterThan(1);
+      const searched = (bed.ollama.requestsTo("chat")[1].body as { messages: { role: string; content: string }[] }).messages.at(-2)!;
+      expect(searched.content).toContain("Projects/Plan.md");
+    });
   });
 });

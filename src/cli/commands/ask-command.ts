@@ -38,7 +38,9 @@ export const askCommand: Command = {
     if (question === "") throw new UsageError("missing <question>");
     const json = flag(args, "json");
 
-    const session = await openVaultSession(vault, args, ctx);
+    // The embedding server is checked only if the index is opened (IndexPreparation): agent mode whose tools
+    // never search, or a plain answer without notes and intent agents, contacts no embedder.
+    const session = await openVaultSession(vault, args, ctx, { probeEmbedder: false });
     try {
       const mode = session.config.settings.defaultMode;
       const controller = new AbortController();
@@ -46,7 +48,7 @@ export const askCommand: Command = {
       try {
         const agent = flag(args, "agent");
         const once = new WarnOnce(ctx.output);
-        // Agent mode searches notes through its tools: the index is needed whatever the retrieval mode.
+        // Agent mode searches notes only through its tools: the index is opened when they may (the preset's).
         const index = new IndexPreparation(session, once);
         await index.prepare(mode, agent, controller.signal);
         // The user's MCP servers' tools join the agent's (a failing server is a warning, not a failure).

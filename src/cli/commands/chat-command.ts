@@ -34,7 +34,8 @@ export const chatCommand: Command = {
   options: { ...CHAT_OPTIONS, ...CONFIG_OPTIONS },
   async run(args, ctx) {
     checkPositionals(args.positionals, 1);
-    const session = await openVaultSession(args.positionals[0], args, ctx);
+    // The embedding server is checked once the index is opened (IndexPreparation), not before.
+    const session = await openVaultSession(args.positionals[0], args, ctx, { probeEmbedder: false });
     try {
       return await chatLoop(session, ctx, stringOption(args, "conversation"), notePathOption(args, session), {
         agent: flag(args, "agent"),

@@ -41,8 +41,10 @@ export function actionOf<A extends string>(action: string | undefined, actions: 
 }
 
 /**
- * Brings the index up to date when an answer may need it: retrieval modes, agent mode, the intent agents
- * (search, summarize) and workflows whose tools need it. An index that fails to open is not fatal: the chat
+ * Brings the index up to date when an answer may need it: retrieval modes, agent mode whose tools need it
+ * (AgentService.needsIndex: the preset's tools), the intent agents (search, summarize) and workflows whose
+ * tools need it; before it opens, the embedding server is checked (once per session). A run that needs none
+ * of these opens no index and contacts no embedder. An index that fails to open is not fatal: the chat
  * pipeline answers without notes and says so. An embedder that is down is said by the answers that search (the retrieval notice,
  * "find notes about X" results); agent mode's searches tell only the model, so its answers say it through
  * agentKeywordOnly (consumeAnswer).
@@ -61,32 +63,34 @@ export class IndexPreparation {
   ) {}
 
   async prepare(mode: RetrievalMode, agent: boolean, signal: AbortSignal): Promise<void> {
+    // Agent mode always answers (retrieval modes are for plain chat), searching only through its tools.
+    const searches = agent ? this.session.core.agent.needsIndex() : usesNotes(mode);
     // Opened only for the intent agents, the index is not searched for every answer: no keyword-only warning then.
-    const use = agent || usesNotes(mode) ? "search" : this.session.config.settings.agentsEnabled ? "none" : null;
-    if (use === null) return;
-    if (this.prepared !== "search" && this.prepared !== use) {
-      try {
-        await openIndex(this.session, this.once.output, { signal, use });
-        this.prepared = use;
-      } catch (err) {
-        if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
-        this.once.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
-        return;
-      }
-    }
+    const use = searches ? "search" : this.session.config.settings.agentsEnabled ? "none" : null;
+    if (use !== null) await this.openFor(use, signal);
   }
 
   /**
    * A workflow whose tasks may call a tool that needs the index (search_notes, summarize_notes…:
    * WorkflowService.needsIndex) is prepared as for agent mode, or those tools would only answer that the
    * index is not ready; first, as every command that searches, the embedding server is checked (once per
-   * session: `krypton chat` did at its start). One whose tools only read, list or write notes opens no
-   * index and contacts no embedder.
+   * session). One whose tools only read, list or write notes opens no index and contacts no embedder.
    */
   async prepareFlow(flow: Flow, signal: AbortSignal): Promise<void> {
-    if (!this.session.core.workflows.needsIndex(flow)) return;
+    if (this.session.core.workflows.needsIndex(flow)) await this.openFor("search", signal);
+  }
+
+  /** Checks the embedding server (once per session), then opens the index unless it is open for this use already. */
+  private async openFor(use: "search" | "none", signal: AbortSignal): Promise<void> {
+    if (this.prepared === "search" || this.prepared === use) return;
     await this.session.probeEmbedder();
-    await this.prepare(this.session.config.settings.defaultMode, true, signal);
+    try {
+      await openIndex(this.session, this.once.output, { signal, use });
+      this.prepared = use;
+    } catch (err) {
+      if (signal.aborted) throw new CliError("interrupted", EXIT_INTERRUPTED);
+      this.once.warn(`the index could not be opened (${describeError(err)}); answering without your notes`);
+    }
   }
 
   /** Why agent mode's searches match notes by keywords only (keywordOnlyReason), or null; null too while no index is open for searching. */

@@ -3,7 +3,7 @@ import type { Host } from "../ports/host";
 import { ProviderError } from "../providers/provider-error";
 import { settingsSecrets, type AgentPreset, type KryptonSettings } from "../settings";
 import type { ToolRegistry } from "../tools/tool-registry";
-import type { ToolContext } from "../tools/tool";
+import { toolsNeedIndex, type ToolContext } from "../tools/tool";
 import { runAgentLoop } from "./agent-loop";
 import { DEFAULT_PERSONA } from "./agent-prompts";
 import { AgentToolbox } from "./agent-toolbox";
@@ -84,6 +84,14 @@ export class AgentService {
       allowed: preset && preset.tools.length > 0 ? preset.tools : undefined,
       context: this.deps.toolContext?.(),
     });
+  }
+
+  /**
+   * The agent's tools (the preset's, or the defaults) may need the vault index: a host that opens the index
+   * only when needed (the CLI) opens it for agent mode only then. The user's MCP servers' tools never do.
+   */
+  needsIndex(): boolean {
+    return toolsNeedIndex(this.toolbox().tools);
   }
 
   /** One agent turn as loop events; ends with "done". Throws ProviderError when no model can run. */

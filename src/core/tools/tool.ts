@@ -77,6 +77,14 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
   run(input: z.infer<z.ZodObject<S>>, context: ToolContext): Promise<ToolOutput<O>>;
 }
 
+/**
+ * Whether a run limited to `tools` may need the vault index (one of them has ToolDefinition.needsIndex): a host
+ * that opens the index only when needed (the CLI) asks this for a flow's tasks and for agent mode's tools.
+ */
+export function toolsNeedIndex(tools: readonly ToolDefinition[]): boolean {
+  return tools.some((tool) => tool.needsIndex !== undefined);
+}
+
 export interface ToolPreview {
   /** One line: "Append 3 lines to Projects/Plan.md". */
   title: string;

@@ -6,7 +6,7 @@ import type { Host } from "../ports/host";
 import { createChatModelFor, parseModelRef, type ModelRef } from "../providers/model-ref";
 import { listOllamaModels } from "../providers/ollama/ollama-chat-model";
 import type { KryptonSettings } from "../settings";
-import type { ToolDefinition } from "../tools/tool";
+import { toolsNeedIndex, type ToolDefinition } from "../tools/tool";
 import type { ToolRegistry } from "../tools/tool-registry";
 import { AbortedError, errorMessage } from "../util/errors";
 import { oneLine } from "../util/text";
@@ -103,7 +103,7 @@ export class WorkflowService {
    * this flow. One whose tools only read, list or write notes does not; the user's MCP servers' tools never do.
    */
   needsIndex(flow: Flow): boolean {
-    return flow.agents.some((a) => a.type === "task" && this.toolsNamed(a.params.toolNames ?? []).some((t) => t.needsIndex !== undefined));
+    return flow.agents.some((a) => a.type === "task" && toolsNeedIndex(this.toolsNamed(a.params.toolNames ?? [])));
   }
 
   /** The tools a task's toolNames allow: by name, or all of an MCP server's tools by the server's name. */
