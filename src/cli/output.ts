@@ -103,11 +103,13 @@ export function createOutput(stdout: Stream, stderr: Stream, env: Record<string,
  * Text for a terminal: note names, titles, snippets and model answers come from others, and their control
  * characters would drive the terminal (clear it, set its title, write the clipboard). Each becomes U+FFFD,
  * visible; newlines and tabs stay, a carriage return only before a newline, and Krypton's own bold and dim
- * (bold(), dim()) stay. JSON output needs none of this: JSON.stringify escapes control characters.
+ * (bold(), dim()) stay. The bidi embedding, override and isolate characters (U+202A–U+202E, U+2066–U+2069)
+ * become U+FFFD too: they reorder the rest of the line, so a path could show reversed ("Trojan Source").
+ * JSON output is left alone: it is for programs, which need the exact text, and JSON.stringify escapes control characters.
  */
 export function terminalSafe(text: string): string {
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return text.replace(/\x1b\[(?:1|2|22)m|\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (m) => (m.length > 1 ? m : m === "\r" ? "" : "\uFFFD"));
+  return text.replace(/\x1b\[(?:1|2|22)m|\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (m) => (m.length > 1 ? m : m === "\r" ? "" : "\uFFFD"));
 }
 
 /** "Indexing [██████░░░░░░] 1,234 / 10,000 notes (chunking)", "… 5,000 / 12,000 chunks (embedding)" */
