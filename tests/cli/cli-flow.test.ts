@@ -306,10 +306,12 @@ describe("krypton flow", () => {
         { route: "chat", reply: "", extra: { toolCalls: [{ name: "write_note", arguments: { title: "Plan copy", content: "Call Anna.", folder: "Copies" } }] } },
         { route: "chat", reply: "Copied to Copies/plan-copy.md." },
       ]);
-      const r = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Copy.md"), "--input", "Notes/Plan.md", "--yes", "--json"], { env: geminiEmbedder(embedder.url) });
+      // -y, as `ask` has it: the write is allowed (not on a terminal, it would be refused).
+      const r = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Copy.md"), "--input", "Notes/Plan.md", "-y", "--json"], { env: geminiEmbedder(embedder.url) });
       expect(JSON.parse(r.stdout)).toMatchObject({ status: "finished", result: "Copied to Copies/plan-copy.md." });
       expect(r.code).toBe(0);
       expect(readdirSync(join(bed.vault.root, "Copies"))).toHaveLength(1);
+      expect((await runCli(["flow", "--help"])).stdout).toMatch(/-y, --yes +run: allow write tools without asking/);
       // The embedding server was never connected to (not even the start-up check), and no index was made.
       expect(embedder.connections()).toBe(0);
       expect(readdirSync(bed.vault.root)).not.toContain(".krypton");

@@ -21,7 +21,7 @@ const ACTIONS = ["validate", "graph", "run", "schema"] as const;
 export const flowCommand: Command = {
   name: "flow",
   summary: "Validate, draw or run a workflow (a note with a krypton-flow block, or a .json file)",
-  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--json] | krypton flow schema',
+  usage: 'krypton flow validate|graph|run <file> [--input "..."] [--vault DIR] [--yes] [--json] | krypton flow schema',
   details: [
     "validate  checks the flow (structure, models installed, tools known); exit 2 when it has errors",
     "graph     prints the flow as a Mermaid flowchart",
@@ -45,7 +45,7 @@ export const flowCommand: Command = {
     vault: { type: "string", value: "DIR", description: "The vault whose settings and tools to use" },
     trace: { type: "string", value: "FILE", description: "Also write the trace (path, inputs, outputs, timings) as markdown" },
     json: { type: "boolean", description: "validate/run: print JSON instead of text" },
-    yes: { type: "boolean", description: "run: allow write tools without asking (otherwise asked on a terminal, refused elsewhere)" },
+    yes: { type: "boolean", short: "y", description: "run: allow write tools without asking (otherwise asked on a terminal, refused elsewhere)" },
     ...CONFIG_OPTIONS,
   },
   async run(args, ctx) {
