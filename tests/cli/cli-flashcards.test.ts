@@ -77,4 +77,15 @@ describe("krypton goals", () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/No study goal matches "kubernetes"/);
   });
+
+  it("with no goal yet, points to `krypton goals … create`, not to a chat sentence", async () => {
+    const createOne = `create one with: krypton goals ${vault.root} create "<goal>" --by DATE`;
+    for (const args of [["log", "aws", "--minutes", "30"], ["progress", "aws"]]) {
+      const r = await runCli(["goals", vault.root, ...args]);
+      expect([r.code, r.stderr]).toEqual([1, `krypton: You have no study goals yet: ${createOne}\n`]);
+    }
+    const list = await runCli(["goals", vault.root, "list"]);
+    expect([list.code, list.stdout]).toEqual([0, `No study goals yet: ${createOne}\n`]);
+    expect(JSON.parse((await runCli(["goals", vault.root, "list", "--json"])).stdout)).toEqual({ goals: [] });
+  });
 });

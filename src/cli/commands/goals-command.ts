@@ -1,7 +1,9 @@
+import { NoStudyGoalsError } from "../../core/goals/goal-service";
+import { ToolError } from "../../core/tools/tool";
 import { flag, parseIntStrict, stringOption } from "../args";
 import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
-import { EXIT_OK, UsageError } from "../errors";
+import { CliError, EXIT_OK, UsageError } from "../errors";
 import { openVaultSession } from "../vault-session";
 import { actionOf, withAbortOnInterrupt } from "./command-helpers";
 
@@ -44,10 +46,16 @@ export const goalsCommand: Command = {
     if (minutesRaw !== undefined) toolArgs.minutes = parseIntStrict(minutesRaw, "--minutes", 1, 1440);
 
     const session = await openVaultSession(vault, args, ctx, { probeEmbedder: false });
+    // Where there is no goal yet, the way to make one here: this command, not the chat's sentence.
+    const createOne = `create one with: krypton goals ${session.root} create "<goal>" --by DATE`;
     try {
-      const result = await withAbortOnInterrupt(ctx, (signal) => session.core.tools.call("study_goals", toolArgs, { signal }));
+      const result = await withAbortOnInterrupt(ctx, (signal) => session.core.tools.call("study_goals", toolArgs, { signal })).catch((err: unknown) => {
+        if (err instanceof ToolError && err.cause instanceof NoStudyGoalsError) throw new CliError(`${err.cause.message.replace(/\.$/, "")}: ${createOne}`);
+        throw err;
+      });
+      const none = action === "list" && (result.structured as { goals?: unknown[] }).goals?.length === 0;
       if (flag(args, "json")) ctx.output.json(result.structured);
-      else ctx.output.out(`${result.text}\n`);
+      else ctx.output.out(none ? `No study goals yet: ${createOne}\n` : `${result.text}\n`);
       return EXIT_OK;
     } finally {
       await session.close();

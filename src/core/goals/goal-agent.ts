@@ -4,11 +4,14 @@ import { AgentError } from "../notes/agent-error";
 import { srDefaultsRemark } from "../flashcards/sr-format";
 import type { Logger } from "../ports/logger";
 import { parseMinutes } from "./goal-parse";
-import { goalLine, type GoalService } from "./goal-service";
+import { goalLine, NoStudyGoalsError, type GoalService } from "./goal-service";
 import { countOf } from "../util/text";
 import { agentErrorResult } from "../agents/agent-base";
 
 export const GOALS_AGENT = "study-goals";
+
+/** How a goal is set in the chat, where there is none yet. */
+const SET_ONE_IN_CHAT = 'Say "set a study goal: <goal> by <date>".';
 
 export type GoalIntent =
   | { type: "create"; goal: string; target?: string }
@@ -56,7 +59,7 @@ export function createGoalAgent(deps: { goals: GoalService; logger: Logger }): A
       } catch (err) {
         if (!(err instanceof AgentError)) throw err;
         deps.logger.info("agents: study goals could not act", { code: err.code });
-        return agentErrorResult(GOALS_AGENT, err);
+        return agentErrorResult(GOALS_AGENT, err instanceof NoStudyGoalsError ? new AgentError(`${err.message} ${SET_ONE_IN_CHAT}`, err.code) : err);
       }
     },
   };
@@ -74,7 +77,7 @@ export async function runGoalIntent(goals: GoalService, intent: GoalIntent, sign
     }
     case "list": {
       const all = await goals.list();
-      if (!all.length) return 'You have no study goals yet. Say "set a study goal: <goal> by <date>".';
+      if (!all.length) return `${new NoStudyGoalsError().message} ${SET_ONE_IN_CHAT}`;
       const lines = all.map((g) => `- ${goalLine(goals.progressOf(g))}`);
       return `Your study goals:\n${lines.join("\n")}`;
     }

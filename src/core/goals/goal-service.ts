@@ -14,6 +14,18 @@ import { isGoalNote, newGoalNote, parseGoalNote, withSessionLogged, type Goal } 
 import { daysBetween, formatMinutes, parseDate } from "./goal-parse";
 import { countOf } from "../util/text";
 
+/**
+ * A goal was named (log, progress, plan) but there is none at all. The message says only that: how to create
+ * one is for the caller to add, in the words of where the user is (the chat: a sentence to type; the
+ * study_goals tool: its action; the CLI: its command).
+ */
+export class NoStudyGoalsError extends AgentError {
+  constructor() {
+    super("You have no study goals yet.", "not-found");
+    this.name = "NoStudyGoalsError";
+  }
+}
+
 export interface GoalsDeps {
   host: Host;
   settings: () => KryptonSettings;
@@ -205,9 +217,8 @@ function pickGoal(goals: readonly Goal[], name: string): Goal {
     })
     .filter((x) => x.score > 0)
     .sort((a, b) => b.score - a.score);
-  if (!scored.length) {
-    throw new AgentError(goals.length ? `No study goal matches "${name}". Your goals: ${goals.map((g) => g.goal).join("; ")}.` : `You have no study goals yet. Say "set a study goal: <goal> by <date>".`, "not-found");
-  }
+  if (!goals.length) throw new NoStudyGoalsError();
+  if (!scored.length) throw new AgentError(`No study goal matches "${name}". Your goals: ${goals.map((g) => g.goal).join("; ")}.`, "not-found");
   const tied = scored.filter((x) => x.score === scored[0].score);
   if (tied.length > 1) {
     throw new AgentError(`"${name}" matches more than one study goal: ${tied.map((x) => `"${x.g.goal}"`).join(", ")}. Use the goal's full name.`, "invalid-input");

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../tools/tool";
 import { defineTool, type ToolRegistry } from "../tools/tool-registry";
 import { formatMinutes } from "./goal-parse";
-import { goalLine, type GoalProgress, type GoalService } from "./goal-service";
+import { goalLine, NoStudyGoalsError, type GoalProgress, type GoalService } from "./goal-service";
 import { countOf } from "../util/text";
 
 /** `study_goals`: list / create / log / progress on the goal notes. Goals are named, never pathed. */
@@ -41,12 +41,18 @@ export function registerGoalTool(registry: ToolRegistry, goals: GoalService): vo
           return value;
         };
         let list: GoalProgress[];
-        if (input.action === "list") list = (await goals.list()).map((g) => goals.progressOf(g));
-        else if (input.action === "create") list = [goals.progressOf(await goals.create(need(input.goal, "goal"), input.target_date))];
-        else if (input.action === "log") {
-          if (input.minutes === undefined) throw new ToolError('Missing required parameter: minutes (needed for action "log")', "invalid-input");
-          list = [goals.progressOf(await goals.log(need(input.goal, "goal"), input.minutes))];
-        } else list = [await goals.progress(need(input.goal, "goal"))];
+        try {
+          if (input.action === "list") list = (await goals.list()).map((g) => goals.progressOf(g));
+          else if (input.action === "create") list = [goals.progressOf(await goals.create(need(input.goal, "goal"), input.target_date))];
+          else if (input.action === "log") {
+            if (input.minutes === undefined) throw new ToolError('Missing required parameter: minutes (needed for action "log")', "invalid-input");
+            list = [goals.progressOf(await goals.log(need(input.goal, "goal"), input.minutes))];
+          } else list = [await goals.progress(need(input.goal, "goal"))];
+        } catch (err) {
+          // Said as this tool's caller creates one; the cause lets a host say it in its own words.
+          if (err instanceof NoStudyGoalsError) throw new ToolError(`${err.message} Create one first (action "create").`, "not-found", { cause: err });
+          throw err;
+        }
         const structured = {
           goals: list.map(({ goal: g, last7Days, daysLeft }) => ({
             goal: g.goal,

@@ -114,9 +114,10 @@ export class ToolError extends Error {
     message: string,
     /** "unknown-tool" lets HTTP callers answer 404; everything else is the caller's input or the vault's state. */
     readonly code: "unknown-tool" | "invalid-input" | "not-found" | "refused" | "failed" = "failed",
-    options: { keywordOnly?: string; structured?: Record<string, unknown> } = {},
+    /** `cause`: the failure this one reports, for a caller that words it its own way (the CLI's goals command). */
+    options: { keywordOnly?: string; structured?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(options.keywordOnly ? `${message}\n\n${options.keywordOnly}` : message);
+    super(options.keywordOnly ? `${message}\n\n${options.keywordOnly}` : message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ToolError";
     if (options.keywordOnly) this.keywordOnly = options.keywordOnly;
     if (options.structured) this.structured = options.structured;

@@ -5,6 +5,8 @@ import { detectGoalIntent, createGoalAgent } from "../../../src/core/goals/goal-
 import { parseGoalNote, sessionAppendText, withSessionLogged } from "../../../src/core/goals/goal-note";
 import { parseDate, parseMinutes } from "../../../src/core/goals/goal-parse";
 import { GoalService } from "../../../src/core/goals/goal-service";
+import { registerGoalTool } from "../../../src/core/goals/goal-tool";
+import { ToolRegistry } from "../../../src/core/tools/tool-registry";
 import { localDate } from "../../../src/core/util/local-date";
 import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
 
@@ -431,5 +433,17 @@ describe("GoalService over a real vault", () => {
     expect(await say("how am I doing on AWS")).toMatch(/52 days left/);
     expect(await say("plan my week for AWS")).toMatch(/Plan for \*\*pass AWS SAA\*\* \(2 flashcards due/);
     expect(await say("how do I study better?")).toBeNull();
+  });
+
+  it("with no goal yet: the chat says the sentence that sets one, the study_goals tool its action", async () => {
+    const agent = createGoalAgent({ goals: service("UTC"), logger: world.host.logger });
+    const say = async (m: string) => (await agent.tryHandle(m, [], {}))?.text ?? null;
+    const inChat = 'You have no study goals yet. Say "set a study goal: <goal> by <date>".';
+    expect(await say("log 30 minutes on AWS")).toBe(inChat);
+    expect(await say("how am I doing on AWS")).toBe(inChat);
+    expect(await say("what are my study goals")).toBe(inChat);
+    const registry = new ToolRegistry();
+    registerGoalTool(registry, service("UTC"));
+    await expect(registry.call("study_goals", { action: "progress", goal: "AWS" })).rejects.toThrow('You have no study goals yet. Create one first (action "create").');
   });
 });
