@@ -84,8 +84,25 @@ it("read_note returns a note's markdown", async () => {
   expect(result.structuredContent).toEqual({ path: "Recipes/Bread.md", content: "# Bread\n\nFlour, water, salt and time.\n", truncated: false, totalChars: 38 });
 });
 
+it("read_note and summarize_notes read notes with names Windows reserves (aux, CON, nul), as search_notes lists them", async () => {
+  // Such names matter for creating a file (Windows cannot hold one), not for reading a note that exists here.
+  const reserved = ["aux.md", "Projects/CON.md", "nul.md"];
+  for (const path of reserved) await vault.write(path, `# Walrus ${path}\n\nWalruses haul out on the ice.\n`);
+  await core.index.sync();
+  const found = await client.callTool({ name: "search_notes", arguments: { query: "walruses" } });
+  expect((found.structuredContent as { results: { filePath: string }[] }).results.map((r) => r.filePath).sort()).toEqual([...reserved].sort());
+  for (const path of reserved) {
+    const read = await client.callTool({ name: "read_note", arguments: { path } });
+    expect([read.isError ?? false, (read.structuredContent as { content?: string } | undefined)?.content]).toEqual([false, `# Walrus ${path}\n\nWalruses haul out on the ice.\n`]);
+  }
+  ollama.script({ route: "chat", reply: "Walruses rest on ice." });
+  const summary = await client.callTool({ name: "summarize_notes", arguments: { mode: "current_note", note_path: "aux.md" } });
+  expect([summary.isError ?? false, summary.structuredContent]).toEqual([false, expect.objectContaining({ summary: "Walruses rest on ice.", sourceFiles: ["aux.md"] })]);
+});
+
 it.each([
   ["create_note", {}, "Missing required parameter: topic"],
+  ["create_note", { topic: "x", folder: "aux" }, "'aux' is a file name Windows reserves"],
   ["summarize_notes", { mode: "current_note", note_path: "Nope.md" }, "Note not found: Nope.md"],
   ["search_notes", { query: "zzqxj" }, "No notes match 'zzqxj'"],
   ["create_note", { topic: "x", folder: "../outside" }, "'..'"],

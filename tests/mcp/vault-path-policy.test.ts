@@ -1,7 +1,9 @@
 // The pure path rules every host applies to paths from MCP clients and scripts.
 import { assertSameVault, toFolderPath, toNotePath, toVaultRelativePath, VaultPathError } from "../../src/core/notes/vault-path-policy";
 
-const rules = { configDir: ".obsidian", vaultRoot: "/home/me/Vault" };
+const rules = { configDir: ".obsidian", vaultRoot: "/home/me/Vault", access: "write" } as const;
+/** The same rules for a path read, not written. */
+const reading = { ...rules, access: "read" } as const;
 
 describe("vault path policy", () => {
   it.each([
@@ -50,9 +52,10 @@ describe("vault path policy", () => {
     [".git/config", "Hidden"],
     ["Folder/.secret.md", "Hidden"],
     ["Note.md:stream", "character notes cannot have"],
-    ["CON.md", "reserved"],
-    ["nul.txt.md", "reserved"],
-    ["Com1 .md", "reserved"],
+    ["CON.md", "Windows reserves"],
+    ["nul.txt.md", "Windows reserves"],
+    ["Com1 .md", "Windows reserves"],
+    ["aux/Note.md", "Windows reserves"],
     ["a".repeat(1025), "longer than 1024"],
     [`Notes/${"漢".repeat(100)}.md`, "longer than file systems allow (255 bytes"], // 303 bytes: ENAMETOOLONG on ext4 and APFS
     [`${"😀".repeat(64)}.md`, "longer than file systems allow"],
@@ -62,6 +65,17 @@ describe("vault path policy", () => {
     expect(() => toVaultRelativePath(input, rules)).toThrow(problem);
   });
 
+  // Windows cannot hold such a file: Krypton never makes one. One that exists (on Linux, macOS) is read like any note.
+  it.each(["CON.md", "aux.md", "nul.txt.md", "Com1 .md", "aux/Note.md"])("takes %j, a name Windows reserves, for a read", (input) => {
+    expect(toVaultRelativePath(input, reading)).toBe(input);
+    expect(toNotePath(input, reading)).toBe(input);
+  });
+
+  it("refuses for a read everything else it refuses for a write", () => {
+    expect(() => toVaultRelativePath("../outside.md", reading)).toThrow("'..'");
+    expect(() => toVaultRelativePath(".krypton/index/manifest.json", reading)).toThrow(".krypton");
+  });
+
   it("measures a name in UTF-8 bytes, as file systems do", () => {
     const name = `${"漢".repeat(84)}.md`; // 255 bytes
     expect(toVaultRelativePath(`Notes/${name}`, rules)).toBe(`Notes/${name}`);
@@ -69,15 +83,15 @@ describe("vault path policy", () => {
   });
 
   it("refuses absolute paths when the host did not say where the vault is", () => {
-    expect(() => toVaultRelativePath("/home/me/Vault/Note.md", { configDir: ".obsidian" })).toThrow("Absolute paths are not accepted");
+    expect(() => toVaultRelativePath("/home/me/Vault/Note.md", { configDir: ".obsidian", access: "read" })).toThrow("Absolute paths are not accepted");
   });
 
   it("honours a custom config folder", () => {
-    expect(() => toVaultRelativePath("_config/app.json", { configDir: "_config" })).toThrow("config folder");
+    expect(() => toVaultRelativePath("_config/app.json", { configDir: "_config", access: "read" })).toThrow("config folder");
   });
 
   it("accepts Windows vault roots with either slash, case-insensitively, and forward-slash paths inside", () => {
-    const win = { configDir: ".obsidian", vaultRoot: "C:\\Users\\Me\\Vault" };
+    const win = { configDir: ".obsidian", vaultRoot: "C:\\Users\\Me\\Vault", access: "read" } as const;
     expect(toVaultRelativePath("c:/users/me/vault/Note.md", win)).toBe("Note.md");
     expect(() => toVaultRelativePath("C:/Users/Me/Other/Note.md", win)).toThrow("outside the vault");
   });

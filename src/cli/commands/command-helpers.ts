@@ -104,7 +104,7 @@ export function notePathOption(args: ParsedArgs, session: VaultSession): string 
   const raw = stringOption(args, "note");
   if (raw === undefined) return undefined;
   try {
-    return toNotePath(raw, { configDir: session.config.configDir, vaultRoot: session.root }, "--note path");
+    return toNotePath(raw, { configDir: session.config.configDir, vaultRoot: session.root, access: "read" }, "--note path");
   } catch (err) {
     if (err instanceof VaultPathError) throw new UsageError(err.message);
     throw err;

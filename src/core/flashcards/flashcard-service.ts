@@ -163,7 +163,7 @@ export class FlashcardService {
     const { vault } = this.deps.host;
     const wanted = deck.trim().replace(/\.md$/i, "");
     if (!wanted) throw new AgentError("Missing required parameter: deck", "invalid-input");
-    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path")}.md` : this.findDeckPath(wanted, await this.vaultNow());
+    const deckPath = wanted.includes("/") ? `${normalizeVaultPath(wanted, vault.configDir, "note path", "read")}.md` : this.findDeckPath(wanted, await this.vaultNow());
     const text = await this.readDeck(deckPath, "export");
     if (text === null) throw new AgentError(`No deck at ${deckPath}.`, "not-found");
     const format = await loadSrFormat(vault);
@@ -271,7 +271,7 @@ export class FlashcardService {
   private async passagesFor(request: FlashcardRequest, { deckFolder }: VaultNow): Promise<{ title: string; passages: Passage[]; sources: string[]; keywordOnly?: string }> {
     const { vault } = this.deps.host;
     if (request.notePath) {
-      const path = normalizeVaultPath(request.notePath, vault.configDir, "note path");
+      const path = normalizeVaultPath(request.notePath, vault.configDir, "note path", "read");
       if (!/\.md$/i.test(path)) throw new AgentError(`Only markdown notes (.md) can be made into flashcards: ${path}`, "invalid-input");
       if (isInFolder(path, deckFolder)) throw new AgentError(`${path} is in the flashcards folder: make cards from your notes, not from a deck.`, "invalid-input");
       let content: string;
@@ -341,7 +341,7 @@ export async function vaultNow(vault: VaultPort, settings: KryptonSettings): Pro
  * plans) where they are written, on a disk that ignores case too. "" for the vault root.
  */
 export async function deckFolderAsSpelled(settings: KryptonSettings, vault: Pick<VaultPort, "configDir" | "listFolders">): Promise<string> {
-  return folderAsSpelled(normalizeVaultPath(settings.flashcardsFolder, vault.configDir, "folder"), vault);
+  return folderAsSpelled(normalizeVaultPath(settings.flashcardsFolder, vault.configDir, "folder", "write"), vault);
 }
 
 function clampMax(max: number | undefined): number {

@@ -196,7 +196,7 @@ export class GoalService {
 
   /** The study goals folder of the settings, as the vault spells it. */
   private async folder(): Promise<string> {
-    return folderAsSpelled(normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder"), this.deps.host.vault);
+    return folderAsSpelled(normalizeVaultPath(this.deps.settings().studyGoalsFolder, this.deps.host.vault.configDir, "folder", "write"), this.deps.host.vault);
   }
 }
 

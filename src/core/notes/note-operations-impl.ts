@@ -181,7 +181,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
   return {
     async createNote(topic, options = {}): Promise<NoteCreated> {
       const subject = requireText(topic, "topic");
-      const folder = normalizeVaultPath(options.folder ?? deps.settings().newNoteFolder, host.vault.configDir, "folder");
+      const folder = normalizeVaultPath(options.folder ?? deps.settings().newNoteFolder, host.vault.configDir, "folder", "write");
       const model = requireModel();
       const markdown = await generateNote(model, subject, options.signal);
       throwIfAborted(options.signal);
@@ -224,7 +224,7 @@ export function createNoteOperations(deps: NoteOperationsDeps): NoteOperations {
 
     async summarizeNote(path, options = {}): Promise<Summary> {
       if (!path?.trim()) throw new AgentError("Missing required parameter: path", "invalid-input");
-      const notePath = normalizeVaultPath(path, host.vault.configDir, "note path");
+      const notePath = normalizeVaultPath(path, host.vault.configDir, "note path", "read");
       if (!/\.md$/i.test(notePath)) throw new AgentError(`Only markdown notes (.md) can be summarized: ${notePath}`, "invalid-input");
       const model = requireModel();
       let content: string;

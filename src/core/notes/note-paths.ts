@@ -1,4 +1,4 @@
-import { isReservedFileName, toVaultRelativePath, VaultPathError } from "./vault-path-policy";
+import { isReservedFileName, toVaultRelativePath, VaultPathError, type VaultPathRules } from "./vault-path-policy";
 import type { VaultPort } from "../ports/vault";
 import { AgentError } from "./agent-error";
 import { errorMessage } from "../util/errors";
@@ -101,14 +101,15 @@ export function isInFolder(path: string, folder: string): boolean {
 /**
  * A user-given vault-relative path, normalized ("/Notes//AI/" → "Notes/AI") and checked by the shared
  * vault path policy (no "..", no absolute paths, nothing in the config folder, .krypton or other hidden
- * folders, no characters notes cannot have). A leading "/" or backslashes are accepted as a user's way
- * of writing a vault path. Throws AgentError("invalid-input") with the policy's plain reason.
+ * folders, no characters notes cannot have; for a write, no name Windows reserves). A leading "/" or
+ * backslashes are accepted as a user's way of writing a vault path. Throws AgentError("invalid-input") with
+ * the policy's plain reason.
  */
-export function normalizeVaultPath(raw: string, configDir: string, what: "folder" | "note path"): string {
+export function normalizeVaultPath(raw: string, configDir: string, what: "folder" | "note path", access: VaultPathRules["access"]): string {
   const input = raw.trim().replace(/\\/g, "/").replace(/^\/+(?=[^/])/, "");
   if (input === "" || input === "/") return "";
   try {
-    return toVaultRelativePath(input, { configDir }, what);
+    return toVaultRelativePath(input, { configDir, access }, what);
   } catch (err) {
     if (err instanceof VaultPathError) throw new AgentError(err.message, "invalid-input");
     throw err;

@@ -20,6 +20,13 @@ export interface VaultPathRules {
   configDir: string;
   /** Absolute vault root; without it absolute paths are refused. */
   vaultRoot?: string;
+  /**
+   * What the path is for. "write" (a note or folder Krypton creates, a note it appends to) also refuses the names
+   * Windows reserves (CON, AUX, NUL, COM1, …): Windows cannot hold such a file, so a vault synced there would
+   * break. "read" takes them: such a note exists on Linux or macOS, and whether Krypton may read it is the read
+   * policy's call alone (core/notes/read-policy.ts).
+   */
+  access: "read" | "write";
 }
 
 const MAX_PATH_LENGTH = 1024;
@@ -63,7 +70,9 @@ export function toVaultRelativePath(input: unknown, rules: VaultPathRules, what 
     if (/^[. ]+$/.test(segment)) throw new VaultPathError(`'..' and dot-only names are not allowed in the ${what}: ${show(input)}`);
     if (utf8Length(segment) > MAX_SEGMENT_BYTES) throw new VaultPathError(`A name in the ${what} is longer than file systems allow (${MAX_SEGMENT_BYTES} bytes of UTF-8): ${show(segment)}`);
     if (FORBIDDEN_CHARS.test(segment)) throw new VaultPathError(`The ${what} contains a character notes cannot have (* " < > : | ?): ${show(input)}`);
-    if (isReservedFileName(segment)) throw new VaultPathError(`'${segment}' is a reserved file name: ${show(input)}`);
+    if (rules.access === "write" && isReservedFileName(segment)) {
+      throw new VaultPathError(`'${segment}' is a file name Windows reserves, so Krypton does not create or change it: ${show(input)}`);
+    }
     segments.push(segment);
   }
   const first = segments[0];

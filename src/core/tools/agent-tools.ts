@@ -4,7 +4,7 @@ import type { VaultPort } from "../ports/vault";
 import { createReadPolicy } from "../notes/read-policy";
 import { normalizeTag, noteMetadata, readFrontmatter } from "../indexing/frontmatter";
 import { createUniqueNote, nextFreeNotePath, slugify } from "../notes/note-paths";
-import { toFolderPath, toNotePath } from "../notes/vault-path-policy";
+import { toFolderPath, toNotePath, type VaultPathRules } from "../notes/vault-path-policy";
 import type { WebSearch } from "../web/web-search";
 import { ToolError, type ToolContext } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
@@ -44,7 +44,7 @@ const WRITE_MAX_CHARS = 100_000;
  */
 export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps): void {
   const { vault } = deps;
-  const rules = () => ({ configDir: vault.configDir });
+  const rules = (access: VaultPathRules["access"]): VaultPathRules => ({ configDir: vault.configDir, access });
   // The one read policy (core/notes/read-policy.ts), the same the index, search, chat and MCP tools use.
   const excluded = (path: string) => !createReadPolicy(deps.settings(), vault.configDir).mayRead(path);
   const assertNotExcluded = (path: string) => {
@@ -67,7 +67,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
       // The MCP bridge's tool list stays as documented; exposing this one there is a separate decision.
       agentOnly: true,
       async run(input, context) {
-        const folder = input.folder ? toFolderPath(input.folder, rules()) : "";
+        const folder = input.folder ? toFolderPath(input.folder, rules("read")) : "";
         const tag = input.tag ? normalizeTag(input.tag).toLowerCase() : "";
         let notes = (await vault.listNotes()).filter((n) => !excluded(n.path) && (!folder || n.path.startsWith(`${folder}/`)));
         let scanNote = "";
@@ -100,7 +100,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
     folder: z.string().max(1024).optional().describe("Vault-relative folder; defaults to Krypton's new-note folder."),
   };
   const writeTarget = (input: { title: string; folder?: string }) => {
-    const folder = toFolderPath(input.folder ?? deps.settings().newNoteFolder, rules());
+    const folder = toFolderPath(input.folder ?? deps.settings().newNoteFolder, rules("write"));
     return { folder, slug: slugify(input.title) };
   };
   registry.register(
@@ -147,7 +147,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       agentOnly: true,
       async preview(input) {
-        const path = toNotePath(input.path, rules());
+        const path = toNotePath(input.path, rules("write"));
         assertNotExcluded(path);
         const before = await vault.readNote(path);
         const added = addition(before, input.content);
@@ -155,7 +155,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
         return { title: `Append ${countOf(lines, "line")} to ${path}`, preview: appendDiff(path, before, added), basis: before };
       },
       async run(input, context: ToolContext) {
-        const path = toNotePath(input.path, rules());
+        const path = toNotePath(input.path, rules("write"));
         assertNotExcluded(path);
         const basis = context.approved?.basis;
         // No approved preview (never happens through the agent loop): refuse rather than write unseen.

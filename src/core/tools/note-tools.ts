@@ -41,7 +41,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
   const { operations, vault } = deps;
   const locationOf = (context: ToolContext): VaultLocation | undefined =>
     context.vault ?? (deps.vaultRoot ? { root: deps.vaultRoot } : undefined);
-  const rulesOf = (context: ToolContext): VaultPathRules => ({ configDir: vault.configDir, vaultRoot: locationOf(context)?.root });
+  const rulesOf = (context: ToolContext, access: VaultPathRules["access"]): VaultPathRules => ({ configDir: vault.configDir, vaultRoot: locationOf(context)?.root, access });
   const checkVaultPath = async (vaultPath: string | undefined, context: ToolContext) => {
     if (vaultPath !== undefined) await assertSameVault(vaultPath, locationOf(context));
   };
@@ -70,7 +70,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(input, context) {
       await checkVaultPath(input.vault_path, context);
-      const folder = input.folder === undefined ? undefined : toFolderPath(input.folder, rulesOf(context));
+      const folder = input.folder === undefined ? undefined : toFolderPath(input.folder, rulesOf(context, "write"));
       if (folder) await assertInside(folder, context);
       const created = await operations.createNote(input.topic, { folder, signal: context.signal });
       const structured = { filePath: created.path, title: created.title, preview: created.preview };
@@ -150,7 +150,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
         if (input.note_path === undefined || input.note_path.trim() === "") {
           throw new ToolError('Missing required parameter: note_path (needed when mode is "current_note")', "invalid-input");
         }
-        const path = toNotePath(input.note_path, rulesOf(context), "note_path");
+        const path = toNotePath(input.note_path, rulesOf(context, "read"), "note_path");
         assertNotExcluded(path);
         await assertInside(path, context);
         summary = await operations.summarizeNote(path, { signal: context.signal });
@@ -183,7 +183,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(input, context) {
       if (input.path.trim() === "") throw new ToolError("Missing required parameter: path", "invalid-input");
-      const path = toNotePath(input.path, rulesOf(context));
+      const path = toNotePath(input.path, rulesOf(context, "read"));
       assertNotExcluded(path);
       await assertInside(path, context);
       const full = await vault.readNote(path).catch((err: unknown) => {

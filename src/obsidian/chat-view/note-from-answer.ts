@@ -40,7 +40,7 @@ export function saveAnswerAsNote(core: KryptonCore, question: string, message: M
 /** A new note named after `name` in the new-note folder (next free suffix; never replaces a file). Returns its path. */
 export async function saveAsNewNote(core: KryptonCore, name: string, content: string): Promise<string> {
   const vault = core.host.vault;
-  const folder = normalizeVaultPath(core.settings().newNoteFolder, vault.configDir, "folder");
+  const folder = normalizeVaultPath(core.settings().newNoteFolder, vault.configDir, "folder", "write");
   const slug = slugify(name);
   const path = await createUniqueNote(vault, folder, slug, content, NAME_ATTEMPTS);
   if (path === null) throw new Error(`No free file name for ${slug}.md in ${folder || "the vault root"}`);

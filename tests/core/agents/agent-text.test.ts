@@ -31,15 +31,20 @@ describe("slugify", () => {
 
 describe("normalizeVaultPath", () => {
   it("accepts the ways people write vault folders", () => {
-    expect(normalizeVaultPath("Krypton", ".obsidian", "folder")).toBe("Krypton");
-    expect(normalizeVaultPath(" /Notes//AI/ ", ".obsidian", "folder")).toBe("Notes/AI");
-    expect(normalizeVaultPath("Notes\\AI", ".obsidian", "folder")).toBe("Notes/AI");
-    expect(normalizeVaultPath("", ".obsidian", "folder")).toBe("");
-    expect(normalizeVaultPath("/", ".obsidian", "folder")).toBe("");
+    expect(normalizeVaultPath("Krypton", ".obsidian", "folder", "write")).toBe("Krypton");
+    expect(normalizeVaultPath(" /Notes//AI/ ", ".obsidian", "folder", "write")).toBe("Notes/AI");
+    expect(normalizeVaultPath("Notes\\AI", ".obsidian", "folder", "write")).toBe("Notes/AI");
+    expect(normalizeVaultPath("", ".obsidian", "folder", "write")).toBe("");
+    expect(normalizeVaultPath("/", ".obsidian", "folder", "write")).toBe("");
   });
 
   it("refuses escapes with an AgentError", () => {
-    expect(() => normalizeVaultPath("a/../../b", ".obsidian", "folder")).toThrow(AgentError);
+    expect(() => normalizeVaultPath("a/../../b", ".obsidian", "folder", "write")).toThrow(AgentError);
+  });
+
+  it("refuses a name Windows reserves for a folder to write in, not for a note to read", () => {
+    expect(() => normalizeVaultPath("Notes/aux", ".obsidian", "folder", "write")).toThrow(/Windows reserves/);
+    expect(normalizeVaultPath("Notes/aux.md", ".obsidian", "note path", "read")).toBe("Notes/aux.md");
   });
 });
 
