@@ -223,6 +223,8 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
   const shown = failures.slice(0, 5);
   for (const f of shown) output.warn(`skipped ${f.path}: ${f.error}`);
   if (failures.length > shown.length) output.warn(`... and ${countOf(failures.length - shown.length, "more note")} skipped`);
+  // Every one: a user has few such links, and each hides a whole folder of notes.
+  for (const f of status.skippedFolders ?? []) output.warn(`skipped ${f.path}/: ${f.error}`);
 }
 
 /**

@@ -6,7 +6,7 @@ import { decodeNoteBytes, decodeWritableNote, hasByteOrderMark, NoteRefusedError
 import { statAll } from "./stat-all";
 import { inWordsIfDenied, isCode, isMissing, orMissing } from "./fs-errors";
 import { SerialQueue } from "../core/util/serial-queue";
-import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
+import { NoteChangedError, NoteExistsError, NoteNotFoundError, type NoteInfo, type SkippedFolder, type Unsubscribe, type VaultEvent, type VaultPort } from "../core/ports/vault";
 import type { Logger } from "../core/ports/logger";
 
 /**
@@ -35,6 +35,9 @@ export const TEMP_FILE_NAME = /^\.krypton-(?:new|write)-[0-9a-f]{12}\.tmp$/;
  */
 export const TEMP_FILE_MIN_AGE_MS = 60 * 60 * 1000;
 
+/** Why a symbolic link to a folder is not gone into (entryKind), said beside the notes the index skipped. */
+const LINKED_FOLDER_REASON = "a symbolic link to a folder, not followed (it could lead outside the vault or back into it)";
+
 export interface FsVaultOptions {
   configDir?: string;
   /**
@@ -51,6 +54,8 @@ export class FsVault implements VaultPort {
   private readonly writing = new SerialQueue();
   /** Set until the first listing has swept. */
   private sweep: FsVaultOptions["sweepLeftovers"];
+  /** The links to folders the last listing found (skippedFolders). */
+  private linkedFolders: SkippedFolder[] = [];
 
   constructor(root: string, options: FsVaultOptions = {}) {
     this.root = resolve(root);
@@ -71,6 +76,8 @@ export class FsVault implements VaultPort {
     const sweep = this.sweep;
     this.sweep = undefined;
     const temps: { full: string; rel: string }[] = [];
+    // Links that are no note: a link to a folder among them is not gone into, and said (skippedFolders).
+    const links: { full: string; rel: string }[] = [];
     let level: { dir: string; rel: string }[] = [{ dir: this.root, rel: "" }];
     while (level.length > 0) {
       const next: { dir: string; rel: string }[] = [];
@@ -92,20 +99,26 @@ export class FsVault implements VaultPort {
             else if (kind === "note") {
               full.push(base + name);
               rel.push(prefix + name);
-            }
+            } else if (entry.isSymbolicLink()) links.push({ full: base + name, rel: prefix + name });
           }
         }),
       );
       level = next;
     }
     const swept = sweep && temps.length ? removeLeftovers(temps, sweep) : null;
+    const linked = Promise.all(links.map(async (link) => ((await fs.stat(link.full).catch(() => null))?.isDirectory() ? link.rel : null)));
     const { mtime, size } = await statAll(full);
     await swept;
+    this.linkedFolders = (await linked).filter((p): p is string => p !== null).sort().map((path) => ({ path, reason: LINKED_FOLDER_REASON }));
     const out: NoteInfo[] = [];
     // Missing (NaN): a broken symlink, a file removed meanwhile, or a link to a folder.
     for (let i = 0; i < full.length; i++) if (!Number.isNaN(mtime[i])) out.push({ path: rel[i], mtime: mtime[i], size: size[i] });
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
+  }
+
+  skippedFolders(): readonly SkippedFolder[] {
+    return this.linkedFolders;
   }
 
   /** One folder's entries, by the walk's rule (entryKind): the folders listNotes goes into, empty ones too. */

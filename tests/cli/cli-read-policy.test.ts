@@ -75,6 +75,27 @@ describe("one read policy, faithful snippets (CLI and MCP)", () => {
     expect(failures.find((f) => f.path === "passwd.md")?.error).toMatch(/symbolic link leading outside the vault/);
   });
 
+  it("a symlinked folder, inside the vault or leading out, is not gone into, and index and status say so once each", async () => {
+    await fs.mkdir(join(outside, "Trip"));
+    await fs.writeFile(join(outside, "Trip", "Plan.md"), "# Plan\n\nThe zebrafish aquarium on day two.\n");
+    await fs.symlink(join(vault.root, "Notes"), join(vault.root, "Linked"));
+    await fs.symlink(outside, join(vault.root, "Away"));
+    const why = "a symbolic link to a folder, not followed (it could lead outside the vault or back into it)";
+    const index = await runCli(["index", vault.root, ...noEmbed]);
+    expect(index.code).toBe(0);
+    for (const folder of ["Linked", "Away"]) expect(index.stderr.split(`krypton: warning: skipped ${folder}/: ${why}\n`)).toHaveLength(2);
+    expect(index.stdout).toContain("2 linked folders were not indexed (see warnings).");
+    // What is read does not change: neither folder's notes are indexed.
+    expect((await search("zebrafish")).map((h) => h.path).sort()).toEqual(["Alias.md", "Notes/Real.md"]);
+    const plain = await runCli(["status", vault.root, ...noEmbed]);
+    expect(plain.stdout).toMatch(/Skipped:\s+3 notes, 2 linked folders \(see warnings\)/);
+    const json = JSON.parse((await runCli(["status", vault.root, "--json", ...noEmbed])).stdout) as { index: { skippedFolders: unknown } };
+    expect(json.index.skippedFolders).toEqual([{ path: "Away", error: why }, { path: "Linked", error: why }]);
+    // A folder the user keeps out of Krypton is not named.
+    const excluded = JSON.parse((await runCli(["status", vault.root, "--json", "--exclude", "linked/", ...noEmbed])).stdout) as { index: { skippedFolders: unknown } };
+    expect(excluded.index.skippedFolders).toEqual([{ path: "Away", error: why }]);
+  });
+
   it("binary .md files are skipped, reported by name, and their bytes never reach stdout", async () => {
     const found = await runCli(["search", vault.root, "quark", ...noEmbed]);
     expect(found.stdout).not.toContain("\u0000");

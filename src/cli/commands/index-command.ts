@@ -97,4 +97,6 @@ function printSummary(output: Output, status: IndexStatus, elapsedMs: number, by
     `Indexed ${countOf(status.notes, "note")}: ${countOf(status.chunks, "chunk")}, ${vectors} (${(elapsedMs / 1000).toFixed(1)} s)${byHolder ? `, updated by ${byHolder}` : ""}.`,
   );
   if (status.failures.length > 0) output.line(`${countOf(status.failures.length, "note")} could not be indexed (see warnings).`);
+  const linked = status.skippedFolders?.length ?? 0;
+  if (linked > 0) output.line(`${countOf(linked, "linked folder")} ${linked === 1 ? "was" : "were"} not indexed (see warnings).`);
 }

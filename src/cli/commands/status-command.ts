@@ -73,7 +73,8 @@ function printStatus(output: Output, session: VaultSession, status: IndexStatus)
     ["Gemini key", s.geminiApiKey],
     ["Tavily key", s.tavilyApiKey],
   ];
-  if (status.failures.length > 0) rows.push(["Skipped", `${countOf(status.failures.length, "note")} (see warnings)`]);
+  const skipped = [status.failures.length > 0 ? countOf(status.failures.length, "note") : "", status.skippedFolders ? countOf(status.skippedFolders.length, "linked folder") : ""];
+  if (skipped.some(Boolean)) rows.push(["Skipped", `${skipped.filter(Boolean).join(", ")} (see warnings)`]);
   if (status.rebuiltReason) rows.push(["Rebuilt", status.rebuiltReason]);
   if (status.heldBy) rows.push(["Written by", status.heldBy]);
   if ((status.partial?.length ?? 0) > 0) rows.push(["In part", `${countOf(status.partial?.length ?? 0, "note")} over a per-note limit (see warnings)`]);

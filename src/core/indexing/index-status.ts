@@ -23,6 +23,8 @@ export interface IndexStatus {
   queryEmbedError?: string;
   /** Notes that could not be read or chunked in the last run. */
   failures: IndexFailure[];
+  /** Folders the last scan did not go into, and why (VaultPort.skippedFolders: on Node, links to folders); path without a trailing slash. */
+  skippedFolders?: IndexFailure[];
   /** Notes indexed only in part because they exceed a per-note limit (chunks or characters), with what was left out. */
   partial?: IndexFailure[];
   /** Set when a corrupt or incompatible index was discarded and rebuilt. */

@@ -127,6 +127,8 @@ export class VaultIndex implements VaultIndexApi {
   private embedderError: string | undefined;
   private embedFailedAt = -Infinity;
   private failures = new Map<string, string>();
+  /** Folders the last scan's listing did not go into (VaultPort.skippedFolders). */
+  private skippedFolders: IndexFailure[] = [];
   /** Notes indexed only in part (over a per-note limit): path → what was left out. */
   private partial = new Map<string, string>();
   private rebuiltReason: string | undefined;
@@ -413,6 +415,7 @@ export class VaultIndex implements VaultIndexApi {
       embedder: this.store.vectorsOf ?? (this.store.vectorsOnDisk > 0 ? this.vectorsOnDiskOf : null),
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };
+    if (this.skippedFolders.length > 0) s.skippedFolders = [...this.skippedFolders];
     // Only notes still in the index (a note removed or failed since is no longer "indexed in part").
     const partial = [...this.partial].filter(([path]) => this.store.notes.has(path));
     if (partial.length > 0) s.partial = partial.map(([path, error]): IndexFailure => ({ path, error }));
@@ -803,6 +806,7 @@ export class VaultIndex implements VaultIndexApi {
     }
     // Every pass over the listing goes in steps: at 100,000 notes one pass held the thread for 50-150 ms.
     const present = await this.notesToIndex(listed, slicer);
+    this.skippedFolders = (this.host.vault.skippedFolders?.() ?? []).map(({ path, reason }) => ({ path, error: reason }));
 
     this.failures.clear();
     for (const path of [...this.partial.keys()]) if (!present.has(path)) this.partial.delete(path);

@@ -97,6 +97,11 @@ export function policedVault(vault: VaultPort, settings: () => ReadPolicySetting
       const p = policy();
       return (await vault.listFolders(parent)).filter((name) => p.mayListFolder(parent ? `${parent}/${name}` : name));
     },
+    // A folder the user keeps out of Krypton is not named either.
+    skippedFolders: () => {
+      const p = policy();
+      return (vault.skippedFolders?.() ?? []).filter((f) => p.mayListFolder(f.path));
+    },
     async readNote(path: string): Promise<string> {
       policy().assertMayRead(path);
       return vault.readNote(path);

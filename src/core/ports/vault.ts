@@ -6,6 +6,12 @@ export interface NoteInfo {
   size: number;
 }
 
+/** A folder a vault listing did not go into, and why in a few words (FsVault: a symbolic link to a folder). */
+export interface SkippedFolder {
+  path: string;
+  reason: string;
+}
+
 export type VaultEvent =
   | { type: "create" | "modify" | "delete"; path: string }
   | { type: "rename"; path: string; oldPath: string };
@@ -42,6 +48,12 @@ export class NoteChangedError extends Error {
 export interface VaultPort {
   /** Markdown notes (".md"), excluding the config folder and ".krypton". */
   listNotes(): Promise<NoteInfo[]>;
+  /**
+   * The folders the last listNotes did not go into although they hold notes for the user, and why: on Node, the
+   * symbolic links to folders (inside the vault or leading out of it). Without it (Obsidian lists its own
+   * files), none. Listing them changes nothing that is read: the index only says them among its skipped notes.
+   */
+  skippedFolders?(): readonly SkippedFolder[];
   /**
    * The names of the folders directly in `parent` ("" for the vault root), as the vault spells them, empty ones
    * included: the folders listNotes finds notes in (no hidden folder, nothing through a symbolic link that
