@@ -14,8 +14,9 @@ export class FsDataDir implements DataDirPort {
   }
 
   async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
-    if (range) return diskRanges.read(this.full(path), range);
-    const buf = await orMissing(fs.readFile(this.full(path)));
+    const full = this.full(path);
+    if (range) return namingFolder(full, diskRanges.read(full, range));
+    const buf = await namingFolder(full, orMissing(fs.readFile(full)));
     return buf && new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
@@ -24,7 +25,8 @@ export class FsDataDir implements DataDirPort {
   }
 
   async readText(path: string): Promise<string | null> {
-    return orMissing(fs.readFile(this.full(path), "utf8"));
+    const full = this.full(path);
+    return namingFolder(full, orMissing(fs.readFile(full, "utf8")));
   }
 
   async writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
@@ -33,7 +35,7 @@ export class FsDataDir implements DataDirPort {
     const temp = `${full}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
     try {
       await fs.writeFile(temp, data);
-      await fs.rename(temp, full);
+      await renameOverEmptyFolder(temp, full);
     } catch (err) {
       await fs.rm(temp, { force: true }).catch(() => undefined);
       throw await this.writeError(err, full);
@@ -101,6 +103,7 @@ export class FsDataDir implements DataDirPort {
    * (permission denied)", or "(it is a file, not a folder: move or rename it)".
    */
   private async writeError(err: unknown, full: string): Promise<unknown> {
+    if (err instanceof FolderInTheWayError) return err;
     let why: { fileInTheWay: string } | string | null = deniedWrite(err);
     // A file where a folder must be (say a note named ".krypton"): mkdir fails with ENOTDIR, or EEXIST when it is the parent itself.
     if (!why && (isCode(err, "ENOTDIR") || isCode(err, "EEXIST"))) {
@@ -130,6 +133,48 @@ export class FsDataDir implements DataDirPort {
     if (full !== this.dir && !full.startsWith(this.dir + sep)) throw new Error(`Path is outside .krypton: ${path}`);
     return full;
   }
+}
+
+/**
+ * A folder where Krypton keeps one of its files (say `.krypton/index/manifest.json` made a folder by hand or by a
+ * sync tool). The message names that path, not the temp file Node's rename error names, and what to do.
+ */
+class FolderInTheWayError extends Error {
+  readonly code = "EISDIR";
+  constructor(full: string, writing: boolean) {
+    super(writing ? `cannot write ${full}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder` : `${full} is a folder, not a file`);
+    this.name = "FolderInTheWayError";
+  }
+}
+
+/** A read of Krypton's file, with a folder at its path said as such (EISDIR names no path). */
+async function namingFolder<T>(full: string, reading: Promise<T>): Promise<T> {
+  try {
+    return await reading;
+  } catch (err) {
+    throw isCode(err, "EISDIR") ? new FolderInTheWayError(full, false) : err;
+  }
+}
+
+/**
+ * rename(temp, full), also when a folder stands at `full`: an empty one holds nothing and is only in the way
+ * (every save would fail on it forever), so it is removed and the rename done. One with files in it is never
+ * removed (it is not Krypton's to judge): FolderInTheWayError says where it is.
+ */
+async function renameOverEmptyFolder(temp: string, full: string): Promise<void> {
+  try {
+    await fs.rename(temp, full);
+    return;
+  } catch (err) {
+    if (!isCode(err, "EISDIR")) throw err;
+  }
+  try {
+    await fs.rmdir(full);
+  } catch (err) {
+    if (isCode(err, "ENOTEMPTY") || isCode(err, "EEXIST")) throw new FolderInTheWayError(full, true);
+    throw err;
+  }
+  await fs.rename(temp, full);
 }
 
 export function dataDirOf(vaultRoot: string): string {

@@ -273,3 +273,33 @@ describe("a file named .krypton in the vault", () => {
     expect(r.stderr).not.toMatch(/ENOTDIR|rebuilt/);
   });
 });
+
+describe("a folder where the index keeps its manifest", () => {
+  const bed = useCliTestBed({ notes: { "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n" } });
+  const manifest = () => join(bed.vault.root, ".krypton", "index", "manifest.json");
+
+  it("an empty one holds nothing: index removes it, saves, and the next run is clean", async () => {
+    await fs.mkdir(manifest(), { recursive: true });
+    const first = await runCli(["index", bed.vault.root], { env: bed.env });
+    expect([first.code, first.stderr]).toEqual([0, `krypton: warning: the index was rebuilt: ${manifest()} is a folder, not a file\n`]);
+    expect((await fs.stat(manifest())).isFile()).toBe(true);
+    const again = await runCli(["index", bed.vault.root], { env: bed.env });
+    expect([again.code, again.stderr]).toEqual([0, ""]);
+    expect(JSON.parse((await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env })).stdout)[0].path).toBe("Cooking/Bread.md");
+  });
+
+  it("one with files in it is left alone: index fails naming that folder, not a temp file, on every run", async () => {
+    await fs.mkdir(manifest(), { recursive: true });
+    await fs.writeFile(join(manifest(), "mine.txt"), "keep me\n");
+    for (let run = 0; run < 2; run++) {
+      const r = await runCli(["index", bed.vault.root], { env: bed.env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`krypton: cannot write ${manifest()}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder\n`);
+      expect(r.stderr).not.toMatch(/\.tmp|EISDIR/);
+    }
+    expect(await fs.readFile(join(manifest(), "mine.txt"), "utf8")).toBe("keep me\n");
+    // Search still answers, from memory.
+    const found = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
+    expect([found.code, JSON.parse(found.stdout)[0].path]).toEqual([0, "Cooking/Bread.md"]);
+  });
+});
