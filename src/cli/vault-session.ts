@@ -213,7 +213,10 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
     output.warn(keywordOnlyWarning(status.embedderError ?? "no embedder is reachable", use));
   }
   if (status.writeError && options.warnReadOnly) {
-    output.warn(`${status.writeError}: the index is kept in memory only and not saved`);
+    // What cannot be saved is not embedded either: without saved vectors, searches go by keywords (said
+    // here unless the embedder's own failure says it with the results).
+    const byKeywords = use !== "none" && embeddingsOn && !status.embedderError && status.embedded === 0 && status.chunks > 0;
+    output.warn(`${status.writeError}: the index is kept in memory only and not saved${byKeywords ? "; searching by keywords only" : ""}`);
   } else if (status.readOnly && !status.readOnlyByChoice && options.warnReadOnly) {
     output.warn(`the index is being updated by ${status.heldBy ?? "another Krypton process"}: using the saved index as it is`);
   }

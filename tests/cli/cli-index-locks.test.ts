@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tempDirForFile } from "../support/temp-dirs";
 import { promisify } from "node:util";
+import { INDEX_FORMAT } from "../../src/core/indexing/index-persistence";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../support/temp-vault";
 import { startCli } from "../support/cli-processes";
@@ -301,5 +302,36 @@ describe("a folder where the index keeps its manifest", () => {
     // Search still answers, from memory.
     const found = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
     expect([found.code, JSON.parse(found.stdout)[0].path]).toEqual([0, "Cooking/Bread.md"]);
+  });
+});
+
+describe("an index saved by a newer Krypton", () => {
+  const bed = useCliTestBed({ notes: { "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n" } });
+  const indexFolder = () => join(bed.vault.root, ".krypton", "index");
+  const files = async () => {
+    const out: Record<string, string> = {};
+    for (const name of (await fs.readdir(indexFolder())).sort()) out[name] = (await fs.readFile(join(indexFolder(), name))).toString("hex");
+    return out;
+  };
+  const newer = `the index was saved by a newer version of Krypton (index format ${INDEX_FORMAT + 1}; this version reads up to format ${INDEX_FORMAT}), which this version leaves as it is: update Krypton (\`git pull && npm ci\` in its folder)`;
+
+  beforeEach(async () => {
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    const manifest = join(indexFolder(), "manifest.json");
+    await fs.writeFile(manifest, JSON.stringify({ ...JSON.parse(await fs.readFile(manifest, "utf8")), format: INDEX_FORMAT + 1 }));
+    bed.ollama.reset();
+  });
+
+  it("is never written over: index refuses with what to do, search answers by keywords from memory, nothing is embedded", async () => {
+    const before = await files();
+    const index = await runCli(["index", bed.vault.root], { env: bed.env });
+    expect([index.code, index.stderr]).toEqual([1, `krypton: the index was not saved: ${newer}\n`]);
+    const rebuild = await runCli(["index", bed.vault.root, "--rebuild"], { env: bed.env });
+    expect([rebuild.code, rebuild.stderr]).toEqual([1, `krypton: the index was not saved: ${newer}\n`]);
+    const search = await runCli(["search", bed.vault.root, "sourdough", "--json"], { env: bed.env });
+    expect([search.code, JSON.parse(search.stdout)[0].path]).toEqual([0, "Cooking/Bread.md"]);
+    expect(search.stderr).toBe(`krypton: warning: ${newer}: the index is kept in memory only and not saved; searching by keywords only\n`);
+    expect(bed.ollama.requestsTo("embed")).toHaveLength(0);
+    expect(await files()).toEqual(before);
   });
 });

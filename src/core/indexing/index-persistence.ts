@@ -188,7 +188,22 @@ export async function readShardRange(data: DataDirPort, entry: ShardEntry, range
   return bytes.byteOffset % 4 === 0 ? bytes : bytes.slice();
 }
 
-/** Null when there is no index yet; throws IndexLoadError when the manifest is unusable. */
+/**
+ * The saved index is in a format newer than this version's (a newer Krypton saved it, the plugin or a CLI
+ * sharing the vault). It is not this version's to rebuild: each copy would rebuild the other's, re-embedding
+ * the whole vault at every switch. The index leaves it as it is (VaultIndex: read-only, in memory).
+ */
+export class NewerIndexError extends IndexLoadError {
+  constructor(readonly format: number) {
+    super(`the index was saved by a newer version of Krypton (index format ${format}; this version reads up to format ${INDEX_FORMAT})`);
+    this.name = "NewerIndexError";
+  }
+}
+
+/**
+ * Null when there is no index yet; throws IndexLoadError when the manifest is unusable, NewerIndexError when a
+ * newer Krypton wrote it (checked first: a newer format may change any other field).
+ */
 export async function readManifest(data: DataDirPort): Promise<Manifest | null> {
   const text = await data.readText(MANIFEST_PATH);
   if (text === null) return null;
@@ -198,6 +213,8 @@ export async function readManifest(data: DataDirPort): Promise<Manifest | null> 
   } catch {
     throw new IndexLoadError("the index manifest is unreadable");
   }
+  const format = (raw as { format?: unknown } | null)?.format;
+  if (typeof format === "number" && format > INDEX_FORMAT) throw new NewerIndexError(format);
   const m = raw as Partial<Manifest>;
   if (!m || typeof m !== "object" || typeof m.format !== "number" || !Array.isArray(m.shards)) {
     throw new IndexLoadError("the index manifest is malformed");

@@ -21,6 +21,7 @@ import {
   READABLE_FORMATS,
   IndexLoadError,
   type Manifest,
+  NewerIndexError,
   readManifest,
   readShard,
   removeUnreferenced,
@@ -106,6 +107,8 @@ export class VaultIndex implements VaultIndexApi {
   /** Why this instance could not take the writer lock: held by whom, or a write error. */
   private lockProblem: { heldBy?: string; writeError?: string } = {};
   private lockNotice: string | undefined;
+  /** The saved index is a newer Krypton's: why, and what to do (newerIndexText). This process never writes it. */
+  private newerIndex: string | undefined;
   private opened = false;
   private closed = false;
   private generation = 0;
@@ -430,7 +433,9 @@ export class VaultIndex implements VaultIndexApi {
       s.readOnly = true;
       if (this.readOnlyByChoice) s.readOnlyByChoice = true;
       if (this.lockProblem.heldBy) s.heldBy = this.lockProblem.heldBy;
-      if (this.lockProblem.writeError) s.writeError = this.lockProblem.writeError;
+      // A newer Krypton's index cannot be written by this version, whether it asked for the lock or not.
+      const writeError = this.lockProblem.writeError ?? this.newerIndex;
+      if (writeError) s.writeError = writeError;
     }
     if (this.lockNotice) s.lockNotice = this.lockNotice;
     return s;
@@ -673,12 +678,20 @@ export class VaultIndex implements VaultIndexApi {
     this.partial.clear();
     this.rebuiltReason = undefined;
     this.rebuilding = false;
+    this.newerIndex = undefined;
     // A writer in another process may switch files under us: re-read the manifest and retry a few times.
     for (let attempt = 0; ; attempt++) {
       let manifest: Manifest | null;
       try {
         manifest = await readManifest(this.host.data);
       } catch (err) {
+        if (err instanceof NewerIndexError) {
+          // Not discarded (nothing to sweep, no "rebuilt"): the notes are indexed in memory, by keywords only (a
+          // reader embeds nothing), and the saved index stays the newer Krypton's. tryLock let go of the lock.
+          this.newerIndex = this.newerIndexText(err);
+          this.host.logger.warn(this.newerIndex);
+          return;
+        }
         if (attempt < 2 && !this.writable) {
           await this.host.clock.sleep(50 * (attempt + 1), signal);
           continue;
@@ -730,7 +743,7 @@ export class VaultIndex implements VaultIndexApi {
   private rechunkAll = false;
 
   private incompatibility(manifest: Manifest): string | null {
-    if (manifest.format > INDEX_FORMAT) return `the index was saved by a newer version of Krypton (index format ${manifest.format}; this version uses format ${INDEX_FORMAT})`;
+    // (A newer format never gets here: readManifest throws NewerIndexError.)
     if (!READABLE_FORMATS.includes(manifest.format)) return `the index format changed (${manifest.format} → ${INDEX_FORMAT})`;
     if (manifest.chunkerVersion !== CHUNKER_VERSION) return "the note chunker changed";
     return null;
@@ -1099,10 +1112,18 @@ export class VaultIndex implements VaultIndexApi {
       }
       if (this.lock.holder) this.lockProblem = { heldBy: describeHolder(this.lock.holder, this.host.process?.hostName) };
       if (got) {
+        const manifest = await readManifest(this.host.data).catch((err: unknown) => (err instanceof NewerIndexError ? err : null));
+        if (manifest instanceof NewerIndexError) {
+          // Checked under the lock (no newer Krypton can save meanwhile), then the lock is let go: this version
+          // only reads, and the newer one may write as soon as it wants to.
+          await this.lock.release();
+          this.newerIndex = this.newerIndexText(manifest);
+          this.lockProblem = { writeError: this.newerIndex };
+          return false;
+        }
         // This writer syncs now anyway: a request left for a previous holder is answered by that.
         await this.host.data.remove(SYNC_REQUEST_PATH).catch(() => undefined);
         // Files a crashed writer left behind.
-        const manifest = await readManifest(this.host.data).catch(() => null);
         // (A manifest without shards but with shard files beside it is damage that loading reports: keep them.)
         if (manifest && manifest.shards.length > 0) await removeUnreferenced(this.host.data, manifest, true).catch(() => undefined);
       } else {
@@ -1114,6 +1135,12 @@ export class VaultIndex implements VaultIndexApi {
       this.host.logger.warn("Could not take the index lock; opening read-only", errorText(err));
       return false;
     }
+  }
+
+  /** Why this version leaves the saved index alone, and how to update it where it runs. */
+  private newerIndexText(err: NewerIndexError): string {
+    const update = this.host.platform.kind === "cli" ? "`git pull && npm ci` in its folder" : "Settings → Community plugins → Check for updates";
+    return `${err.message}, which this version leaves as it is: update Krypton (${update})`;
   }
 
   // ---------------------------------------------------------------- helpers

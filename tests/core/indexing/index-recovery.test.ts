@@ -3,6 +3,13 @@ import { join } from "node:path";
 import { indexAndClose, indexDir, makeHarness, SMALL_VAULT, type Harness } from "./index-harness";
 import { INDEX_FORMAT } from "../../../src/core/indexing/index-persistence";
 
+/** Every file of a folder with its bytes (hex): what "untouched" means. */
+async function snapshotDir(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await fs.readdir(dir)).sort()) out[name] = (await fs.readFile(join(dir, name))).toString("hex");
+  return out;
+}
+
 async function indexFiles(h: Harness): Promise<string[]> {
   return (await fs.readdir(indexDir(h))).sort();
 }
@@ -82,16 +89,28 @@ describe("VaultIndex: persistence and recovery", () => {
     expect(h.embedder.calls).toBe(0);
   });
 
-  it("rebuilds an index written in another format version", async () => {
+  it("never writes over an index a newer Krypton saved: says so, searches by keywords in memory, embeds nothing", async () => {
+    // Each copy rebuilding the other's index would re-embed the whole vault at every switch (hours on a laptop).
     const path = join(indexDir(h), "manifest.json");
     const manifest = JSON.parse(await fs.readFile(path, "utf8"));
-    await fs.writeFile(path, JSON.stringify({ ...manifest, format: 999 }));
-    const index = h.open();
-    const status = await index.open();
-    // A newer Krypton's index is named as such, so the user knows which copy of Krypton is behind.
-    expect(status.rebuiltReason).toBe(`the index was saved by a newer version of Krypton (index format 999; this version uses format ${INDEX_FORMAT})`);
-    expect(status.chunks).toBe(chunks);
-    expect(h.embedder.texts).toHaveLength(chunks);
+    // A newer format may change anything, the shard list's shape too: only its format number is read.
+    await fs.writeFile(path, JSON.stringify({ ...manifest, format: 999, shards: "a newer layout" }));
+    const before = await snapshotDir(indexDir(h));
+    const newer = `the index was saved by a newer version of Krypton (index format 999; this version reads up to format ${INDEX_FORMAT}), which this version leaves as it is: update Krypton (\`git pull && npm ci\` in its folder)`;
+    for (const readOnly of [false, true]) {
+      const index = h.open();
+      const status = await index.open(undefined, { readOnly });
+      expect(status).toMatchObject({ state: "ready", readOnly: true, writeError: newer, chunks, embedded: 0 });
+      expect(status.rebuiltReason).toBeUndefined();
+      expect((await index.searchNotes("bananas"))[0].path).toBe("B.md");
+      await h.vault.write("C.md", "# Charlie\n\nCherries in a bowl.");
+      expect((await index.sync()).writeError).toBe(newer);
+      await expect(index.rebuild()).resolves.toMatchObject({ writeError: newer });
+      await index.close();
+      await fs.rm(join(h.vault.root, "C.md"));
+    }
+    expect(h.embedder.calls).toBe(0);
+    expect(await snapshotDir(indexDir(h))).toEqual(before);
   });
 
   it("names an index in a format this version no longer reads as an older one", async () => {
