@@ -17,6 +17,11 @@ test("the tooltip explains keyword-only mode with the embedder's own words", () 
   const tip = statusBarTooltip({ ...base, keywordOnly: true, embedderError: "Ollama is not reachable at http://localhost:11434" });
   expect(tip).toContain("Keyword-only search: Ollama is not reachable at http://localhost:11434");
   expect(tip).toContain("41,230 chunks");
+  // Not blamed on the settings when the index cannot be saved (a newer Krypton's index, a read-only vault).
+  const unsaved = statusBarTooltip({ ...base, embedded: 0, keywordOnly: true, readOnly: true, writeError: "the index was saved by a newer version of Krypton" });
+  expect(unsaved).toContain("Keyword-only search: notes are not embedded while the index cannot be saved");
+  expect(unsaved).not.toContain("no embedding model is configured");
+  expect(unsaved).toContain("Not saved: the index was saved by a newer version of Krypton");
   // One of a thing is said in the singular.
   const one = statusBarTooltip({ ...base, notes: 1, chunks: 1, embedded: 1, failures: [{ path: "A.md", error: "EACCES" }] });
   expect(one).toContain("1 note, 1 chunk, 1 with vectors");

@@ -26,11 +26,9 @@ export function statusBarText(status: IndexStatus): string {
 export function statusBarTooltip(status: IndexStatus): string {
   const lines = [`${countOf(status.notes, "note")}, ${countOf(status.chunks, "chunk")}, ${formatCount(status.embedded)} with vectors`];
   if (status.keywordOnly) {
-    lines.push(
-      status.embedderError
-        ? `Keyword-only search: ${status.embedderError}`
-        : "Keyword-only search: no embedding model is configured",
-    );
+    // An index that cannot be saved (a newer Krypton's, a read-only vault) embeds nothing: the next line says why.
+    const why = status.embedderError ?? (status.writeError ? "notes are not embedded while the index cannot be saved" : "no embedding model is configured");
+    lines.push(`Keyword-only search: ${why}`);
   }
   if (status.writeError) lines.push(`Not saved: ${status.writeError}`);
   if (status.failures.length > 0) lines.push(`${countOf(status.failures.length, "note")} could not be indexed`);
