@@ -60,13 +60,16 @@ function indexState(initial: IndexState) {
 
 const READY = indexState("ready").index;
 
-/** The built-in tools' declarations (ToolDefinition.needsIndex) the gate goes by. */
-const BUILT_IN = { search_notes: "reads", summarize_notes: "reads", read_note: undefined, create_note: undefined } as const;
+/** What a tool declares to the gate: ToolDefinition.needsIndex and ToolDefinition.changesVault. */
+type Declared = Pick<ToolDefinition, "needsIndex" | "changesVault">;
+
+/** The built-in tools' declarations the gate goes by (the real ones are checked in tests/core/workflows/flow-tools.test.ts). */
+const BUILT_IN: Record<string, Declared> = { search_notes: { needsIndex: "reads" }, summarize_notes: { needsIndex: "reads" }, read_note: {}, create_note: { changesVault: true } };
 
 /** A registry with tools that only say their name (and what the index's state was when they ran), declared as `declared` says. */
-function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock }, declared: Record<string, ToolDefinition["needsIndex"]> = BUILT_IN) {
+function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock }, declared: Record<string, Declared> = BUILT_IN) {
   const tools = new ToolRegistry();
-  for (const [name, needsIndex] of Object.entries(declared)) {
+  for (const [name, { needsIndex, changesVault }] of Object.entries(declared)) {
     tools.register(
       defineTool({
         name,
@@ -75,6 +78,7 @@ function gatedTools(options: Omit<IndexGateOptions, "clock"> & { clock: Clock },
         inputSchema: { q: z.string().min(1).optional() },
         outputSchema: {},
         ...(needsIndex ? { needsIndex } : {}),
+        ...(changesVault ? { changesVault } : {}),
         run: async () => ({ structured: {}, text: `${name} (${options.index.status().state})` }),
       }),
     );
@@ -196,11 +200,31 @@ describe("with a re-scan before searches (the standalone server)", () => {
     expect(syncs).toBe(2);
   });
 
+  it("goes by what a tool declares, not by its name: a tool that changes the vault marks the index behind, create_note without the declaration does not", async () => {
+    const { clock, advance } = manualClock();
+    let syncs = 0;
+    const freshness = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, clock });
+    const { tools } = gatedTools(
+      { index: READY, maxWaitMs: 1_000, clock, freshness },
+      { search_notes: { needsIndex: "reads" }, append_to_deck: { changesVault: true }, create_note: {} },
+    );
+    await tools.call("search_notes", {});
+    expect(syncs).toBe(1);
+    await tools.call("create_note", {});
+    await advance(1);
+    await tools.call("search_notes", {});
+    expect(syncs).toBe(1); // not declared: the name alone says nothing
+    await tools.call("append_to_deck", {});
+    await advance(1);
+    await tools.call("search_notes", {});
+    expect(syncs).toBe(2);
+  });
+
   it("a tool that calls a tool through the registry (run_workflow's steps) passes the same gate", async () => {
     const { clock } = manualClock();
     let syncs = 0;
     const freshness = new IndexFreshness(async () => void syncs++, { maxAgeMs: 60_000, clock });
-    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness }, { search_notes: "reads" });
+    const { tools } = gatedTools({ index: READY, maxWaitMs: 1_000, clock, freshness }, { search_notes: { needsIndex: "reads" } });
     tools.register(
       defineTool({ name: "run_workflow", title: "w", description: "w", inputSchema: {}, outputSchema: {}, run: async (_input, context) => tools.call("search_notes", {}, context) }),
     );
@@ -230,7 +254,7 @@ describe("without a re-scan (Obsidian: vault events keep the index current)", ()
   it("goes by what a tool declares, not by its name: only a tool that reads the index waits; one that runs tools (run_workflow) leaves it to them", async () => {
     const { clock } = manualClock();
     const state = indexState("loading");
-    const { tools } = gatedTools({ index: state.index, maxWaitMs: 2_500, clock }, { flashcards_by_topic: "reads", search_notes: undefined, run_workflow: "through-tools" });
+    const { tools } = gatedTools({ index: state.index, maxWaitMs: 2_500, clock }, { flashcards_by_topic: { needsIndex: "reads" }, search_notes: {}, run_workflow: { needsIndex: "through-tools" } });
     expect((await tools.call("search_notes", {})).text).toBe("search_notes (loading)");
     expect((await tools.call("run_workflow", {})).text).toBe("run_workflow (loading)");
     let answer = "";

@@ -13,6 +13,7 @@ export function registerFlashcardTool(registry: ToolRegistry, flashcards: Flashc
   registry.register(
     defineTool({
       name: "generate_flashcards",
+      changesVault: true,
       title: "Generate flashcards",
       description:
         "Makes spaced-repetition flashcards (Obsidian Spaced Repetition plugin format) from one note (note_path) or from what the vault's notes say " +

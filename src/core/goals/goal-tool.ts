@@ -10,6 +10,7 @@ export function registerGoalTool(registry: ToolRegistry, goals: GoalService): vo
   registry.register(
     defineTool({
       name: "study_goals",
+      changesVault: true,
       title: "Study goals",
       description:
         'Study goals kept as notes in the vault. action "list": every goal with its minutes and target; "create": a new goal (goal, optional target_date ' +

@@ -106,6 +106,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
   registry.register(
     defineTool({
       name: "write_note",
+      changesVault: true,
       title: "Write a new note",
       description:
         "Saves a NEW note with the given title and markdown. Never overwrites: if the name is taken, a suffix is added. " +
@@ -140,6 +141,7 @@ export function registerAgentTools(registry: ToolRegistry, deps: AgentToolsDeps)
   registry.register(
     defineTool({
       name: "append_to_note",
+      changesVault: true,
       title: "Append to a note",
       description: "Adds markdown at the end of an existing note. The user sees the diff and must approve it first.",
       inputSchema: appendInput,

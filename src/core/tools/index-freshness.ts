@@ -26,9 +26,6 @@ export const DEFAULT_INDEX_WAIT_MS = 2_500;
  */
 const SCAN_COST_FACTOR = 10;
 
-/** Tools after which the index is known to be behind the vault. (Tools that read it say so: ToolDefinition.needsIndex.) */
-const CHANGES_VAULT = new Set(["create_note"]);
-
 /** Work a call may wait for: its promise never rejects, and the wait is counted from its start. */
 interface IndexWork {
   done: Promise<void>;
@@ -105,7 +102,8 @@ export interface IndexGateOptions {
 /**
  * Gates the registry's calls: before the tools that read the index (needsIndex "reads"; a tool that runs
  * other tools, run_workflow, does not wait itself: its tools' calls do), a bounded wait for the index to load
- * (and, where the host asks for it, a re-scan); after one that changes the vault, the index marked behind.
+ * (and, where the host asks for it, a re-scan); after one that changes the vault (ToolDefinition.changesVault),
+ * the index marked behind.
  * On the registry itself rather than a copy of it, so a search a tool makes for its caller (a workflow
  * step inside run_workflow) waits exactly as a client's own search_notes does. Arguments are still
  * validated first (ToolRegistry.call), so a bad call never waits. The wait ends early when the caller
@@ -117,7 +115,7 @@ export function gateOnIndex(registry: ToolRegistry, options: IndexGateOptions): 
     try {
       return await run();
     } finally {
-      if (CHANGES_VAULT.has(tool.name)) options.freshness?.invalidate();
+      if (tool.changesVault) options.freshness?.invalidate();
     }
   });
 }

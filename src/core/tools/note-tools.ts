@@ -57,6 +57,7 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
 
   const createNote = defineTool({
     name: "create_note",
+    changesVault: true,
     title: "Create note",
     description:
       "Writes a new markdown note about a topic with the configured language model and saves it in the vault. " +

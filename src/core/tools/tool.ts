@@ -63,6 +63,13 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
    * tool. Absent: the tool never touches the index (read_note, write_note, the user's MCP servers' tools).
    */
   needsIndex?: "reads" | "through-tools";
+  /**
+   * The tool creates or changes notes itself (create_note, write_note, append_to_note, a flashcard deck, a
+   * goal note): after a call, the index gate marks the index behind (IndexFreshness.invalidate), since a
+   * host without vault events (the standalone server, the CLI) does not see our own write otherwise. Absent:
+   * it writes nothing, or only through other tools, whose own calls pass the gate (run_workflow).
+   */
+  changesVault?: true;
   /** The JSON Schema of the input when the tool did not come with a zod shape (tools of remote MCP servers). */
   inputJsonSchema?: Record<string, unknown>;
   /**

@@ -309,6 +309,15 @@ describe("which flows need the vault index (a host opens it only for them)", () 
     });
   });
 
+  it("each built-in tool that creates or changes notes declares it, so the index gate marks the index behind after it (the standalone server sees no vault events)", () => {
+    const changing = core.tools
+      .list({ agent: true })
+      .filter((t) => t.changesVault)
+      .map((t) => t.name);
+    // run_workflow writes only through its tasks' tools, whose own calls pass the gate.
+    expect(changing).toEqual(["create_note", "write_note", "append_to_note", "generate_flashcards", "study_goals"]);
+  });
+
   it("a flow needs it when a task may call such a tool, not when its tools only read, list or write notes", () => {
     expect(core.workflows.needsIndex(withTools())).toBe(false);
     expect(core.workflows.needsIndex(withTools(["read_note", "write_note", "append_to_note", "list_notes"], ["get_current_time"]))).toBe(false);
