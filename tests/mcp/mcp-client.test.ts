@@ -302,6 +302,24 @@ describe("HTTP servers", () => {
     await until(() => http.cancelled > before, "the server to see the cancellation");
   });
 
+  it("reads a small model's quoted numbers and true/false as the tool's JSON Schema declares them, top-level fields only", async () => {
+    const typed = await startDemoHttpServer({ typedTool: true });
+    try {
+      const { manager, registry } = makeManager();
+      await manager.apply([{ ...httpServer("items", typed.streamableUrl), headers: {} }]);
+      const sent = { limit: "5", score: "-0.5", exact: "false", page: "2", query: "42", code: "7", filter: { year: "2024" }, extra: "3" };
+      const received = JSON.parse((await registry.call("items:find_items", sent)).text) as Record<string, unknown>;
+      // Strings the schema allows (query, code), nested fields and undeclared ones go as written.
+      expect(received).toEqual({ limit: 5, score: -0.5, exact: false, page: 2, query: "42", code: "7", filter: { year: "2024" }, extra: "3" });
+      // Anything that is not exactly a number or true/false is left for the server to judge.
+      const left = JSON.parse((await registry.call("items:find_items", { limit: "5 items", exact: "yes" })).text) as Record<string, unknown>;
+      expect(left).toEqual({ limit: "5 items", exact: "yes" });
+      expect(typed.events).toContain(`call:find_items:${JSON.stringify({ limit: "5 items", exact: "yes" })}`);
+    } finally {
+      await typed.close();
+    }
+  });
+
   it("refreshes on list_changed over Streamable HTTP", async () => {
     const { manager, registry } = makeManager();
     await manager.apply([httpServer("web", http.streamableUrl)]);

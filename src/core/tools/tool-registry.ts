@@ -89,9 +89,13 @@ export function validateArguments(tool: ToolDefinition, args: unknown): Record<s
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new ToolError(`Arguments for ${tool.name} must be a JSON object`, "invalid-input");
   }
-  // Remote tools bring a JSON Schema, not a zod shape: their own server validates.
-  if (tool.inputJsonSchema && Object.keys(tool.inputSchema).length === 0) return args as Record<string, unknown>;
-  const input = readScalarStrings(tool.inputSchema, args as Record<string, unknown>);
+  // Remote tools bring a JSON Schema, not a zod shape: their own server validates, after the same reading of quoted scalars.
+  if (tool.inputJsonSchema && Object.keys(tool.inputSchema).length === 0) {
+    const properties = isObject(tool.inputJsonSchema.properties) ? tool.inputJsonSchema.properties : {};
+    return readScalarStrings(args as Record<string, unknown>, (key) => (Object.prototype.hasOwnProperty.call(properties, key) ? jsonSchemaKind(properties[key]) : undefined));
+  }
+  const shape = tool.inputSchema;
+  const input = readScalarStrings(args as Record<string, unknown>, (key) => (Object.prototype.hasOwnProperty.call(shape, key) ? scalarKind(shape[key]) : undefined));
   const parsed = z.object(tool.inputSchema).safeParse(input);
   if (parsed.success) return parsed.data;
   throw new ToolError(describeIssue(parsed.error.issues[0], input), "invalid-input");
@@ -100,17 +104,20 @@ export function validateArguments(tool: ToolDefinition, args: unknown): Record<s
 /** A string that is a number as written, nothing around it ("5", "-0.5", "1e3"; not "5 notes", " 5", "0x10"). */
 const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
+type ScalarKind = "number" | "boolean";
+
 /**
  * Small models often quote scalars ({"limit": "5"}, {"overwrite": "false"}): a string that is exactly a number
  * for a number field, or "true"/"false" for a boolean one, is read as meant. Anything else is left for the
  * schema to refuse with its usual message. Done here, not with z.coerce in the shapes, so the JSON Schema
- * clients and models are shown (MCP's inputSchema) still says number and boolean.
+ * clients and models are shown (MCP's inputSchema) still says number and boolean. `kindOf` says what a
+ * top-level field is: from the zod shape (Krypton's tools) or the JSON Schema (tools of the user's MCP servers).
  */
-function readScalarStrings(shape: z.ZodRawShape, args: Record<string, unknown>): Record<string, unknown> {
+function readScalarStrings(args: Record<string, unknown>, kindOf: (key: string) => ScalarKind | undefined): Record<string, unknown> {
   let input = args;
   for (const [key, value] of Object.entries(args)) {
-    if (typeof value !== "string" || !Object.prototype.hasOwnProperty.call(shape, key)) continue;
-    const kind = scalarKind(shape[key]);
+    if (typeof value !== "string") continue;
+    const kind = kindOf(key);
     const read =
       kind === "number" && NUMBER_TEXT.test(value) ? Number(value)
       : kind === "boolean" && (value === "true" || value === "false") ? value === "true"
@@ -123,10 +130,26 @@ function readScalarStrings(shape: z.ZodRawShape, args: Record<string, unknown>):
 }
 
 /** "number" or "boolean" when the field is one (optional, nullable or with a default); undefined otherwise. */
-function scalarKind(schema: z.core.$ZodType | undefined): "number" | "boolean" | undefined {
+function scalarKind(schema: z.core.$ZodType | undefined): ScalarKind | undefined {
   let def = schema?._zod.def;
   while (def && "innerType" in def && isWrapper(def.type)) def = (def.innerType as z.core.$ZodType)._zod.def;
   return def?.type === "number" || def?.type === "boolean" ? def.type : undefined;
+}
+
+/**
+ * The same for a JSON Schema property: type "number", "integer" or "boolean", or a list of types with one of
+ * them ("number" wins over "boolean"). A list that allows a string too keeps the string as written.
+ */
+function jsonSchemaKind(property: unknown): ScalarKind | undefined {
+  if (!isObject(property)) return undefined;
+  const types = Array.isArray(property.type) ? property.type : [property.type];
+  if (types.includes("string")) return undefined;
+  if (types.includes("number") || types.includes("integer")) return "number";
+  return types.includes("boolean") ? "boolean" : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isWrapper(type: string): boolean {

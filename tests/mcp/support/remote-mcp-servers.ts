@@ -21,7 +21,27 @@ export interface DemoServerOptions {
   onCancelled?: () => void;
   /** Adds "exit_now", which ends the process (stdio fixture only: never in the test runner's process). */
   allowExit?: boolean;
+  /** Adds "find_items", whose JSON Schema has number, integer, boolean and string fields; it answers with the arguments it received. */
+  typedTool?: boolean;
 }
+
+/** find_items's input: scalar types as servers write them (a type list too), a string, a nested object. */
+const TYPED_TOOL: Tool = {
+  name: "find_items",
+  description: "Finds items; answers with the arguments it received",
+  inputSchema: {
+    type: "object",
+    properties: {
+      limit: { type: "integer" },
+      score: { type: "number" },
+      exact: { type: "boolean" },
+      page: { type: ["integer", "null"] },
+      query: { type: "string" },
+      code: { type: ["string", "number"] },
+      filter: { type: "object", properties: { year: { type: "integer" } } },
+    },
+  },
+};
 
 /** A tiny 1x1 PNG. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -41,6 +61,7 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
     { name: "add_tool", description: "Adds the tool late_tool and announces it", inputSchema: { type: "object", properties: {} } },
     { name: "show_env", description: "Returns one environment variable of the server process", inputSchema: { type: "object", properties: { name: { type: "string" } } } },
     { name: "get.weather/now", description: "A name providers would refuse", inputSchema: { type: "object", properties: {} } },
+    ...(options.typedTool ? [TYPED_TOOL] : []),
     ...(options.allowExit ? [{ name: "exit_now", description: "Writes to stderr and ends the process", inputSchema: { type: "object" as const, properties: {} } }] : []),
     ...Array.from({ length: options.fillerTools ?? 0 }, (_, i) => ({ name: `tool_${i + 1}`, description: `Filler ${i + 1}`, inputSchema: { type: "object" as const, properties: {} } })),
   ];
@@ -93,6 +114,8 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
         process.stderr.write("panic: lost the upstream connection\n");
         setTimeout(() => process.exit(3), 10);
         return { content: [{ type: "text", text: "exiting" }] };
+      case "find_items":
+        return { content: [{ type: "text", text: JSON.stringify(args) }] };
       case "get.weather/now":
         return { content: [{ type: "text", text: "sunny" }] };
       default:
