@@ -210,6 +210,15 @@ describe("krypton ask / chat", () => {
     expect(r.stderr).toContain("there is no Gemini API key: set GEMINI_API_KEY.");
   });
 
+  it("--json: a model that streams only whitespace gave no answer: \"\" and the empty-answer error, not the whitespace", async () => {
+    bed.ollama.script({ route: "chat", tokens: ["\n", "  ", "\n\n"], times: Infinity });
+    const r = await ask("hello?", "--mode", "none");
+    expect(r.code).toBe(1);
+    expect(r.json?.answer).toBe("");
+    expect(r.json?.error?.message).toMatch(/returned an empty answer/);
+    expect(r.stderr).toMatch(/returned an empty answer/);
+  });
+
   it("a chat model that is not pulled: the error says which model", async () => {
     const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none", "--chat-model", "nonexistent:7b"], { env });
     expect(r.code).toBe(1);

@@ -88,13 +88,13 @@ export async function consumeAnswer(
         collected.error = { code: event.code, message: event.message };
         break;
       case "done":
-        collected.answer = event.answer || streamed;
+        // The answer as saved: one of only whitespace is none (ChatService), whatever was streamed.
+        collected.answer = event.answer;
         collected.conversationId = event.conversationId;
         collected.stopped = event.stopped;
         break;
     }
   }
-  if (!collected.answer) collected.answer = streamed;
   if (stream) printAfterAnswer(output, collected, streamed, once);
   const after = agentKeywordOnly?.() ?? null;
   if (stream) once.warn(after);
