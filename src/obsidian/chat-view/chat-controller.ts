@@ -467,7 +467,8 @@ export class ChatController {
       case "done":
         if (event.conversationId) this._conversationId = event.conversationId;
         answer.id = event.messageId;
-        if (event.answer) answer.content = event.answer;
+        // The answer as saved, shown as a reload would show it: one of only whitespace is none (ChatService).
+        answer.content = event.answer;
         if (answer.status !== "error") answer.status = event.stopped ? "stopped" : "done";
         break;
     }

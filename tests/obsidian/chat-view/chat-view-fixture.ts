@@ -193,6 +193,8 @@ export class ScriptedChat implements ChatServiceApi {
       }
     }
     answer.stopped = stopped || undefined;
+    // As ChatService: an answer of only whitespace is no answer, saved and reported as "".
+    if (!answer.content.trim()) answer.content = "";
     await this.store.put(conv.id, answer);
     yield { type: "done", conversationId: conv.id, messageId: answer.id, answer: answer.content, stopped };
   }

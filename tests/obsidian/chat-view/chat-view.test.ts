@@ -535,6 +535,23 @@ describe("states", () => {
     expect(f.$(".krypton-send").getAttribute("aria-label")).toBe("Send");
   });
 
+  it("an answer of only whitespace ends shown as an empty answer is, not as the whitespace streamed", async () => {
+    const emptyAnswer = { type: "error" as const, code: "empty-answer", message: "The model (m) returned an empty answer. Try again, or try another model.", retryable: true };
+    f = await mountChatView();
+    f.chat.script(emptyAnswer);
+    typeAndEnter(f, "q");
+    await f.settle();
+    const empty = lastAnswer().cloneNode(true) as HTMLElement;
+    expect(empty.querySelector(".krypton-message-body")?.classList.contains("is-empty")).toBe(true);
+
+    f.chat.script({ type: "token", text: "\n" }, { type: "token", text: "  " }, { type: "token", text: "\n\n" }, emptyAnswer);
+    typeAndEnter(f, "q");
+    await f.settle();
+    expect(f.$$(".krypton-message-assistant")).toHaveLength(2);
+    expect(lastAnswer().innerHTML).toBe(empty.innerHTML);
+    expect(f.view.controller.messages[3]).toMatchObject({ content: "", status: "error" });
+  });
+
   it("notices from degraded retrieval show above the answer", async () => {
     f = await mountChatView();
     f.chat.script({ type: "notice", code: "web-unavailable", message: "Web search unavailable: no Tavily key." }, { type: "token", text: "From notes only." });
