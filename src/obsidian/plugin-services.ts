@@ -108,10 +108,13 @@ export class KryptonServices {
    */
   saveSettings(patch: Partial<KryptonSettings> | ((current: KryptonSettings) => Partial<KryptonSettings>)): Promise<void> {
     // The patch goes onto the settings as the changes queued before it leave them, not as they are now.
-    return this.settingsChanges.run(() => {
-      const change = typeof patch === "function" ? patch(this.current) : patch;
-      return this.adopt(normalizeSettings({ ...this.current, ...change }), true);
-    });
+    return this.settingsChanges.run(() => this.applyPatch(patch));
+  }
+
+  /** saveSettings' change at its turn; only inside settingsChanges. */
+  private applyPatch(patch: Partial<KryptonSettings> | ((current: KryptonSettings) => Partial<KryptonSettings>)): Promise<void> {
+    const change = typeof patch === "function" ? patch(this.current) : patch;
+    return this.adopt(normalizeSettings({ ...this.current, ...change }), true);
   }
 
   /**
@@ -238,12 +241,15 @@ export class KryptonServices {
   /**
    * The command "Start/stop MCP bridge": turns the setting on or off, which starts or stops the bridge. On or
    * off is worked out at its turn on the settings queue, from the bridge as the changes before it left it: two
-   * quick toggles, or one behind a reload from disk, end where the user meant.
+   * quick toggles, or one behind a reload from disk, end where the user meant. The retry of a failed start is
+   * part of that turn too: the toggle after it must see the bridge the retry left.
    */
-  async toggleBridge(): Promise<void> {
-    await this.saveSettings(() => ({ mcpEnabled: !this.bridge.isRunning() }));
-    // On yet not running (its start failed, or the index has not started it yet): the command starts it.
-    if (this.current.mcpEnabled && !this.bridge.isRunning()) await this.bridge.start();
+  toggleBridge(): Promise<void> {
+    return this.settingsChanges.run(async () => {
+      await this.applyPatch(() => ({ mcpEnabled: !this.bridge.isRunning() }));
+      // On yet not running (its start failed, or the index has not started it yet): the command starts it.
+      if (this.current.mcpEnabled && !this.bridge.isRunning()) await this.bridge.start();
+    });
   }
 
   async regenerateMcpToken(): Promise<void> {

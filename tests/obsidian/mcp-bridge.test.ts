@@ -68,6 +68,22 @@ test("two quick 'Start/stop MCP bridge' commands end where they began: each togg
   expect(p.services.settings().mcpEnabled).toBe(false);
 });
 
+test("after a failed start, two quick 'Start/stop MCP bridge' commands start it and stop it again: the retry is the first one's turn", async () => {
+  const busy = await startLoopbackServer();
+  p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: busy.port } });
+  await p.layoutReady();
+  await p.services.saveSettings({ mcpEnabled: true });
+  expect(p.services.bridge.current().kind).toBe("error");
+  await busy.close();
+
+  const states: string[] = [];
+  p.services.bridge.onState((state) => states.push(state.kind));
+  await Promise.all([p.services.toggleBridge(), p.services.toggleBridge()]);
+  expect(states).toEqual(["starting", "running", "off"]);
+  expect(p.services.bridge.current().kind).toBe("off");
+  expect(p.services.settings().mcpEnabled).toBe(false);
+});
+
 test("'Start/stop MCP bridge' queued behind a reload from disk that stopped the bridge starts it again", async () => {
   p = await loadPlugin({ "A.md": "# A" }, { data: { mcpPort: 0, mcpEnabled: true, mcpToken: "a-token-from-last-session-0123456789" } });
   await p.layoutReady();
