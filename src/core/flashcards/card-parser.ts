@@ -16,7 +16,9 @@ import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
  * - decks: a line with flashcard tags (anywhere on it, outside code) applies to the cards after it until the
  *   next such line, unless it is part of a card; any tag starting a card's text (a flashcard tag or not,
  *   as SR's question.ts reads it) is that card's deck, in a note with a flashcard tag somewhere;
- *   frontmatter tags apply to the note; a card with none of these takes the note's first flashcard tag.
+ *   frontmatter tags apply to the note; a card with none of these takes the note's first flashcard tag;
+ * - a note with one of SR's "Tags to ignore" (or a sub-tag of one) in its frontmatter or text, as SR's
+ *   core.ts checks the note's tags, has no cards for SR: `ignoredTag` names it (see srCards).
  */
 export type CardKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
 
@@ -52,6 +54,21 @@ export interface ParsedDeck {
   openCard: boolean;
   /** 0-based line of a `<!--` comment never closed on its line: SR reads nothing from there on. */
   hiddenFrom: number | null;
+  /**
+   * The note's first tag among SR's "Tags to ignore" (SrFormat.tagsToIgnore, sub-tags included), with '#':
+   * SR then reads no card of the note. `cards` still holds them, for writes that must not add one twice.
+   */
+  ignoredTag: string | null;
+}
+
+/** The deck's cards SR reviews: none in a note with one of its "Tags to ignore" (ParsedDeck.ignoredTag). */
+export function srCards(deck: ParsedDeck): ParsedCard[] {
+  return deck.ignoredTag === null ? deck.cards : [];
+}
+
+/** SR's sub-tag test (SettingsUtil.isSubTagContainedInTag): the tag itself or one nested under it. */
+function tagIn(list: readonly string[], tag: string): boolean {
+  return list.some((t) => tag === t || tag.startsWith(`${t}/`));
 }
 
 /** SR's callout form of the scheduling comment (its "use callouts for scheduling comments" option). */
@@ -59,8 +76,11 @@ const SR_CALLOUT = "> [!sr|card-metadata]";
 
 export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): ParsedDeck {
   const lines = text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
-  const isDeckTag = (tag: string) => format.tags.some((t) => tag === t || tag.startsWith(`${t}/`));
-  const { frontmatter, bodyStart, noteTags } = readFrontmatter(lines, isDeckTag);
+  const isDeckTag = (tag: string) => tagIn(format.tags, tag);
+  const isIgnored = (tag: string) => tagIn(format.tagsToIgnore, tag);
+  const { frontmatter, bodyStart, tags: fmTags } = readFrontmatter(lines);
+  const noteTags = fmTags.filter(isDeckTag).map((t) => t.slice(1));
+  let ignoredTag = fmTags.find(isIgnored) ?? null;
   // Longer separator first: with the defaults ":::" also contains "::".
   const inline: [string, CardKind][] = [
     [format.singleLine, "basic" as const],
@@ -94,8 +114,10 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
     }
     pending.push(i);
     if (line.includes("#")) {
-      const decks = lineDeckTags(line, isDeckTag);
+      const tags = lineTags(line);
+      const decks = tags.filter(isDeckTag).map((t) => t.slice(1));
       if (decks.length) tagLines.push({ line: i, decks });
+      ignoredTag ??= tags.find(isIgnored) ?? null;
     }
     const single = inline.find(([sep]) => hasInlineMarker(line, sep));
     if (single) {
@@ -151,7 +173,7 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
     cards.push(card);
   }
   const trailingDecks = noteLevel.length ? noteLevel[noteLevel.length - 1].decks : fallback;
-  return { cards, trailingDecks, frontmatter, openFence, openCard, hiddenFrom };
+  return { cards, trailingDecks, frontmatter, openFence, openCard, hiddenFrom, ignoredTag };
 }
 
 /** One card from its lines; `decks` holds only a tag starting its text (the card's own deck, when `ownDeck` takes it). */
@@ -211,26 +233,23 @@ function hasInlineMarker(line: string, marker: string): boolean {
 }
 
 /**
- * Flashcard tags anywhere on a line, as Obsidian finds tags: after a space or at the start, not in inline code;
+ * Tags anywhere on a line (with '#'), as Obsidian finds tags: after a space or at the start, not in inline code;
  * marks count as letters (Devanagari "हिन्दी" has vowel signs and a virama no composed form holds).
  */
-function lineDeckTags(line: string, isDeckTag: (tag: string) => boolean): string[] {
-  const out: string[] = [];
+function lineTags(line: string): string[] {
   const text = line.includes("`") ? line.replace(/`[^`]*`/g, " ") : line;
-  for (const m of text.matchAll(/(?:^|\s)(#[\p{L}\p{M}\p{N}_/-]*[\p{L}_/-][\p{L}\p{M}\p{N}_/-]*)/gu)) {
-    if (isDeckTag(m[1])) out.push(m[1].slice(1));
-  }
-  return out;
+  return [...text.matchAll(/(?:^|\s)(#[\p{L}\p{M}\p{N}_/-]*[\p{L}_/-][\p{L}\p{M}\p{N}_/-]*)/gu)].map((m) => m[1]);
 }
 function stripComment(text: string): string {
   return text.includes("<!--SR:") ? text.replace(SR_COMMENT, "").trimEnd() : text.trimEnd();
 }
 
-function readFrontmatter(lines: string[], isDeckTag: (tag: string) => boolean): { frontmatter: Record<string, string>; bodyStart: number; noteTags: string[] } {
+/** The frontmatter's first-level scalars, where the body starts, and its tags (with '#'). */
+function readFrontmatter(lines: string[]): { frontmatter: Record<string, string>; bodyStart: number; tags: string[] } {
   const frontmatter: Record<string, string> = {};
-  if (lines[0]?.trim() !== "---") return { frontmatter, bodyStart: 0, noteTags: [] };
+  if (lines[0]?.trim() !== "---") return { frontmatter, bodyStart: 0, tags: [] };
   const end = lines.findIndex((l, i) => i > 0 && (l.trim() === "---" || l.trim() === "..."));
-  if (end < 0) return { frontmatter, bodyStart: 0, noteTags: [] };
+  if (end < 0) return { frontmatter, bodyStart: 0, tags: [] };
   const tags: string[] = [];
   let inTags = false;
   for (const line of lines.slice(1, end)) {
@@ -247,8 +266,6 @@ function readFrontmatter(lines: string[], isDeckTag: (tag: string) => boolean): 
   const noteTags = tags
     .map((t) => t.trim().replace(/^["']|["']$/g, ""))
     .filter(Boolean)
-    .map((t) => (t.startsWith("#") ? t : `#${t}`))
-    .filter(isDeckTag)
-    .map((t) => t.slice(1));
-  return { frontmatter, bodyStart: end + 1, noteTags };
+    .map((t) => (t.startsWith("#") ? t : `#${t}`));
+  return { frontmatter, bodyStart: end + 1, tags: noteTags };
 }

@@ -15,6 +15,11 @@ export interface SrFormat {
   endMarker: string;
   /** Tags that mark decks ("#flashcards"); nested tags ("#flashcards/bio") are sub-decks. */
   tags: string[];
+  /**
+   * SR's "Tags to ignore" (flashcardTagsToIgnore): a note with one of them, or a sub-tag ("#archived/old"), in
+   * its frontmatter or text has no cards for SR (ParsedDeck.ignoredTag).
+   */
+  tagsToIgnore: string[];
   /** SR's clozePatterns setting (see sr-cloze.ts): which delimiters make clozes, with numbers and hints. */
   clozePatterns: string[];
   /** SR writes its scheduling comment on the card's last line instead of the next one. */
@@ -33,6 +38,7 @@ export const DEFAULT_SR_FORMAT: SrFormat = {
   multiLineReversed: "??",
   endMarker: "",
   tags: ["#flashcards"],
+  tagsToIgnore: [],
   clozePatterns: DEFAULT_CLOZE_PATTERNS,
   commentOnSameLine: false,
 };
@@ -74,9 +80,8 @@ export function srFormatFromData(json: string | null, where = SR_DATA_JSON): SrF
     return typeof v === "string" && v.trim() !== "" ? v.trim() : fallback;
   };
   const flag = (key: string, fallback: boolean) => (typeof settings[key] === "boolean" ? (settings[key]) : fallback);
-  const tags = Array.isArray(settings.flashcardTags)
-    ? settings.flashcardTags.filter((t): t is string => typeof t === "string" && t.startsWith("#") && t.length > 1)
-    : [];
+  const tagList = (v: unknown) => (Array.isArray(v) ? v.filter((t): t is string => typeof t === "string" && t.startsWith("#") && t.length > 1) : []);
+  const tags = tagList(settings.flashcardTags);
   const endMarker = settings.multilineCardEndMarker;
   // In current SR clozePatterns decide; the convert* flags only seed it on upgrade (upgradeSettings).
   const clozePatterns = Array.isArray(settings.clozePatterns)
@@ -93,6 +98,7 @@ export function srFormatFromData(json: string | null, where = SR_DATA_JSON): SrF
     multiLineReversed: text("multilineReversedCardSeparator", DEFAULT_SR_FORMAT.multiLineReversed),
     endMarker: typeof endMarker === "string" ? endMarker.trim() : "",
     tags: tags.length ? tags : [...DEFAULT_SR_FORMAT.tags],
+    tagsToIgnore: tagList(settings.flashcardTagsToIgnore),
     clozePatterns,
     commentOnSameLine: flag("cardCommentOnSameLine", false),
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseCards } from "../flashcards/card-parser";
+import { parseCards, srCards } from "../flashcards/card-parser";
 import { vaultNow, type FlashcardService, type VaultNow } from "../flashcards/flashcard-service";
 import { loadSrFormat, srDefaultsRemark } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
@@ -66,13 +66,15 @@ export class QuizService {
     if (!deck) return this.startFromNotes(conversationId, name, now, signal);
     const { path, text } = deck;
     const format = await loadSrFormat(this.deps.host.vault);
-    const cards = quizCardsFromDeck(parseCards(text, format).cards, path);
+    const parsed = parseCards(text, format);
+    const cards = quizCardsFromDeck(srCards(parsed), path);
     // Read in SR's defaults, the deck's cards in the user's own separators are not found: say why with the outcome.
     const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
     if (!cards.length) {
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
       if (this.deps.flashcards && !isInFolder(path, now.deckFolder)) return this.startFromNotes(conversationId, name, now, signal);
-      throw new AgentError(`${path} has no flashcards to quiz you on.${defaults}`, "not-found");
+      const ignored = parsed.ignoredTag && parsed.cards.length ? `: its tag ${parsed.ignoredTag} is one of the Spaced Repetition plugin's "Tags to ignore"` : "";
+      throw new AgentError(`${path} has no flashcards to quiz you on${ignored}.${defaults}`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), this.order(cards));
     await this.save(conversationId ?? PENDING, state);

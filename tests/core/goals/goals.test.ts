@@ -370,6 +370,15 @@ describe("GoalService over a real vault", () => {
     expect((await la.plan("AWS")).dueCards).toBe(2);
   });
 
+  it("plan: counts no card of a deck with one of the Spaced Repetition plugin's tags to ignore", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { flashcardTagsToIgnore: ["#paused"] } }));
+    await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\n#flashcards/aws #paused/exam\n\nS3::object storage\n\nIAM::identities\n");
+    await world.vault.write("Flashcards/AWS Extra.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nVPC::network\n");
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    expect((await la.plan("AWS")).dueCards).toBe(1);
+  });
+
   it("plan: says why when the Spaced Repetition plugin's settings cannot be read and decks are read in its defaults", async () => {
     await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", '{"settings": {"singleLineCardSeparator": ";;",}}');
     await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nS3;;object storage\n\nIAM;;identities\n");

@@ -289,6 +289,34 @@ describe("quiz when the Spaced Repetition plugin's settings cannot be read", () 
   });
 });
 
+// SR's "Tags to ignore" (flashcardTagsToIgnore): a note with one of them or a sub-tag, in frontmatter or text, has no cards for SR.
+describe("quiz on a deck with one of the Spaced Repetition plugin's tags to ignore", () => {
+  let world: AgentsWorld;
+  beforeEach(async () => {
+    world = await makeAgentsWorld({
+      files: {
+        ".obsidian/plugins/obsidian-spaced-repetition/data.json": JSON.stringify({ settings: { flashcardTagsToIgnore: ["#archived"] } }),
+        "Flashcards/Old.md": "---\nkrypton-deck: true\ntags: [archived/2025]\n---\n#flashcards/old\n\nWhat does S3 stand for?::Simple Storage Service\n",
+        "Flashcards/Later.md": "#flashcards/later\n\nWhat does S3 stand for?::Simple Storage Service\n\nParked for now #archived\n",
+        // "#archivedX" is another tag, not a sub-tag: SR reviews these.
+        "Flashcards/Kept.md": "#flashcards/kept #archivedX\n\nWhat does S3 stand for?::Simple Storage Service\n",
+      },
+    });
+  });
+  afterEach(() => world.close());
+  const agent = () => createQuizAgent({ quiz: new QuizService({ host: world.host, settings: () => world.settings, chatModel: () => world.model }), logger: world.host.logger });
+
+  it("asks none of its cards and says why, whether the tag is in the frontmatter (a sub-tag) or the text", async () => {
+    expect((await agent().tryHandle("quiz me on Old", [], { conversationId: "c" }))!.text).toBe(
+      'Flashcards/Old.md has no flashcards to quiz you on: its tag #archived/2025 is one of the Spaced Repetition plugin\'s "Tags to ignore".',
+    );
+    expect((await agent().tryHandle("quiz me on Later", [], { conversationId: "c" }))!.text).toBe(
+      'Flashcards/Later.md has no flashcards to quiz you on: its tag #archived is one of the Spaced Repetition plugin\'s "Tags to ignore".',
+    );
+    expect((await agent().tryHandle("quiz me on Kept", [], { conversationId: "c" }))!.text).toMatch(/^Quiz on \*\*Kept\*\*: 1 card\./);
+  });
+});
+
 describe("quiz on a topic without a deck: cards from the vault's notes, in memory", () => {
   let world: AgentsWorld;
   const MARS = "# Mars\n\nMars has two moons, Phobos and Deimos.\n\nThe largest volcano on Mars is Olympus Mons.\n";
