@@ -134,6 +134,18 @@ export function appendCards(
 }
 
 /**
+ * Markdown's line-start markers, on every line: quote (`>`, nested), then a heading's `#`s or a list item's
+ * `-`, `+` or `*`. SR keeps them in a card's text and renders it as Markdown, where they show as a quote, a
+ * heading or a bullet, never as characters.
+ */
+const LINE_MARKERS = /^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-+*][ \t]+)?/gm;
+
+/** A card's text without its line-start markers (LINE_MARKERS): as SR's rendering of it reads, for the quiz. */
+export function withoutLineMarkers(text: string): string {
+  return text.replace(LINE_MARKERS, "");
+}
+
+/**
  * The key two cards share when they ask the same thing: the question (cloze: the sentence) lower-cased, without
  * links, scheduling comments, markup, line-start markers (heading, list item, quote) and punctuation, in one
  * spacing. Signs stay, as they change the meaning: "-5+3" is not "5+3", "C++" and "C#" are not "C"; a hyphen
@@ -147,7 +159,7 @@ export function cardKey(front: string): string {
     .normalize("NFKC")
     .toLowerCase()
     .replace(/[=*_`~{}]/g, "")
-    .replace(/^[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-+][ \t]+)?/gm, "")
+    .replace(LINE_MARKERS, "")
     .replace(/\u2212/g, "-")
     .replace(/([\p{L}\p{M}])-(?=[\p{L}\p{N}])|(\p{N})-(?=\p{L})|[\u2010\u2011]/gu, (_, a?: string, b?: string) => `${a ?? b ?? ""} `);
   // Words (letters with their marks, digits) and single signs; all else, spacing included, is left out.

@@ -1,4 +1,4 @@
-import { cardKey, formatCard, type NewCard } from "../flashcards/card-writer";
+import { cardKey, formatCard, withoutLineMarkers, type NewCard } from "../flashcards/card-writer";
 import { parseCards, type ParsedCard } from "../flashcards/card-parser";
 import { askCloze, clozeSiblings } from "../flashcards/sr-cloze";
 import type { SrFormat } from "../flashcards/sr-format";
@@ -143,11 +143,14 @@ export function apartFromSiblings(cards: readonly QuizCard[]): QuizCard[] {
   return out;
 }
 
+/** A side of a card as the quiz shows it: no trailing source link, scheduling comment or line-start markers ("- ", "> "). */
 function stripLink(text: string): string {
-  return text
-    .replace(/\s*\[\[[^\]]*\]\]\s*$/g, "")
-    .replace(/<!--SR:[^>]*-->/g, "")
-    .trim();
+  return withoutLineMarkers(
+    text
+      .replace(/\s*\[\[[^\]]*\]\]\s*$/g, "")
+      .replace(/<!--SR:[^>]*-->/g, "")
+      .trim(),
+  ).trim();
 }
 
 export function startQuiz(title: string, cards: QuizCard[]): QuizState {

@@ -33,6 +33,37 @@ describe("quiz state machine", () => {
     ]);
   });
 
+  // SR keeps a card's list and quote markers in its text and renders it as Markdown, where they are a bullet or a
+  // quote, not characters: the quiz asks and answers without them ("-5" is a sign, no marker).
+  it("shows a card's sides without their line-start markers (list, quote, numbers kept)", () => {
+    const deck = parseCards(
+      [
+        "#flashcards/bio",
+        "",
+        "- What is ATP?::- the cell's energy currency",
+        "> Where is chlorophyll?::In the thylakoids",
+        "> - Calvin cycle:::fixes CO2 into sugar",
+        "* -5 + 3 equals?::-2",
+        "- The powerhouse of the cell is the ==mitochondrion==",
+        "",
+        "> Stroma",
+        "?",
+        "> + the fluid around the thylakoids",
+        "> + inside the chloroplast",
+        "",
+      ].join("\n"),
+    ).cards;
+    expect(quizCardsFromDeck(deck, "Flashcards/Bio.md").map((c) => [c.prompt, c.answer])).toEqual([
+      ["What is ATP?", "the cell's energy currency"],
+      ["Where is chlorophyll?", "In the thylakoids"],
+      ["Calvin cycle", "fixes CO2 into sugar"],
+      ["fixes CO2 into sugar", "Calvin cycle"],
+      ["-5 + 3 equals?", "-2"],
+      ["The powerhouse of the cell is the [...]", "mitochondrion"],
+      ["Stroma", "the fluid around the thylakoids\ninside the chloroplast"],
+    ]);
+  });
+
   // SR's question-type.ts (QuestionTypeSingleLineReversed / QuestionTypeMultiLineReversed) expands a reversed
   // card into two review cards, side1→side2 and side2→side1: the quiz asks both, as it asks each cloze sibling.
   it("asks a reversed card both ways, single-line and multi-line: one question per SR review card", () => {
