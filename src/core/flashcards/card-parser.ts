@@ -244,11 +244,15 @@ function stripComment(text: string): string {
   return text.includes("<!--SR:") ? text.replace(SR_COMMENT, "").trimEnd() : text.trimEnd();
 }
 
-/** The frontmatter's first-level scalars, where the body starts, and its tags (with '#'). */
+/**
+ * The frontmatter's first-level scalars, where the body starts, and its tags (with '#'). Found as SR's
+ * splitNoteIntoFrontmatterAndContent finds it: a first line that is exactly `---`, up to the next such line;
+ * YAML's `...` ends none, and without a closing `---` the whole note is text.
+ */
 function readFrontmatter(lines: string[]): { frontmatter: Record<string, string>; bodyStart: number; tags: string[] } {
   const frontmatter: Record<string, string> = {};
-  if (lines[0]?.trim() !== "---") return { frontmatter, bodyStart: 0, tags: [] };
-  const end = lines.findIndex((l, i) => i > 0 && (l.trim() === "---" || l.trim() === "..."));
+  if (lines[0] !== "---") return { frontmatter, bodyStart: 0, tags: [] };
+  const end = lines.indexOf("---", 1);
   if (end < 0) return { frontmatter, bodyStart: 0, tags: [] };
   const tags: string[] = [];
   let inTags = false;

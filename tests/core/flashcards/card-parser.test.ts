@@ -101,6 +101,18 @@ describe("SR parser: the plugin's documented examples", () => {
     expect(cards[0].decks).toEqual(["flashcards/bio"]);
   });
 
+  // SR's splitNoteIntoFrontmatterAndContent: exactly "---" opens and closes it; YAML's "..." closes nothing.
+  it("frontmatter is found as SR finds it: '---' to '---', not closed by '...' nor opened by '--- '", () => {
+    const dots = parseCards("---\ntags: [flashcards/bio]\n...\nWhat makes ATP?::Mitochondria\n\n#flashcards/other\n");
+    expect(dots.frontmatter).toEqual({});
+    expect(dots.cards.map((c) => [c.front, c.decks])).toEqual([["What makes ATP?", ["flashcards/other"]]]);
+    const spaced = parseCards("--- \ntags: [flashcards/bio]\n---\nWhat makes ATP?::Mitochondria\n\n#flashcards/other\n");
+    expect(spaced.cards.map((c) => c.decks)).toEqual([["flashcards/other"]]);
+    // Closed by "---" after a "...", CRLF or not: the frontmatter of SR, tags and all.
+    const closed = parseCards("---\r\ntags: [flashcards/bio]\r\n...\r\n---\r\nWhat makes ATP?::Mitochondria\r\n\r\n#flashcards/other\r\n");
+    expect(closed.cards.map((c) => c.decks)).toEqual([["flashcards/bio"]]);
+  });
+
   it("never reads cards from code blocks", () => {
     const text = "#flashcards\n```\nnot::a card\n```\n\nreal::card\n";
     expect(parseCards(text).cards.map((c) => c.front)).toEqual(["real"]);
