@@ -56,6 +56,10 @@ const POINTS_AT_CONVERSATION =
 const POINTS_AT_CONVERSATION_OTHER =
   /^(?:esto|eso|ello|lo\s+anterior|ceci|cela|ça|ca|das|dies|diese[sn]?|isso|isto|questo|quello|ci[òo]|это|этом|том|(?:nuestra|esta|la)\s+conversaci[óo]n|(?:notre|cette)\s+conversation|unser(?:e|em)?\s+(?:gespr[äa]ch|unterhaltung)|(?:nossa|esta)\s+conversa|(?:nostra|questa)\s+conversazione|нашем?\s+разговор[ае]?)$/iu;
 
+/** The same in Japanese, Chinese and Korean ("これについて", "关于这个的", "그것에 대한"). */
+const POINTS_AT_CONVERSATION_CJK =
+  /^(?:これ|それ|あれ|この会話|今の会話|上記|さっきの(?:話|会話|回答)|这|這|这个|這個|那|那个|那個|此|上面|以上|上述|我们的对话|我們的對話|这次对话|這次對話|对话|對話|이것|그것|이거|그거|이|그|위|위의\s*내용|우리\s*대화|이\s*대화|방금\s*(?:한\s*)?(?:이야기|대화))$/u;
+
 /**
  * The same four requests in Spanish, French, German, Portuguese, Italian and Russian. Same rules as the
  * English ones: an imperative from the start of the message, "note(s) about <topic>" for create and
@@ -135,6 +139,86 @@ const OTHER_LANGUAGES: { intent: IntentKind; patterns: RegExp[] }[] = [
   },
 ];
 
+/**
+ * Japanese, Chinese (simplified and traditional) and Korean. These scripts have no spaces between words, so
+ * the patterns use no `\b` and allow optional spaces between the parts. Same rules as above: a request from
+ * the start of the message (after politeness: "请", "帮我", "你能"…), a topic only with an explicit
+ * "about" ("について", "に関する", "关于…的", "에 대한", "에 관한", "관련"), which is left out of the topic, and
+ * the whole message for current-note summaries. A bare "X のノート" / "X 的笔记" / "X 노트" is not taken: the
+ * X may be "この", "新的" or "새", which are not topics. Questions ("ノートを作成するにはどうすればいいですか",
+ * "如何创建笔记", "노트를 어떻게 만들어요") never start with a request verb or its object, so they stay chat.
+ */
+const CJK_LEAD = String.raw`(?:(?:krypton|クリプトン|크립톤)\s*[,，、:：]\s*|(?:请你|請你|请|請|麻烦你|麻煩你|麻烦|麻煩|帮我|幫我|帮忙|幫忙|给我|給我|你能不能|你可不可以|你能|你可以|能不能|可不可以|能否|可以)\s*|(?:すみません|すいません|ねえ)\s*[、,，]?\s*)`;
+/** Japanese: "…して(ください|くれる?|もらえますか|…)", or the noun with "お願いします". */
+const jaDo = (teStems: string, nouns: string): string =>
+  String.raw`(?:(?:${teStems})(?:て|で)(?:ください|下さい|くださいませんか|くれ(?:る|ない)?|ほしい|欲しい|ちょうだい|(?:くれ|もらえ|いただけ)(?:ます|ません)?か?|よ|ね)?|(?:${nouns})(?:を)?(?:お願い(?:します)?|して(?:ください|下さい))?)`;
+const JA_ABOUT = String.raw`\s*(?:についての|について|に関しての|に関して|に関する|に関連する|関連の)\s*`;
+const JA_NOTE = String.raw`(?:(?:私|自分|僕)の)?(?:(?:短い|簡単な|新しい|簡潔な)\s*)?(?:ノート|メモ)`;
+const JA_THIS_NOTE = String.raw`(?:この|今の|現在の|開いている|開いてる|アクティブな)\s*(?:ノート|メモ|ページ|ファイル)`;
+/** Chinese: "一个/一篇…", adjectives, and a sentence-final "吧"/"吗"/"好吗". */
+const ZH_ONE = String.raw`(?:一下)?\s*(?:一?(?:个|個|篇|份|条|條|则|則))?\s*(?:(?:新的|新|简短的|簡短的|简单的|簡單的|简要的|簡要的)\s*)?`;
+const ZH_ABOUT = String.raw`(?:关于|關於|有关|有關)`;
+const ZH_NOTE = String.raw`(?:(?:新|简短|簡短|简单|簡單|简要|簡要)的?\s*)?(?:笔记|筆記|笔記)`;
+const ZH_END = String.raw`(?:吧|吗|嗎|好吗|好嗎|好不好|可以吗|可以嗎)?`;
+const ZH_THIS_NOTE = String.raw`(?:这|這|当前|當前|目前|现在|現在|打开的|打開的)\s*(?:一?(?:个|個|篇|份))?\s*(?:的)?\s*(?:笔记|筆記|笔記|文档|文檔|页面|頁面)`;
+const ZH_SUMMARIZE = String.raw`(?:总结|總結|概括|摘要|归纳|歸納|汇总|彙總|概述)(?:一下)?`;
+/** Korean: "…해 줘", "…해 주세요", "…해 줄래요?", "…해 줄 수 있어요?". */
+const koDo = (stems: string): string =>
+  String.raw`(?:${stems})(?:\s*(?:줘요|줘|주세요|주십시오|줄래요|줄래|주라|주실래요|주시겠어요|주겠니|줄\s*수\s*있(?:어요|어|나요|니|습니까)))?`;
+const KO_ABOUT = String.raw`\s*(?:에\s*대한|에\s*대해서|에\s*대해|에\s*관한|에\s*관해서|에\s*관해|에\s*관련된|관련)\s*`;
+const KO_NOTE = String.raw`(?:(?:내|제|나의)\s*)?(?:(?:모든|새|새로운|짧은|간단한)\s*)?(?:노트|메모)(?:들)?(?:를|을)?`;
+const KO_THIS_NOTE = String.raw`(?:이|현재|지금|열린|열려\s*있는)\s*(?:노트|메모|문서|페이지)(?:를|을)?`;
+
+const CJK: { intent: IntentKind; patterns: RegExp[] }[] = [
+  {
+    intent: "create-note",
+    patterns: [
+      // ja: 潮汐についてのノートを作成して / 潮汐に関するメモを書いてください ("まとめて" summarizes: below)
+      cjk(String.raw`(.+?)${JA_ABOUT}${JA_NOTE}\s*(?:を)?\s*${jaDo("作成し|作っ|つくっ|書い|かい", "作成")}`),
+      // zh: 创建一个关于潮汐的笔记 / 寫一篇關於潮汐的筆記
+      cjk(String.raw`(?:创建|創建|新建|建立|写|寫|做|生成|撰写|撰寫|记|記)${ZH_ONE}${ZH_ABOUT}\s*(.+?)\s*的\s*${ZH_NOTE}${ZH_END}`),
+      // ko: 조수에 대한 노트를 만들어 줘 / 조수에 관한 메모를 작성해 주세요
+      cjk(String.raw`(.+?)${KO_ABOUT}${KO_NOTE}\s*${koDo("만들어|작성해|써|생성해|적어")}`),
+    ],
+  },
+  {
+    intent: "summarize-note",
+    patterns: [
+      // ja: このノートを要約して / このノートをまとめてください
+      cjk(String.raw`${JA_THIS_NOTE}\s*(?:を)?\s*${jaDo("要約し|まとめ", "要約")}`),
+      // zh: 总结这篇笔记 / 把這篇筆記總結一下
+      cjk(String.raw`${ZH_SUMMARIZE}\s*${ZH_THIS_NOTE}${ZH_END}`),
+      cjk(String.raw`把\s*${ZH_THIS_NOTE}\s*${ZH_SUMMARIZE}${ZH_END}`),
+      // ko: 이 노트를 요약해 줘
+      cjk(String.raw`${KO_THIS_NOTE}\s*${koDo("요약해|정리해")}`),
+    ],
+  },
+  {
+    intent: "summarize-topic",
+    patterns: [
+      // ja: 睡眠についてのノートを要約して
+      cjk(String.raw`(.+?)${JA_ABOUT}(?:すべての|全ての|全部の)?${JA_NOTE}\s*(?:を)?\s*${jaDo("要約し|まとめ", "要約")}`),
+      // zh: 总结我关于睡眠的笔记
+      cjk(String.raw`${ZH_SUMMARIZE}\s*(?:一下)?\s*(?:我的|我|所有|全部)?\s*${ZH_ABOUT}\s*(.+?)\s*的\s*(?:所有|全部)?\s*${ZH_NOTE}${ZH_END}`),
+      // ko: 수면에 대한 노트를 요약해 줘
+      cjk(String.raw`(.+?)${KO_ABOUT}${KO_NOTE}\s*${koDo("요약해|정리해")}`),
+    ],
+  },
+  {
+    intent: "search-notes",
+    patterns: [
+      // ja: ドッカーに関するノートを検索して / 探してください / 見つけて
+      cjk(String.raw`(.+?)${JA_ABOUT}(?:すべての|全ての)?${JA_NOTE}\s*(?:を)?\s*${jaDo("検索し|探し|さがし|見つけ|みつけ|表示し|見せ", "検索")}`),
+      // zh: 搜索关于docker的笔记 / 幫我找關於docker的筆記
+      cjk(String.raw`(?:搜索|搜尋|搜寻|查找|寻找|尋找|找|查询|查詢|检索|檢索|列出|显示|顯示|给我看|給我看)(?:一下)?\s*(?:出)?\s*(?:所有|全部)?\s*(?:的)?\s*(?:我的)?\s*${ZH_ABOUT}\s*(.+?)\s*的\s*(?:所有|全部)?\s*${ZH_NOTE}${ZH_END}`),
+      cjk(String.raw`(?:在|从|從)\s*(?:我的)?\s*${ZH_NOTE}\s*(?:中|里|裡|里面|裡面)\s*(?:搜索|搜尋|查找|寻找|尋找|找)(?:一下)?\s*(.+?)${ZH_END}`),
+      cjk(String.raw`哪些\s*${ZH_NOTE}\s*(?:提到了|提到|提及|谈到了|談到了|谈到|談到|讲到|講到|涉及)\s*(.+?)`),
+      // ko: 도커에 관한 노트를 검색해 줘 / 찾아 줘 / 보여 줘
+      cjk(String.raw`(.+?)${KO_ABOUT}${KO_NOTE}\s*${koDo("검색해|찾아|보여")}`),
+    ],
+  },
+];
+
 const RULES: { intent: IntentKind; patterns: RegExp[] }[] = [
   {
     intent: "create-note",
@@ -174,6 +258,7 @@ const RULES: { intent: IntentKind; patterns: RegExp[] }[] = [
     ],
   },
   ...OTHER_LANGUAGES,
+  ...CJK,
 ];
 
 /** The intent of a chat message, or null when it is not a request an agent handles. */
@@ -188,7 +273,7 @@ export function detectIntent(message: string): DetectedIntent | null {
       if (!m) continue;
       if (rule.intent === "summarize-note") return { intent: rule.intent, argument: "", source: "patterns" };
       const argument = cleanArgument(m[1] ?? "");
-      if (!argument || argument.length > MAX_ARGUMENT_CHARS || POINTS_AT_CONVERSATION.test(argument) || POINTS_AT_CONVERSATION_OTHER.test(argument)) return null;
+      if (!argument || argument.length > MAX_ARGUMENT_CHARS || POINTS_AT_CONVERSATION.test(argument) || POINTS_AT_CONVERSATION_OTHER.test(argument) || POINTS_AT_CONVERSATION_CJK.test(argument)) return null;
       return { intent: rule.intent, argument, source: "patterns" };
     }
   }
@@ -201,7 +286,8 @@ export function normalizeMessage(message: string): string {
   // Repeated, because "… for me, please?" has two.
   for (let i = 0; i < 3; i++) {
     text = text
-      .replace(/[\s.!?…]+$/u, "")
+      .replace(/[\s.!?…。！？．～]+$/u, "")
+      .replace(/[\s,，、]*(?:谢谢|謝謝|ありがとう(?:ございます)?|감사합니다|고마워요?)$/u, "")
       .replace(/[\s,]+(?:please|pls|for\s+me|thanks|thank\s+you|por\s+favor|gracias|s'il\s+(?:te|vous)\s+pla[îi]t|merci|bitte|danke|per\s+favore|grazie|obrigad[oa]|пожалуйста|спасибо)$/iu, "")
       .trim();
   }
@@ -210,9 +296,9 @@ export function normalizeMessage(message: string): string {
 
 /** Strips quotes and brackets around a topic ("'AWS'", "[[AWS]]") and trailing punctuation. */
 export function cleanArgument(raw: string): string {
-  let arg = raw.trim().replace(/[\s.!?,;:…]+$/u, "");
+  let arg = raw.trim().replace(/[\s.!?,;:…。！？，、；：]+$/u, "");
   for (let i = 0; i < 2; i++) {
-    const wrapped = /^(?:"(.*)"|'(.*)'|`(.*)`|\[\[(.*)\]\]|\*\*(.*)\*\*)$/s.exec(arg);
+    const wrapped = /^(?:"(.*)"|'(.*)'|`(.*)`|\[\[(.*)\]\]|\*\*(.*)\*\*|「(.*)」|『(.*)』|《(.*)》)$/su.exec(arg);
     if (!wrapped) break;
     arg = (wrapped.slice(1).find((g) => g !== undefined) ?? "").trim();
   }
@@ -221,4 +307,9 @@ export function cleanArgument(raw: string): string {
 
 function re(body: string): RegExp {
   return new RegExp(`${LEAD}${body}$`, "iu");
+}
+
+/** A Japanese, Chinese or Korean request: the same politeness, or theirs, before it. */
+function cjk(body: string): RegExp {
+  return new RegExp(`${LEAD}${CJK_LEAD}*${body}$`, "iu");
 }

@@ -233,3 +233,87 @@ describe("detectIntent in other languages", () => {
     expect(detectIntent(message)).toBeNull();
   });
 });
+
+describe("detectIntent in Japanese, Chinese and Korean (no spaces between words, particles left out of the topic)", () => {
+  const cases: Record<string, [string, string, string][]> = {
+    Japanese: [
+      ["潮汐についてのノートを作成して", "create-note", "潮汐"],
+      ["潮汐に関するメモを書いてください。", "create-note", "潮汐"],
+      ["機械学習について短いノートを作ってくれますか？", "create-note", "機械学習"],
+      ["「光合成」についてのノートを作成してください", "create-note", "光合成"],
+      ["ドッカーに関するノートを検索して", "search-notes", "ドッカー"],
+      ["Docker に関するノートを探してください", "search-notes", "Docker"],
+      ["税金についてのメモを見つけて", "search-notes", "税金"],
+      ["このノートを要約して", "summarize-note", ""],
+      ["現在のノートをまとめてください！", "summarize-note", ""],
+      ["睡眠についての私のノートを要約して", "summarize-topic", "睡眠"],
+      ["AWSに関するノートをまとめて", "summarize-topic", "AWS"],
+    ],
+    "Chinese (simplified)": [
+      ["创建一个关于潮汐的笔记", "create-note", "潮汐"],
+      ["请写一篇关于机器学习的笔记。", "create-note", "机器学习"],
+      ["帮我新建一个关于光合作用的简短笔记吧", "create-note", "光合作用"],
+      ["你能创建一个关于潮汐的笔记吗？", "create-note", "潮汐"],
+      ["搜索关于docker的笔记", "search-notes", "docker"],
+      ["帮我找一下关于 Kubernetes 的笔记", "search-notes", "Kubernetes"],
+      ["在我的笔记中搜索税务", "search-notes", "税务"],
+      ["哪些笔记提到了Kafka？", "search-notes", "Kafka"],
+      ["总结这篇笔记", "summarize-note", ""],
+      ["请总结一下当前笔记", "summarize-note", ""],
+      ["把这篇笔记总结一下", "summarize-note", ""],
+      ["总结我关于睡眠的笔记", "summarize-topic", "睡眠"],
+    ],
+    "Chinese (traditional)": [
+      ["創建一個關於潮汐的筆記", "create-note", "潮汐"],
+      ["請寫一篇關於機器學習的筆記", "create-note", "機器學習"],
+      ["搜尋關於docker的筆記", "search-notes", "docker"],
+      ["幫我找關於稅務的筆記", "search-notes", "稅務"],
+      ["總結這篇筆記", "summarize-note", ""],
+      ["總結我關於睡眠的筆記", "summarize-topic", "睡眠"],
+    ],
+    Korean: [
+      ["조수에 대한 노트를 만들어 줘", "create-note", "조수"],
+      ["머신러닝에 관한 메모를 작성해 주세요.", "create-note", "머신러닝"],
+      ["광합성에 대해 노트를 써줘", "create-note", "광합성"],
+      ["도커에 관한 노트를 검색해 줘", "search-notes", "도커"],
+      ["Kubernetes 관련 노트를 찾아 줄래?", "search-notes", "Kubernetes"],
+      ["세금에 대한 내 노트를 보여 주세요", "search-notes", "세금"],
+      ["이 노트를 요약해 줘", "summarize-note", ""],
+      ["현재 노트를 정리해 주세요!", "summarize-note", ""],
+      ["수면에 대한 노트를 요약해 줘", "summarize-topic", "수면"],
+    ],
+  };
+  for (const [language, list] of Object.entries(cases)) {
+    it.each(list)(`${language}: %s → %s %s`, (message, intent, argument) => {
+      expect(intentOf(message)).toEqual({ intent, argument });
+    });
+  }
+
+  it.each([
+    // Japanese
+    "ノートを作成するにはどうすればいいですか？",
+    "潮汐についてのノートを作成するにはどうすればいいですか？",
+    "ノートを作成して",
+    "なぜ潮汐についてのノートを作成したの？",
+    "このノートを英語で要約して",
+    "これについてのノートを作成して",
+    "ドッカーに関するノートはどこにありますか？",
+    // Chinese
+    "如何创建笔记？",
+    "怎么创建关于潮汐的笔记？",
+    "如何搜索笔记？",
+    "创建一个新的笔记",
+    "创建一个关于这个的笔记",
+    "用英文总结这篇笔记",
+    "什么是笔记？",
+    // Korean
+    "노트를 어떻게 만들어요?",
+    "조수에 대한 노트를 어떻게 만들어요?",
+    "노트를 만들어 줘",
+    "이 노트를 영어로 요약해 줘",
+    "그것에 대한 노트를 만들어 줘",
+    "도커에 관한 노트는 어디에 있어요?",
+  ])("leaves the question %p to chat", (message) => {
+    expect(detectIntent(message)).toBeNull();
+  });
+});
