@@ -1,7 +1,7 @@
 import { accessSync, constants, promises as fs, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { randomBytes } from "node:crypto";
-import { dataDirWriteError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
+import { dataDirWriteError, FolderInTheWayError, type ByteRange, type DataDirPort } from "../core/ports/data-dir";
 import { diskRanges } from "./file-ranges";
 import { deniedWrite, isCode, orMissing } from "./fs-errors";
 
@@ -132,18 +132,6 @@ export class FsDataDir implements DataDirPort {
     const full = resolve(this.dir, path);
     if (full !== this.dir && !full.startsWith(this.dir + sep)) throw new Error(`Path is outside .krypton: ${path}`);
     return full;
-  }
-}
-
-/**
- * A folder where Krypton keeps one of its files (say `.krypton/index/manifest.json` made a folder by hand or by a
- * sync tool). The message names that path, not the temp file Node's rename error names, and what to do.
- */
-class FolderInTheWayError extends Error {
-  readonly code = "EISDIR";
-  constructor(full: string, writing: boolean) {
-    super(writing ? `cannot write ${full}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder` : `${full} is a folder, not a file`);
-    this.name = "FolderInTheWayError";
   }
 }
 

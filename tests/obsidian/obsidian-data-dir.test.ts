@@ -84,6 +84,37 @@ test("paths cannot leave .krypton", async () => {
 });
 
 class TestPlugin extends Plugin {}
+describe("a folder where an index file belongs (as FsDataDir: removed when empty, named when not)", () => {
+  for (const file of ["index/manifest.json", "index/shard-0-1.bin"]) {
+    test(`an empty one at ${file} is removed and the save goes ahead; no temp file is left`, async () => {
+      await fs.mkdir(join(temp.root, ".krypton", file), { recursive: true });
+      await expect(data.readText(file)).rejects.toThrow(`.krypton/${file} is a folder, not a file`);
+      await expect(data.read(file)).rejects.toThrow(`.krypton/${file} is a folder, not a file`);
+      await data.writeAtomic(file, "saved");
+      expect(await data.readText(file)).toBe("saved");
+      expect(await onDisk("index")).toEqual([file.slice("index/".length)]);
+    });
+
+    test(`one with files in it at ${file} is left alone, and the error names it, not a temp file`, async () => {
+      await fs.mkdir(join(temp.root, ".krypton", file), { recursive: true });
+      await fs.writeFile(join(temp.root, ".krypton", file, "mine.txt"), "keep me\n");
+      for (let run = 0; run < 2; run++) {
+        const err = await data.writeAtomic(file, "saved").then(() => null, (e: unknown) => e as Error);
+        expect(err?.message).toBe(`cannot write .krypton/${file}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder`);
+      }
+      expect(await fs.readFile(join(temp.root, ".krypton", file, "mine.txt"), "utf8")).toBe("keep me\n");
+      expect(await onDisk("index")).toEqual([file.slice("index/".length)]); // no temp file beside it
+    });
+  }
+
+  test("a ranged read on desktop (Node's fs) names the folder too", async () => {
+    const plugin = new TestPlugin(new App(temp.root) as never, { id: "krypton" } as never);
+    const host = createObsidianHost(plugin as never, { logger: silentLogger, ollamaUrl: () => "http://127.0.0.1:1" });
+    await fs.mkdir(join(temp.root, ".krypton/index/shard-0-1.bin"), { recursive: true });
+    await expect(host.data.read("index/shard-0-1.bin", { offset: 0, length: 4 })).rejects.toThrow(".krypton/index/shard-0-1.bin is a folder, not a file");
+  });
+});
+
 
 describe("reads of part of a file", () => {
   const bytes = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7) & 255);

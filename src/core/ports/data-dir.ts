@@ -44,3 +44,17 @@ export function dataDirWriteError(dataDir: string, why: { fileInTheWay: string }
   const words = typeof why === "string" ? why : `${why.fileInTheWay === dataDir ? "it" : why.fileInTheWay} is a file, not a folder: move or rename it`;
   return new Error(`cannot write ${dataDir} (${words})`);
 }
+
+/**
+ * A folder where Krypton keeps one of its files (say `.krypton/index/manifest.json` made a folder by hand or by a
+ * sync tool). Both hosts' data dirs say it this way, naming that path (not a temp file) and what to do. The rule
+ * they share: an empty folder there holds nothing and is removed by a write (never recursively); one with files
+ * in it is never removed, and a write fails with this error (`writing`). A read says it is a folder.
+ */
+export class FolderInTheWayError extends Error {
+  readonly code = "EISDIR";
+  constructor(path: string, writing: boolean) {
+    super(writing ? `cannot write ${path}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder` : `${path} is a folder, not a file`);
+    this.name = "FolderInTheWayError";
+  }
+}

@@ -1,5 +1,5 @@
 import { normalizePath, type DataAdapter } from "obsidian";
-import { dataDirWriteError, type ByteRange, type DataDirPort } from "../../core/ports/data-dir";
+import { dataDirWriteError, FolderInTheWayError, type ByteRange, type DataDirPort } from "../../core/ports/data-dir";
 import { KRYPTON_DIR } from "./obsidian-vault";
 
 const TEMP_SUFFIX = ".tmp";
@@ -40,15 +40,20 @@ export class ObsidianDataDir implements DataDirPort {
 
   async read(path: string, range?: ByteRange): Promise<Uint8Array | null> {
     const full = this.resolve(path);
-    if (range && this.ranges) return this.ranges.read(full, range);
+    if (range && this.ranges) {
+      const ranges = this.ranges;
+      return this.namingFolder(full, () => ranges.read(full, range));
+    }
     if (!(await this.adapter.exists(full))) return null;
     try {
       const bytes = new Uint8Array(await this.adapter.readBinary(full));
       // Obsidian's adapter reads whole files only.
       return range ? bytes.slice(range.offset, range.offset + range.length) : bytes;
     } catch (err) {
-      if (!(await this.adapter.exists(full))) return null; // removed meanwhile
-      throw err;
+      const there = await this.adapter.stat(full);
+      if (!there) return null; // removed meanwhile
+      // A folder at its path said as such (EISDIR names no path).
+      throw there.type === "folder" ? new FolderInTheWayError(full, false) : err;
     }
   }
 
@@ -58,8 +63,10 @@ export class ObsidianDataDir implements DataDirPort {
     try {
       return await this.adapter.read(full);
     } catch (err) {
-      if (!(await this.adapter.exists(full))) return null;
-      throw err;
+      const there = await this.adapter.stat(full);
+      if (!there) return null; // removed meanwhile
+      // A folder at its path said as such (EISDIR names no path).
+      throw there.type === "folder" ? new FolderInTheWayError(full, false) : err;
     }
   }
 
@@ -72,13 +79,45 @@ export class ObsidianDataDir implements DataDirPort {
     try {
       await this.adapter.rename(temp, full);
     } catch (err) {
-      if (!(await this.adapter.exists(full))) {
+      const there = await this.adapter.stat(full);
+      if (!there) {
         await this.removeQuietly(temp);
         throw err;
       }
       // Only when the target exists (see the class comment for the tradeoff).
-      await this.adapter.remove(full);
+      try {
+        if (there.type === "folder") await this.removeEmptyFolder(full);
+        else await this.adapter.remove(full);
+      } catch (removeErr) {
+        await this.removeQuietly(temp);
+        throw removeErr;
+      }
       await this.adapter.rename(temp, full);
+    }
+  }
+
+  /**
+   * A folder where Krypton keeps a file: an empty one holds nothing and is only in the way (every save would
+   * fail on it forever), so it goes (never recursively); one with files in it is left alone and named (the
+   * rule FsDataDir follows, FolderInTheWayError).
+   */
+  private async removeEmptyFolder(full: string): Promise<void> {
+    try {
+      await this.adapter.rmdir(full, false);
+    } catch (err) {
+      const listed = await this.adapter.list(full).catch(() => null);
+      if (listed && listed.files.length + listed.folders.length > 0) throw new FolderInTheWayError(full, true);
+      throw err;
+    }
+  }
+
+  /** A ranged read (Node's fs on desktop), with a folder at its path said as such. */
+  private async namingFolder<T>(full: string, reading: () => Promise<T>): Promise<T> {
+    try {
+      return await reading();
+    } catch (err) {
+      if ((await this.adapter.stat(full))?.type === "folder") throw new FolderInTheWayError(full, false);
+      throw err;
     }
   }
 
