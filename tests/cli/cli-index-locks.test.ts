@@ -292,11 +292,13 @@ describe("a folder where the index keeps its manifest", () => {
   it("one with files in it is left alone: index fails naming that folder, not a temp file, on every run", async () => {
     await fs.mkdir(manifest(), { recursive: true });
     await fs.writeFile(join(manifest(), "mine.txt"), "keep me\n");
-    for (let run = 0; run < 2; run++) {
-      const r = await runCli(["index", bed.vault.root], { env: bed.env });
+    for (const rebuild of [[], [], ["--rebuild"]]) {
+      const r = await runCli(["index", bed.vault.root, ...rebuild], { env: bed.env });
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`krypton: cannot write ${manifest()}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder\n`);
-      expect(r.stderr).not.toMatch(/\.tmp|EISDIR/);
+      // Only the error: no "the index was rebuilt" before it, no temp file, no EISDIR.
+      expect(r.stderr).toBe(`krypton: cannot write ${manifest()}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder\n`);
+      // The shard written before the manifest failed is named by no manifest: it is not left behind.
+      expect(await fs.readdir(join(bed.vault.root, ".krypton", "index"))).toEqual(["manifest.json"]);
     }
     expect(await fs.readFile(join(manifest(), "mine.txt"), "utf8")).toBe("keep me\n");
     // Search still answers, from memory.

@@ -293,6 +293,7 @@ export class VaultIndex implements VaultIndexApi {
     } catch (err) {
       this.host.logger.warn("Could not save the index on close", errorText(err));
     } finally {
+      if (this.writable) await this.removeUnsavedShards();
       await this.lock.release().catch(() => undefined);
       this.writable = false;
       this.opening = null;
@@ -1039,6 +1040,12 @@ export class VaultIndex implements VaultIndexApi {
 
   private persisting: Promise<void> | null = null;
   private sweepAfterSave = false;
+  /**
+   * Shard files this process wrote that no saved manifest names yet (a rebuild's checkpoints, or a save that
+   * failed at its manifest, say a folder in its way). Their texts are read back while the index is open;
+   * close() removes those still unnamed, so a failed save leaves no stray file in .krypton/index.
+   */
+  private readonly unsavedShards = new Set<string>();
   /** A rebuild is under way: saves write shard files only, the manifest is switched when it completes. */
   private rebuilding = false;
 
@@ -1053,7 +1060,20 @@ export class VaultIndex implements VaultIndexApi {
         return;
       }
       const generation = ++this.generation;
-      const obsolete = await this.store.writeDirtyShards(this.host.data, generation, slicer);
+      const before = new Set([...this.store.shardFiles.values()].map((entry) => entry.file));
+      let obsolete: string[];
+      try {
+        obsolete = await this.store.writeDirtyShards(this.host.data, generation, slicer);
+      } finally {
+        for (const entry of this.store.shardFiles.values()) if (!before.has(entry.file)) this.unsavedShards.add(entry.file);
+      }
+      // Replaced before any manifest named them (an earlier save failed at its manifest): nothing refers to them.
+      const neverNamed = obsolete.filter((f) => this.unsavedShards.has(f));
+      for (const file of neverNamed) {
+        await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
+        this.unsavedShards.delete(file);
+      }
+      obsolete = obsolete.filter((f) => !neverNamed.includes(f));
       this.reindexUnreadableShards();
       const dim = this.store.vectors.dim;
       const manifest: Manifest = {
@@ -1072,6 +1092,7 @@ export class VaultIndex implements VaultIndexApi {
         return;
       }
       await writeManifest(this.host.data, manifest);
+      this.unsavedShards.clear();
       for (const file of obsolete) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
       // After a rebuild the old shards are not "replaced" one by one: sweep whatever the manifest dropped.
       if (this.sweepAfterSave) {
@@ -1085,6 +1106,12 @@ export class VaultIndex implements VaultIndexApi {
     } finally {
       this.persisting = null;
     }
+  }
+
+  /** See unsavedShards: only files this process wrote, only inside .krypton/index, only while it holds the lock. */
+  private async removeUnsavedShards(): Promise<void> {
+    for (const file of this.unsavedShards) await this.host.data.remove(`${INDEX_DIR}/${file}`).catch(() => undefined);
+    this.unsavedShards.clear();
   }
 
   /** The chunk size setting changed since the notes in memory were chunked. */
