@@ -76,7 +76,7 @@ export class FsVault implements VaultPort {
     const sweep = this.sweep;
     this.sweep = undefined;
     const temps: { full: string; rel: string }[] = [];
-    // Links that are no note: a link to a folder among them is not gone into, and said (skippedFolders).
+    // Links (named like a note or not): a link to a folder among them is not gone into, and said (skippedFolders).
     const links: { full: string; rel: string }[] = [];
     let level: { dir: string; rel: string }[] = [{ dir: this.root, rel: "" }];
     while (level.length > 0) {
@@ -99,6 +99,8 @@ export class FsVault implements VaultPort {
             else if (kind === "note") {
               full.push(base + name);
               rel.push(prefix + name);
+              // A link named like a note may lead to a folder ("Trip.md" -> ../Trip): not a note, said as the others.
+              if (entry.isSymbolicLink()) links.push({ full: base + name, rel: prefix + name });
             } else if (entry.isSymbolicLink()) links.push({ full: base + name, rel: prefix + name });
           }
         }),

@@ -96,6 +96,23 @@ describe("one read policy, faithful snippets (CLI and MCP)", () => {
     expect(excluded.index.skippedFolders).toEqual([{ path: "Away", error: why }]);
   });
 
+  it("a symlink named like a note (Trip.md) that leads to a folder is named among the skipped folders, as a linked folder is", async () => {
+    await fs.mkdir(join(outside, "Trip"));
+    await fs.writeFile(join(outside, "Trip", "Plan.md"), "# Plan\n\nThe zebrafish aquarium on day two.\n");
+    await fs.symlink(join(outside, "Trip"), join(vault.root, "Trip.md"));
+    await fs.symlink(join(vault.root, "Notes"), join(vault.root, "Notes", "Again.md"));
+    const why = "a symbolic link to a folder, not followed (it could lead outside the vault or back into it)";
+    const index = await runCli(["index", vault.root, ...noEmbed]);
+    expect(index.code).toBe(0);
+    for (const link of ["Trip.md", "Notes/Again.md"]) expect(index.stderr.split(`krypton: warning: skipped ${link}/: ${why}\n`)).toHaveLength(2);
+    expect(index.stdout).toContain("2 linked folders were not indexed (see warnings).");
+    // Nothing read changes: neither is a note, neither is gone into.
+    expect((await search("zebrafish")).map((h) => h.path).sort()).toEqual(["Alias.md", "Notes/Real.md"]);
+    const json = JSON.parse((await runCli(["status", vault.root, "--json", ...noEmbed])).stdout) as { index: { skippedFolders: unknown; failures: { path: string }[] } };
+    expect(json.index.skippedFolders).toEqual([{ path: "Notes/Again.md", error: why }, { path: "Trip.md", error: why }]);
+    expect(json.index.failures.map((f) => f.path)).not.toContain("Trip.md");
+  });
+
   it("binary .md files are skipped, reported by name, and their bytes never reach stdout", async () => {
     const found = await runCli(["search", vault.root, "quark", ...noEmbed]);
     expect(found.stdout).not.toContain("\u0000");
