@@ -3,6 +3,7 @@
  * tables, each with its line range. One pass over the lines, linear time; blocks are the units the
  * chunker never cuts through unless a single block is larger than a chunk.
  */
+import { runSteps, type Steps } from "./work-slicer";
 
 export type BlockKind = "heading" | "paragraph" | "code" | "math" | "quote" | "table";
 
@@ -53,7 +54,16 @@ export function isListItem(line: string): boolean {
 
 /** Splits lines[from..] into blocks. Blank lines and thematic breaks separate blocks and belong to none. */
 export function parseBlocks(lines: readonly string[], from: number): Block[] {
+  return runSteps(blockSteps(lines, from));
+}
+
+/** Lines looked at between two yields of blockSteps. */
+const LINES_PER_STEP = 1024;
+
+/** parseBlocks as steps: yields every LINES_PER_STEP lines looked at (runSliced spreads a huge note). */
+export function* blockSteps(lines: readonly string[], from: number): Steps<Block[]> {
   const blocks: Block[] = [];
+  let work = 0;
   const n = lines.length;
   // Once a search for a closing "$$" failed from line k, it fails from every later line too: remembering
   // that keeps a note full of stray "$$" linear instead of quadratic.
@@ -77,6 +87,7 @@ export function parseBlocks(lines: readonly string[], from: number): Block[] {
 
   let i = from;
   while (i < n) {
+    if (++work % LINES_PER_STEP === 0) yield;
     const line = lines[i];
     if (BLANK.test(line) || THEMATIC_BREAK.test(line)) {
       i++;
@@ -86,7 +97,7 @@ export function parseBlocks(lines: readonly string[], from: number): Block[] {
     const fence = fenceOpen(line);
     if (fence) {
       let j = i + 1;
-      while (j < n && !isFenceClose(lines[j], fence)) j++;
+      while (j < n && !isFenceClose(lines[j], fence)) if (++j % LINES_PER_STEP === 0) yield;
       const closed = j < n;
       blocks.push({ kind: "code", start: i, end: closed ? j : n - 1, closed });
       i = (closed ? j : n - 1) + 1;
@@ -109,7 +120,7 @@ export function parseBlocks(lines: readonly string[], from: number): Block[] {
 
     if (QUOTE.test(line)) {
       let j = i + 1;
-      while (j < n && QUOTE.test(lines[j])) j++;
+      while (j < n && QUOTE.test(lines[j])) if (++j % LINES_PER_STEP === 0) yield;
       blocks.push({ kind: "quote", start: i, end: j - 1 });
       i = j;
       continue;
@@ -117,7 +128,7 @@ export function parseBlocks(lines: readonly string[], from: number): Block[] {
 
     if (tableStartsAt(i)) {
       let j = i + 2;
-      while (j < n && !BLANK.test(lines[j]) && lines[j].includes("|")) j++;
+      while (j < n && !BLANK.test(lines[j]) && lines[j].includes("|")) if (++j % LINES_PER_STEP === 0) yield;
       blocks.push({ kind: "table", start: i, end: j - 1 });
       i = j;
       continue;
@@ -127,6 +138,7 @@ export function parseBlocks(lines: readonly string[], from: number): Block[] {
     let j = i + 1;
     let setext = 0;
     while (j < n) {
+      if (++work % LINES_PER_STEP === 0) yield;
       const next = lines[j];
       if (BLANK.test(next)) break;
       if (SETEXT_H1.test(next) || (SETEXT_H2.test(next) && !isListItem(lines[i]))) {

@@ -9,9 +9,10 @@
 import type { Chunk } from "./chunk";
 import { noteMetadata, readFrontmatter } from "./frontmatter";
 import { hashText } from "./hash";
-import { type Block, fenceOpen, isFenceClose, parseBlocks } from "./markdown-blocks";
+import { type Block, blockSteps, fenceOpen, isFenceClose } from "./markdown-blocks";
 import { collectInlineTags, plainHeading } from "./markdown-inline";
-import { type LineBlock, type Piece, splitLines, splitProse } from "./markdown-split";
+import { type LineBlock, type Piece, splitLines, splitProseSteps } from "./markdown-split";
+import { runSliced, runSteps, type Steps } from "./work-slicer";
 
 /** Bump whenever chunk boundaries, ids or texts can change for the same note: the index then re-chunks. */
 export const CHUNKER_VERSION = 1;
@@ -41,18 +42,37 @@ const QUOTE_PREFIX = /^[ \t]*(?:>[ \t]?)+/;
 const EMPTY_QUOTE = /^[ \t]*(?:>[ \t]*)+$/;
 
 export function chunkNote(path: string, markdown: string, options: ChunkOptions): ChunkedNote {
+  return runSteps(chunkSteps(path, markdown, options));
+}
+
+/**
+ * chunkNote in steps that await `tick` (a WorkSlicer's) now and then, so a huge note does not hold the
+ * thread: the same code as chunkNote, so the same chunks, boundaries and ids.
+ */
+export function chunkNoteSliced(path: string, markdown: string, options: ChunkOptions, tick: () => Promise<void>): Promise<ChunkedNote> {
+  return runSliced(chunkSteps(path, markdown, options), tick);
+}
+
+/** Lines, blocks or pieces handled between two yields of chunkSteps. */
+const WORK_PER_STEP = 256;
+
+function* chunkSteps(path: string, markdown: string, options: ChunkOptions): Steps<ChunkedNote> {
+  let work = 0;
   const max = Number.isFinite(options.maxChars) ? Math.max(MIN_CHUNK_CHARS, Math.floor(options.maxChars)) : DEFAULT_CHUNK_CHARS;
   const text = markdown.charCodeAt(0) === 0xfeff ? markdown.slice(1) : markdown;
   const lines = text.split(/\r\n|\r|\n/);
 
   const frontmatter = readFrontmatter(lines);
   const meta = noteMetadata(frontmatter?.fields ?? null);
-  const blocks = parseBlocks(lines, frontmatter ? frontmatter.endLine + 1 : 0);
+  const blocks = yield* blockSteps(lines, frontmatter ? frontmatter.endLine + 1 : 0);
 
   const tagSet = new Set(meta.tags);
   for (const block of blocks) {
     if (block.kind === "code" || block.kind === "math") continue;
-    for (let i = block.start; i <= block.end; i++) collectInlineTags(lines[i], tagSet);
+    for (let i = block.start; i <= block.end; i++) {
+      collectInlineTags(lines[i], tagSet);
+      if (++work % WORK_PER_STEP === 0) yield;
+    }
   }
   const tags = [...tagSet];
 
@@ -78,6 +98,7 @@ export function chunkNote(path: string, markdown: string, options: ChunkOptions)
 
   for (const block of blocks) {
     if (cut) break;
+    if (++work % WORK_PER_STEP === 0) yield;
     if (block.kind === "heading") {
       flush();
       const level = block.level ?? 1;
@@ -86,8 +107,9 @@ export function chunkNote(path: string, markdown: string, options: ChunkOptions)
       if (text) trail.push({ level, text }); // an empty "#" line still ends the section above
       continue;
     }
-    for (const piece of piecesOf(block, lines, max)) {
+    for (const piece of yield* piecesOf(block, lines, max)) {
       if (cut) break;
+      if (++work % WORK_PER_STEP === 0) yield;
       const last = packed[packed.length - 1];
       const added = last ? separator(last, piece).length + piece.text.length : piece.text.length;
       if (last && packedLength + added > max) {
@@ -108,12 +130,13 @@ export function chunkNote(path: string, markdown: string, options: ChunkOptions)
     if (headings.length > 0) {
       const from = headings[0].start;
       const source = lines.slice(from, headings[headings.length - 1].end + 1).join("\n");
-      for (const piece of splitProse(source, from, max)) {
+      for (const piece of yield* splitProseSteps(source, from, max)) {
         if (chunks.length >= maxChunks) {
           cut = true;
           break;
         }
         chunks.push(makeChunk(note, chunks.length, [], [piece]));
+        if (++work % WORK_PER_STEP === 0) yield;
       }
     }
   }
@@ -168,7 +191,7 @@ function fileTitle(path: string): string {
 }
 
 /** One block as pieces no longer than max (usually exactly one piece: the block's own lines). */
-function piecesOf(block: Block, lines: readonly string[], max: number): Piece[] {
+function* piecesOf(block: Block, lines: readonly string[], max: number): Steps<Piece[]> {
   const { start, end } = block;
   if (block.kind === "code") return codePieces(block, lines, max);
 
@@ -177,7 +200,7 @@ function piecesOf(block: Block, lines: readonly string[], max: number): Piece[] 
 
   switch (block.kind) {
     case "math":
-      if (end - start < 1) return splitProse(source, start, max);
+      if (end - start < 1) return yield* splitProseSteps(source, start, max);
       return splitLines(
         {
           lines: lines.slice(start + 1, end),
@@ -210,7 +233,7 @@ function piecesOf(block: Block, lines: readonly string[], max: number): Piece[] 
     case "quote":
       return quotePieces(block, lines, max);
     default:
-      return splitProse(source, start, max);
+      return yield* splitProseSteps(source, start, max);
   }
 }
 

@@ -4,6 +4,7 @@
  * link, inline code or inline math); line-based blocks (code, math, tables, callouts) are cut between
  * lines and re-opened so each piece stays valid markdown. All functions are linear in their input.
  */
+import { runSteps, type Steps } from "./work-slicer";
 
 export interface Piece {
   text: string;
@@ -24,6 +25,14 @@ const LIST_MARKER = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]/;
  * only when it alone is longer than max.
  */
 export function splitProse(text: string, firstLine: number, max: number): Piece[] {
+  return runSteps(splitProseSteps(text, firstLine, max));
+}
+
+/** Pieces cut between two yields of splitProseSteps. */
+const PIECES_PER_STEP = 8;
+
+/** splitProse as steps: yields every PIECES_PER_STEP pieces (a 5 MB line is thousands of them). */
+export function* splitProseSteps(text: string, firstLine: number, max: number): Steps<Piece[]> {
   const n = text.length;
   const inside = protectedMask(text);
   const lineOf = lineLocator(text, firstLine);
@@ -31,7 +40,9 @@ export function splitProse(text: string, firstLine: number, max: number): Piece[
   const minGood = Math.max(1, Math.floor(max / 3));
 
   let p = skipSpace(text, 0);
+  let cuts = 0;
   while (p < n) {
+    if (++cuts % PIECES_PER_STEP === 0) yield;
     let cut: number;
     if (n - p <= max) {
       cut = n;

@@ -33,7 +33,7 @@ import { countOf, formatCount } from "../util/text";
 import { IndexStore } from "./index-store";
 import { SavedIndex } from "./saved-index";
 import { ANALYZER_VERSION } from "./text-analyzer";
-import { CHUNKER_VERSION, chunkNote } from "./markdown-chunker";
+import { CHUNKER_VERSION, chunkNoteSliced } from "./markdown-chunker";
 import { DimensionMismatchError } from "./vector-store";
 import type { VaultIndexApi } from "./vault-index-api";
 import { WorkSlicer } from "./work-slicer";
@@ -912,7 +912,12 @@ export class VaultIndex implements VaultIndexApi {
     }
     try {
       const limits = this.limitNote(info.path, content);
-      const chunked = chunkNote(info.path, limits.content, { maxChars: this.deps.settings().chunkMaxChars, maxChunks: this.options.maxChunksPerNote });
+      const chunked = await chunkNoteSliced(
+        info.path,
+        limits.content,
+        { maxChars: this.deps.settings().chunkMaxChars, maxChunks: this.options.maxChunksPerNote },
+        () => slicer.tick(),
+      );
       const lines = limits.content.length < content.length ? lineCount(limits.content) : 0;
       let limited: string | undefined;
       if (chunked.cutAfterLine !== undefined || lines > 0) {

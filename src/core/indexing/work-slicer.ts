@@ -31,3 +31,25 @@ export class WorkSlicer {
     throwIfAborted(this.signal, "Aborted");
   }
 }
+
+/**
+ * Long pure computations (chunking a huge note) are written as generators that `yield` every so often;
+ * `runSteps` drains one at once, `runSliced` awaits `tick` (a WorkSlicer's) at each yield, so the same code
+ * gives the same result either way.
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+export async function runSliced<T>(steps: Steps<T>, tick: () => Promise<void>): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await tick();
+  }
+}

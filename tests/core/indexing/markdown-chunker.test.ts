@@ -6,7 +6,7 @@ import { join, relative } from "node:path";
 import type { Chunk } from "../../../src/core/indexing/chunk";
 import { noteMetadata, parseYamlSubset, readFrontmatter } from "../../../src/core/indexing/frontmatter";
 import { hashText } from "../../../src/core/indexing/hash";
-import { CHUNKER_VERSION, chunkNote, embeddingText, MIN_CHUNK_CHARS } from "../../../src/core/indexing/markdown-chunker";
+import { CHUNKER_VERSION, chunkNote, chunkNoteSliced, embeddingText, MIN_CHUNK_CHARS } from "../../../src/core/indexing/markdown-chunker";
 
 const vaultRoot = join(__dirname, "..", "..", "fixtures", "chunker-vault");
 
@@ -536,3 +536,34 @@ function mathBalanced(text: string): boolean {
   }
   return !open;
 }
+
+describe("chunkNoteSliced (the index's chunker, in steps)", () => {
+  const lines = (n: number, line: (i: number) => string) => Array.from({ length: n }, (_, i) => line(i)).join("\n");
+  const notes: [string, string][] = [
+    ["nested-headings.md", lines(20_000, (i) => `${"#".repeat(1 + (i % 6))} Heading ${i} #tag${i % 7}\nline ${i}`)],
+    ["bare-headings.md", lines(20_000, (i) => `# Heading ${i}`)],
+    ["list.md", lines(60_000, (i) => `- item ${i}`)],
+    ["unclosed-fence.md", "```js\n" + lines(20_000, (i) => `let x${i} = ${i};`)],
+    ["quote.md", lines(20_000, (i) => `> quoted ${i}`)],
+    ["one-line.md", "word ".repeat(200_000)],
+    ["mixed.md", "---\ntags: [a]\n---\n" + lines(3_000, (i) => (i % 50 === 0 ? `## Part ${i}\n\n| a | b |\n|---|---|\n| ${i} | x |\n\n$$\nx^${i}\n$$\n` : `Para ${i} #t${i % 5} with [[link]].`))],
+  ];
+
+  it.each(notes)("%s: the same chunks as chunkNote, handing back control along the way", async (path, text) => {
+    for (const maxChunks of [undefined, 50]) {
+      const options = { maxChars: 1500, maxChunks };
+      let ticks = 0;
+      const sliced = await chunkNoteSliced(path, text, options, () => {
+        ticks++;
+        return Promise.resolve();
+      });
+      expect(sliced).toEqual(chunkNote(path, text, options));
+      expect(ticks).toBeGreaterThan(0);
+    }
+  });
+
+  it("stops when its tick throws (an aborted build)", async () => {
+    const text = lines(20_000, (i) => `# Heading ${i}`);
+    await expect(chunkNoteSliced("a.md", text, { maxChars: 1500 }, () => Promise.reject(new Error("Aborted")))).rejects.toThrow("Aborted");
+  });
+});
