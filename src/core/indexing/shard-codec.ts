@@ -420,12 +420,18 @@ async function analyseWords(
   }
   // Sorted in code point order, which is the UTF-8 byte order readers search in, then encoded in one call
   // (an encode per word, a thousand per shard, held the thread for hundreds of ms when a checkpoint saved every shard).
+  // A tick between the steps after the loop: with a few hundred thousand distinct words (a hostile note of
+  // numbers) together they held the thread for ~60 ms.
   const words = [...wordIds.keys()];
+  await tick();
   const order = words.map((_, k) => k).sort((a, b) => compareCodePoints(words[a], words[b]));
+  await tick();
   const rank = new Uint32Array(order.length);
   order.forEach((id, r) => (rank[id] = r));
   for (let e = 0; e < used; e++) ids[e] = rank[ids[e]];
+  await tick();
   const { postingStart, pairs } = termMajor(order.length, count, termStart, ids, weights);
+  await tick();
   const sorted = order.map((id) => words[id]);
   const wordBytes = encoder.encode(sorted.join(""));
   const wordEnds = new Uint32Array(sorted.length);
