@@ -117,6 +117,9 @@ export interface LagReport {
 
 /** File that startLagProbe appends every stall of 50 ms or more to (bench/README.md, "Finding a stall"). */
 const STALL_LOG = process.env.KRYPTON_BENCH_STALL_LOG;
+
+/** The project's stall target: no main-thread stall of 100 ms or more (a freeze a user feels). */
+export const STALL_LIMIT_MS = 100;
 /** File that startLagProbe appends the process's memory to about twice a second (bench/README.md, "Finding a memory peak"). */
 const MEMORY_LOG = process.env.KRYPTON_BENCH_MEMORY_LOG;
 

@@ -24,6 +24,7 @@ import {
   round,
   rssMb,
   SIZES,
+  STALL_LIMIT_MS,
   stats,
   target,
   timedRuns,
@@ -51,7 +52,6 @@ import { coldStart } from "./measure-cold-start";
 import { quality } from "./retrieval-quality";
 import { flashcardsMeasurement } from "./flashcards-bench";
 
-const STALL_LIMIT_MS = 100;
 const WARMUP = 10;
 const QUERIES = 100;
 
