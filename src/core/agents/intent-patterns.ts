@@ -313,3 +313,98 @@ function re(body: string): RegExp {
 function cjk(body: string): RegExp {
   return new RegExp(`${LEAD}${CJK_LEAD}*${body}$`, "iu");
 }
+
+/*
+ * Study requests: flashcards, quiz, study goals. Same mechanism as the note requests above (the same
+ * politeness LEAD, normalisation, whole-message patterns and argument cleaning), each a table of patterns
+ * whose named groups carry the arguments: `topic`, `count`, `goal`, `target`, `amount`. Their agents
+ * (src/core/flashcards, src/core/quiz, src/core/goals) ask these functions and act.
+ */
+
+/** "make flashcards about photosynthesis", "generate 5 flashcards from this note". Topic null: the active note. */
+export interface FlashcardIntent {
+  topic: string | null;
+  max?: number;
+}
+
+/** A study-goal request; `amount` of a log is the duration as typed ("1h 15m"), for the goal agent to read. */
+export type GoalRequest =
+  | { type: "create"; goal: string; target?: string }
+  | { type: "log"; amount: string; goal: string }
+  | { type: "list" }
+  | { type: "progress"; goal: string }
+  | { type: "plan"; goal: string };
+
+const MAX_STUDY_MESSAGE_CHARS = 400;
+
+const EN_CARD_COUNT = String.raw`(?:(?:some|a\s+few|a\s+set\s+of|(?<count>\d{1,2}))\s+)?`;
+const EN_CARDS = String.raw`(?:flash\s?cards?|anki\s+cards|cards)`;
+const EN_CARD_VERB = String.raw`(?:make|create|generate|write|build|give)\s+(?:me\s+)?`;
+const EN_THIS_NOTE = /^(?:this|the\s+current|the\s+open|the\s+active|my\s+current|current)\s+(?:note|page|document|file)$/i;
+
+const FLASHCARD_PATTERNS: RegExp[] = [
+  re(String.raw`${EN_CARD_VERB}${EN_CARD_COUNT}${EN_CARDS}`),
+  re(String.raw`${EN_CARD_VERB}${EN_CARD_COUNT}${EN_CARDS}\s+(?:about|on|for|from|covering|of)\s+(?<topic>.+)`),
+];
+
+const QUIZ_PATTERNS: RegExp[] = [
+  re(String.raw`(?:quiz|test)\s+me\s+(?:on|about)\s+(?<topic>.+)`),
+  re(String.raw`(?:start|begin)\s+(?:a\s+)?quiz\s+(?:on|about)\s+(?<topic>.+)`),
+];
+
+const GOAL_PATTERNS: { type: GoalRequest["type"]; patterns: RegExp[] }[] = [
+  { type: "create", patterns: [re(String.raw`(?:set|add|create|new)\s+(?:a\s+|my\s+)?(?:new\s+)?study\s+goal\s*[:\-–]?\s*(?<goal>.+?)(?:\s+by\s+(?<target>.+))?`)] },
+  { type: "list", patterns: [re(String.raw`(?:what\s+are|show(?:\s+me)?|list)\s+(?:all\s+)?my\s+study\s+goals`)] },
+  { type: "progress", patterns: [re(String.raw`(?:how\s+am\s+i\s+doing|how'?s\s+my\s+progress|what'?s\s+my\s+progress)\s+(?:on|with|for)\s+(?<goal>.+)`)] },
+  { type: "plan", patterns: [re(String.raw`plan\s+(?:my|the|this)\s+week\s+(?:for|on)\s+(?<goal>.+)`)] },
+  { type: "log", patterns: [re(String.raw`(?:log|add|record|track)\s+(?<amount>.+?)\s+(?:on|for|to)\s+(?<goal>.+)`)] },
+];
+
+/** The first pattern matching the whole (normalised) message, or null. */
+function firstMatch(message: string, patterns: RegExp[]): Record<string, string | undefined> | null {
+  if (message.length > MAX_STUDY_MESSAGE_CHARS) return null;
+  const text = normalizeMessage(message);
+  if (!text) return null;
+  for (const pattern of patterns) {
+    const m = pattern.exec(text);
+    if (m) return m.groups ?? {};
+  }
+  return null;
+}
+
+export function detectFlashcardIntent(message: string): FlashcardIntent | null {
+  const g = firstMatch(message, FLASHCARD_PATTERNS);
+  if (!g) return null;
+  const max = g.count ? { max: Number(g.count) } : {};
+  if (g.topic === undefined) return { topic: null, ...max };
+  const topic = cleanArgument(g.topic);
+  if (!topic || topic.length > MAX_ARGUMENT_CHARS) return null;
+  if (EN_THIS_NOTE.test(topic)) return { topic: null, ...max };
+  return { topic, ...max };
+}
+
+/** "quiz me on AWS": the deck (or topic) name, or null. */
+export function detectQuizIntent(message: string): string | null {
+  const g = firstMatch(message, QUIZ_PATTERNS);
+  return g ? cleanArgument(g.topic ?? "") || null : null;
+}
+
+/** Goal names lose the quotes, brackets and end punctuation a chat message wraps them in ("Pass AWS"), as other agents' arguments do. */
+export function detectGoalRequest(message: string): GoalRequest | null {
+  for (const rule of GOAL_PATTERNS) {
+    const g = firstMatch(message, rule.patterns);
+    if (!g) continue;
+    const goal = cleanArgument(g.goal ?? "");
+    switch (rule.type) {
+      case "create":
+        return { type: "create", goal, ...(g.target ? { target: g.target.trim() } : {}) };
+      case "list":
+        return { type: "list" };
+      case "log":
+        return { type: "log", amount: (g.amount ?? "").trim(), goal };
+      default:
+        return { type: rule.type, goal };
+    }
+  }
+  return null;
+}

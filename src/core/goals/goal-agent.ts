@@ -1,5 +1,5 @@
 import type { Agent } from "../agents/agent";
-import { cleanArgument, normalizeMessage } from "../agents/intent-patterns";
+import { detectGoalRequest } from "../agents/intent-patterns";
 import { AgentError } from "../notes/agent-error";
 import { srDefaultsRemark } from "../flashcards/sr-format";
 import type { Logger } from "../ports/logger";
@@ -20,31 +20,13 @@ export type GoalIntent =
   | { type: "progress"; goal: string }
   | { type: "plan"; goal: string };
 
-const LEAD = String.raw`^(?:(?:please|pls|ok|okay|hey\s+krypton)[,]?\s+|(?:can|could|will)\s+you\s+)*`;
-const CREATE = new RegExp(`${LEAD}(?:set|add|create|new)\\s+(?:a\\s+|my\\s+)?(?:new\\s+)?study\\s+goal\\s*[:\\-–]?\\s*(.+?)(?:\\s+by\\s+(.+))?$`, "i");
-const LOG = new RegExp(`${LEAD}(?:log|add|record|track)\\s+(.+?)\\s+(?:on|for|to)\\s+(.+)$`, "i");
-const LIST = new RegExp(`${LEAD}(?:what\\s+are|show(?:\\s+me)?|list)\\s+(?:all\\s+)?my\\s+study\\s+goals$`, "i");
-const PROGRESS = new RegExp(`${LEAD}(?:how\\s+am\\s+i\\s+doing|how'?s\\s+my\\s+progress|what'?s\\s+my\\s+progress)\\s+(?:on|with|for)\\s+(.+)$`, "i");
-const PLAN = new RegExp(`${LEAD}plan\\s+(?:my|the|this)\\s+week\\s+(?:for|on)\\s+(.+)$`, "i");
-
-/** Goal names lose the quotes, brackets and end punctuation a chat message wraps them in ("Pass AWS"), as other agents' arguments do. */
+/** Recognised in src/core/agents/intent-patterns.ts with the other intents; here a log's duration is read. */
 export function detectGoalIntent(message: string): GoalIntent | null {
-  if (message.length > 400) return null;
-  const text = normalizeMessage(message);
-  let m = CREATE.exec(text);
-  if (m) return { type: "create", goal: cleanArgument(m[1]), ...(m[2] ? { target: m[2].trim() } : {}) };
-  if (LIST.test(text)) return { type: "list" };
-  m = PROGRESS.exec(text);
-  if (m) return { type: "progress", goal: cleanArgument(m[1]) };
-  m = PLAN.exec(text);
-  if (m) return { type: "plan", goal: cleanArgument(m[1]) };
-  m = LOG.exec(text);
-  if (m) {
-    const minutes = parseMinutes(m[1]);
-    // "log 30 minutes on AWS" but not "log my thoughts on AWS".
-    if (minutes !== null && /\d/.test(m[1])) return { type: "log", minutes, goal: cleanArgument(m[2]) };
-  }
-  return null;
+  const request = detectGoalRequest(message);
+  if (request?.type !== "log") return request;
+  const minutes = parseMinutes(request.amount);
+  // "log 30 minutes on AWS" but not "log my thoughts on AWS".
+  return minutes !== null && /\d/.test(request.amount) ? { type: "log", minutes, goal: request.goal } : null;
 }
 
 /** Study goals in chat: set, log, list, progress, plan. */

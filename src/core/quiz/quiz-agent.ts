@@ -1,13 +1,11 @@
 import type { Agent } from "../agents/agent";
-import { cleanArgument, normalizeMessage } from "../agents/intent-patterns";
+import { detectQuizIntent, normalizeMessage } from "../agents/intent-patterns";
 import { AgentError } from "../notes/agent-error";
 import type { Logger } from "../ports/logger";
 import type { QuizService } from "./quiz-service";
 import { agentErrorResult } from "../agents/agent-base";
 
 export const QUIZ_AGENT = "quiz";
-
-const START = /^(?:(?:please|ok|okay)[,]?\s+|(?:can|could|will)\s+you\s+)*(?:quiz|test)\s+me\s+(?:on|about)\s+(.+)$|^(?:start|begin)\s+(?:a\s+)?quiz\s+(?:on|about)\s+(.+)$/i;
 
 const YES = /^(?:yes|yeah|yep|sure|ok(?:ay)?|please|do it|go ahead|make them)\b[^?]*$/i;
 
@@ -20,10 +18,8 @@ export function createQuizAgent(deps: { quiz: QuizService; logger: Logger }): Ag
     name: QUIZ_AGENT,
     async tryHandle(message, _history, context) {
       try {
-        const start = START.exec(normalizeMessage(message));
-        if (start) {
-          const name = cleanArgument(start[1] ?? start[2] ?? "");
-          if (!name) return null;
+        const name = detectQuizIntent(message);
+        if (name) {
           return { kind: "message", agent: QUIZ_AGENT, text: await deps.quiz.start(context.conversationId, name, context.signal) };
         }
         const offered = await deps.quiz.openOffer(context.conversationId);
