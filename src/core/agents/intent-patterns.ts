@@ -342,22 +342,173 @@ const EN_CARDS = String.raw`(?:flash\s?cards?|anki\s+cards|cards)`;
 const EN_CARD_VERB = String.raw`(?:make|create|generate|write|build|give)\s+(?:me\s+)?`;
 const EN_THIS_NOTE = /^(?:this|the\s+current|the\s+open|the\s+active|my\s+current|current)\s+(?:note|page|document|file)$/i;
 
+/**
+ * The other languages' "this note" ("esta nota", "diese Notiz", "этой заметки", "このノート", "这篇笔记", "이 노트"):
+ * flashcards from the active note.
+ */
+const THIS_NOTE_OTHER =
+  /^(?:(?:esta|essa|la)\s+nota(?:\s+actual|\s+atual)?|(?:cette|la)\s+note(?:\s+actuelle)?|(?:dieser|diese|der\s+aktuellen|die\s+aktuelle)\s+notiz|questa\s+nota|(?:этой|эту|текущей|текущую)\s+заметк[иуе]|(?:この|今の|現在の)ノート|(?:这|這|当前|當前)(?:篇|个|個)?(?:笔记|筆記)|(?:이|현재)\s*노트)$/iu;
+
+/** Leading articles a topic loses in the other languages ("sobre las mareas" → "mareas"). */
+const ES_ART = String.raw`(?:(?:el|la|los|las)\s+)?`;
+const FR_ART = String.raw`(?:(?:le|la|les)\s+|l'\s*)?`;
+const DE_CARD_ABOUT = String.raw`(?:[üu]ber|zu|zum|zur|aus)\s+(?:(?:die|der|den|dem|das)\s+)?(?:thema\s+)?`;
+const PT_ART = String.raw`(?:(?:o|a|os|as)\s+)?`;
+const IT_ABOUT = String.raw`(?:(?:su|di|da|riguardo\s+a)\s+(?:(?:il|lo|la|i|gli|le)\s+|l'\s*)?|(?:sul|sullo|sulla|sui|sugli|sulle|del|dello|della|dei|degli|delle|dal|dalla)\s+|(?:sull|dell|dall)'\s*)`;
+const RU_ABOUT = String.raw`(?:о|об|обо|про|по|на\s+тему|из)`;
+const ES_CARDS = String.raw`(?:tarjetas(?:\s+de\s+(?:estudio|memoria|repaso)(?!$))?|fichas(?:\s+de\s+estudio(?!$))?|flashcards?)`;
+const FR_CARDS = String.raw`(?:flashcards?|fiches(?:\s+de\s+r[ée]vision)?|cartes(?:\s+m[ée]moire)?)`;
+const DE_CARDS = String.raw`(?:karteikarten|lernkarten|flashcards|flash-karten)`;
+const PT_CARDS = String.raw`(?:flashcards?|cart[õo]es(?:\s+de\s+estudo(?!$))?|fichas)`;
+const IT_CARDS = String.raw`(?:flashcards?|schede(?:\s+di\s+studio)?|carte)`;
+const RU_CARDS = String.raw`(?:карточки|карточек|флеш-?карточки|флеш-?карточек|флешкарты|флешкарт)`;
+const JA_CARDS = String.raw`(?:フラッシュカード|単語カード|暗記カード|学習カード|カード)`;
+const ZH_CARDS = String.raw`(?:抽认卡|抽認卡|闪卡|閃卡|闪记卡|閃記卡|记忆卡片?|記憶卡片?|学习卡片?|學習卡片?|卡片)`;
+const KO_CARDS = String.raw`(?:플래시\s*카드|암기\s*카드|학습\s*카드|카드)(?:를|을)?`;
+const COUNT_N = String.raw`(?<count>\d{1,2})`;
+
 const FLASHCARD_PATTERNS: RegExp[] = [
   re(String.raw`${EN_CARD_VERB}${EN_CARD_COUNT}${EN_CARDS}`),
   re(String.raw`${EN_CARD_VERB}${EN_CARD_COUNT}${EN_CARDS}\s+(?:about|on|for|from|covering|of)\s+(?<topic>.+)`),
+  // es: haz tarjetas sobre las mareas / crea 5 flashcards de esta nota
+  re(String.raw`(?:haz|hazme|hacer|crea|cr[ée]ame|crear|genera|gen[ée]rame|generar|escribe|escr[íi]beme)\s+(?:(?:unas|algunas|${COUNT_N})\s+)?${ES_CARDS}\s+(?:sobre|acerca\s+de|de)\s+${ES_ART}(?<topic>.+)`),
+  // fr: crée des flashcards sur les marées / fais-moi 5 fiches de révision sur …
+  re(String.raw`(?:cr[ée]e|cr[ée]er|fais|faire|g[ée]n[èe]re|g[ée]n[ée]rer|[ée]cris)(?:-moi)?\s+(?:(?:des|quelques|${COUNT_N})\s+)?${FR_CARDS}\s+(?:(?:sur|[àa]\s+propos\s+de|de|depuis)\s+${FR_ART}|(?:du|des|[àa]\s+propos\s+(?:du|des))\s+)(?<topic>.+)`),
+  // de: erstelle Karteikarten über Gezeiten / mach mir 5 Lernkarten zu …
+  re(String.raw`(?:erstelle|erstell|mache|mach|generiere|schreibe|schreib)\s+${DE_ASIDE}(?:(?:ein\s+paar|einige|${COUNT_N})\s+)?${DE_CARDS}\s+${DE_CARD_ABOUT}(?<topic>.+)`),
+  // de, the verb last after "kannst du" (LEAD): … Karteikarten über Gezeiten erstellen?
+  re(String.raw`${DE_ASIDE}(?:(?:ein\s+paar|einige|${COUNT_N})\s+)?${DE_CARDS}\s+${DE_CARD_ABOUT}(?<topic>.+?)\s+(?:erstellen|machen|generieren|schreiben)`),
+  // pt: faça flashcards sobre marés / crie 5 cartões sobre a fotossíntese
+  re(String.raw`(?:fa[çc]a|faz|fazer|crie|cria|criar|gere|gera|gerar|escreva)(?:-me)?\s+(?:(?:alguns|algumas|${COUNT_N})\s+)?${PT_CARDS}\s+(?:(?:sobre|acerca\s+de|de)\s+${PT_ART}|(?:da|do|das|dos)\s+)(?<topic>.+)`),
+  // it: crea flashcard sulle maree / fammi 5 schede su …
+  re(String.raw`(?:crea|creami|fai|fammi|genera|generami|scrivi|scrivimi|${IT_CAN}\s+(?:creare|fare|generare))\s+(?:(?:delle|alcune|qualche|${COUNT_N})\s+)?${IT_CARDS}\s+${IT_ABOUT}(?<topic>.+)`),
+  // ru: сделай карточки про приливы / создай 5 карточек по этой заметке
+  re(String.raw`(?:сделай|сделайте|создай|создайте|составь|составьте|сгенерируй|${RU_CAN}\s+(?:сделать|создать|составить|сгенерировать))\s+(?:(?:несколько|${COUNT_N})\s+)?${RU_CARDS}\s+${RU_ABOUT}\s+(?<topic>.+)`),
+  // ja: 潮汐についてのフラッシュカードを作って / このノートからフラッシュカードを5枚作成して
+  cjk(String.raw`(?<topic>.+?)(?:${JA_ABOUT}|\s*から\s*)(?:の)?${JA_CARDS}\s*(?:を)?\s*(?:${COUNT_N}\s*(?:枚|個)\s*)?${jaDo("作成し|作っ|つくっ", "作成")}`),
+  // zh: 制作关于潮汐的抽认卡 / 帮我做5张关于潮汐的闪卡
+  cjk(String.raw`(?:制作|製作|创建|創建|生成|做|写|寫)(?:一下)?\s*(?:${COUNT_N}\s*(?:张|張|个|個)|一些|一套|几张|幾張)?\s*${ZH_ABOUT}\s*(?<topic>.+?)\s*的\s*${ZH_CARDS}${ZH_END}`),
+  cjk(String.raw`(?:根据|根據|用)\s*(?<topic>.+?)\s*(?:制作|製作|生成|做)(?:一下)?\s*(?:${COUNT_N}\s*(?:张|張|个|個)|一些)?\s*${ZH_CARDS}${ZH_END}`),
+  // ko: 조수에 대한 플래시카드 만들어 줘 / 이 노트로 카드 5개 만들어 주세요
+  cjk(String.raw`(?<topic>.+?)(?:${KO_ABOUT}|\s*(?:으로|로|에서)\s+)${KO_CARDS}\s*(?:${COUNT_N}\s*(?:개|장)\s*)?${koDo("만들어|생성해|작성해")}`),
 ];
 
 const QUIZ_PATTERNS: RegExp[] = [
   re(String.raw`(?:quiz|test)\s+me\s+(?:on|about)\s+(?<topic>.+)`),
   re(String.raw`(?:start|begin)\s+(?:a\s+)?quiz\s+(?:on|about)\s+(?<topic>.+)`),
+  // es: pregúntame sobre las mareas / hazme un quiz de AWS
+  re(String.raw`(?:preg[úu]ntame|exam[íi]name|ponme\s+a\s+prueba|hazme\s+(?:un\s+)?(?:quiz|test|examen|cuestionario))\s+(?:sobre|acerca\s+de|de)\s+${ES_ART}(?<topic>.+)`),
+  // fr: interroge-moi sur les marées / fais-moi un quiz sur AWS
+  re(String.raw`(?:interroge|questionne|teste)-moi\s+(?:sur\s+${FR_ART}|[àa]\s+propos\s+(?:de\s+${FR_ART}|du\s+|des\s+))(?<topic>.+)`),
+  re(String.raw`(?:fais|lance|commence)(?:-moi)?\s+un\s+quiz\s+(?:sur\s+${FR_ART}|de\s+${FR_ART}|du\s+|des\s+)(?<topic>.+)`),
+  // de: frag mich zu Gezeiten / teste mich über … / starte ein Quiz zu …; "kannst du mich zu Gezeiten abfragen?"
+  re(String.raw`(?:frag|frage|teste|test|pr[üu]f|pr[üu]fe)\s+mich\s+${DE_ASIDE}${DE_CARD_ABOUT}(?<topic>.+?)(?:\s+ab)?`),
+  re(String.raw`(?:starte|start|mach|mache)\s+${DE_ASIDE}(?:ein\s+)?quiz\s+${DE_CARD_ABOUT}(?<topic>.+)`),
+  re(String.raw`mich\s+${DE_ASIDE}${DE_CARD_ABOUT}(?<topic>.+?)\s+(?:abfragen|testen|pr[üu]fen)`),
+  // pt: me pergunte sobre as marés / faça um quiz sobre AWS
+  re(String.raw`(?:me\s+pergunte|pergunte-me|me\s+teste|teste-me|me\s+fa[çc]a\s+um\s+quiz|fa[çc]a(?:-me)?\s+um\s+quiz)\s+(?:(?:sobre|de)\s+${PT_ART}|(?:da|do|das|dos)\s+)(?<topic>.+)`),
+  // it: interrogami sulle maree / fammi un quiz su AWS
+  re(String.raw`(?:interrogami|testami|mettimi\s+alla\s+prova|fammi\s+(?:delle\s+)?domande|fammi\s+un\s+quiz)\s+${IT_ABOUT}(?<topic>.+)`),
+  // ru: проверь меня по приливам / спроси меня про приливы / устрой мне тест по …
+  re(String.raw`(?:проверь|проверьте|протестируй|погоняй|спроси|спросите)\s+меня\s+${RU_ABOUT}\s+(?<topic>.+)`),
+  re(String.raw`(?:устрой|начни|сделай|проведи)\s+(?:мне\s+)?(?:тест|викторину|квиз|опрос)\s+${RU_ABOUT}\s+(?<topic>.+)`),
+  // ja: 潮汐についてクイズを出して / 潮汐のクイズを出してください
+  cjk(String.raw`(?<topic>.+?)(?:${JA_ABOUT}|の)(?:私に)?\s*(?:クイズ|問題|テスト)\s*(?:を)?\s*${jaDo("出し|出題し", "出題")}`),
+  // zh: 考考我关于潮汐的知识 / 就潮汐测验我一下
+  cjk(String.raw`(?:考考我|考我|测验我|測驗我|测试我|測試我)\s*(?:一下)?\s*${ZH_ABOUT}\s*(?<topic>.+?)(?:\s*的\s*(?:知识|知識|内容|內容))?${ZH_END}`),
+  cjk(String.raw`(?:用|就)\s*(?<topic>.+?)\s*(?:考考我|考我|测验我|測驗我|测试我|測試我)(?:一下)?${ZH_END}`),
+  // ko: 조수에 대한 퀴즈 내 줘 / 조수에 대해 퀴즈를 내 주세요
+  cjk(String.raw`(?<topic>.+?)${KO_ABOUT}(?:퀴즈|문제|테스트)(?:를|을)?\s*${koDo("내|출제해")}`),
 ];
 
+/** "<goal> by <date>" after "study goal" (":" optional), per language. */
+const GOAL_BY = (by: string): string => String.raw`\s*[:\-–]?\s*(?<goal>.+?)(?:\s+${by}\s+(?<target>.+))?`;
+/** A duration as the goal agent reads it: a number first ("30 minutes", "1h 15m", "30 минут", "30分"). */
+const AMOUNT = String.raw`(?<amount>\d.*?)`;
+
 const GOAL_PATTERNS: { type: GoalRequest["type"]; patterns: RegExp[] }[] = [
-  { type: "create", patterns: [re(String.raw`(?:set|add|create|new)\s+(?:a\s+|my\s+)?(?:new\s+)?study\s+goal\s*[:\-–]?\s*(?<goal>.+?)(?:\s+by\s+(?<target>.+))?`)] },
-  { type: "list", patterns: [re(String.raw`(?:what\s+are|show(?:\s+me)?|list)\s+(?:all\s+)?my\s+study\s+goals`)] },
-  { type: "progress", patterns: [re(String.raw`(?:how\s+am\s+i\s+doing|how'?s\s+my\s+progress|what'?s\s+my\s+progress)\s+(?:on|with|for)\s+(?<goal>.+)`)] },
-  { type: "plan", patterns: [re(String.raw`plan\s+(?:my|the|this)\s+week\s+(?:for|on)\s+(?<goal>.+)`)] },
-  { type: "log", patterns: [re(String.raw`(?:log|add|record|track)\s+(?<amount>.+?)\s+(?:on|for|to)\s+(?<goal>.+)`)] },
+  {
+    type: "create",
+    patterns: [
+      re(String.raw`(?:set|add|create|new)\s+(?:a\s+|my\s+)?(?:new\s+)?study\s+goal\s*[:\-–]?\s*(?<goal>.+?)(?:\s+by\s+(?<target>.+))?`),
+      // es: fija un objetivo de estudio: aprobar AWS para el 2027-01-15
+      re(String.raw`(?:fija|establece|crea|pon|a[ñn]ade|agrega|define)(?:me)?\s+(?:un\s+)?(?:nuevo\s+)?(?:objetivo|meta)\s+de\s+estudio${GOAL_BY(String.raw`(?:para\s+el|antes\s+del|hasta\s+el)`)}`),
+      // fr: fixe un objectif d'étude : réussir AWS d'ici le 2027-01-15
+      re(String.raw`(?:fixe|d[ée]finis|cr[ée]e|ajoute|mets)(?:-moi)?\s+(?:un\s+)?(?:nouvel\s+)?objectif\s+d'[ée]tudes?${GOAL_BY(String.raw`(?:d'ici(?:\s+le)?|pour\s+le|avant\s+le)`)}`),
+      // de: setze ein Lernziel: AWS bestehen bis 2027-01-15
+      re(String.raw`(?:setze|setz|lege|leg|erstelle|erstell|f[üu]ge)\s+${DE_ASIDE}(?:ein\s+)?(?:neues\s+)?lernziel(?:\s+fest|\s+an|\s+hinzu)?${GOAL_BY(String.raw`(?:bis(?:\s+zum)?)`)}`),
+      // pt: defina uma meta de estudo: passar no AWS até 2027-01-15
+      re(String.raw`(?:defina|define|crie|cria|adicione|estabele[çc]a)\s+(?:uma\s+|um\s+)?(?:nova\s+|novo\s+)?(?:meta|objetivo)\s+de\s+estudos?${GOAL_BY(String.raw`(?:at[ée](?:\s+(?:o\s+dia|dia))?)`)}`),
+      // it: imposta un obiettivo di studio: superare AWS entro il 2027-01-15
+      re(String.raw`(?:imposta|fissa|crea|aggiungi|${IT_CAN}\s+(?:impostare|fissare|creare))\s+(?:un\s+)?(?:nuovo\s+)?obiettivo\s+di\s+studio${GOAL_BY(String.raw`(?:entro(?:\s+il)?)`)}`),
+      // ru: поставь учебную цель: сдать AWS до 2027-01-15
+      re(String.raw`(?:поставь|поставьте|создай|создайте|добавь|добавьте|задай|задайте|${RU_CAN}\s+(?:поставить|создать|добавить))\s+(?:новую\s+)?(?:учебную\s+цель|цель\s+обучения)${GOAL_BY("(?:до|к)")}`),
+      // ja: 学習目標を設定して：AWSに合格 / zh: 设定学习目标：通过AWS / ko: 학습 목표 설정해 줘: AWS 합격
+      cjk(String.raw`(?:学習目標|勉強の目標)\s*(?:を)?\s*${jaDo("設定し|立て|作っ", "設定")}\s*[:：]\s*(?<goal>.+?)(?:\s*[,，、]\s*(?:期限|締め切り)\s*[:：]?\s*(?<target>.+))?`),
+      cjk(String.raw`(?:设定|設定|设置|設置|添加|新建|定)(?:一个|一個)?\s*(?:新的)?\s*(?:学习目标|學習目標)\s*[:：]\s*(?<goal>.+?)(?:\s*[,，、]\s*(?:截止(?:日期)?|期限)\s*[:：]?\s*(?<target>.+))?`),
+      cjk(String.raw`(?:학습|공부)\s*목표(?:를|을)?\s*${koDo("설정해|만들어|세워")}\s*[:：]\s*(?<goal>.+?)(?:\s*[,，]\s*(?:기한|마감)\s*[:：]?\s*(?<target>.+))?`),
+    ],
+  },
+  {
+    type: "list",
+    patterns: [
+      re(String.raw`(?:what\s+are|show(?:\s+me)?|list)\s+(?:all\s+)?my\s+study\s+goals`),
+      re(String.raw`(?:cu[áa]les\s+son|mu[ée]strame|muestra|lista)\s+(?:todos\s+)?mis\s+(?:objetivos|metas)\s+de\s+estudio`),
+      re(String.raw`(?:quels\s+sont|montre(?:-moi)?|liste)\s+(?:tous\s+)?mes\s+objectifs\s+d'[ée]tudes?`),
+      re(String.raw`(?:was\s+sind|zeige|zeig|liste)\s+${DE_ASIDE}(?:alle\s+)?meine\s+lernziele(?:\s+an)?`),
+      re(String.raw`(?:quais\s+s[ãa]o|mostre|mostra|liste)(?:-me)?\s+(?:todas\s+|todos\s+)?(?:as\s+|os\s+)?(?:minhas\s+metas|meus\s+objetivos)\s+de\s+estudos?`),
+      re(String.raw`(?:quali\s+sono|mostrami|elenca)\s+(?:tutti\s+)?i\s+miei\s+obiettivi\s+di\s+studio`),
+      re(String.raw`(?:какие\s+у\s+меня|покажи|перечисли)\s+(?:все\s+)?(?:мои\s+)?учебные\s+цели`),
+      cjk(String.raw`(?:私の)?(?:学習目標|勉強の目標)\s*(?:を)?\s*${jaDo("見せ|表示し", "一覧")}`),
+      cjk(String.raw`(?:显示|顯示|列出|查看|给我看|給我看)(?:一下)?\s*(?:我的)?\s*(?:所有)?\s*(?:学习目标|學習目標)${ZH_END}`),
+      cjk(String.raw`(?:내|제)\s*(?:학습|공부)\s*목표(?:들)?(?:를|을)?\s*${koDo("보여|알려")}`),
+    ],
+  },
+  {
+    type: "progress",
+    patterns: [
+      re(String.raw`(?:how\s+am\s+i\s+doing|how'?s\s+my\s+progress|what'?s\s+my\s+progress)\s+(?:on|with|for)\s+(?<goal>.+)`),
+      re(String.raw`(?:c[óo]mo\s+voy|cu[áa]l\s+es\s+mi\s+progreso)\s+(?:con|en)\s+${ES_ART}(?<goal>.+)`),
+      re(String.raw`o[uù]\s+en\s+suis-je\s+(?:avec|sur|pour)\s+${FR_ART}(?<goal>.+)`),
+      re(String.raw`wie\s+(?:komme\s+ich\s+voran|steht\s+es)\s+mit\s+(?:(?:die|der|den|dem|das)\s+)?(?<goal>.+)`),
+      re(String.raw`como\s+(?:estou|vou)\s+(?:indo\s+)?(?:em|com|n[ao]s?)\s+(?<goal>.+)`),
+      re(String.raw`come\s+sto\s+andando\s+(?:(?:con|in)\s+|${IT_ABOUT})(?<goal>.+)`),
+      re(String.raw`как\s+(?:мои\s+успехи|у\s+меня\s+дела|продвигается)\s+(?:с|по|в)\s+(?<goal>.+)`),
+      cjk(String.raw`(?<goal>.+?)\s*の\s*進捗\s*(?:は|を)?\s*(?:どう(?:ですか)?|${jaDo("見せ|教え", "確認")})`),
+      cjk(String.raw`(?:我的)?\s*(?<goal>.+?)\s*(?:进度|進度|进展|進展)(?:怎么样|怎麼樣|如何)${ZH_END}`),
+      cjk(String.raw`(?<goal>.+?)\s*(?:진행\s*상황|진도)(?:은|는|을|를)?\s*(?:어때(?:요)?|${koDo("보여|알려")})`),
+    ],
+  },
+  {
+    type: "plan",
+    patterns: [
+      re(String.raw`plan\s+(?:my|the|this)\s+week\s+(?:for|on)\s+(?<goal>.+)`),
+      re(String.raw`(?:planifica|planea|organiza)(?:me)?\s+(?:mi|la|esta)\s+semana\s+(?:para|de)\s+${ES_ART}(?<goal>.+)`),
+      re(String.raw`(?:planifie|organise)(?:-moi)?\s+(?:ma|la|cette)\s+semaine\s+(?:pour|sur)\s+${FR_ART}(?<goal>.+)`),
+      re(String.raw`(?:plane|plan)\s+${DE_ASIDE}(?:meine|die|diese)\s+woche\s+f[üu]r\s+(?:(?:die|der|den|das)\s+)?(?<goal>.+)`),
+      re(String.raw`(?:planeje|planeja|organize|organiza)\s+(?:a\s+)?(?:minha|esta|a)\s+semana\s+(?:para|de)\s+${PT_ART}(?<goal>.+)`),
+      re(String.raw`(?:pianifica|organizza)\s+(?:la\s+)?(?:mia|questa)\s+settimana\s+(?:per|su)\s+(?<goal>.+)`),
+      re(String.raw`(?:спланируй|распланируй|составь\s+план\s+на)\s+(?:мою|эту)?\s*неделю\s+(?:для|по)\s+(?<goal>.+)`),
+      cjk(String.raw`(?<goal>.+?)\s*(?:のため)?の\s*(?:今週|一週間|1週間)の(?:計画|予定)\s*(?:を)?\s*${jaDo("立て|作っ", "作成")}`),
+      cjk(String.raw`(?:为|為|给|給)\s*(?<goal>.+?)\s*(?:制定|安排|规划|規劃|计划|計劃)(?:一下)?\s*(?:这周|這週|本周|本週|一周|一週)的?\s*(?:计划|計劃|学习计划|學習計劃)?${ZH_END}`),
+      cjk(String.raw`(?<goal>.+?)\s*(?:을|를)?\s*위한\s*(?:이번\s*주|한\s*주)\s*(?:계획|일정)(?:을|를)?\s*${koDo("세워|짜|만들어")}`),
+    ],
+  },
+  {
+    type: "log",
+    patterns: [
+      re(String.raw`(?:log|add|record|track)\s+(?<amount>.+?)\s+(?:on|for|to)\s+(?<goal>.+)`),
+      re(String.raw`(?:registra|anota|apunta|a[ñn]ade)\s+${AMOUNT}\s+(?:en|a|para|de)\s+${ES_ART}(?<goal>.+)`),
+      re(String.raw`(?:enregistre|note|ajoute|compte)\s+${AMOUNT}\s+(?:sur|pour|[àa]|en)\s+${FR_ART}(?<goal>.+)`),
+      re(String.raw`(?:trage|trag|erfasse|buche|notiere)\s+${DE_ASIDE}${AMOUNT}\s+(?:f[üu]r|bei|zu|zum|zur|auf)\s+(?:(?:die|der|den|dem|das)\s+)?(?<goal>.+?)(?:\s+ein)?`),
+      re(String.raw`(?:registre|registra|anote|anota|adicione)\s+${AMOUNT}\s+(?:em|para|de|n[ao]s?)\s+(?<goal>.+)`),
+      re(String.raw`(?:registra|segna|aggiungi|annota)\s+${AMOUNT}\s+(?:su|per|a|in|di)\s+(?<goal>.+)`),
+      re(String.raw`(?:запиши|засчитай|добавь|отметь)\s+${AMOUNT}\s+(?:на|по|в|для|к)\s+(?<goal>.+)`),
+      cjk(String.raw`(?<goal>.+?)\s*に\s*${AMOUNT}\s*(?:を)?\s*${jaDo("記録し|追加し", "記録")}`),
+      cjk(String.raw`(?:给|給|为|為)\s*(?<goal>.+?)\s*(?:记录|記錄|记|記|添加)(?:上)?\s*${AMOUNT}${ZH_END}`),
+      cjk(String.raw`(?<goal>.+?)(?:에|에다)\s+${AMOUNT}\s*(?:을|를)?\s*${koDo("기록해|추가해")}`),
+    ],
+  },
 ];
 
 /** The first pattern matching the whole (normalised) message, or null. */
@@ -379,7 +530,7 @@ export function detectFlashcardIntent(message: string): FlashcardIntent | null {
   if (g.topic === undefined) return { topic: null, ...max };
   const topic = cleanArgument(g.topic);
   if (!topic || topic.length > MAX_ARGUMENT_CHARS) return null;
-  if (EN_THIS_NOTE.test(topic)) return { topic: null, ...max };
+  if (EN_THIS_NOTE.test(topic) || THIS_NOTE_OTHER.test(topic)) return { topic: null, ...max };
   return { topic, ...max };
 }
 

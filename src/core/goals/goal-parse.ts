@@ -7,7 +7,13 @@ const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 
 /** Minutes in a duration text, or null when there is none. */
 export function parseMinutes(text: string): number | null {
-  const t = text.toLowerCase().replace(/,/g, ".").trim();
+  const t = text
+    .toLowerCase()
+    .replace(/,/g, ".")
+    // The units of the languages goals are asked in: "30 minutos", "1 Stunde", "30 минут", "1時間30分", "30분".
+    .replace(/(\d)\s*(?:minutos|minuten|minuti|minute|минут[аы]?|мин\.?|分钟|分鐘|分|분)/gu, "$1 min ")
+    .replace(/(\d)\s*(?:horas?|heures?|stunden?|ore|ora|час(?:а|ов)?|時間|小时|小時|시간)/gu, "$1 h ")
+    .trim();
   let total = 0;
   let found = false;
   for (const m of t.matchAll(/(\d+(?:\.\d+)?)\s*(h(?:ours?|rs?)?|m(?:in(?:ute)?s?)?)\b/g)) {
