@@ -1,7 +1,7 @@
 import type { Agent } from "../agents/agent";
 import { AgentError } from "../notes/agent-error";
 import type { Logger } from "../ports/logger";
-import { detectFlashcardIntent } from "./flashcard-intents";
+import { detectFlashcardIntent } from "../agents/intent-patterns";
 import type { FlashcardService } from "./flashcard-service";
 import { agentErrorResult } from "../agents/agent-base";
 
