@@ -1,5 +1,5 @@
 import type { Agent } from "../agents/agent";
-import { detectGoalRequest } from "../agents/intent-patterns";
+import { detectGoalRequest, type GoalRequest } from "../agents/intent-patterns";
 import { AgentError } from "../notes/agent-error";
 import { srDefaultsRemark } from "../flashcards/sr-format";
 import type { Logger } from "../ports/logger";
@@ -13,12 +13,8 @@ export const GOALS_AGENT = "study-goals";
 /** How a goal is set in the chat, where there is none yet. */
 const SET_ONE_IN_CHAT = 'Say "set a study goal: <goal> by <date>".';
 
-export type GoalIntent =
-  | { type: "create"; goal: string; target?: string }
-  | { type: "log"; minutes: number; goal: string }
-  | { type: "list" }
-  | { type: "progress"; goal: string }
-  | { type: "plan"; goal: string };
+/** A recognised goal request (GoalRequest), with a log's duration read into minutes. */
+export type GoalIntent = Exclude<GoalRequest, { type: "log" }> | { type: "log"; minutes: number; goal: string };
 
 /** Recognised in src/core/agents/intent-patterns.ts with the other intents; here a log's duration is read. */
 export function detectGoalIntent(message: string): GoalIntent | null {
