@@ -1,7 +1,7 @@
 import { readFrontmatter } from "../indexing/frontmatter";
 import { AgentError } from "../notes/agent-error";
 import { formatMinutes, parseDate, parseMinutes } from "./goal-parse";
-import { inLineEndingOf } from "../util/text";
+import { inLineEndingOf, lineEndingOf } from "../util/text";
 
 /**
  * A study goal as read from its note. Minutes always come from the sessions; the frontmatter's `minutes` key is
@@ -124,7 +124,7 @@ export function withSessionLogged(text: string, session: { date: string; minutes
 function withMinutesValue(head: string, total: number): string {
   const lines = head.match(/[^\n]*\n|[^\n]+$/g) ?? [];
   const at = lines.findIndex((l) => /^minutes[ \t]*:/i.test(l));
-  if (at < 0) return `${head}minutes: ${total}${/\r\n/.test(head) ? "\r\n" : "\n"}`;
+  if (at < 0) return `${head}minutes: ${total}${lineEndingOf(head)}`;
   const [, key, space, value, comment = "", eol = ""] = /^(minutes[ \t]*:)([ \t]*)([^\r\n#]*?)([ \t]+#[^\r\n]*)?(\r?\n)?$/i.exec(lines[at])!;
   let end = at + 1;
   if (value === "" || /^[|>]/.test(value)) while (end < lines.length && /^(?:[ \t]+\S|-(?:[ \t]|\r?\n|$))/.test(lines[end])) end++;
