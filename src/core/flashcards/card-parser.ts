@@ -18,7 +18,8 @@ import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
  *   as SR's question.ts reads it) is that card's deck, in a note with a flashcard tag somewhere;
  *   frontmatter tags apply to the note; a card with none of these takes the note's first flashcard tag;
  * - a note with one of SR's "Tags to ignore" (or a sub-tag of one) in its frontmatter or text, as SR's
- *   core.ts checks the note's tags, has no cards for SR: `ignoredTag` names it (see srCards).
+ *   core.ts checks the note's tags, has no cards for SR: `ignoredTag` names it; so has a note without a flashcard
+ *   tag (`flashcardTag`), unless SR takes folders as decks (see srSkip).
  */
 export type CardKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
 
@@ -59,11 +60,27 @@ export interface ParsedDeck {
    * SR then reads no card of the note. `cards` still holds them, for writes that must not add one twice.
    */
   ignoredTag: string | null;
+  /** The note has a flashcard tag (frontmatter or text): SR reads a note's cards only then, unless folders are decks. */
+  flashcardTag: boolean;
 }
 
-/** The deck's cards SR reviews: none in a note with one of its "Tags to ignore" (ParsedDeck.ignoredTag). */
-export function srCards(deck: ParsedDeck): ParsedCard[] {
-  return deck.ignoredTag === null ? deck.cards : [];
+/** Why SR reviews none of a note's cards (core.ts processFile, topic-path.ts getTopicPathOfFile). */
+export type SrSkip = { why: "ignored-tag"; tag: string } | { why: "no-flashcard-tag" } | { why: "vault-root" };
+
+/**
+ * Why SR reviews none of the cards of the note at `notePath`, or null when it reviews them all: a tag to ignore;
+ * with folders as decks (SrFormat.convertFoldersToDecks) a note at the vault root, which has no folder to be its
+ * deck, whatever its tags; otherwise a note without a flashcard tag.
+ */
+export function srSkip(deck: ParsedDeck, notePath: string, format: SrFormat): SrSkip | null {
+  if (deck.ignoredTag !== null) return { why: "ignored-tag", tag: deck.ignoredTag };
+  if (format.convertFoldersToDecks) return notePath.includes("/") ? null : { why: "vault-root" };
+  return deck.flashcardTag ? null : { why: "no-flashcard-tag" };
+}
+
+/** The note's cards SR reviews: all of them, or none (srSkip says why). */
+export function srCards(deck: ParsedDeck, notePath: string, format: SrFormat): ParsedCard[] {
+  return srSkip(deck, notePath, format) ? [] : deck.cards;
 }
 
 /** SR's sub-tag test (SettingsUtil.isSubTagContainedInTag): the tag itself or one nested under it. */
@@ -157,8 +174,9 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
     if (c >= raws.length || raws[c].lines[0] > tl.line) noteLevel.push(tl);
   }
   const fallback = noteTags.length ? noteTags : tagLines.length ? [tagLines[0].decks[0]] : [];
-  // SR reads a note only when it has a flashcard tag; then any tag starting a card's text is its deck.
-  const ownDeck = fallback.length ? () => true : isDeckTag;
+  // SR reads a note only when it has a flashcard tag (or folders are decks); then any tag starting a card's text
+  // is its own (its deck; with folders as decks only taken off the text, question.ts splitText).
+  const ownDeck = fallback.length || format.convertFoldersToDecks ? () => true : isDeckTag;
 
   const cards: ParsedCard[] = [];
   let t = -1;
@@ -173,7 +191,7 @@ export function parseCards(text: string, format: SrFormat = DEFAULT_SR_FORMAT): 
     cards.push(card);
   }
   const trailingDecks = noteLevel.length ? noteLevel[noteLevel.length - 1].decks : fallback;
-  return { cards, trailingDecks, frontmatter, openFence, openCard, hiddenFrom, ignoredTag };
+  return { cards, trailingDecks, frontmatter, openFence, openCard, hiddenFrom, ignoredTag, flashcardTag: fallback.length > 0 };
 }
 
 /** One card from its lines; `decks` holds only a tag starting its text (the card's own deck, when `ownDeck` takes it). */

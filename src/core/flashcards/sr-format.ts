@@ -25,6 +25,11 @@ export interface SrFormat {
   /** SR writes its scheduling comment on the card's last line instead of the next one. */
   commentOnSameLine: boolean;
   /**
+   * SR's "Convert folders to decks and subdecks" (convertFoldersToDecks), its alternative to flashcard tags: a
+   * note's folder path is the deck of all its cards, tagged or not, and a note at the vault root is in no deck.
+   */
+  convertFoldersToDecks: boolean;
+  /**
    * Why the user's SR settings could not be used, when its data.json exists but cannot be read: these are SR's
    * defaults standing in, and results that wrote or read cards with them say so (srDefaultsRemark).
    */
@@ -41,6 +46,7 @@ export const DEFAULT_SR_FORMAT: SrFormat = {
   tagsToIgnore: [],
   clozePatterns: DEFAULT_CLOZE_PATTERNS,
   commentOnSameLine: false,
+  convertFoldersToDecks: false,
 };
 
 /**
@@ -101,6 +107,7 @@ export function srFormatFromData(json: string | null, where = SR_DATA_JSON): SrF
     tagsToIgnore: tagList(settings.flashcardTagsToIgnore),
     clozePatterns,
     commentOnSameLine: flag("cardCommentOnSameLine", false),
+    convertFoldersToDecks: flag("convertFoldersToDecks", false),
   };
 }
 

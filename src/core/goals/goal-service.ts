@@ -176,7 +176,7 @@ export class GoalService {
       const base = (deckFolder ? path.slice(deckFolder.length + 1) : path).toLowerCase();
       if (!words.some((w) => base.includes(w))) continue;
       format ??= await loadSrFormat(this.deps.host.vault);
-      const cards = srCards(parseCards(await this.deps.host.vault.readNote(path), format));
+      const cards = srCards(parseCards(await this.deps.host.vault.readNote(path), format), path, format);
       // In the root folder, a note without cards is no deck (the goal's own note, notes named like it).
       if (!deckFolder && !cards.length) continue;
       decks.push(path);

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { parseCards, srCards } from "../flashcards/card-parser";
+import { parseCards, srCards, srSkip, type SrSkip } from "../flashcards/card-parser";
 import { vaultNow, type FlashcardService, type VaultNow } from "../flashcards/flashcard-service";
-import { loadSrFormat, srDefaultsRemark } from "../flashcards/sr-format";
+import { loadSrFormat, srDefaultsRemark, type SrFormat } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { AgentError } from "../notes/agent-error";
@@ -67,14 +67,15 @@ export class QuizService {
     const { path, text } = deck;
     const format = await loadSrFormat(this.deps.host.vault);
     const parsed = parseCards(text, format);
-    const cards = quizCardsFromDeck(srCards(parsed), path);
+    const cards = quizCardsFromDeck(srCards(parsed, path, format), path);
     // Read in SR's defaults, the deck's cards in the user's own separators are not found: say why with the outcome.
     const defaults = format.problem ? `\n\n${srDefaultsRemark(format.problem, "read")}` : "";
     if (!cards.length) {
+      // Cards SR does not review: say why, as the note is plainly the deck meant.
+      const skip = parsed.cards.length ? srSkip(parsed, path, format) : null;
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
-      if (this.deps.flashcards && !isInFolder(path, now.deckFolder)) return this.startFromNotes(conversationId, name, now, signal);
-      const ignored = parsed.ignoredTag && parsed.cards.length ? `: its tag ${parsed.ignoredTag} is one of the Spaced Repetition plugin's "Tags to ignore"` : "";
-      throw new AgentError(`${path} has no flashcards to quiz you on${ignored}.${defaults}`, "not-found");
+      if (!skip && this.deps.flashcards && !isInFolder(path, now.deckFolder)) return this.startFromNotes(conversationId, name, now, signal);
+      throw new AgentError(`${path} has no flashcards to quiz you on${skip ? `: ${skipReason(skip, format)}` : ""}.${defaults}`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), this.order(cards));
     await this.save(conversationId ?? PENDING, state);
@@ -215,6 +216,15 @@ export class QuizService {
 
 /** Cards made from notes when no deck matches ("quiz me on <topic>"). */
 const QUIZ_FROM_NOTES_CARDS = 8;
+
+/** Why a note's cards are no questions, in words (after "… has no flashcards to quiz you on: "). */
+function skipReason(skip: SrSkip, format: SrFormat): string {
+  if (skip.why === "ignored-tag") return `its tag ${skip.tag} is one of the Spaced Repetition plugin's "Tags to ignore"`;
+  if (skip.why === "vault-root") {
+    return `the Spaced Repetition plugin takes folders as decks ("Convert folders to decks and subdecks"), and a note at the vault root is in none. Move it into a folder`;
+  }
+  return `it has no flashcard tag, and the Spaced Repetition plugin reviews cards only in notes with one. Add ${format.tags[0]} to it`;
+}
 
 /** A quiz from notes that ends with missed cards opens the offer to write them to a deck. */
 function withOffer(state: QuizState): QuizState {

@@ -1,5 +1,5 @@
 import { cleanCard } from "../../../src/core/flashcards/card-generator";
-import { parseCards } from "../../../src/core/flashcards/card-parser";
+import { parseCards, srCards, srSkip } from "../../../src/core/flashcards/card-parser";
 import { appendCards, clozeWriter, formatCard, type NewCard } from "../../../src/core/flashcards/card-writer";
 import { appendToDeck } from "../../../src/core/flashcards/deck-append";
 import { DEFAULT_SR_FORMAT, srFormatFromData } from "../../../src/core/flashcards/sr-format";
@@ -110,6 +110,26 @@ describe("SR's settings", () => {
   it("clozePatterns, when present, decide the cloze delimiters (the convert* flags are only its upgrade source)", () => {
     const format = srFormatFromData(JSON.stringify({ settings: { convertHighlightsToClozes: true, clozePatterns: ["**[123;;]answer[;;hint]**"] } }));
     expect(parseCards("#flashcards\n\nA ==highlight== and a **bold** word\n", format).cards.map((c) => c.deletions)).toEqual([["bold"]]);
+  });
+
+  // SR's core.ts processFile reads a note's cards only when it has a deck: a flashcard tag, or with
+  // convertFoldersToDecks its folder (topic-path.ts getTopicPathOfFile), tags aside.
+  it("a note without a flashcard tag has no cards for SR, unless folders are decks (convertFoldersToDecks)", () => {
+    const untagged = "What is F?::ma\n\n#physics What is p?::mv\n";
+    const tagged = "#flashcards\n\nWhat is F?::ma\n";
+    const tags = DEFAULT_SR_FORMAT;
+    expect(srFormatFromData(JSON.stringify({ settings: {} })).convertFoldersToDecks).toBe(false);
+    expect(srCards(parseCards(untagged, tags), "Physics/Mechanics.md", tags)).toEqual([]);
+    expect(srSkip(parseCards(untagged, tags), "Physics/Mechanics.md", tags)).toEqual({ why: "no-flashcard-tag" });
+    expect(srCards(parseCards(tagged, tags), "Mechanics.md", tags).map((c) => c.front)).toEqual(["What is F?"]);
+
+    const folders = srFormatFromData(JSON.stringify({ settings: { convertFoldersToDecks: true } }));
+    expect(folders.convertFoldersToDecks).toBe(true);
+    // In a folder every card counts, and a tag starting a card's text is taken off it (question.ts splitText).
+    expect(srCards(parseCards(untagged, folders), "Physics/Mechanics.md", folders).map((c) => c.front)).toEqual(["What is F?", "What is p?"]);
+    // At the vault root a note has no folder to be its deck: none, flashcard tag or not.
+    expect(srCards(parseCards(tagged, folders), "Mechanics.md", folders)).toEqual([]);
+    expect(srSkip(parseCards(tagged, folders), "Mechanics.md", folders)).toEqual({ why: "vault-root" });
   });
 });
 

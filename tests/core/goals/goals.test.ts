@@ -379,6 +379,15 @@ describe("GoalService over a real vault", () => {
     expect((await la.plan("AWS")).dueCards).toBe(1);
   });
 
+  it("plan: counts no card of a deck without a flashcard tag, unless folders are decks (convertFoldersToDecks)", async () => {
+    await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\nS3::object storage\n\nIAM::identities\n");
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    expect((await la.plan("AWS")).dueCards).toBe(0);
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { convertFoldersToDecks: true } }));
+    expect((await la.plan("AWS")).dueCards).toBe(2);
+  });
+
   it("plan: says why when the Spaced Repetition plugin's settings cannot be read and decks are read in its defaults", async () => {
     await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", '{"settings": {"singleLineCardSeparator": ";;",}}');
     await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nS3;;object storage\n\nIAM;;identities\n");

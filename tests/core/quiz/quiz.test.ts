@@ -348,6 +348,36 @@ describe("quiz on a deck with one of the Spaced Repetition plugin's tags to igno
   });
 });
 
+// SR reads a note's cards only when it has a flashcard tag, or with convertFoldersToDecks when it is in a folder.
+describe("quiz on a note with cards but no flashcard tag", () => {
+  let world: AgentsWorld;
+  const UNTAGGED = "What does S3 stand for?::Simple Storage Service\n\nThe default VPC CIDR block is ==172.31.0.0/16==\n";
+  beforeEach(async () => {
+    world = await makeAgentsWorld({ files: { "Flashcards/Untagged.md": UNTAGGED, "Notes/Loose.md": UNTAGGED, "Loose at root.md": UNTAGGED } });
+  });
+  afterEach(() => world.close());
+  const agent = () => {
+    const flashcards = new FlashcardService({ host: world.host, settings: () => world.settings, index: world.index, chatModel: () => world.model });
+    return createQuizAgent({ quiz: new QuizService({ host: world.host, settings: () => world.settings, chatModel: () => world.model, flashcards }), logger: world.host.logger });
+  };
+  const NO_TAG = "has no flashcards to quiz you on: it has no flashcard tag, and the Spaced Repetition plugin reviews cards only in notes with one. Add #flashcards to it.";
+
+  it("asks none of them and names the tag to add, in the flashcards folder or not (no quiz from other notes instead)", async () => {
+    expect((await agent().tryHandle("quiz me on Untagged", [], { conversationId: "c" }))!.text).toBe(`Flashcards/Untagged.md ${NO_TAG}`);
+    expect((await agent().tryHandle("quiz me on Loose", [], { conversationId: "c" }))!.text).toBe(`Notes/Loose.md ${NO_TAG}`);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
+  it("with folders as decks (convertFoldersToDecks) quizzes a note in a folder, and says why not one at the vault root", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { convertFoldersToDecks: true } }));
+    expect((await agent().tryHandle("quiz me on Untagged", [], { conversationId: "c" }))!.text).toMatch(/^Quiz on \*\*Untagged\*\*: 2 cards\./);
+    expect((await agent().tryHandle("stop", [], { conversationId: "c" }))!.text).toMatch(/Quiz finished/);
+    expect((await agent().tryHandle("quiz me on Loose at root", [], { conversationId: "d" }))!.text).toBe(
+      'Loose at root.md has no flashcards to quiz you on: the Spaced Repetition plugin takes folders as decks ("Convert folders to decks and subdecks"), and a note at the vault root is in none. Move it into a folder.',
+    );
+  });
+});
+
 describe("quiz on a topic without a deck: cards from the vault's notes, in memory", () => {
   let world: AgentsWorld;
   const MARS = "# Mars\n\nMars has two moons, Phobos and Deimos.\n\nThe largest volcano on Mars is Olympus Mons.\n";
