@@ -26,6 +26,8 @@ export interface Cloze {
   hint: string;
   /** 0-based index in the text. */
   at: number;
+  /** Which of the user's patterns matched it (their order): SR numbers unnumbered deletions pattern by pattern. */
+  pattern: number;
   /** The card number of a numbered deletion (`==2;;x==`): deletions sharing it are one card. */
   group?: number;
   /** An overlapping deletion's letters (`==ash;;x==`): on the i-th card, letter i asks, hides or shows it. */
@@ -132,13 +134,13 @@ export function readClozes(text: string, patterns: readonly string[] = DEFAULT_C
   if (!type) return { clozes: [], reviewCards: 0 };
   const clozes: Cloze[] = [];
   let reviewCards = 0;
-  for (const p of candidates) {
+  for (const [pattern, p] of candidates.entries()) {
     const order = type === "simple" ? p.order.filter((f) => f !== "seq") : p.order;
     for (const m of text.matchAll(p[type])) {
       const field = (f: Field) => m[order.indexOf(f) + 1] ?? "";
       const seq = field("seq");
       const extra = type === "numbered" ? { group: parseInt(seq, 10) } : type === "overlapping" ? { sequence: seq } : {};
-      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0, ...extra });
+      clozes.push({ raw: m[0], answer: field("answer"), hint: field("hint"), at: m.index ?? 0, pattern, ...extra });
       reviewCards = type === "simple" ? reviewCards + 1 : Math.max(reviewCards, type === "numbered" ? parseInt(seq, 10) : seq.length);
     }
   }
@@ -149,27 +151,38 @@ export function readClozes(text: string, patterns: readonly string[] = DEFAULT_C
 /**
  * SR's sibling cards of a cloze reading, in order (clozecraft's getCardFront): the i-th of a numbered note
  * asks every deletion numbered i+1 (none, for a number no deletion has); of an overlapping one, the deletions
- * whose i-th letter is "a", hiding the "h" ones (a missing letter shows); otherwise the i-th deletion alone.
+ * whose i-th letter is "a", hiding the "h" ones (a missing letter shows); otherwise the i-th deletion alone,
+ * counted as clozecraft 0.4 (SR's lockfile) counts them: the first pattern's deletions in text order, then the
+ * next pattern's (`==a== **b** ==c==` asks a, c, then b with highlights before bold).
  */
 export function clozeSiblings(reading: ClozeReading): ClozeSibling[] {
   const { clozes } = reading;
   const pick = (test: (c: Cloze) => boolean) => clozes.flatMap((c, i) => (test(c) ? [i] : []));
+  const bySrCount = srOrder(clozes);
   return Array.from({ length: reading.reviewCards }, (_, k) => {
     if (clozes.some((c) => c.group !== undefined)) return { ask: pick((c) => c.group === k + 1), hide: [] };
     if (clozes.some((c) => c.sequence !== undefined)) return { ask: pick((c) => c.sequence?.[k] === "a"), hide: pick((c) => c.sequence?.[k] === "h") };
-    return { ask: [k], hide: [] };
+    return { ask: [bySrCount[k]], hide: [] };
   });
 }
 
-/** A cloze text as one sibling asks it: its deletions as "[hint]" or "[...]", hidden ones as "(hint)" or "(...)", the rest as their answers. */
+/** Indices of text-ordered clozes in the order clozecraft 0.4 found them: pattern by pattern, text order within one (a stable sort). */
+function srOrder(clozes: readonly Cloze[]): number[] {
+  return clozes.map((_, i) => i).sort((a, b) => clozes[a].pattern - clozes[b].pattern);
+}
+
+/**
+ * A cloze text as one sibling asks it: its deletions as "[hint]" or "[...]", hidden ones as "(hint)" or "(...)",
+ * the rest as their answers. Made as clozecraft makes a card's front, each deletion in turn replacing the first
+ * occurrence of its text, so where two patterns match the same text (`==**x**==` with highlights and bold) the
+ * sibling asking the inner deletion shows a blank as SR's does, not the outer one's answer.
+ */
 export function askCloze(text: string, clozes: readonly Cloze[], sibling: ClozeSibling): string {
-  let out = "";
-  let from = 0;
-  clozes.forEach((c, i) => {
-    if (c.at < from) return; // two patterns matching the same text
+  let out = text;
+  for (const i of srOrder(clozes)) {
+    const c = clozes[i];
     const shown = sibling.ask.includes(i) ? `[${c.hint || "..."}]` : sibling.hide.includes(i) ? `(${c.hint || "..."})` : c.answer;
-    out += text.slice(from, c.at) + shown;
-    from = c.at + c.raw.length;
-  });
-  return out + text.slice(from);
+    out = out.replace(c.raw, () => shown);
+  }
+  return out;
 }

@@ -134,6 +134,27 @@ describe("SR's settings", () => {
 });
 
 describe("numbered and hinted clozes (SR's clozePatterns, default ==[123;;]answer[;;hint]==)", () => {
+  // clozecraft 0.4 (SR's lockfile) counts unnumbered deletions pattern by pattern: its sibling cards, and the
+  // schedule entries SR keeps for them in that order, follow the user's patterns before the text.
+  it("with several patterns in one cloze, siblings come pattern by pattern, as SR makes them", () => {
+    const format = srFormatFromData(JSON.stringify({ settings: { clozePatterns: ["==[123;;]answer[;;hint]==", "**[123;;]answer[;;hint]**"] } }));
+    const { cards } = parseCards("#flashcards\n\nThe **Krebs cycle** runs in the ==mitochondrial matrix== and makes ==NADH==\n", format);
+    expect(quizCardsFromDeck(cards, "Flashcards/Bio.md").map((q) => [q.prompt, q.answer])).toEqual([
+      ["The Krebs cycle runs in the [...] and makes NADH", "mitochondrial matrix"],
+      ["The Krebs cycle runs in the mitochondrial matrix and makes [...]", "NADH"],
+      ["The [...] runs in the mitochondrial matrix and makes NADH", "Krebs cycle"],
+    ]);
+  });
+
+  it("where two patterns match the same text, the sibling asking the inner deletion blanks it, as SR's does", () => {
+    const format = srFormatFromData(JSON.stringify({ settings: { clozePatterns: ["==[123;;]answer[;;hint]==", "**[123;;]answer[;;hint]**"] } }));
+    const { cards } = parseCards("#flashcards\n\nThe ==**Krebs** cycle== runs in the matrix\n", format);
+    expect(quizCardsFromDeck(cards, "Flashcards/Bio.md").map((q) => [q.prompt, q.answer])).toEqual([
+      ["The [...] runs in the matrix", "**Krebs** cycle"],
+      ["The [...] cycle runs in the matrix", "Krebs"],
+    ]);
+  });
+
   it("reads the answer without number or hint; deletions sharing a number are one card", () => {
     const text = "#flashcards\n\nThe ==1;;mitochondria;;organelle== makes ==2;;ATP== from ==1;;glucose==\n<!--SR:!2024-08-16,3,250!2030-01-01,4,270-->\n";
     const [card] = parseCards(text).cards;
