@@ -12,7 +12,7 @@ import { LegacySseTransport } from "./mcp-legacy-sse";
 import { trackPendingRequests, type PendingRequests } from "./mcp-pending-requests";
 import { bearerTokenChecker, loopbackHostChecker, originChecker, RateLimiter, readBody, type RateLimit } from "./mcp-http-guards";
 import { nodeVaultLocation } from "./path-symlink-guard";
-import { errorMessage, ShuttingDownError } from "../core/util/errors";
+import { errorMessage, ShuttingDownError, type StopReason } from "../core/util/errors";
 
 /**
  * The MCP bridge over HTTP on 127.0.0.1 (desktop plugin and `krypton mcp --http`):
@@ -75,7 +75,8 @@ export interface McpHttpServerHandle {
   port: number;
   /** The Streamable HTTP endpoint, "http://127.0.0.1:<port>/mcp". */
   url: string;
-  close(): Promise<void>;
+  /** Stops serving; calls under way are answered "… was cancelled: <why>" (STOP_REASONS; default: shutting down). */
+  close(reason?: StopReason): Promise<void>;
 }
 
 /** Why the bridge did not start, in words the settings tab can show ("port 27123 is in use"). */
@@ -112,7 +113,7 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   const vault = options.vault ?? (options.vaultRoot ? nodeVaultLocation(options.vaultRoot) : undefined);
   const info = options.serverInfo ?? DEFAULT_SERVER_INFO;
   // Fires on close: every call under way ends, and its client gets that answer ("… was cancelled: Krypton is
-  // shutting down", as from every host) rather than a cut connection.
+  // shutting down", or why else it closed, as from every host) rather than a cut connection.
   const stopping = new AbortController();
   const newMcpServer = () => createMcpServer(registry(), info, { context: () => ({ vault }), logger, signal: stopping.signal });
   /** Requests whose answer is their own response (Streamable HTTP, the JSON endpoints), until it is sent. */
@@ -287,11 +288,11 @@ export async function startMcpHttpServer(options: McpHttpServerOptions): Promise
   return {
     port: boundPort,
     url,
-    close: () =>
+    close: (reason) =>
       (closing ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        stopping.abort(new ShuttingDownError());
+        stopping.abort(new ShuttingDownError(reason));
         // The calls just cancelled answer at once; a tool that ignores its signal does not hold the close up.
         let stopWaiting = () => {};
         const grace = new Promise<void>((resolve) => {

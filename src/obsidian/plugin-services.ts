@@ -230,7 +230,7 @@ export class KryptonServices {
 
   private async applyBridgeSettings(before: KryptonSettings, next: KryptonSettings): Promise<void> {
     if (!next.mcpEnabled) {
-      if (before.mcpEnabled || this.bridge.isRunning()) await this.bridge.stop();
+      if (before.mcpEnabled || this.bridge.isRunning()) await this.bridge.stop("bridge-off");
       return;
     }
     if (!this.unsubscribeVault) return; // starts with the index once the layout is ready

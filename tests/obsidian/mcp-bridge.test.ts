@@ -318,4 +318,21 @@ describe("a search through the bridge while Obsidian is still loading the index"
       await client.close();
     }
   });
+
+  test("turning the bridge off in settings mid-wait ends the call saying so, not that Krypton is shutting down", async () => {
+    const { url, release, waiting } = await startWithLoadHeld();
+    const client = await connectStreamable(url, TOKEN);
+    try {
+      const answer = client.callTool({ name: "search_notes", arguments: { query: "pollinate" } });
+      await Promise.race([waiting(), answer]);
+      const turnedOff = p.services.saveSettings({ mcpEnabled: false });
+      const result = await answer;
+      release();
+      await turnedOff;
+      expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "search_notes was cancelled: the MCP bridge was turned off" }] });
+      expect(p.services.bridge.current().kind).toBe("off");
+    } finally {
+      await client.close();
+    }
+  });
 });

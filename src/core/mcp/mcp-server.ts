@@ -16,7 +16,7 @@ export interface CreateMcpServerOptions {
   logger?: Logger;
   /**
    * The host stopping the server: ends every call under way, as a client's own cancel does. Aborted with a
-   * ShuttingDownError, the answers say "… was cancelled: Krypton is shutting down".
+   * ShuttingDownError, the answers say "… was cancelled: " and its reason ("Krypton is shutting down").
    */
   signal?: AbortSignal;
 }

@@ -10,13 +10,22 @@ export class AbortedError extends Error {
   }
 }
 
+/** Why Krypton ended calls it was serving, in the words every host answers them with. */
+export const STOP_REASONS = {
+  /** The plugin unloading, `krypton mcp` interrupted. */
+  "shutting-down": "Krypton is shutting down",
+  /** The MCP bridge turned off in settings (or by its command) while Obsidian keeps running. */
+  "bridge-off": "the MCP bridge was turned off",
+} as const;
+export type StopReason = keyof typeof STOP_REASONS;
+
 /**
- * Krypton itself stopping (the plugin unloading, `krypton mcp` interrupted, the MCP bridge closed): an abort
- * reason hosts give their signal, so every call it ends is answered in the same words on every host.
+ * Krypton itself stopping what it serves: an abort reason hosts give their signal, so every call it ends is
+ * answered "… was cancelled: <why>" in the same words on every host. Still an AbortedError: one abort mechanism.
  */
 export class ShuttingDownError extends AbortedError {
-  constructor() {
-    super("Krypton is shutting down");
+  constructor(readonly reason: StopReason = "shutting-down") {
+    super(STOP_REASONS[reason]);
   }
 }
 

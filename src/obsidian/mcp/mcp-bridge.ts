@@ -4,7 +4,7 @@ import type { ToolRegistry } from "../../core/tools/tool-registry";
 import { mcpTokenProblem } from "../../core/mcp/mcp-token";
 // Types only: the module itself (Node's http, the MCP SDK's server side) is loaded when the bridge starts.
 import type { McpHttpServerHandle, McpHttpServerOptions } from "../../node/mcp-http-server";
-import { errorMessage } from "../../core/util/errors";
+import { errorMessage, type StopReason } from "../../core/util/errors";
 import { SerialQueue } from "../../core/util/serial-queue";
 
 export type BridgeState =
@@ -64,8 +64,9 @@ export class McpBridge {
     return this.serialize(() => this.doStart());
   }
 
-  stop(): Promise<BridgeState> {
-    return this.serialize(() => this.doStop());
+  /** `reason` is what calls under way are told: the plugin unloading by default, "bridge-off" for the setting. */
+  stop(reason?: StopReason): Promise<BridgeState> {
+    return this.serialize(() => this.doStop(reason));
   }
 
   restart(): Promise<BridgeState> {
@@ -114,12 +115,12 @@ export class McpBridge {
     }
   }
 
-  private async doStop(): Promise<BridgeState> {
+  private async doStop(reason?: StopReason): Promise<BridgeState> {
     const handle = this.handle;
     this.handle = null;
     if (handle) {
       try {
-        await handle.close();
+        await handle.close(reason);
       } catch (err) {
         this.deps.logger.warn("MCP bridge did not close cleanly", err);
       }
