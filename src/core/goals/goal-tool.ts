@@ -5,18 +5,23 @@ import { formatMinutes } from "./goal-parse";
 import { goalLine, NoStudyGoalsError, type GoalProgress, type GoalService } from "./goal-service";
 import { countOf } from "../util/text";
 
+const GOAL_ACTIONS = ["list", "create", "log", "progress"] as const;
+/** The actions that write a goal note; "list" and "progress" only read. */
+const WRITING_ACTIONS: readonly (typeof GOAL_ACTIONS)[number][] = ["create", "log"];
+
 /** `study_goals`: list / create / log / progress on the goal notes. Goals are named, never pathed. */
 export function registerGoalTool(registry: ToolRegistry, goals: GoalService): void {
   registry.register(
     defineTool({
       name: "study_goals",
-      changesVault: true,
+      // A read leaves the index alone; the annotations below still say the tool as a whole writes.
+      changesVault: (input) => WRITING_ACTIONS.some((action) => action === input.action),
       title: "Study goals",
       description:
         'Study goals kept as notes in the vault. action "list": every goal with its minutes and target; "create": a new goal (goal, optional target_date ' +
         'such as "January 15" or 2027-01-15); "log": add minutes studied today to a goal; "progress": one goal\'s totals and days left.',
       inputSchema: {
-        action: z.enum(["list", "create", "log", "progress"]).describe("What to do."),
+        action: z.enum(GOAL_ACTIONS).describe("What to do."),
         goal: z.string().max(200).optional().describe('The goal (create) or a word of its name (log, progress), e.g. "AWS".'),
         target_date: z.string().max(40).optional().describe("create: the target date."),
         minutes: z.number().int().min(1).max(1440).optional().describe("log: minutes studied."),

@@ -1,7 +1,7 @@
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import type { Clock } from "../ports/clock";
 import type { Logger } from "../ports/logger";
-import type { ToolContext } from "./tool";
+import type { ToolContext, ToolDefinition } from "./tool";
 import type { ToolRegistry } from "./tool-registry";
 import { AbortedError, errorMessage, ShuttingDownError } from "../util/errors";
 
@@ -110,14 +110,19 @@ export interface IndexGateOptions {
  * cancels or the host shuts down. Returns the gate's removal.
  */
 export function gateOnIndex(registry: ToolRegistry, options: IndexGateOptions): () => void {
-  return registry.setGate(async (tool, run, context) => {
+  return registry.setGate(async (tool, input, run, context) => {
     if (tool.needsIndex === "reads") await untilIndexAnswers(options, context);
     try {
       return await run();
     } finally {
-      if (tool.changesVault) options.freshness?.invalidate();
+      if (callChangesVault(tool, input)) options.freshness?.invalidate();
     }
   });
+}
+
+/** ToolDefinition.changesVault for this call: always, never, or as the tool decides from its arguments. */
+function callChangesVault(tool: ToolDefinition, input: Record<string, unknown>): boolean {
+  return typeof tool.changesVault === "function" ? tool.changesVault(input) : tool.changesVault === true;
 }
 
 async function untilIndexAnswers(options: IndexGateOptions, context: ToolContext): Promise<void> {

@@ -65,7 +65,7 @@ export class ToolRegistry {
     const input = validateArguments(tool, args ?? {});
     try {
       const run = () => tool.run(input, context);
-      return await (this.gate ? this.gate(tool, run, context) : run());
+      return await (this.gate ? this.gate(tool, input, run, context) : run());
     } catch (err) {
       throw toToolError(err, tool.name, context.signal);
     }
@@ -74,12 +74,13 @@ export class ToolRegistry {
 
 /**
  * A host's policy around tool calls (waiting for the index: see gateOnIndex): it runs after the arguments
- * were checked and decides when `run` goes; `context` is the call's (its signal says when the caller gave
+ * were checked (`input`) and decides when `run` goes; `context` is the call's (its signal says when the caller gave
  * up). Set on the registry, it applies to every caller alike, tools calling tools included (a workflow's
  * steps inside run_workflow).
  */
 export type ToolCallGate = (
   tool: ToolDefinition,
+  input: Record<string, unknown>,
   run: () => Promise<ToolOutput<Record<string, unknown>>>,
   context: ToolContext,
 ) => Promise<ToolOutput<Record<string, unknown>>>;

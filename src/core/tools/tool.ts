@@ -68,8 +68,11 @@ export interface ToolDefinition<S extends z.ZodRawShape = z.ZodRawShape, O exten
    * goal note): after a call, the index gate marks the index behind (IndexFreshness.invalidate), since a
    * host without vault events (the standalone server, the CLI) does not see our own write otherwise. Absent:
    * it writes nothing, or only through other tools, whose own calls pass the gate (run_workflow).
+   * A function decides per call from the checked arguments, for a tool with read-only actions (study_goals'
+   * "list"): a read then leaves the index alone. It says nothing to clients or confirmations: those go by
+   * `annotations`, and a tool that may write for some arguments is not read-only as a whole.
    */
-  changesVault?: true;
+  changesVault?: true | ((input: Record<string, unknown>) => boolean);
   /** The JSON Schema of the input when the tool did not come with a zod shape (tools of remote MCP servers). */
   inputJsonSchema?: Record<string, unknown>;
   /**

@@ -8,6 +8,8 @@ import { DEFAULT_SETTINGS } from "../../../src/core/settings";
 import { validateFlow } from "../../../src/core/workflows/flow-validate";
 import { runReport, stepLine, traceMarkdown } from "../../../src/core/workflows/flow-report";
 import { createNodeHost } from "../../../src/node/node-host";
+import { gateOnIndex, IndexFreshness } from "../../../src/core/tools/index-freshness";
+import { describeTools } from "../../../src/core/mcp/mcp-server";
 import { startOllamaServer, type OllamaTestServer } from "../../support/servers/ollama-server";
 import { makeTempVault, type TempVault } from "../../support/temp-vault";
 
@@ -316,6 +318,26 @@ describe("which flows need the vault index (a host opens it only for them)", () 
       .map((t) => t.name);
     // run_workflow writes only through its tasks' tools, whose own calls pass the gate.
     expect(changing).toEqual(["create_note", "write_note", "append_to_note", "generate_flashcards", "study_goals"]);
+  });
+
+  it("study_goals marks the index behind only for the actions that write a goal note, yet is never shown as read-only", async () => {
+    let scans = 0;
+    // Long enough that only a mark, never age, makes a scan due during the test.
+    const clock = core.host.clock;
+    const freshness = new IndexFreshness((signal) => (scans++, core.index.sync(signal)), { maxAgeMs: 3_600_000, clock });
+    gateOnIndex(core.tools, { index: core.index, maxWaitMs: 60_000, clock, freshness });
+    const scansAfter = async (action: Record<string, unknown>) => {
+      await core.tools.call("study_goals", action);
+      await core.tools.call("search_notes", { query: "tides" });
+      return scans;
+    };
+    expect(await scansAfter({ action: "list" })).toBe(1); // the first search's own scan
+    expect(await scansAfter({ action: "create", goal: "Learn tides" })).toBe(2);
+    expect(await scansAfter({ action: "progress", goal: "tides" })).toBe(2);
+    expect(await scansAfter({ action: "list" })).toBe(2);
+    expect(await scansAfter({ action: "log", goal: "tides", minutes: 20 })).toBe(3);
+    // What MCP clients and agent mode's confirmation go by: the tool as a whole writes.
+    expect(describeTools(core.tools).find((t) => t.name === "study_goals")?.annotations).toMatchObject({ readOnlyHint: false });
   });
 
   it("a flow needs it when a task may call such a tool, not when its tools only read, list or write notes", () => {
