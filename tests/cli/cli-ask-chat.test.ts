@@ -219,6 +219,21 @@ describe("krypton ask / chat", () => {
     expect(r.stderr).toMatch(/returned an empty answer/);
   });
 
+  it("a model that streams only whitespace prints nothing on stdout, only the empty-answer error on stderr", async () => {
+    bed.ollama.script({ route: "chat", tokens: ["\n", "  ", "\n\n"], times: Infinity });
+    const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none"], { env });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/returned an empty answer/);
+  });
+
+  it("whitespace streamed before, between and after the words is printed with them: the answer's text is unchanged", async () => {
+    bed.ollama.script({ route: "chat", tokens: ["\n", "  ", "Paris", " ", "is", "\n\n", "sunny.", "  \n"] });
+    const r = await runCli(["ask", bed.vault.root, "weather?", "--mode", "none"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("\n  Paris is\n\nsunny.  \n");
+  });
+
   it("a chat model that is not pulled: the error says which model", async () => {
     const r = await runCli(["ask", bed.vault.root, "hello?", "--mode", "none", "--chat-model", "nonexistent:7b"], { env });
     expect(r.code).toBe(1);
@@ -366,6 +381,16 @@ describe("krypton ask / chat", () => {
       expect(r.stdout.split("Noted.")).toHaveLength(3);
       expect(r.stderr.match(/skipped Image\.md: /g)).toHaveLength(1);
       expect(r.stderr).toMatch(/^krypton: warning: skipped Image\.md: [^\n]*binary file[^\n]*\nMode: rag\nMode: hybrid\nAgent mode: on\nAgent mode: off\nMode: none\nMode: rag\n/);
+    });
+
+    it("an answer of only whitespace leaves no blank output: the next answer is the first thing on stdout", async () => {
+      bed.ollama.script([
+        { route: "chat", tokens: ["\n", "  ", "\n\n"] },
+        { route: "chat", tokens: ["\n", "Noted."] },
+      ]);
+      const r = await runCli(["chat", bed.vault.root, "--mode", "none"], { env, input: "hello\nagain\n/quit\n" });
+      expect(r.stderr).toMatch(/returned an empty answer/);
+      expect(r.stdout).toBe("\nNoted.\n");
     });
 
     it("a bad /mode is reported and the chat goes on", async () => {

@@ -54,6 +54,9 @@ export async function consumeAnswer(
   const before = agentKeywordOnly?.() ?? null;
   if (stream) once.warn(before);
   let streamed = "";
+  // Whitespace not printed yet: it goes out before the next visible token, so an answer that stays
+  // whitespace only (an empty answer, an error on stderr) leaves stdout empty.
+  let held = "";
   for await (const event of events) {
     switch (event.type) {
       case "sources":
@@ -61,7 +64,12 @@ export async function consumeAnswer(
         break;
       case "token":
         streamed += event.text;
-        if (stream) output.out(event.text);
+        if (!stream) break;
+        if (event.text.trim() === "") held += event.text;
+        else {
+          output.out(held + event.text);
+          held = "";
+        }
         break;
       case "agent":
         collected.agent = event.result;
@@ -70,11 +78,15 @@ export async function consumeAnswer(
         collected.steps.push(event.step);
         if (stream) output.info(output.dim(stepLine(event.step)));
         break;
-      case "retract":
-        // The model thought aloud before a tool call: already printed, so end its line; not part of the answer.
+      case "retract": {
+        // The model thought aloud before a tool call: already printed (unless only held whitespace), so end
+        // its line; not part of the answer.
+        const printed = event.text.length > held.length;
         streamed = streamed.slice(0, Math.max(0, streamed.length - event.text.length));
-        if (stream) output.line();
+        held = held.slice(0, Math.max(0, held.length - event.text.length));
+        if (stream && printed) output.line();
         break;
+      }
       case "usage":
         collected.usage = event.usage;
         break;
@@ -95,6 +107,8 @@ export async function consumeAnswer(
         break;
     }
   }
+  // Trailing whitespace of a visible answer is part of its text.
+  if (stream && held && streamed.trim()) output.out(held);
   if (stream) printAfterAnswer(output, collected, streamed, once);
   const after = agentKeywordOnly?.() ?? null;
   if (stream) once.warn(after);
@@ -113,7 +127,7 @@ function agentKeywordOnlyOf(result: AgentResult | undefined): string | undefined
 }
 
 function printAfterAnswer(output: Output, answer: CollectedAnswer, streamed: string, once: WarnOnce): void {
-  if (streamed && !streamed.endsWith("\n")) output.line();
+  if (streamed.trim() && !streamed.endsWith("\n")) output.line();
   if (answer.stopped) output.info("(stopped)");
   if (answer.usage) output.info(output.dim(`tokens: ${answer.usage.promptTokens ?? 0} in, ${answer.usage.completionTokens ?? 0} out`));
   if (answer.agent) printAgentResult(output, answer.agent, streamed, once);
