@@ -37,6 +37,8 @@ export class KryptonServices {
   /** One index job at a time; a later one waits for the earlier. */
   private readonly indexJobs = new SerialQueue();
   private unsubscribeVault: (() => void) | null = null;
+  /** The saved conversations' citations following the latest note rename (see followNoteRename). */
+  private citationRenames: Promise<void> = Promise.resolve();
   /** The text each kind of outcome notice last said ("" once it cleared): a notice is shown again only when it changes. */
   private readonly lastReports = new Map<string, string>();
   private lastMarkdownPath: string | undefined;
@@ -179,7 +181,10 @@ export class KryptonServices {
    */
   startIndexing(): void {
     if (this.closed || this.unsubscribeVault) return;
-    this.unsubscribeVault = this.host.vault.onChange((event) => this.core.index.handleEvent(event));
+    this.unsubscribeVault = this.host.vault.onChange((event) => {
+      this.core.index.handleEvent(event);
+      if (event.type === "rename") this.followNoteRename(event.oldPath, event.path);
+    });
     // Vault events are applied in the background: report what they broke when the index settles again.
     const stopReporting = this.core.index.onStatus((status) => {
       if (status.state === "ready") this.reportOutcome(status);
@@ -189,6 +194,21 @@ export class KryptonServices {
     if (this.current.mcpEnabled) void this.bridge.start();
     // The user's MCP servers connect in the background; their tools join the registry as they come.
     if (this.current.mcpServers.some((server) => server.enabled)) void this.core.mcp.apply(this.current.mcpServers);
+  }
+
+  /**
+   * Saved answers keep citing a note after it is renamed or moved: the conversation store rewrites their
+   * paths (a renamed folder fires one rename per note inside it).
+   */
+  private followNoteRename(from: string, to: string): void {
+    this.citationRenames = this.core.conversations.followNoteRename({ from, to }, this.aborter.signal).catch((err: unknown) => {
+      this.host.logger.warn(`Saved conversations could not follow the rename of ${from}: ${errorMessage(err)}`);
+    });
+  }
+
+  /** Resolves when the saved conversations follow every note rename so far (tests). */
+  citationsFollowed(): Promise<void> {
+    return this.citationRenames;
   }
 
   rebuildIndex(): Promise<unknown> {
@@ -376,6 +396,7 @@ export class KryptonServices {
     // A change still being written lands before the plugin is gone: a reload of the plugin reads data.json next.
     await this.settingsChanges.idle();
     await this.bridge.stop();
+    await this.citationRenames; // stopped by the abort above before its next conversation
     await this.indexJobs.idle();
     await this.core.close();
   }

@@ -22,6 +22,7 @@ import type { Logger } from "../ports/logger";
 import { errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { clip, cutAt } from "../util/text";
+import { mayCite, renameCitations, type NoteRename } from "./citation-renames";
 import { isSafeId, newId } from "./ids";
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
 import { dropUnreadableParts } from "./stored-message-parts";
@@ -172,6 +173,10 @@ export class ConversationStore implements ConversationStoreApi {
   private readonly unreadable = new Set<string>();
   /** Head and index writes run one at a time within this process. */
   private readonly queue = new SerialQueue();
+  /** Note renames not yet taken by a pass over the conversations (see followNoteRename). */
+  private gathering: { renames: NoteRename[]; done: Promise<void> } | null = null;
+  /** Passes one after another, so renames apply in the order they happened (A→B, then B→C). */
+  private readonly renamePasses = new SerialQueue();
 
   constructor(
     private readonly data: DataDirPort,
@@ -277,6 +282,57 @@ export class ConversationStore implements ConversationStoreApi {
 
   problems(): string[] {
     return [...this.problemList];
+  }
+
+  /**
+   * A note was renamed or moved: saved answers citing it get its new path. Renames that come together (a
+   * renamed folder fires one per note) share one pass over the conversations. Each conversation is its own
+   * turn on the queue, so a chat being saved never waits for the whole pass, and one file at a time is read.
+   * The files keep their times: the history list's order does not change. `signal` (the host stopping) ends
+   * the pass before its next conversation. Resolves when this rename's pass is done.
+   */
+  followNoteRename(rename: NoteRename, signal?: AbortSignal): Promise<void> {
+    if (!this.gathering) {
+      const renames: NoteRename[] = [];
+      const done = this.renamePasses.run(async () => {
+        this.gathering = null; // renames from now on wait for the next pass
+        const heads = (await this.data.list(CHAT_DIR).catch(() => [])).filter((n) => n.endsWith(".json") && n !== "index.json");
+        for (const id of heads.map((n) => n.slice(0, -".json".length)).filter(isSafeId)) {
+          if (signal?.aborted) return;
+          try {
+            await this.queue.run(() => this.renameCitationsOf(id, renames));
+          } catch (err) {
+            this.logger.warn(`Could not update the citations of conversation ${id} after a rename: ${errorMessage(err)}`);
+          }
+        }
+      });
+      this.gathering = { renames, done };
+    }
+    this.gathering.renames.push(rename);
+    return this.gathering.done;
+  }
+
+  /** One conversation's head (an old single-file conversation keeps its messages there) and records. */
+  private async renameCitationsOf(id: string, renames: readonly NoteRename[]): Promise<void> {
+    await this.rewriteCiting(headPath(id), renames, (head) => {
+      const messages = (head as { messages?: unknown } | null)?.messages;
+      return Array.isArray(messages) && messages.map((m) => renameCitations(m, renames)).includes(true);
+    }, (head) => JSON.stringify(head, null, 1));
+    const names = (await this.data.list(recordDir(id)).catch(() => [])).filter(isRecordName);
+    for (const name of names) await this.rewriteCiting(`${recordDir(id)}/${name}`, renames, (m) => renameCitations(m, renames), (m) => JSON.stringify(m));
+  }
+
+  /** Rewrites a file (atomically, in the store's own format) when `rename` changed it; a damaged one is left untouched. */
+  private async rewriteCiting(path: string, renames: readonly NoteRename[], rename: (raw: unknown) => boolean, format: (raw: unknown) => string): Promise<void> {
+    const text = await this.data.readText(path).catch(() => null);
+    if (text === null || !mayCite(text, renames)) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return; // read() reports it; it stays as it is
+    }
+    if (rename(raw)) await this.data.writeAtomic(path, format(raw));
   }
 
   /** The conversation as head + records, and how many record files it has; null when the head is missing or unreadable. */

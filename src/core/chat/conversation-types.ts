@@ -1,5 +1,6 @@
 import type { AgentResult } from "../agents/agent";
 import type { Source } from "./chat-types";
+import type { NoteRename } from "./citation-renames";
 import type { RetrievalMode } from "../settings";
 import type { TokenUsage } from "../ports/chat-model";
 
@@ -82,4 +83,6 @@ export interface ConversationStoreApi {
   search(text: string): Promise<ConversationSummary[]>;
   /** Files skipped because they were corrupt, reported once. */
   problems(): string[];
+  /** A note was renamed or moved: saved answers that cite it are rewritten to cite its new path. */
+  followNoteRename(rename: NoteRename, signal?: AbortSignal): Promise<void>;
 }

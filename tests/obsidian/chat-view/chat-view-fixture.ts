@@ -4,6 +4,7 @@
 import type { AgentResult } from "../../../src/core/agents/agent";
 import type { ChatEvent, ChatServiceApi, SendOptions } from "../../../src/core/chat/chat-types";
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "../../../src/core/chat/conversation-types";
+import { renameCitations, type NoteRename } from "../../../src/core/chat/citation-renames";
 import type { IndexStatus } from "../../../src/core/indexing/index-status";
 import type { KryptonCore } from "../../../src/core/krypton";
 import { NoteExistsError, NoteNotFoundError, type VaultPort } from "../../../src/core/ports/vault";
@@ -132,6 +133,9 @@ export class MemoryConversations implements ConversationStoreApi {
   }
   problems(): string[] {
     return this.broken;
+  }
+  async followNoteRename(rename: NoteRename): Promise<void> {
+    for (const c of this.convs.values()) for (const m of c.messages) renameCitations(m, [rename]);
   }
   private tick(): number {
     return (this.clock += 60_000);

@@ -396,14 +396,27 @@ export class Vault extends Events {
     if (this.getAbstractFileByPath(to)) throw new Error("Destination file already exists!");
     const oldPath = file.path;
     await fs.rename(this.adapter.getFullPath(oldPath), this.adapter.getFullPath(to));
+    // Like Obsidian: what is inside a renamed folder moves with it, and each file and folder fires its own
+    // "rename" with its old path, breadth-first from the folder itself.
+    const moved: [TAbstractFile, string][] = [];
+    for (const queue: TAbstractFile[] = [file]; queue.length > 0; ) {
+      const f = queue.shift() as TAbstractFile;
+      moved.push([f, f.path]);
+      if (f instanceof TFolder) queue.push(...f.children);
+    }
     this.unlink(file);
-    if (file instanceof TFile) this.setFilePath(file, to);
-    else {
-      file.path = to;
-      file.name = baseName(to);
+    for (const [f, was] of moved) {
+      this.files.delete(was);
+      const path = to + was.slice(oldPath.length);
+      if (f instanceof TFile) this.setFilePath(f, path);
+      else {
+        f.path = path;
+        f.name = baseName(path);
+      }
+      if (f !== file) this.files.set(path, f);
     }
     this.link(file);
-    this.trigger("rename", file, oldPath);
+    for (const [f, was] of moved) this.trigger("rename", f, was);
   }
 }
 
