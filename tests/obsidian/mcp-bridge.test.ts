@@ -335,4 +335,21 @@ describe("a search through the bridge while Obsidian is still loading the index"
       await client.close();
     }
   });
+
+  test("a new token restarts the bridge mid-wait: the call is told the bridge restarted", async () => {
+    const { url, release, waiting } = await startWithLoadHeld();
+    const client = await connectStreamable(url, TOKEN);
+    try {
+      const answer = client.callTool({ name: "search_notes", arguments: { query: "pollinate" } });
+      await Promise.race([waiting(), answer]);
+      const restarted = p.services.regenerateMcpToken();
+      const result = await answer;
+      release();
+      await restarted;
+      expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "search_notes was cancelled: the MCP bridge restarted with new settings" }] });
+      expect(p.services.bridge.current().kind).toBe("running");
+    } finally {
+      await client.close();
+    }
+  });
 });

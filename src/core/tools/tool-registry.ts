@@ -190,7 +190,7 @@ function describeValue(value: unknown): string {
 
 /**
  * Known failures keep their (already safe) message; anything else is reduced to one line, no stack.
- * `signal` is the call's: when Krypton shutting down aborted it, the answer says so, whatever the tool threw.
+ * `signal` is the call's: when Krypton stopping aborted it (ShuttingDownError), the answer says why, whatever the tool threw.
  */
 export function toToolError(err: unknown, toolName: string, signal?: AbortSignal): ToolError {
   if (err instanceof ToolError) return err;

@@ -16,6 +16,8 @@ export const STOP_REASONS = {
   "shutting-down": "Krypton is shutting down",
   /** The MCP bridge turned off in settings (or by its command) while Obsidian keeps running. */
   "bridge-off": "the MCP bridge was turned off",
+  /** The MCP bridge restarting for new settings (a new token or port). */
+  "bridge-restart": "the MCP bridge restarted with new settings",
 } as const;
 export type StopReason = keyof typeof STOP_REASONS;
 

@@ -71,7 +71,7 @@ export class McpBridge {
 
   restart(): Promise<BridgeState> {
     return this.serialize(async () => {
-      await this.doStop();
+      await this.doStop("bridge-restart");
       return this.doStart();
     });
   }
