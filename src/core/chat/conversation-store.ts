@@ -7,7 +7,9 @@
  *   chat/index.json         summaries for the history list, so listing never reads every conversation
  *
  * No writer rewrites another's message: appending creates a new record file, and updating a message (an
- * answer saved while it streams) replaces only its own record. Reading merges the head's messages (an old
+ * answer saved while it streams) replaces only its own record. The one exception is a note renamed in
+ * Obsidian (followNoteRename): finished messages citing it get its new path; one still being written is
+ * left to its writer. Reading merges the head's messages (an old
  * single-file conversation loads as it is: that is the migration) with the records, each answer placed
  * right after the question it answers. Within one process, writes go through one SerialQueue so the head
  * and the index are never written by two tasks at once. Obsidian's adapter has no exclusive create, so
