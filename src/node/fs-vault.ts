@@ -38,6 +38,10 @@ export const TEMP_FILE_MIN_AGE_MS = 60 * 60 * 1000;
 /** Why a symbolic link to a folder is not gone into (entryKind), said beside the notes the index skipped. */
 const LINKED_FOLDER_REASON = "a symbolic link to a folder, not followed (it could lead outside the vault or back into it)";
 
+/** Why a note-named link that leads nowhere is not read (readReal); the index names it among the skipped notes. */
+const BROKEN_LINK_REASON = "it is a symbolic link whose target is missing (moved or deleted); fix or remove the link";
+const LOOPING_LINK_REASON = "it is a symbolic link that leads back to itself (a loop); fix or remove the link";
+
 export interface FsVaultOptions {
   configDir?: string;
   /**
@@ -77,7 +81,7 @@ export class FsVault implements VaultPort {
     this.sweep = undefined;
     const temps: { full: string; rel: string }[] = [];
     // Links (named like a note or not): a link to a folder among them is not gone into, and said (skippedFolders).
-    const links: { full: string; rel: string }[] = [];
+    const links: { full: string; rel: string; note?: number }[] = [];
     let level: { dir: string; rel: string }[] = [{ dir: this.root, rel: "" }];
     while (level.length > 0) {
       const next: { dir: string; rel: string }[] = [];
@@ -100,7 +104,7 @@ export class FsVault implements VaultPort {
               full.push(base + name);
               rel.push(prefix + name);
               // A link named like a note may lead to a folder ("Trip.md" -> ../Trip): not a note, said as the others.
-              if (entry.isSymbolicLink()) links.push({ full: base + name, rel: prefix + name });
+              if (entry.isSymbolicLink()) links.push({ full: base + name, rel: prefix + name, note: full.length - 1 });
             } else if (entry.isSymbolicLink()) links.push({ full: base + name, rel: prefix + name });
           }
         }),
@@ -108,13 +112,24 @@ export class FsVault implements VaultPort {
       level = next;
     }
     const swept = sweep && temps.length ? removeLeftovers(temps, sweep) : null;
-    const linked = Promise.all(links.map(async (link) => ((await fs.stat(link.full).catch(() => null))?.isDirectory() ? link.rel : null)));
+    const targets = Promise.all(links.map((link) => linkTarget(link.full)));
     const { mtime, size } = await statAll(full);
     await swept;
-    this.linkedFolders = (await linked).filter((p): p is string => p !== null).sort().map((path) => ({ path, reason: LINKED_FOLDER_REASON }));
+    const linked = await targets;
+    this.linkedFolders = links
+      .filter((_, i) => linked[i] === "folder")
+      .map((link) => link.rel)
+      .sort()
+      .map((path) => ({ path, reason: LINKED_FOLDER_REASON }));
     const out: NoteInfo[] = [];
-    // Missing (NaN): a broken symlink, a file removed meanwhile, or a link to a folder.
+    // Missing (NaN): a broken symlink (listed below), a file removed meanwhile, or a link to a folder.
     for (let i = 0; i < full.length; i++) if (!Number.isNaN(mtime[i])) out.push({ path: rel[i], mtime: mtime[i], size: size[i] });
+    // A note-named link that leads nowhere is listed by the link's own stat, so the index reads it, is refused
+    // (readReal) and names it among the skipped notes instead of dropping it without a word.
+    links.forEach(({ rel: path, note }, i) => {
+      const target = linked[i];
+      if (note !== undefined && Number.isNaN(mtime[note]) && typeof target === "object" && target !== null) out.push({ path, mtime: target.mtime, size: target.size });
+    });
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return out;
   }
@@ -153,6 +168,10 @@ export class FsVault implements VaultPort {
       }
       return { real, bytes: await fs.readFile(real) };
     } catch (err) {
+      if (isMissing(err) || isCode(err, "ELOOP")) {
+        const link = await fs.lstat(full).catch(() => null);
+        if (link?.isSymbolicLink()) throw new NoteRefusedError(path, isCode(err, "ELOOP") ? LOOPING_LINK_REASON : BROKEN_LINK_REASON);
+      }
       if (isMissing(err) || isCode(err, "EISDIR")) throw new NoteNotFoundError(path);
       throw err;
     }
@@ -289,6 +308,21 @@ function entryKind(name: string, type: Pick<Stats, "isDirectory" | "isFile" | "i
   if (name.startsWith(".")) return "hidden";
   if (type.isDirectory()) return "folder";
   return (type.isFile() || type.isSymbolicLink()) && name.toLowerCase().endsWith(".md") ? "note" : "other";
+}
+
+/**
+ * Where a link found by the walk leads: a folder (not gone into), a file, or nowhere (its target missing, or a
+ * loop), then with the link's own mtime and size, which is all there is to list it by.
+ */
+async function linkTarget(full: string): Promise<"folder" | "file" | { mtime: number; size: number } | null> {
+  try {
+    return (await fs.stat(full)).isDirectory() ? "folder" : "file";
+  } catch (err) {
+    if (!isMissing(err) && !isCode(err, "ELOOP")) return null;
+    // Removed meanwhile: nothing to list.
+    const link = await fs.lstat(full).catch(() => null);
+    return link?.isSymbolicLink() ? { mtime: link.mtimeMs, size: link.size } : null;
+  }
 }
 
 /**

@@ -113,6 +113,23 @@ describe("one read policy, faithful snippets (CLI and MCP)", () => {
     expect(json.index.failures.map((f) => f.path)).not.toContain("Trip.md");
   });
 
+  it("a note-named link whose target is missing, or that loops, is named among the skipped notes with the reason", async () => {
+    await fs.symlink(join(vault.root, "Notes", "Moved.md"), join(vault.root, "Notes", "Gone.md"));
+    await fs.symlink(join(vault.root, "Loop.md"), join(vault.root, "Loop.md"));
+    const missing = "it is a symbolic link whose target is missing (moved or deleted); fix or remove the link";
+    const loop = "it is a symbolic link that leads back to itself (a loop); fix or remove the link";
+    const index = await runCli(["index", vault.root, ...noEmbed]);
+    expect(index.code).toBe(0);
+    expect(index.stderr).toContain(`krypton: warning: skipped Notes/Gone.md: ${missing}\n`);
+    expect(index.stderr).toContain(`krypton: warning: skipped Loop.md: ${loop}\n`);
+    expect(index.stdout).toContain("5 notes could not be indexed (see warnings).");
+    const json = JSON.parse((await runCli(["status", vault.root, "--json", ...noEmbed])).stdout) as { index: { failures: { path: string; error: string }[] } };
+    expect(json.index.failures.filter((f) => f.path.endsWith("Gone.md") || f.path === "Loop.md")).toEqual([
+      { path: "Loop.md", error: loop },
+      { path: "Notes/Gone.md", error: missing },
+    ]);
+  });
+
   it("binary .md files are skipped, reported by name, and their bytes never reach stdout", async () => {
     const found = await runCli(["search", vault.root, "quark", ...noEmbed]);
     expect(found.stdout).not.toContain("\u0000");

@@ -24,7 +24,7 @@ describe("Node host adapters", () => {
     expect((await host.vault.listNotes()).map((n) => n.path)).toEqual(["Folder/b.md", "a.md"]);
   });
 
-  it("lists every note of a deep, wide vault once with its real mtime and size, sorted; skips links to folders, broken links and dot entries", async () => {
+  it("lists every note of a deep, wide vault once with its real mtime and size, sorted; skips links to folders and dot entries, lists broken links", async () => {
     // More notes than the stat window and folders on several levels: the scan must stat them all, each once.
     const expected: string[] = ["Folder/b.md", "a.md"];
     for (let f = 0; f < 5; f++) {
@@ -40,7 +40,8 @@ describe("Node host adapters", () => {
     await fs.symlink(join(vault.root, "a.md"), join(vault.root, "Link to a.md"));
     await fs.symlink(join(vault.root, "missing.md"), join(vault.root, "Broken.md"));
     await fs.mkdir(join(vault.root, "Folder named.md"));
-    expected.push("Link to a.md");
+    // Listed so the index reads it, is refused and names it (readNote below says why).
+    expected.push("Link to a.md", "Broken.md");
     // Set apart a note whose mtime and size are known exactly.
     const when = new Date("2024-03-01T10:00:00Z");
     await fs.utimes(join(vault.root, "a.md"), when, when);
@@ -275,12 +276,18 @@ describe("FsVault reads through the read policy's decoding (read-policy.ts)", ()
     await fs.writeFile(join(vault.root, "Bin.md"), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0]));
     await fs.symlink("/etc/hostname", join(vault.root, "Out.md"));
     await fs.symlink(join(vault.root, "Plain.md"), join(vault.root, "In.md"));
+    await fs.symlink(join(vault.root, "Moved away.md"), join(vault.root, "Gone.md"));
+    await fs.symlink(join(vault.root, "Loop.md"), join(vault.root, "Loop.md"));
     const host = createNodeHost(vault.root);
     expect(await host.vault.readNote("Latin.md")).toBe("# Señal\n\nCafé.\n");
     expect(await host.vault.readNote("Plain.md")).toBe("# Plain\n\nCafé.\n");
     expect(await host.vault.readNote("In.md")).toBe("# Plain\n\nCafé.\n");
     await expect(host.vault.readNote("Bin.md")).rejects.toThrow("Bin.md is not read: it is a binary file (ZIP archive), not a text note");
     await expect(host.vault.readNote("Out.md")).rejects.toThrow("Out.md is not read: it is a symbolic link leading outside the vault");
+    await expect(host.vault.readNote("Gone.md")).rejects.toThrow("Gone.md is not read: it is a symbolic link whose target is missing (moved or deleted); fix or remove the link");
+    await expect(host.vault.readNote("Loop.md")).rejects.toThrow("Loop.md is not read: it is a symbolic link that leads back to itself (a loop); fix or remove the link");
+    await expect(host.vault.appendToNote("Gone.md", "\nmore\n")).rejects.toThrow(/target is missing/);
+    await expect(host.vault.readNote("Nothing.md")).rejects.toThrow(NoteNotFoundError);
     await expect(host.vault.appendToNote("Latin.md", "\nmore\n")).rejects.toThrow(/not UTF-8 text/);
     expect(await fs.readFile(join(vault.root, "Latin.md"))).toEqual(latin);
   });

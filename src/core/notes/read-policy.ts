@@ -8,8 +8,8 @@ import { createExclusionFilter } from "../indexing/exclusions";
  *  - it matches one of the user's exclude patterns. Matching ignores case, for the index and the tools
  *    alike: on macOS and Windows "private/x.md" and "Private/x.md" are the same file, and a pattern the user
  *    wrote to keep a folder out must not be bypassed by spelling its name differently;
- *  - it is a symbolic link that leads outside the vault (the vault adapter knows the real path and refuses
- *    it with NoteRefusedError: FsVault on Node);
+ *  - it is a symbolic link that leads outside the vault, or nowhere (its target missing, or a loop): the vault
+ *    adapter knows the real path and refuses it with NoteRefusedError (FsVault on Node);
  *  - its content is not text (binary bytes in a ".md" file) or larger than MAX_NOTE_BYTES (decodeNoteBytes,
  *    called by both vault adapters when they read).
  * A folder is listed unless a rule takes it whole (mayListFolder); hidden folders and links to folders the
