@@ -291,4 +291,17 @@ describe("FsVault reads through the read policy's decoding (read-policy.ts)", ()
     await expect(host.vault.appendToNote("Latin.md", "\nmore\n")).rejects.toThrow(/not UTF-8 text/);
     expect(await fs.readFile(join(vault.root, "Latin.md"))).toEqual(latin);
   });
+
+  it("refuses UTF-16 notes (either byte order) as what they are, not as binary, and never writes to one", async () => {
+    const little = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("# Liste\n\nÄpfel und Birnen.\n", "utf16le")]);
+    const big = Buffer.from(little).swap16();
+    await fs.writeFile(join(vault.root, "Little.md"), little);
+    await fs.writeFile(join(vault.root, "Big.md"), big);
+    const host = createNodeHost(vault.root);
+    const why = "it is UTF-16 text: Krypton and Obsidian read notes as UTF-8; save it as UTF-8 to index it";
+    await expect(host.vault.readNote("Little.md")).rejects.toThrow(`Little.md is not read: ${why}`);
+    await expect(host.vault.readNote("Big.md")).rejects.toThrow(`Big.md is not read: ${why}`);
+    await expect(host.vault.appendToNote("Little.md", "\nmore\n")).rejects.toThrow(why);
+    expect(await fs.readFile(join(vault.root, "Little.md"))).toEqual(little);
+  });
 });

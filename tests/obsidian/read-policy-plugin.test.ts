@@ -44,6 +44,7 @@ async function open(): Promise<LoadedPlugin> {
       await fs.symlink(join(outside, "secret.md"), join(root, "passwd.md"));
       await fs.writeFile(join(root, "Image.md"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]));
       await fs.writeFile(join(root, "Latin.md"), Buffer.from("# Señales\n\nLa señal del café llegó tarde.\n", "latin1"));
+      await fs.writeFile(join(root, "Wide.md"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("# Wide\n\nThe wombat note.\n", "utf16le")]));
     },
   });
   await p.layoutReady();
@@ -55,6 +56,7 @@ test("the index skips an out-of-vault symlink and binary files by name, decodes 
   const status = services.core.index.status();
   expect(status.failures.find((f) => f.path === "passwd.md")?.error).toMatch(/symbolic link leading outside the vault/);
   expect(status.failures.find((f) => f.path === "Image.md")?.error).toMatch(/binary file \(PNG image\)/);
+  expect(status.failures.find((f) => f.path === "Wide.md")?.error).toBe("it is UTF-16 text: Krypton and Obsidian read notes as UTF-8; save it as UTF-8 to index it");
   expect(await services.core.index.searchNotes("quokka hunter2")).toEqual([]);
   expect((await services.core.index.searchNotes("marmalade")).map((h) => h.path)).toEqual(["Garden/Bees.md"]);
   const [latin] = await services.core.index.searchNotes("señal café");

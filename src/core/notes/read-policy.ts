@@ -10,8 +10,8 @@ import { createExclusionFilter } from "../indexing/exclusions";
  *    wrote to keep a folder out must not be bypassed by spelling its name differently;
  *  - it is a symbolic link that leads outside the vault, or nowhere (its target missing, or a loop): the vault
  *    adapter knows the real path and refuses it with NoteRefusedError (FsVault on Node);
- *  - its content is not text (binary bytes in a ".md" file) or larger than MAX_NOTE_BYTES (decodeNoteBytes,
- *    called by both vault adapters when they read).
+ *  - its content is not text (binary bytes in a ".md" file), is UTF-16 text, or is larger than MAX_NOTE_BYTES
+ *    (decodeNoteBytes, called by both vault adapters when they read; notTextReason).
  * A folder is listed unless a rule takes it whole (mayListFolder); hidden folders and links to folders the
  * vault adapters never list.
  * Hosts get this by reading through `policedVault`, which createKrypton installs for the whole core.
@@ -129,7 +129,7 @@ export function policedVault(vault: VaultPort, settings: () => ReadPolicySetting
  * A note's bytes as text, for both vault adapters: UTF-8 (a BOM dropped) when the bytes are valid UTF-8,
  * else windows-1252 (Latin-1 plus the curly quotes and € of old Windows editors), so notes written by older
  * tools stay readable and searchable. Binary content (NUL bytes, an image's magic number, mostly control
- * characters) and notes over MAX_NOTE_BYTES are refused with NoteRefusedError.
+ * characters), UTF-16 text and notes over MAX_NOTE_BYTES are refused with NoteRefusedError.
  */
 export function decodeNoteBytes(path: string, bytes: Uint8Array): string {
   return utf8Note(path, bytes) ?? new TextDecoder("windows-1252").decode(bytes);
@@ -156,8 +156,8 @@ function utf8Note(path: string, bytes: Uint8Array): string | null {
   if (bytes.length > MAX_NOTE_BYTES) {
     throw new NoteRefusedError(path, `it is larger than ${Math.round(MAX_NOTE_BYTES / 1024 / 1024)} MB`);
   }
-  const binary = binaryKind(bytes);
-  if (binary) throw new NoteRefusedError(path, `it is a binary file (${binary}), not a text note`);
+  const notText = notTextReason(bytes);
+  if (notText) throw new NoteRefusedError(path, notText);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -208,12 +208,29 @@ const MAGIC: [string, number[]][] = [
   ["gzip archive", [0x1f, 0x8b]],
 ];
 
-/** What kind of binary the bytes are, or undefined for text. Looks at the first 8 KB, like git and grep. */
-export function binaryKind(bytes: Uint8Array): string | undefined {
+/**
+ * Why the bytes are not a note Krypton reads as text, or undefined for text: the one rule for binary content.
+ * UTF-16 (told by its byte order mark) is text, but Obsidian reads notes as UTF-8 and shows it garbled:
+ * indexing it would show the user text Obsidian does not, and a write would re-encode it, so it is refused
+ * too, saying what it is and what to do. Looks at the first 8 KB, like git and grep.
+ */
+function notTextReason(bytes: Uint8Array): string | undefined {
+  if (isUtf16(bytes)) return "it is UTF-16 text: Krypton and Obsidian read notes as UTF-8; save it as UTF-8 to index it";
+  const binary = binaryKind(bytes);
+  return binary ? `it is a binary file (${binary}), not a text note` : undefined;
+}
+
+/** A UTF-16 byte order mark, little- or big-endian (FF FE 00 00 is UTF-32's, left to binaryKind's NUL rule). */
+function isUtf16(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return true;
+  return bytes[0] === 0xff && bytes[1] === 0xfe && !(bytes[2] === 0 && bytes[3] === 0);
+}
+
+/** What kind of binary the bytes are, or undefined for text. */
+function binaryKind(bytes: Uint8Array): string | undefined {
   for (const [name, magic] of MAGIC) if (magic.every((b, i) => bytes[i] === b)) return name;
   const head = bytes.subarray(0, 8192);
   if (head.length === 0) return undefined;
-  // UTF-16 text carries NULs too, but Obsidian does not read it either.
   let control = 0;
   for (const b of head) {
     if (b === 0) return "NUL bytes";
