@@ -1,6 +1,6 @@
 import { stat, readdir } from "node:fs/promises";
 import * as path from "node:path";
-import type { IndexStatus } from "../core/indexing/index-status";
+import { folderInTheWayText, type IndexStatus } from "../core/indexing/index-status";
 import { createKrypton, type KryptonCore } from "../core/krypton";
 import type { Logger } from "../core/ports/logger";
 import type { KryptonSettings } from "../core/settings";
@@ -183,6 +183,7 @@ export async function openIndex(session: VaultSession, output: Output, options: 
 export function reportIndexProblems(session: VaultSession, status: IndexStatus, output: Output, options: { use: IndexUse; warnReadOnly: boolean }): void {
   const { use } = options;
   if (status.lockNotice) output.warn(status.lockNotice);
+  for (const folder of status.foldersInTheWay ?? []) output.warn(folderInTheWayText(folder));
   if (status.rebuiltReason) output.warn(`the index was rebuilt: ${status.rebuiltReason}`);
   const embeddingsOn = session.config.settings.embeddingProvider !== "none";
   // A process that does not write the index does not embed either: its missing vectors are no embedder's fault.

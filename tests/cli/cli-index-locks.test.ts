@@ -307,6 +307,35 @@ describe("a folder where the index keeps its manifest", () => {
   });
 });
 
+describe("a folder where the next save would put a shard file", () => {
+  const bed = useCliTestBed({ notes: { "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n" } });
+  const indexFolder = () => join(bed.vault.root, ".krypton", "index");
+
+  it("is left alone, the index is saved under the next name, and index exits 0 naming the folder once", async () => {
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    const saved = JSON.parse(await fs.readFile(join(indexFolder(), "manifest.json"), "utf8")) as { generation: number; shards: { id: number }[] };
+    const folder = join(indexFolder(), `shard-${saved.shards[0].id}-${saved.generation + 1}.bin`);
+    await fs.mkdir(folder);
+    await fs.writeFile(join(folder, "mine.txt"), "keep me\n");
+    await bed.vault.write("Cooking/Bread.md", "# Sourdough bread\n\nFlour, water, salt, rye and a lively starter.\n");
+
+    const r = await runCli(["index", bed.vault.root], { env: bed.env });
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      `krypton: warning: ${folder} is a folder with files in it, where Krypton would have saved part of its index: it was left alone and the index saved under another file name; move that folder out of .krypton\n`,
+    ]);
+    expect(await fs.readFile(join(folder, "mine.txt"), "utf8")).toBe("keep me\n");
+    // What is on disk is the saved index: its manifest names only shard files that are files.
+    const manifest = JSON.parse(await fs.readFile(join(indexFolder(), "manifest.json"), "utf8")) as { shards: { file: string }[] };
+    for (const { file } of manifest.shards) expect((await fs.stat(join(indexFolder(), file))).isFile()).toBe(true);
+    const found = await runCli(["search", bed.vault.root, "rye", "--json"], { env: bed.env });
+    expect([found.code, found.stderr, JSON.parse(found.stdout)[0].path]).toEqual([0, "", "Cooking/Bread.md"]);
+    // The next run saves nothing new under that name: it says nothing.
+    const again = await runCli(["index", bed.vault.root], { env: bed.env });
+    expect([again.code, again.stderr]).toEqual([0, ""]);
+  });
+});
+
 describe("an index saved by a newer Krypton", () => {
   const bed = useCliTestBed({ notes: { "Cooking/Bread.md": "# Sourdough bread\n\nFlour, water, salt and a lively starter.\n" } });
   const indexFolder = () => join(bed.vault.root, ".krypton", "index");

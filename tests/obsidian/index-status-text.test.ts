@@ -52,4 +52,9 @@ test("notes indexed only in part are named; the details say who writes the index
   );
   const unsaved = statusDetails({ ...base, readOnly: true, writeError: "cannot write /v/.krypton (permission denied)" });
   expect(unsaved).toContainEqual({ label: "Not saved", value: "cannot write /v/.krypton (permission denied): the index is kept in memory only" });
+  const folder = statusDetails({ ...base, foldersInTheWay: [".krypton/index/shard-0-2.bin"] });
+  expect(folder).toContainEqual({
+    label: "Folder in the index",
+    value: ".krypton/index/shard-0-2.bin is a folder with files in it, where Krypton would have saved part of its index: it was left alone and the index saved under another file name; move that folder out of .krypton",
+  });
 });

@@ -1,5 +1,10 @@
 export type IndexState = "empty" | "loading" | "indexing" | "ready" | "error";
 
+/** IndexStatus.foldersInTheWay in words, for every host: what was found, that the index was saved, what to do. */
+export function folderInTheWayText(folder: string): string {
+  return `${folder} is a folder with files in it, where Krypton would have saved part of its index: it was left alone and the index saved under another file name; move that folder out of .krypton`;
+}
+
 export interface IndexFailure {
   path: string;
   error: string;
@@ -41,4 +46,9 @@ export interface IndexStatus {
   writeError?: string;
   /** What had to be cleared to take the lock (a dead holder's lock, a damaged lock), in words. */
   lockNotice?: string;
+  /**
+   * Folders with files in them that stood where this process would have saved a shard file (FolderInTheWayError):
+   * left alone, and the shard saved under the next file name, so the index was saved all the same.
+   */
+  foldersInTheWay?: string[];
 }

@@ -280,10 +280,10 @@ export class IndexStore {
 
   /**
    * Writes every changed shard under a new generation name; returns the files that the new manifest
-   * no longer references (to delete once the manifest is written).
+   * no longer references (to delete once the manifest is written), gathered in `obsolete`, which keeps those
+   * of the shards written before a failure (a save that goes on under another generation still needs them).
    */
-  async writeDirtyShards(data: DataDirPort, generation: number, slicer: WorkSlicer): Promise<string[]> {
-    const obsolete: string[] = [];
+  async writeDirtyShards(data: DataDirPort, generation: number, slicer: WorkSlicer, obsolete: string[] = []): Promise<string[]> {
     for (const id of [...this.dirty]) {
       this.dirty.delete(id);
       const info = this.shards.get(id);

@@ -28,6 +28,7 @@ import {
   writeManifest,
 } from "./index-persistence";
 import { AbortedError, errorMessage } from "../util/errors";
+import { FolderInTheWayError } from "../ports/data-dir";
 import { SerialQueue } from "../util/serial-queue";
 import { countOf, formatCount } from "../util/text";
 import { IndexStore } from "./index-store";
@@ -89,6 +90,8 @@ const STATUS_THROTTLE_MS = 100;
 const STEP_ITEMS = 512;
 /** Postings a scan adds before they are worth sealing into a block (about 2,000 chunks' words). */
 const SEAL_MIN_POSTINGS = 100_000;
+/** Shard file names one save tries past folders in their way (persist) before it fails on the next one. */
+const MAX_SHARD_NAMES_TRIED = 8;
 
 /**
  * The vault index: where indexing happens. Loads the persisted index, keeps it in step with the vault
@@ -135,6 +138,8 @@ export class VaultIndex implements VaultIndexApi {
   /** Notes indexed only in part (over a per-note limit): path → what was left out. */
   private partial = new Map<string, string>();
   private rebuiltReason: string | undefined;
+  /** Folders with files in them found where a save would have put a shard file (IndexStatus.foldersInTheWay). */
+  private readonly foldersInTheWay = new Set<string>();
   private readonly listeners = new Set<(status: IndexStatus) => void>();
   private lastEmit = 0;
   private readonly queryVectors: QueryVectors;
@@ -439,6 +444,7 @@ export class VaultIndex implements VaultIndexApi {
       if (writeError) s.writeError = writeError;
     }
     if (this.lockNotice) s.lockNotice = this.lockNotice;
+    if (this.foldersInTheWay.size > 0) s.foldersInTheWay = [...this.foldersInTheWay];
     return s;
   }
 
@@ -1064,11 +1070,23 @@ export class VaultIndex implements VaultIndexApi {
         this.host.logger.warn("Another Krypton process took over the index; this one now only reads it");
         return;
       }
-      const generation = ++this.generation;
+      let generation = ++this.generation;
       const before = new Set([...this.store.shardFiles.values()].map((entry) => entry.file));
-      let obsolete: string[];
+      let obsolete: string[] = [];
       try {
-        obsolete = await this.store.writeDirtyShards(this.host.data, generation, slicer);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await this.store.writeDirtyShards(this.host.data, generation, slicer, obsolete);
+            break;
+          } catch (err) {
+            // A folder with files in it at this save's shard file name is not Krypton's to remove, and the name is
+            // only a name: the shards left go under the next generation's, and the folder is named (status).
+            if (!(err instanceof FolderInTheWayError && err.writing) || attempt >= MAX_SHARD_NAMES_TRIED) throw err;
+            this.foldersInTheWay.add(err.folder);
+            this.host.logger.warn(`Saving the index: ${err.folder} is a folder with files in it; saved the shard under another name`);
+            generation = ++this.generation;
+          }
+        }
       } finally {
         for (const entry of this.store.shardFiles.values()) if (!before.has(entry.file)) this.unsavedShards.add(entry.file);
       }

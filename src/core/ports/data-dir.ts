@@ -53,8 +53,12 @@ export function dataDirWriteError(dataDir: string, why: { fileInTheWay: string }
  */
 export class FolderInTheWayError extends Error {
   readonly code = "EISDIR";
-  constructor(path: string, writing: boolean) {
-    super(writing ? `cannot write ${path}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder` : `${path} is a folder, not a file`);
+  // `folder`, not `path`: an error with a code and a path reads as Node's own to the CLI, which words it anew.
+  constructor(
+    readonly folder: string,
+    readonly writing: boolean,
+  ) {
+    super(writing ? `cannot write ${folder}: it is a folder with files in it, where Krypton keeps a file; move or remove that folder` : `${folder} is a folder, not a file`);
     this.name = "FolderInTheWayError";
   }
 }

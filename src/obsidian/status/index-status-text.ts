@@ -1,4 +1,4 @@
-import type { IndexStatus } from "../../core/indexing/index-status";
+import { folderInTheWayText, type IndexStatus } from "../../core/indexing/index-status";
 import { countOf, formatCount } from "../../core/util/text";
 
 /** The status bar's one line: "Indexing 1,234 / 10,000 notes", "Krypton: 10,000 notes indexed", ... */
@@ -51,6 +51,7 @@ export function statusDetails(status: IndexStatus): { label: string; value: stri
   if (status.writeError) rows.push({ label: "Not saved", value: `${status.writeError}: the index is kept in memory only` });
   else if (status.heldBy) rows.push({ label: "Written by", value: `${status.heldBy} (this window only reads the index)` });
   if (status.lockNotice) rows.push({ label: "Index lock", value: status.lockNotice });
+  for (const folder of status.foldersInTheWay ?? []) rows.push({ label: "Folder in the index", value: folderInTheWayText(folder) });
   for (const p of (status.partial ?? []).slice(0, 20)) rows.push({ label: "Indexed in part", value: `${p.path}: ${p.error}` });
   return rows;
 }
