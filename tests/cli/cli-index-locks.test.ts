@@ -334,6 +334,21 @@ describe("a folder where the next save would put a shard file", () => {
     const again = await runCli(["index", bed.vault.root], { env: bed.env });
     expect([again.code, again.stderr]).toEqual([0, ""]);
   });
+
+  it("does not keep the files a killed writer left after it from being cleaned up", async () => {
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    await fs.mkdir(join(indexFolder(), "shard-0-0.bin"));
+    await fs.writeFile(join(indexFolder(), "shard-0-0.bin", "mine.txt"), "keep me\n");
+    // Sorted after the folder: a stray shard and a temp file of a write that was killed.
+    await fs.writeFile(join(indexFolder(), "shard-7-1.bin"), "stale");
+    await fs.writeFile(join(indexFolder(), "shard-7-1.bin.123-abcd.tmp"), "half");
+    expect((await runCli(["index", bed.vault.root], { env: bed.env })).code).toBe(0);
+    const left = await fs.readdir(indexFolder());
+    expect(left).toContain("shard-0-0.bin");
+    expect(left).not.toContain("shard-7-1.bin");
+    expect(left).not.toContain("shard-7-1.bin.123-abcd.tmp");
+    expect(await fs.readFile(join(indexFolder(), "shard-0-0.bin", "mine.txt"), "utf8")).toBe("keep me\n");
+  });
 });
 
 describe("an index saved by a newer Krypton", () => {

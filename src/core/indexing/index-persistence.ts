@@ -257,13 +257,14 @@ export async function writeManifest(data: DataDirPort, manifest: Manifest): Prom
 
 /**
  * Removes shard files the manifest no longer names, and with `tempFiles` also temp files left by a
- * crashed write (only right after taking the lock: nobody else can be writing then).
+ * crashed write (only right after taking the lock: nobody else can be writing then). One that cannot be
+ * removed (a folder with files in it under a shard's name, never removed) does not keep the others.
  */
 export async function removeUnreferenced(data: DataDirPort, manifest: Manifest | null, tempFiles = false): Promise<void> {
   const keep = new Set(manifest?.shards.map((s) => s.file) ?? []);
   for (const name of await data.list(INDEX_DIR)) {
     if ((name.startsWith("shard-") && name.endsWith(".bin") && !keep.has(name)) || (tempFiles && name.endsWith(".tmp"))) {
-      await data.remove(`${INDEX_DIR}/${name}`);
+      await data.remove(`${INDEX_DIR}/${name}`).catch(() => undefined);
     }
   }
 }
