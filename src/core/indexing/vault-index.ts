@@ -12,7 +12,7 @@ import { type ChunkRecord, chunkId, chunkMetaOf, chunkOf } from "./index-records
 import { waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createReadPolicy, isNoteRefusedError, type ReadPolicy } from "../notes/read-policy";
-import { hashText } from "./hash";
+import { hashTextSliced } from "./hash";
 import type { IndexFailure, IndexStatus } from "./index-status";
 import { describeHolder, IndexLock, type IndexLockOptions, SYNC_REQUEST_PATH } from "./index-lock";
 import {
@@ -910,7 +910,8 @@ export class VaultIndex implements VaultIndexApi {
       this.failures.set(info.path, isNoteRefusedError(err) ? err.reason : `Could not read the note: ${errorText(err)}`);
       return;
     }
-    const hash = hashText(content);
+    // In slices: a 5 MB note hashed in one go held Obsidian's main thread for tens of milliseconds.
+    const hash = await hashTextSliced(content, () => slicer.tick());
     const known = this.store.notes.get(info.path);
     if (known && known.hash === hash && !force) {
       this.store.touchNote(info.path, info.mtime, info.size);

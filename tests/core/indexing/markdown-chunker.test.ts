@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { Chunk } from "../../../src/core/indexing/chunk";
 import { noteMetadata, parseYamlSubset, readFrontmatter } from "../../../src/core/indexing/frontmatter";
-import { hashText } from "../../../src/core/indexing/hash";
+import { HASH_SLICE_CHARS, hashText, hashTextSliced } from "../../../src/core/indexing/hash";
 import { CHUNKER_VERSION, chunkNote, chunkNoteSliced, embeddingText, MIN_CHUNK_CHARS } from "../../../src/core/indexing/markdown-chunker";
 
 const vaultRoot = join(__dirname, "..", "..", "fixtures", "chunker-vault");
@@ -451,6 +451,27 @@ describe("hashText", () => {
       const text = Array.from({ length: Math.floor(random() * 40) }, () => [...alphabet][Math.floor(random() * [...alphabet].length)]).join("");
       expect(hashText(text)).toBe(reference(text));
     }
+  });
+
+  it("gives the same value hashed in slices, a tick between each, surrogate pairs and lone surrogates across slice ends too", async () => {
+    const texts = ["", "a", "héllo 😀", "😀😀😀😀", "x\ud83d", "\ude00y\ud83d\ud83d😀", "ab é😀\n#0".repeat(50)];
+    for (const text of texts) {
+      for (const slice of [1, 2, 3, 7, 64]) {
+        let ticks = 0;
+        const sliced = await hashTextSliced(text, async () => void ticks++, slice);
+        expect(sliced).toBe(hashText(text));
+        // A tick between two slices, none after the last (a pair straddling a slice end is hashed whole).
+        expect(ticks).toBeLessThan(Math.max(1, Math.ceil(text.length / slice)));
+        if (text.length > 2 * slice) expect(ticks).toBeGreaterThanOrEqual(Math.floor(text.length / (slice + 1)) - 1);
+      }
+    }
+  });
+
+  it("hashes a 5 MB note in slices with the default size, to the same value", async () => {
+    const note = "Paragraph with accents é and 😀 emoji.\n".repeat(130_000);
+    let ticks = 0;
+    expect(await hashTextSliced(note, async () => void ticks++)).toBe(hashText(note));
+    expect(ticks).toBe(Math.ceil(note.length / HASH_SLICE_CHARS) - 1);
   });
 });
 
