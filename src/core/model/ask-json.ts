@@ -18,7 +18,8 @@ export interface AskJsonOptions {
  * (Ollama `format`, Gemini `responseJsonSchema`), the answer is parsed leniently (reasoning blocks, code
  * fences and prose around the object are dropped) and validated; an invalid answer gets exactly one
  * repair request naming what was wrong (for an answer cut at its cap, see cutOffRepair). Still invalid, or
- * stopped by the provider (Gemini SAFETY, a blocked prompt): AgentError, so callers write nothing.
+ * stopped by the provider (Gemini SAFETY, a blocked prompt): AgentError, so callers write nothing. The
+ * repair is sent with noThinking.
  */
 export async function askJson<T>(
   model: ChatModel,
@@ -55,9 +56,9 @@ export async function askJson<T>(
           content: `Your last reply was not valid: ${first.parsed.problem}. Reply again with only the corrected JSON, matching this schema exactly:\n${JSON.stringify(jsonSchema)}`,
         },
       ];
-  // A model that spent its cap thinking is asked with thinking off where the provider can: the room it had
-  // was not enough, and a JSON answer to a question already asked once needs no reasoning to write.
-  const second = await ask(repair, first.cutOff && first.whileThinking);
+  // Asked with thinking down where the provider can: fixing JSON to a question already asked once is
+  // mechanical, and thinking would only make it slow and costly (or, after a cut spent thinking, cut again).
+  const second = await ask(repair, true);
   if (second.parsed.ok) return second.parsed.value;
   throw new InvalidJsonAnswerError(options.what, second.parsed.problem, second.cutOff ? cutOffAdvice(second) : undefined);
 }

@@ -58,8 +58,9 @@ export interface ChatRequest {
   maxTokens?: number;
   topP?: number;
   /**
-   * Ask the model to answer without thinking first, where the provider can switch that off for this model
-   * (Ollama `think: false`); elsewhere ignored. For a retry after an answer cut while it was still thinking.
+   * Ask the model to think as little as it can, where the provider can say so for this model (Ollama
+   * `think: false`, Gemini thinkingConfig: see thinkingConfigOf); elsewhere ignored. For askJson's repair
+   * and a retry after an answer cut while it was still thinking.
    */
   noThinking?: boolean;
 }

@@ -100,13 +100,24 @@ describe("native tool calling through the providers", () => {
 
   it("Gemini, JSON action protocol: replies cut while thinking get the thinking correction; cut so every time, the error says why", async () => {
     world = await makeLoopWorld({ files: NOTES });
-    gemini = await startGeminiServer();
-    world.model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    gemini = await startGeminiServer({ models: ["gemini-2.5-flash", "gemini-2.5-pro"] });
+    // 2.5 Flash's correction is asked with thinkingBudget 0, and answers.
+    const flash = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    world.model = flash;
+    gemini.script({ route: "stream", reply: '{"action":"final","response":"Ship it."}', extra: { thoughtTokens: 9_000 }, times: 2 });
+    const { result } = await world.run("What is my plan?", { sampling: { maxTokens: 512 }, noNativeTools: new Set([flash.id]) });
+    expect(result.answer).toBe("Ship it.");
+    const thinking = gemini.requestsTo("stream").map((r) => (r.body as { generationConfig: { thinkingConfig?: unknown } }).generationConfig.thinkingConfig);
+    expect(thinking).toEqual([undefined, { thinkingBudget: 0 }]);
+    gemini.reset();
+
+    // 2.5 Pro cannot stop thinking: cut every time.
+    world.model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: gemini.url, model: "gemini-2.5-pro", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
     // Capped as a workflow task's config.maxTokens caps each turn: 8,192 on Gemini, thinking included.
     gemini.script({ route: "stream", reply: '{"action":"final","response":"Ship it."}', extra: { thoughtTokens: 9_000 }, times: 3 });
     const run = world.run("What is my plan?", { sampling: { maxTokens: 512 }, noNativeTools: new Set([world.model.id]) });
     await expect(run).rejects.toThrow(
-      "The model (gemini:gemini-2.5-flash) did not return a valid action (the model spent the length limit Krypton sets for the answer (8,192 tokens) thinking and was cut off before it finished answering), even after 2 corrections. Try again, or use a model that thinks less or not at all.",
+      "The model (gemini:gemini-2.5-pro) did not return a valid action (the model spent the length limit Krypton sets for the answer (8,192 tokens) thinking and was cut off before it finished answering), even after 2 corrections. Try again, or use a model that thinks less or not at all.",
     );
     const sent = gemini.requestsTo("stream").map((r) => r.body as { contents: { role: string; parts: { text?: string }[] }[] });
     expect(sent).toHaveLength(3);

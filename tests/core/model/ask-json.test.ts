@@ -110,11 +110,12 @@ describe("askJson over Ollama", () => {
       expect(bodies()[2].messages[0].content).toMatch(/still thinking/);
     });
 
-    it("a thinking model that looped after a short think keeps its thinking and the loop repair", async () => {
+    it("a thinking model that looped after a short think gets the loop repair, with thinking off as every repair", async () => {
       server.script({ route: "chat", reply: "", extra: { thinking: "Plan.", loop: '{"front":"Q"},' } });
       server.script({ route: "chat", reply: '{"cards":[]}' });
       await askJson(thinker(), ask, Cards, { what: "make cards", maxTokens: 512 });
-      expect(bodies()[1].think).toBeUndefined();
+      expect(bodies()[0].think).toBeUndefined();
+      expect(bodies()[1].think).toBe(false);
       expect(bodies()[1].messages[0].content).toMatch(/much shorter/);
     });
   });
@@ -198,6 +199,38 @@ describe("askJson over Gemini", () => {
   });
 });
 
+describe("askJson over Gemini: the repair is asked with thinking down, as far as the model allows", () => {
+  let server: GeminiTestServer;
+  beforeEach(async () => {
+    server = await startGeminiServer({ models: ["gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.5-pro", "gemini-3-pro-preview", "gemini-3-flash-preview"] });
+  });
+  afterEach(() => server.close());
+  const thinkingConfigs = () => server.requestsTo("stream").map((r) => (r.body as { generationConfig: { thinkingConfig?: unknown } }).generationConfig.thinkingConfig);
+
+  it.each([
+    ["gemini-2.5-flash", { thinkingBudget: 0 }],
+    ["gemini-2.5-flash-lite", { thinkingBudget: 0 }],
+    ["gemini-3-pro-preview", { thinkingLevel: "LOW" }],
+    ["gemini-3-flash-preview", { thinkingLevel: "LOW" }],
+    // 2.5 Pro cannot stop thinking: budget 0 would be refused (400), so it is asked as usual.
+    ["gemini-2.5-pro", undefined],
+  ])("%s: the first request thinks as usual, the repair is sent %j", async (name, repairConfig) => {
+    server.script({ route: "stream", reply: "{broken" });
+    server.script({ route: "stream", reply: '{"cards":[]}' });
+    const model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: name, fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    await expect(askJson(model, ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
+    expect(thinkingConfigs()).toEqual([undefined, repairConfig]);
+  });
+
+  it("a repair with thinking off is answered without the thinking that cut the first answer", async () => {
+    // 2.5 Flash spends the cap thinking; with thinkingBudget 0 the same model answers at once.
+    server.script({ route: "stream", reply: '{"cards":[]}', times: 2, extra: { thoughtTokens: GEMINI_CAPPED_OUTPUT + 100 } });
+    const model = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    await expect(askJson(model, ask, Cards, { what: "make cards", maxTokens: 512 })).resolves.toEqual({ cards: [] });
+    expect(thinkingConfigs()).toEqual([undefined, { thinkingBudget: 0 }]);
+  });
+});
+
 describe("askJson over Gemini: answers that stop early", () => {
   let server: GeminiTestServer;
   const model = () => new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-flash", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
@@ -247,7 +280,7 @@ describe("askJson over Gemini: answers that stop early", () => {
     expect(server.requestsTo("stream")[1].userText).toMatch(/cut off/);
   });
 
-  it("MAX_TOKENS with the tokens spent thinking (thoughtsTokenCount): the repair asks for the JSON at once; cut so twice, the error says why", async () => {
+  it("MAX_TOKENS with the tokens spent thinking (thoughtsTokenCount): the repair asks for the JSON at once; a model cut so twice, the error says why", async () => {
     // Gemini thinks without sending its thoughts (Krypton does not ask for them), past the cap.
     const overthinking = { thoughtTokens: GEMINI_CAPPED_OUTPUT + 100 };
     server.script({ route: "stream", reply: '{"cards":[]}', extra: overthinking });
@@ -257,8 +290,11 @@ describe("askJson over Gemini: answers that stop early", () => {
     expect(repair).toMatch(/ran out of room while you were still thinking/);
     expect(repair).not.toMatch(/repeated|much shorter/);
 
+    // 2.5 Pro cannot stop thinking (2.5 Flash's repair has thinkingBudget 0): it can be cut so twice.
+    server.models = [...server.models, "gemini-2.5-pro"];
     server.script({ route: "stream", reply: '{"cards":[]}', times: 2, extra: overthinking });
-    const err = await askJson(model(), ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
+    const pro = new GeminiChatModel({ apiKey: DEFAULT_GEMINI_KEY, baseUrl: server.url, model: "gemini-2.5-pro", fetch: nodeFetch, clock: nodeClock, timeoutMs: 2_000, retry: FAST_RETRY });
+    const err = await askJson(pro, ask, Cards, { what: "make cards", maxTokens: 512 }).catch((e: unknown) => e);
     expect((err as Error).message).toBe(
       `Could not make cards: the model did not return valid JSON (the model spent the length limit Krypton sets for the answer (${GEMINI_CAPPED_OUTPUT.toLocaleString("en-US")} tokens) thinking and was cut off before it finished answering), even after one correction. Try again, or use a model that thinks less or not at all.`,
     );

@@ -227,6 +227,18 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     return ex.json(200, { embeddings: body.requests.map((r) => ({ values: vector(textOf(r.content), r.outputDimensionality) })) });
   }
 
+  /**
+   * Google's 400 for a thinkingConfig the model does not take: a level and a budget together, a level for a
+   * model before Gemini 3, budget 0 for 2.5 Pro (it cannot stop thinking); null when the model takes it.
+   */
+  function refusedThinking(model: string, config: { thinkingBudget?: number; thinkingLevel?: string } | undefined): string | null {
+    if (!config) return null;
+    if (config.thinkingLevel !== undefined && config.thinkingBudget !== undefined) return "You can only set one of thinking budget and thinking level.";
+    if (config.thinkingLevel !== undefined && !/^gemini-3/.test(model)) return "Thinking level is not supported for this model.";
+    if (config.thinkingBudget === 0 && /^gemini-2\.5-pro/.test(model)) return "Budget 0 is invalid. This model only works in thinking mode.";
+    return null;
+  }
+
   /** The first model turn whose first functionCall part has no thoughtSignature (Gemini 3's rule), 1-based. */
   function unsignedCall(body: { contents?: Content[] }): { name: string; position: number } | null {
     const contents = Array.isArray(body.contents) ? body.contents : [];
@@ -242,7 +254,11 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
   async function generate(ex: Exchange<GeminiExtra>) {
     const { req, behaviour } = ex;
     const extra = behaviour.extra ?? {};
-    const body = req.body as { generationConfig?: { responseMimeType?: string; maxOutputTokens?: number } };
+    const body = req.body as { generationConfig?: { responseMimeType?: string; maxOutputTokens?: number; thinkingConfig?: { thinkingBudget?: number; thinkingLevel?: string } } };
+    const refused = refusedThinking(req.model, body.generationConfig?.thinkingConfig);
+    if (refused) return ex.json(400, googleError(400, refused));
+    // thinkingBudget 0 (2.5 Flash, Flash-Lite): the model answers without thinking.
+    const thinks = body.generationConfig?.thinkingConfig?.thinkingBudget !== 0;
     const fallback = options.defaultReply ?? DEFAULT_GEMINI_REPLY;
     const scriptedCalls = extra.functionCalls ?? [];
     let text = replyText(behaviour, req, typeof fallback === "function" ? fallback(req) : fallback);
@@ -256,8 +272,8 @@ export async function startGeminiServer(options: GeminiServerOptions = {}): Prom
     const cap = body.generationConfig?.maxOutputTokens ?? describeModel(req.model).outputTokenLimit;
     // A looping model runs one token past any cap.
     const written = extra.loop !== undefined ? Array<string>(cap + 1).fill(extra.loop) : (behaviour.tokens ?? splitTokens(text));
-    const shownThoughts = extra.thoughts ? splitTokens(extra.thoughts) : [];
-    const thinking = shownThoughts.length + (extra.thoughtTokens ?? 0);
+    const shownThoughts = extra.thoughts && thinks ? splitTokens(extra.thoughts) : [];
+    const thinking = shownThoughts.length + (thinks ? (extra.thoughtTokens ?? 0) : 0);
     const cut = thinking + written.length + scriptedCalls.length > cap;
     const thoughts = shownThoughts.slice(0, cap);
     const thoughtCount = Math.min(thinking, cap);

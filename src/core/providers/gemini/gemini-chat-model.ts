@@ -9,7 +9,7 @@ import { NO_RETRY } from "../retry";
 import { collectTurnText, newToolCallId, textDeltas, withCapOnCut } from "../turn-views";
 import { geminiClient, normalizeGeminiBaseUrl } from "./gemini-client";
 import { geminiError } from "./gemini-errors";
-import { finishReasonOf, toGeminiContents, toolConfigOf, usageOf, type GeminiProviderData } from "./gemini-wire";
+import { finishReasonOf, thinkingConfigOf, toGeminiContents, toolConfigOf, usageOf, type GeminiProviderData } from "./gemini-wire";
 
 export { toGeminiContents };
 
@@ -43,8 +43,6 @@ export class GeminiChatModel implements ChatModel {
     if (fit) yield { type: "fitted", fit, messages: request.messages };
     const { system, contents } = toGeminiContents(request.messages);
     // After fitting: the input limit does not count the answer, so the room for reasoning costs nothing there.
-    // request.noThinking is not sent: 2.5 Pro refuses thinkingBudget 0, models before 3 refuse thinkingLevel,
-    // and which model is which is not known here; a wrong guess would fail the request.
     const cap = request.maxTokens !== undefined ? Math.max(request.maxTokens, GEMINI_CAPPED_OUTPUT) : undefined;
     const events = guardedStream<ChatEvent>(this.options, {
       signal: request.signal,
@@ -61,6 +59,7 @@ export class GeminiChatModel implements ChatModel {
             ...(request.json || request.jsonSchema ? { responseMimeType: "application/json" } : {}),
             ...(request.jsonSchema ? { responseJsonSchema: request.jsonSchema } : {}),
             ...toolConfigOf(request),
+            ...thinkingConfigOf(model, request),
           },
         });
         return eventsOf(chunks);

@@ -6,7 +6,7 @@
  *             thoughtSignature); tool results are user turns of functionResponse parts with the call's id.
  *   response: parts {text, thought?, thoughtSignature?, functionCall?{id?, name, args}}, finishReason, usageMetadata.
  */
-import type { Content, FunctionCallingConfigMode, GenerateContentResponse, Part, Tool, ToolConfig } from "@google/genai/web";
+import type { Content, FunctionCallingConfigMode, GenerateContentResponse, Part, ThinkingConfig, ThinkingLevel, Tool, ToolConfig } from "@google/genai/web";
 import type { ChatMessage, ChatRequest, FinishReason, TokenUsage } from "../../ports/chat-model";
 
 /** Google's documented stand-in signature for function calls that Gemini did not produce. */
@@ -84,6 +84,20 @@ export function toolConfigOf(request: ChatRequest): { tools?: Tool[]; toolConfig
   const mode = (choice === "auto" ? "AUTO" : choice === "none" ? "NONE" : "ANY") as FunctionCallingConfigMode;
   const functionCallingConfig = typeof choice === "object" ? { mode, allowedFunctionNames: [choice.name] } : { mode };
   return { tools, toolConfig: { functionCallingConfig } };
+}
+
+/**
+ * The thinkingConfig for a request asked with noThinking, by model, since a wrong one fails the request
+ * (400): 2.5 Flash and Flash-Lite turn thinking off with thinkingBudget 0; Gemini 3 cannot turn it off
+ * and takes thinkingLevel instead (LOW, which every Gemini 3 model accepts; 2.5 models refuse any level);
+ * 2.5 Pro refuses budget 0 and any other model is not known, so those think as usual.
+ */
+export function thinkingConfigOf(model: string, request: ChatRequest): { thinkingConfig?: ThinkingConfig } {
+  if (!request.noThinking) return {};
+  const id = model.replace(/^models\//, "");
+  if (/^gemini-2\.5-flash/.test(id)) return { thinkingConfig: { thinkingBudget: 0 } };
+  if (/^gemini-3(\.\d+)?-/.test(id)) return { thinkingConfig: { thinkingLevel: "LOW" as ThinkingLevel } };
+  return {};
 }
 
 export function finishReasonOf(reason: string | undefined, toolCalls: number): FinishReason {
