@@ -27,8 +27,17 @@ const TOKENS_PER_MESSAGE = 8;
 /** Every chat model has at least this window: below it, no need to ask the provider for the model's maximum. */
 export const MIN_MODEL_WINDOW = 4096;
 
-/** Tokens the request will need: every message, the tool list, the output schema and the reply. */
-export function estimateTokens(request: ChatRequest): number {
+/**
+ * Tokens the request will need: every message, the tool list, the output schema and the reply. `prompt`:
+ * its promptTokens when already measured, so one request is read through once (it only changes when
+ * messages are cut; a cap does not change it).
+ */
+export function estimateTokens(request: ChatRequest, prompt = promptTokens(request)): number {
+  return prompt + (request.maxTokens ?? REPLY_BUDGET);
+}
+
+/** Tokens of the request without its reply: a pass over every message, the tool list and the schema. */
+export function promptTokens(request: ChatRequest): number {
   let tokens = 0;
   for (const m of request.messages) {
     tokens += textTokens(m.content);
@@ -36,7 +45,7 @@ export function estimateTokens(request: ChatRequest): number {
   }
   if (request.tools?.length && request.toolChoice !== "none") tokens += textTokens(JSON.stringify(request.tools));
   if (request.jsonSchema) tokens += textTokens(JSON.stringify(request.jsonSchema));
-  return Math.ceil(tokens) + request.messages.length * TOKENS_PER_MESSAGE + (request.maxTokens ?? REPLY_BUDGET);
+  return Math.ceil(tokens) + request.messages.length * TOKENS_PER_MESSAGE;
 }
 
 /** Tokens of one text, by script (see CHARS_PER_TOKEN). */
@@ -55,8 +64,8 @@ function textTokens(text: string): number {
 }
 
 /** True when the request may exceed the smallest window, so the model's own maximum is worth asking for. */
-export function needsModelWindow(request: ChatRequest): boolean {
-  return estimateTokens(request) > MIN_MODEL_WINDOW;
+export function needsModelWindow(request: ChatRequest, prompt = promptTokens(request)): boolean {
+  return estimateTokens(request, prompt) > MIN_MODEL_WINDOW;
 }
 
 /** History placed in a prompt: these messages may be left out, oldest first, to fit the window. */
@@ -101,15 +110,19 @@ export interface FittedRequest {
  * The request itself when it fits; else a copy with the cuts described above; else ContextWindowError.
  * A capped answer's room gives way first, down to the room an uncapped answer gets (REPLY_BUDGET): a small
  * *Ollama context limit* then still runs a call whose budget is larger than what the window has left.
+ * `prompt`: the asked request's promptTokens, when the caller has measured it. `tokens` is the estimate of
+ * the request as fitted, its reply included (what Ollama's num_ctx is sized to).
  */
-export function fitRequest(asked: ChatRequest, window: ContextWindow): FittedRequest {
+export function fitRequest(asked: ChatRequest, window: ContextWindow, prompt = promptTokens(asked)): FittedRequest & { tokens: number } {
   const limit = Math.floor(window.tokens);
-  const request = withAnswerRoomFitted(asked, limit);
+  const request = withAnswerRoomFitted(asked, limit, prompt);
+  const asSent = estimateTokens(request, prompt);
+  if (asSent <= limit) return { request, fit: null, tokens: asSent };
   const fits = (messages: ChatMessage[]) => estimateTokens({ ...request, messages }) <= limit;
-  if (fits(request.messages)) return { request, fit: null };
-  const report = (messages: ChatMessage[], shortened: ContextFit["shortened"] = { toolResults: 0, excerpts: 0 }): FittedRequest => ({
+  const report = (messages: ChatMessage[], shortened: ContextFit["shortened"] = { toolResults: 0, excerpts: 0 }) => ({
     request: { ...request, messages },
     fit: { model: window.model, tokens: limit, droppedMessages: request.messages.length - messages.length, shortened },
+    tokens: estimateTokens({ ...request, messages }),
   });
 
   // 1. Earlier turns, oldest first; an assistant turn left at the front goes too (some providers reject a
@@ -148,10 +161,10 @@ export function fitRequest(asked: ChatRequest, window: ContextWindow): FittedReq
 }
 
 /** The request with its answer cap lowered to what the window leaves beside the prompt, not below REPLY_BUDGET (or its own cap). */
-function withAnswerRoomFitted(request: ChatRequest, limit: number): ChatRequest {
+function withAnswerRoomFitted(request: ChatRequest, limit: number, prompt: number): ChatRequest {
   const cap = request.maxTokens;
   if (cap === undefined) return request;
-  const left = limit - (estimateTokens(request) - cap);
+  const left = limit - prompt;
   const room = Math.max(Math.min(cap, REPLY_BUDGET), Math.min(cap, left));
   return room === cap ? request : { ...request, maxTokens: room };
 }

@@ -254,6 +254,30 @@ describe("num_ctx", () => {
     expect(bodyOf(2).options).toEqual({ num_ctx: 4096, num_predict: 256 + OLLAMA_REASONING_ROOM });
   });
 
+  it("measures a prompt once per request (not again to fit it and size num_ctx), and num_ctx is what that measure asks for", async () => {
+    // Each message's text is read once to measure it and once to send it.
+    let reads = 0;
+    const counted = (role: ChatMessage["role"], text: string): ChatMessage => ({
+      role,
+      get content() {
+        reads++;
+        return text;
+      },
+    });
+    const note = [counted("system", "You help with notes."), counted("user", `Summarize:\n${"z".repeat(8000)}`)]; // ~2.3k tokens
+    server.script({ route: "chat", reply: "ok", times: 2 });
+    // qwen3 thinks: 2.3k + 3,072 + room to think (2,048) → 8192, the window it had before the measure was shared.
+    await model("qwen3:8b").complete({ messages: note, maxTokens: 3072 });
+    expect(bodyOf(0).options).toEqual({ num_ctx: 8192, num_predict: 3072 + OLLAMA_REASONING_ROOM });
+    expect(reads).toBe(2 * note.length);
+    // Uncapped, past the smallest window (the model's maximum is asked for): measured once all the same.
+    reads = 0;
+    const long = [counted("user", "x".repeat(14_000))]; // ~4k tokens + 1,024 of reply → 8192
+    await model().complete({ messages: long });
+    expect(bodyOf(1).options).toEqual({ num_ctx: 8192 });
+    expect(reads).toBe(2 * long.length);
+  });
+
   it("a reasoning model's room to think takes only what the window has left: it never fails or cuts a request that fits without it", async () => {
     // Flashcards from one part of a note (~2k tokens) with their 4,096-token budget, on an 8k context limit.
     const part: ChatMessage[] = [{ role: "user", content: `Write flashcards from:\n${"z".repeat(7200)}` }];
@@ -331,21 +355,21 @@ describe("num_ctx", () => {
     // and Ollama would cut the prompt's start (the system prompt and the question's context) without a word.
     const japanese: ChatMessage[] = [ask[0], { role: "user", content: "潮の満ち引きは月と太陽の引力によって起こります。".repeat(250) }];
     expect(japanese[1].content.length).toBe(6000);
-    expect(numCtxFor({ messages: japanese }, 16_384)).toBe(8192);
+    expect(numCtxFor(estimateTokens({ messages: japanese }), 16_384)).toBe(8192);
     // Russian: about 2 characters per token (3.5 would make 5,600 tokens of 20,000 characters, not 10,000).
     const russian: ChatMessage[] = [ask[0], { role: "user", content: "Приливы вызываются притяжением Луны и Солнца. ".repeat(435) }];
-    expect(numCtxFor({ messages: russian }, 16_384)).toBe(16_384);
+    expect(numCtxFor(estimateTokens({ messages: russian }), 16_384)).toBe(16_384);
     // Latin-script text is counted as before.
-    expect(numCtxFor({ messages: [ask[0], { role: "user", content: "Tides come from the moon. ".repeat(230) }] }, 16_384)).toBe(4096);
+    expect(numCtxFor(estimateTokens({ messages: [ask[0], { role: "user", content: "Tides come from the moon. ".repeat(230) }] }), 16_384)).toBe(4096);
   });
 
   it("counts the tools and the reply budget, and the settings reach the model through the factory", async () => {
     const manyTools: ToolSpec[] = Array.from({ length: 60 }, (_, i) => ({ ...SEARCH, name: `tool_${i}`, description: "d".repeat(200) }));
     expect(estimateTokens({ messages: ask, tools: manyTools })).toBeGreaterThan(estimateTokens({ messages: ask }) + 3000);
-    expect(numCtxFor({ messages: ask, tools: manyTools }, 16_384)).toBe(8192);
-    expect(numCtxFor({ messages: ask, tools: manyTools, toolChoice: "none" }, 16_384)).toBe(4096);
-    expect(numCtxFor({ messages: ask, maxTokens: 10_000 }, 16_384)).toBe(16_384);
-    expect(numCtxFor({ messages: ask, maxTokens: 100_000 }, 16_384, 131_072)).toBe(16_384);
+    expect(numCtxFor(estimateTokens({ messages: ask, tools: manyTools }), 16_384)).toBe(8192);
+    expect(numCtxFor(estimateTokens({ messages: ask, tools: manyTools, toolChoice: "none" }), 16_384)).toBe(4096);
+    expect(numCtxFor(estimateTokens({ messages: ask, maxTokens: 10_000 }), 16_384)).toBe(16_384);
+    expect(numCtxFor(estimateTokens({ messages: ask, maxTokens: 100_000 }), 16_384, 131_072)).toBe(16_384);
 
     const chat = createChatModel({ ...DEFAULT_SETTINGS, ollamaUrl: server.url, ollamaMaxContext: 6000 }, networkHost())!;
     server.script({ route: "chat", reply: "ok" });

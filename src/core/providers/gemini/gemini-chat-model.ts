@@ -3,7 +3,7 @@ import type { ChatEvent, ChatModel, ChatRequest, ModelCapabilities } from "../..
 import { isAbortError } from "../../util/errors";
 import { isNoAnswer } from "../provider-error";
 import { guardedCall, guardedStream, type GuardedConnection } from "../guarded-stream";
-import { fitRequest, needsModelWindow, type FittedRequest } from "../context-fit";
+import { fitRequest, needsModelWindow, promptTokens, type FittedRequest } from "../context-fit";
 import { GEMINI_CAPPED_OUTPUT } from "../answer-room";
 import { NO_RETRY } from "../retry";
 import { collectTurnText, newToolCallId, textDeltas, withCapOnCut } from "../turn-views";
@@ -71,10 +71,11 @@ export class GeminiChatModel implements ChatModel {
 
   /** The request fitted to the model's input limit (from the models endpoint), when the limit is known. */
   private async fitted(request: ChatRequest): Promise<FittedRequest> {
-    if (!needsModelWindow(request)) return { request, fit: null };
+    const prompt = promptTokens(request);
+    if (!needsModelWindow(request, prompt)) return { request, fit: null };
     const limit = (await this.capabilities(request.signal)).contextLength;
     if (!limit) return { request, fit: null }; // not known: Gemini itself refuses a prompt over its limit, with an error
-    return fitRequest(request, { tokens: limit, model: this.id, remedy: "use a model with a larger input limit, or shorten the input" });
+    return fitRequest(request, { tokens: limit, model: this.id, remedy: "use a model with a larger input limit, or shorten the input" }, prompt);
   }
 
   stream(request: ChatRequest): AsyncIterable<string> {

@@ -7,7 +7,7 @@ import { isAbortError } from "../../util/errors";
 import { NO_RETRY } from "../retry";
 import { isNoAnswer } from "../provider-error";
 import { collectTurnText, textDeltas, withCapOnCut } from "../turn-views";
-import { estimateTokens, fitRequest, needsModelWindow, type ContextWindow } from "../context-fit";
+import { estimateTokens, fitRequest, needsModelWindow, promptTokens, type ContextWindow } from "../context-fit";
 import { OLLAMA_REASONING_ROOM, withReasoningRoom } from "../answer-room";
 import { capabilitiesFromShow, DEFAULT_OLLAMA_MAX_CONTEXT, numCtxFor, ollamaWindow } from "./ollama-context";
 import { checkedNdjsonFetch } from "./ndjson-check";
@@ -57,16 +57,18 @@ export class OllamaChatModel implements ChatModel {
 
   async *turn(asked: ChatRequest): AsyncGenerator<ChatEvent> {
     const maxContext = this.options.maxContext ?? DEFAULT_OLLAMA_MAX_CONTEXT;
-    const caps = await this.capabilitiesFor(asked);
+    // Measured once and passed along: every attempt below sends these messages (only a cut changes them).
+    const prompt = promptTokens(asked);
+    const caps = await this.capabilitiesFor(asked, prompt);
     const contextLength = caps?.contextLength;
     const window = ollamaWindow(this.options.model, maxContext, contextLength);
     // The room to think takes only what the window has left: it never fails or cuts a request that fits without it.
-    const roomy = withReasoningRoom(asked, Math.min(OLLAMA_REASONING_ROOM, window.tokens - estimateTokens(asked)));
+    const roomy = withReasoningRoom(asked, Math.min(OLLAMA_REASONING_ROOM, window.tokens - estimateTokens(asked, prompt)));
     // The cap a large enough window would allow: a cut below it can be given more room.
     const fullRoom = withReasoningRoom(asked, OLLAMA_REASONING_ROOM).maxTokens;
     if (caps?.thinking || capabilityCache.get(this.cacheKey)?.thinks) {
       // Kept with thinking switched off (noThinking): the num_ctx of the request it retries, so no model reload.
-      yield* this.send(roomy, window, maxContext, contextLength, fullRoom);
+      yield* this.send(roomy, prompt, window, maxContext, contextLength, fullRoom);
       return;
     }
     // Not known to reason. If it does, it learns so here; a capped answer cut while still thinking (no text
@@ -75,14 +77,14 @@ export class OllamaChatModel implements ChatModel {
     const retry = roomy !== asked;
     const held: ChatEvent[] = [];
     let answering = !retry;
-    for await (const event of this.send(asked, window, maxContext, contextLength, asked.maxTokens)) {
+    for await (const event of this.send(asked, prompt, window, maxContext, contextLength, asked.maxTokens)) {
       if (event.type === "thinking" && !capabilityCache.get(this.cacheKey)?.thinks) remember(this.cacheKey, { thinks: true });
       if (!answering && event.type === "thinking") {
         held.push(event);
         continue;
       }
       if (!answering && event.type === "end" && event.finishReason === "length" && held.length > 0) {
-        yield* this.send(roomy, window, maxContext, contextLength, fullRoom);
+        yield* this.send(roomy, prompt, window, maxContext, contextLength, fullRoom);
         return;
       }
       if (!answering && event.type !== "fitted") {
@@ -93,12 +95,15 @@ export class OllamaChatModel implements ChatModel {
     }
   }
 
-  /** One request as sent: fitted to the window, with its num_ctx, streamed as turn events; `wanted` is its cap in a window with room to spare. */
-  private async *send(capped: ChatRequest, window: ContextWindow, maxContext: number, contextLength: number | undefined, wanted: number | undefined): AsyncGenerator<ChatEvent> {
+  /**
+   * One request as sent: fitted to the window, with its num_ctx, streamed as turn events; `prompt` is its
+   * promptTokens, `wanted` its cap in a window with room to spare.
+   */
+  private async *send(capped: ChatRequest, prompt: number, window: ContextWindow, maxContext: number, contextLength: number | undefined, wanted: number | undefined): AsyncGenerator<ChatEvent> {
     // Fitted before num_ctx is chosen: a prompt over the window would lose its start (system prompt, tools).
-    const { request, fit } = fitRequest(capped, window);
+    const { request, fit, tokens } = fitRequest(capped, window, prompt);
     if (fit) yield { type: "fitted", fit, messages: request.messages };
-    const numCtx = numCtxFor(request, maxContext, contextLength);
+    const numCtx = numCtxFor(tokens, maxContext, contextLength);
     const events = guardedStream<ChatEvent>(this.options, {
       signal: request.signal,
       open: async (guard) => {
@@ -147,9 +152,8 @@ export class OllamaChatModel implements ChatModel {
    * What the model can do, asked only when it matters: the request needs more than the window every model
    * has (its maximum bounds num_ctx), or its answer is capped (a reasoning model needs room to think).
    */
-  private async capabilitiesFor(request: ChatRequest): Promise<ModelCapabilities | undefined> {
-    // The cap first: it is free, the window estimate is a pass over the whole prompt.
-    if (request.maxTokens === undefined && !needsModelWindow(request)) return undefined;
+  private async capabilitiesFor(request: ChatRequest, prompt: number): Promise<ModelCapabilities | undefined> {
+    if (request.maxTokens === undefined && !needsModelWindow(request, prompt)) return undefined;
     try {
       return await this.capabilities(request.signal);
     } catch (err) {

@@ -1,5 +1,5 @@
-import type { ChatRequest, ModelCapabilities } from "../../ports/chat-model";
-import { estimateTokens, MIN_MODEL_WINDOW, type ContextWindow } from "../context-fit";
+import type { ModelCapabilities } from "../../ports/chat-model";
+import { MIN_MODEL_WINDOW, type ContextWindow } from "../context-fit";
 import { formatCount } from "../../util/text";
 
 /** Ollama's own default window on current versions; requests that fit get exactly this (no model reload). */
@@ -12,9 +12,9 @@ export const DEFAULT_OLLAMA_MAX_CONTEXT = 16_384;
  * are powers of two from 4096 so consecutive requests rarely change the window (a change reloads the
  * model); bounded by the model's context length when known and by the user's `ollamaMaxContext`. The
  * request has been fitted to that bound first (ollamaWindow, fitRequest), so the window holds all of it.
+ * `needed`: the request's estimateTokens (fitRequest's `tokens`).
  */
-export function numCtxFor(request: ChatRequest, maxContext: number, contextLength?: number): number {
-  const needed = estimateTokens(request);
+export function numCtxFor(needed: number, maxContext: number, contextLength?: number): number {
   let size = OLLAMA_MIN_CONTEXT;
   while (size < needed) size *= 2;
   return Math.min(size, windowLimit(maxContext, contextLength));
