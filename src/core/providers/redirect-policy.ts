@@ -11,12 +11,19 @@ const MAX_REDIRECTS = 5;
  * are followed here, and only within the same origin (an MCP endpoint's `/mcp` → `/mcp/`); a redirect to
  * another origin fails before anything is sent there, naming the address to put in settings instead.
  *
+ * A request with a body (a chat request, an MCP message) is never sent to the server a second time unless
+ * the server asked for exactly that: a 307/308 says the request was not handled and is to be repeated,
+ * method and body unchanged, at the new address. A 301/302/303 would turn it into a GET without its body
+ * (and a 303 may mean the server acted on it), so it stops with an error naming the new address.
+ *
  * A browser's fetch (Obsidian's page) answers a manual redirect with an opaque one: no status, no Location.
  * Letting it follow instead would send the headers to the target before the target could be checked, so
  * the target stays unknown and only one guess is made, on the origin that already had the request: the
  * same address with the trailing slash added or removed, which is what `/mcp` → `/mcp/` servers want.
- * If that answers, the answer is used and the path remembered for the session (later requests go straight
- * there); otherwise the redirect is refused as one to an unknown address.
+ * A request without a body is sent there again; if that answers, the answer is used. One with a body is not
+ * (the hidden status may be a 303): a request without a body checks that the other form answers, and the
+ * request fails naming it. Either way the path is remembered for the session, so later requests (the user's
+ * retry) go straight there; a guess that does not answer refuses the redirect as one to an unknown address.
  */
 export function sameOriginRedirects(fetch: FetchLike): FetchLike {
   /** origin + path asked for → the path that answered instead of its opaque redirect. */
@@ -32,7 +39,8 @@ export function sameOriginRedirects(fetch: FetchLike): FetchLike {
     for (let hop = 0; ; hop++) {
       let response = await fetch(url.href, current);
       if (hop === 0 && remembered !== undefined && response.status === 404 && replayable(current.body)) {
-        // The remembered path is gone (the server was reconfigured): forget it, ask the configured one.
+        // The remembered path is gone (the server was reconfigured): forget it, ask the configured one. A
+        // body goes again too: there was nothing at that path to act on it.
         learned.delete(key);
         void response.body?.cancel().catch(() => {});
         url = asked;
@@ -41,11 +49,11 @@ export function sameOriginRedirects(fetch: FetchLike): FetchLike {
       if (response.type === "opaqueredirect") {
         const slashed = guessed ? null : toggledSlash(url);
         if (slashed === null) throw refused(url, null);
-        // The body went out with the first request: a stream cannot be sent again.
-        if (!replayable(current.body)) throw unresendable(url, null);
         guessed = true;
-        // Same method and body, as a 307/308 would (what slash redirects use): the origin already had both.
-        response = await fetch(slashed.href, current);
+        const withBody = hasBody(current);
+        // Without a body: the same request, as a 307/308 would send it (what slash redirects use). With one:
+        // the same request without it, only to learn whether the other form answers.
+        response = await fetch(slashed.href, withBody ? withoutBody(current) : current);
         // Still redirected, or nothing there: the redirect led somewhere else.
         if (response.type === "opaqueredirect" || response.status === 404) {
           void response.body?.cancel().catch(() => {});
@@ -53,6 +61,10 @@ export function sameOriginRedirects(fetch: FetchLike): FetchLike {
         }
         if (hop === 0 && slashed.pathname === asked.pathname) learned.delete(key);
         else if (hop === 0) learned.set(key, slashed.pathname);
+        if (withBody) {
+          void response.body?.cancel().catch(() => {});
+          throw notResent(url, slashed);
+        }
         url = slashed;
       }
       const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null;
@@ -61,13 +73,12 @@ export function sameOriginRedirects(fetch: FetchLike): FetchLike {
       void response.body?.cancel().catch(() => {});
       if (next.origin !== url.origin) throw refused(url, next);
       if (hop >= MAX_REDIRECTS) throw new ProviderError("bad-response", `${url.origin} redirected more than ${MAX_REDIRECTS} times.`);
+      const resend = response.status === 307 || response.status === 308;
+      if (hasBody(current) && !resend) throw dropsBody(url, next, response.status);
+      if (hasBody(current) && !replayable(current.body)) throw unresendable(url, next);
       const method = (current.method ?? "GET").toUpperCase();
-      // As fetch does: 303 (and 301/302 after a POST) continue as a GET without a body.
-      if ((response.status === 303 && method !== "GET" && method !== "HEAD") || ((response.status === 301 || response.status === 302) && method === "POST")) {
-        current = { ...current, method: "GET", body: undefined };
-      } else if (!replayable(current.body)) {
-        throw unresendable(url, next);
-      }
+      // As fetch does for a request without a body: a 303 (and a 301/302 after a POST) continues as a GET.
+      if ((response.status === 303 && method !== "GET" && method !== "HEAD") || (!resend && method === "POST")) current = withoutBody(current);
       url = next;
     }
   };
@@ -83,6 +94,18 @@ function withPath(url: URL, pathname: string): URL {
   const copy = new URL(url.href);
   copy.pathname = pathname;
   return copy;
+}
+
+function hasBody(init: RequestInit): boolean {
+  return init.body !== undefined && init.body !== null;
+}
+
+/** The request as a GET without its body (and the headers that describe one). */
+function withoutBody(init: RequestInit): RequestInit {
+  const headers = new Headers(init.headers);
+  headers.delete("content-type");
+  headers.delete("content-length");
+  return { ...init, method: "GET", body: undefined, headers };
 }
 
 /** Strings, bytes, Blob, FormData and URLSearchParams can be sent twice; a stream is read as it goes out. */
@@ -101,4 +124,18 @@ function refused(from: URL, to: URL | null, detail = ""): ProviderError {
 function unresendable(from: URL, to: URL | null): ProviderError {
   const where = to ? `to ${to.pathname}` : `for ${from.pathname} (the address may need or lose a trailing slash)`;
   return new ProviderError("bad-response", `${from.origin} redirected the request ${where}, and its body cannot be sent a second time: put the address it redirects to in settings.`);
+}
+
+function dropsBody(from: URL, to: URL, status: number): ProviderError {
+  return new ProviderError(
+    "bad-response",
+    `${from.origin} redirected the request to ${to.origin}${to.pathname} (HTTP ${status}), which would send it on without its body, so it was not sent again: if that is the right address, put it in settings.`,
+  );
+}
+
+function notResent(from: URL, answering: URL): ProviderError {
+  return new ProviderError(
+    "bad-response",
+    `${from.origin} redirected the request for ${from.pathname} to an address the app cannot see; ${answering.pathname} answers instead. The request was not sent again, since its body had already reached the server once: try again (requests now go to ${answering.pathname}), or put ${answering.origin}${answering.pathname} in settings.`,
+  );
 }

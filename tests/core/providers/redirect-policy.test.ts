@@ -10,20 +10,37 @@ afterEach(() => servers.closeAll());
 
 const fetchOf = sameOriginRedirects((input, init) => fetch(input, init));
 
-it("follows a same-origin 307 with method, headers and body", async () => {
-  const seen: string[] = [];
-  const url = await serve((req, res) => {
+/** A server that logs "METHOD /path key body" and redirects /mcp to /mcp/ with `status`. */
+async function serveRedirecting(seen: string[], status: number): Promise<string> {
+  return serve((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString()));
     req.on("end", () => {
-      seen.push(`${req.method} ${req.url} ${req.headers["x-api-key"]} ${body}`);
-      if (req.url === "/mcp") res.writeHead(307, { location: "/mcp/" }).end();
+      seen.push(`${req.method} ${req.url} ${req.headers["x-api-key"]} ${body}`.trim());
+      if (req.url === "/mcp") res.writeHead(status, { location: "/mcp/" }).end();
       else res.end("ok");
     });
   });
+}
+
+// 307 and 308 say the request was not handled and is to be repeated, method and body unchanged, there.
+it.each([307, 308])("follows a same-origin %i with method, headers and body", async (status) => {
+  const seen: string[] = [];
+  const url = await serveRedirecting(seen, status);
   const res = await fetchOf(`${url}/mcp`, { method: "POST", headers: { "x-api-key": "k-123456789" }, body: "{}" });
   expect(await res.text()).toBe("ok");
   expect(seen).toEqual(["POST /mcp k-123456789 {}", "POST /mcp/ k-123456789 {}"]);
+});
+
+it.each([301, 302, 303])("does not send a POST with a body on after a %i (it would go on as a GET without it): the error names the new address", async (status) => {
+  const seen: string[] = [];
+  const url = await serveRedirecting(seen, status);
+  const chat = { method: "POST", headers: { "x-api-key": "k-1", "content-type": "application/json" }, body: '{"messages":[]}' };
+  await expect(fetchOf(`${url}/mcp`, chat)).rejects.toThrow(`${url} redirected the request to ${url}/mcp/ (HTTP ${status}), which would send it on without its body, so it was not sent again: if that is the right address, put it in settings.`);
+  expect(seen).toEqual(['POST /mcp k-1 {"messages":[]}']);
+  // A request without a body is followed, as fetch would.
+  expect(await (await fetchOf(`${url}/mcp`, { headers: { "x-api-key": "k-1" } })).text()).toBe("ok");
+  expect(seen.slice(1)).toEqual(["GET /mcp k-1", "GET /mcp/ k-1"]);
 });
 
 it("refuses a redirect to another origin before sending anything there", async () => {
@@ -75,12 +92,26 @@ describe("with a browser's opaque redirects", () => {
     const seen: string[] = [];
     const url = await serveLogged(seen, mcpSlash);
     const hostFetch = pageFetchOf();
-    const post = { method: "POST", headers: { "x-api-key": "k-1" }, body: "{}" };
-    const first = await hostFetch(`${url}/mcp`, post);
+    const get = { headers: { "x-api-key": "k-1" } };
+    const first = await hostFetch(`${url}/mcp`, get);
     expect([first.status, await first.text()]).toEqual([200, "ok /mcp/"]);
-    expect(await (await hostFetch(`${url}/mcp`, post)).text()).toBe("ok /mcp/");
+    expect(await (await hostFetch(`${url}/mcp`, { method: "POST", headers: { "x-api-key": "k-1" }, body: "{}" })).text()).toBe("ok /mcp/");
     expect(await (await hostFetch(`${url}/mcp?stream=1`)).text()).toBe("ok /mcp/?stream=1");
-    expect(seen).toEqual(["POST /mcp k-1 {}", "POST /mcp/ k-1 {}", "POST /mcp/ k-1 {}", "GET /mcp/?stream=1 -"]);
+    expect(seen).toEqual(["GET /mcp k-1", "GET /mcp/ k-1", "POST /mcp/ k-1 {}", "GET /mcp/?stream=1 -"]);
+  });
+
+  // The hidden status may be a 303 (the server acted on the request) or a 301/302 (fetch would go on as a
+  // GET): a body that reached the server once is not sent to it again.
+  it.each([301, 302, 303, 307, 308])("does not send a POST's body again after a %i it cannot see: a request without a body finds the other form, the error names it, the retry goes there", async (status) => {
+    const seen: string[] = [];
+    const url = await serveLogged(seen, (path) => (path.startsWith("/mcp/") ? { status: 200 } : { status, location: "/mcp/" }));
+    const hostFetch = pageFetchOf();
+    const chat = { method: "POST", headers: { "x-api-key": "k-1", "content-type": "application/json" }, body: '{"messages":[]}' };
+    await expect(hostFetch(`${url}/mcp`, chat)).rejects.toThrow(
+      `${url} redirected the request for /mcp to an address the app cannot see; /mcp/ answers instead. The request was not sent again, since its body had already reached the server once: try again (requests now go to /mcp/), or put ${url}/mcp/ in settings.`,
+    );
+    expect(await (await hostFetch(`${url}/mcp`, chat)).text()).toBe("ok /mcp/");
+    expect(seen).toEqual(['POST /mcp k-1 {"messages":[]}', "GET /mcp/ k-1", 'POST /mcp/ k-1 {"messages":[]}']);
   });
 
   it("forgets a remembered path once it redirects itself, and asks the configured one again", async () => {
@@ -101,12 +132,12 @@ describe("with a browser's opaque redirects", () => {
     let route = mcpSlash;
     const url = await serveLogged(seen, (path) => route(path));
     const hostFetch = pageFetchOf();
-    await hostFetch(`${url}/mcp`, { method: "POST", body: "{}" });
-    // The server was reconfigured: /mcp answers and /mcp/ is no more.
+    await hostFetch(`${url}/mcp`);
+    // The server was reconfigured: /mcp answers and /mcp/ is no more (nothing there acted on the body).
     route = (path) => (path === "/mcp" ? { status: 200 } : { status: 404 });
     expect(await (await hostFetch(`${url}/mcp`, { method: "POST", body: "{}" })).text()).toBe("ok /mcp");
     expect(await (await hostFetch(`${url}/mcp`)).text()).toBe("ok /mcp");
-    expect(seen).toEqual(["POST /mcp - {}", "POST /mcp/ - {}", "POST /mcp/ - {}", "POST /mcp - {}", "GET /mcp -"]);
+    expect(seen).toEqual(["GET /mcp -", "GET /mcp/ -", "POST /mcp/ - {}", "POST /mcp - {}", "GET /mcp -"]);
   });
 
   it("refuses a redirect it cannot see when the other form of the path does not answer; the other origin gets nothing", async () => {
@@ -129,7 +160,7 @@ describe("with a browser's opaque redirects", () => {
     const seen: string[] = [];
     const url = await serveLogged(seen, mcpSlash);
     const init = { method: "POST", body: new Blob(["{}"]).stream(), duplex: "half" } as RequestInit;
-    await expect(pageFetchOf()(`${url}/mcp`, init)).rejects.toThrow("redirected the request for /mcp (the address may need or lose a trailing slash), and its body cannot be sent a second time");
-    expect(seen).toEqual(["POST /mcp - {}"]);
+    await expect(pageFetchOf()(`${url}/mcp`, init)).rejects.toThrow("/mcp/ answers instead. The request was not sent again");
+    expect(seen).toEqual(["POST /mcp - {}", "GET /mcp/ -"]);
   });
 });
