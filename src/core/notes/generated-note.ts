@@ -6,8 +6,10 @@ import { cutAt } from "../util/text";
  * refusal ("I'm sorry, I can't…") or a chat reply instead, and saving that as a note is worse than
  * saving nothing. The check is on shape, not on phrases, so it works in every language: the prompt asks
  * for markdown headings, and an answer with no heading that is also short is not a note. A long answer
- * without headings is kept (a model that ignored the format still wrote one). Only a short chat line before
- * the "# " title is dropped: frontmatter and an intro above a "## " section are kept.
+ * without headings is kept (a model that ignored the format still wrote one), and so is a short poem (a
+ * haiku asked for): verse is laid out in lines, which a refusal or a chat reply is not (see isVerse).
+ * Only a short chat line before the "# " title is dropped: frontmatter and an intro above a "## " section
+ * are kept.
  */
 const SHORTEST_NOTE_WITHOUT_HEADINGS = 400;
 /**
@@ -27,7 +29,7 @@ const TITLE = /^#[ \t]+\S/m;
 export function checkGeneratedNote(answer: string): GeneratedNote {
   const text = answer.trim();
   if (!HEADING.test(text)) {
-    if (weightedLength(text) >= SHORTEST_NOTE_WITHOUT_HEADINGS) return { ok: true, markdown: text };
+    if (weightedLength(text) >= SHORTEST_NOTE_WITHOUT_HEADINGS || isVerse(text)) return { ok: true, markdown: text };
     return { ok: false, problem: `the model answered “${quoted(text)}” instead of writing a note` };
   }
   // A lead-in before the "# " title line the prompt asks for is the model talking to the user, not part of
@@ -42,6 +44,23 @@ export function checkGeneratedNote(answer: string): GeneratedNote {
 /** The one repair request: what was wrong, and the format again. */
 export function generatedNoteRepair(problem: string): string {
   return `That was not a note (${problem}). Write the note itself: start with a "# " title line, then a few "## " sections.`;
+}
+
+/** Verse lines are short; a chat reply broken into lines has sentences this long or longer. */
+const LONGEST_VERSE_LINE = 60;
+const SENTENCE_END = /[.!?…。！？؟]["'”’»)]*$/;
+const LIST_ITEM = /^([-*+]|\d+[.)])\s/;
+
+/**
+ * Three or more short lines, none a list item, and not every one a finished sentence: a poem's shape. A
+ * reply to the user broken into lines ("I'm sorry.\nI can't write that.\nAnything else?") ends each line
+ * with a sentence; verse runs its sentences across lines.
+ */
+function isVerse(text: string): boolean {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  if (lines.length < 3) return false;
+  if (lines.some((l) => weightedLength(l) > LONGEST_VERSE_LINE || LIST_ITEM.test(l))) return false;
+  return lines.some((l) => !SENTENCE_END.test(l));
 }
 
 /** The text's length in Latin-letter terms (see CJK_CHARACTER_WEIGHT). */

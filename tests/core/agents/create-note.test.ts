@@ -110,6 +110,21 @@ describe("NoteOperations.createNote", () => {
     expect(world.ollama.requestsTo("chat")).toHaveLength(2);
   });
 
+  it("keeps a short poem without headings (a haiku) at once; a refusal on three lines is still not saved", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    const haiku = "An old silent pond\nA frog jumps into the pond—\nSplash! Silence again.";
+    world.ollama.script({ route: "chat", reply: haiku });
+    const kept = await world.operations.createNote("a haiku about a frog");
+    expect(await world.vault.read(kept.path)).toBe(`${haiku}\n`);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(1);
+
+    const before = await snapshotFiles(world.vault.root);
+    const refusal = "I'm sorry.\nI can't write that note.\nCan I help with something else?";
+    world.ollama.script({ route: "chat", reply: refusal, times: 2 });
+    await expectAgentError(world.operations.createNote("lock picking"), "failed", `No note was saved: the model answered “${refusal.replace(/\n/g, " ")}” instead of writing a note.`);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
+  });
+
   it("counts a CJK character as a few letters: a short Japanese note without headings is kept, a Japanese refusal is not", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     // 150 characters: a paragraph in Japanese, which counted letter by letter would look like a one-line reply.
