@@ -197,6 +197,17 @@ describe("Gemini test server with @google/genai/web", () => {
     expect(whole).toMatchObject({ text: "Paris.", candidates: [{ finishReason: "STOP" }], usageMetadata: { candidatesTokenCount: 1, thoughtsTokenCount: 3, totalTokenCount: 16 } });
   });
 
+  it("takes thinkingConfig as Gemini does: budget 0 thinks not at all, a setting the model does not take is a 400", async () => {
+    server.models = [...server.models, "gemini-2.5-pro", "gemini-3-pro-preview"];
+    const ask = (model: string, thinkingConfig: Record<string, unknown>) => client().models.generateContent({ model, contents: "Capital?", config: { thinkingConfig } });
+    server.script({ route: "generate", reply: "Paris.", extra: { thoughtTokens: 50 }, times: 2 });
+    expect((await ask("gemini-2.5-flash", { thinkingBudget: 0 })).usageMetadata?.thoughtsTokenCount).toBeUndefined();
+    expect((await ask("gemini-3-pro-preview", { thinkingLevel: "LOW" })).text).toBe("Paris.");
+    await expect(ask("gemini-2.5-pro", { thinkingBudget: 0 })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("only works in thinking mode") });
+    await expect(ask("gemini-2.5-flash", { thinkingLevel: "LOW" })).rejects.toMatchObject({ status: 400, message: expect.stringContaining("Thinking level is not supported") });
+    await expect(ask("gemini-3-pro-preview", { thinkingLevel: "LOW", thinkingBudget: 0 })).rejects.toMatchObject({ status: 400 });
+  });
+
   it("embeds through batchEmbedContents and honours outputDimensionality", async () => {
     const res = await client().models.embedContent({ model: "gemini-embedding-001", contents: ["a", "b c"], config: { outputDimensionality: 16 } });
     expect(res.embeddings).toHaveLength(2);
