@@ -121,9 +121,8 @@ function refused(from: URL, to: URL | null, detail = ""): ProviderError {
   );
 }
 
-function unresendable(from: URL, to: URL | null): ProviderError {
-  const where = to ? `to ${to.pathname}` : `for ${from.pathname} (the address may need or lose a trailing slash)`;
-  return new ProviderError("bad-response", `${from.origin} redirected the request ${where}, and its body cannot be sent a second time: put the address it redirects to in settings.`);
+function unresendable(from: URL, to: URL): ProviderError {
+  return new ProviderError("bad-response", `${from.origin} redirected the request to ${to.pathname}, and its body cannot be sent a second time: put the address it redirects to in settings.`);
 }
 
 function dropsBody(from: URL, to: URL, status: number): ProviderError {
