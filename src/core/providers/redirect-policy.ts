@@ -20,10 +20,12 @@ const MAX_REDIRECTS = 5;
  * Letting it follow instead would send the headers to the target before the target could be checked, so
  * the target stays unknown and only one guess is made, on the origin that already had the request: the
  * same address with the trailing slash added or removed, which is what `/mcp` → `/mcp/` servers want.
- * A request without a body is sent there again; if that answers, the answer is used. One with a body is not
- * (the hidden status may be a 303): a request without a body checks that the other form answers, and the
- * request fails naming it. Either way the path is remembered for the session, so later requests (the user's
- * retry) go straight there; a guess that does not answer refuses the redirect as one to an unknown address.
+ * A request without a body is sent there again; if that answers, the answer is used. One with a body is sent
+ * there only after a request without it shows that the other form answers (the hidden status may be a 303
+ * after the server acted, whose target would hardly be that form, and a 404 there stops it): a slash
+ * redirect is sent instead of handling the request. A body that cannot be sent twice (a stream) fails naming
+ * the form that answers. Either way the path is remembered for the session, so later requests go straight
+ * there; a guess that does not answer refuses the redirect as one to an unknown address.
  */
 export function sameOriginRedirects(fetch: FetchLike): FetchLike {
   /** origin + path asked for → the path that answered instead of its opaque redirect. */
@@ -63,7 +65,14 @@ export function sameOriginRedirects(fetch: FetchLike): FetchLike {
         else if (hop === 0) learned.set(key, slashed.pathname);
         if (withBody) {
           void response.body?.cancel().catch(() => {});
-          throw notResent(url, slashed);
+          if (!replayable(current.body)) throw notResent(url, slashed);
+          // The other form exists on the same server: the redirect was the slash one, which a server sends
+          // instead of handling the request (what 307/308 mean), so the request goes there once more.
+          response = await fetch(slashed.href, current);
+          if (response.type === "opaqueredirect") {
+            void response.body?.cancel().catch(() => {});
+            throw refused(slashed, null);
+          }
         }
         url = slashed;
       }
@@ -135,6 +144,6 @@ function dropsBody(from: URL, to: URL, status: number): ProviderError {
 function notResent(from: URL, answering: URL): ProviderError {
   return new ProviderError(
     "bad-response",
-    `${from.origin} redirected the request for ${from.pathname} to an address the app cannot see; ${answering.pathname} answers instead. The request was not sent again, since its body had already reached the server once: try again (requests now go to ${answering.pathname}), or put ${answering.origin}${answering.pathname} in settings.`,
+    `${from.origin} redirected the request for ${from.pathname} to an address the app cannot see; ${answering.pathname} answers instead. The request was not sent again, since its body cannot be sent a second time: try again (requests now go to ${answering.pathname}), or put ${answering.origin}${answering.pathname} in settings.`,
   );
 }
