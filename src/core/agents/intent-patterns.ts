@@ -367,30 +367,60 @@ const ZH_CARDS = String.raw`(?:抽认卡|抽認卡|闪卡|閃卡|闪记卡|閃�
 const KO_CARDS = String.raw`(?:플래시\s*카드|암기\s*카드|학습\s*카드|카드)(?:를|을)?`;
 const COUNT_N = String.raw`(?<count>\d{1,2})`;
 
+/**
+ * Each language's "make" verbs and its cards without the `(?!$)` guard: a bare request ("haz tarjetas de
+ * estudio") has no topic after the cards, so their longer names may end the message.
+ */
+const ES_MAKE = String.raw`(?:haz|hazme|hacer|crea|cr[ée]ame|crear|genera|gen[ée]rame|generar|escribe|escr[íi]beme)`;
+const ES_CARDS_BARE = String.raw`(?:tarjetas(?:\s+de\s+(?:estudio|memoria|repaso))?|fichas(?:\s+de\s+estudio)?|flashcards?)`;
+const FR_MAKE = String.raw`(?:cr[ée]e|cr[ée]er|fais|faire|g[ée]n[èe]re|g[ée]n[ée]rer|[ée]cris)(?:-moi)?`;
+const DE_MAKE = String.raw`(?:erstelle|erstell|mache|mach|generiere|schreibe|schreib)`;
+const DE_MAKE_LAST = String.raw`(?:erstellen|machen|generieren|schreiben)`;
+const DE_SOME = String.raw`(?:(?:ein\s+paar|einige|${COUNT_N})\s+)?`;
+const PT_MAKE = String.raw`(?:fa[çc]a|faz|fazer|crie|cria|criar|gere|gera|gerar|escreva)(?:-me)?`;
+const PT_CARDS_BARE = String.raw`(?:flashcards?|cart[õo]es(?:\s+de\s+estudo)?|fichas)`;
+const IT_MAKE = String.raw`(?:crea|creami|fai|fammi|genera|generami|scrivi|scrivimi|${IT_CAN}\s+(?:creare|fare|generare))`;
+const RU_MAKE = String.raw`(?:сделай|сделайте|создай|создайте|составь|составьте|сгенерируй|${RU_CAN}\s+(?:сделать|создать|составить|сгенерировать))`;
+const JA_MAKE = jaDo("作成し|作っ|つくっ", "作成");
+const ZH_MAKE = String.raw`(?:制作|製作|创建|創建|生成|做|写|寫)(?:一下)?`;
+const ZH_SOME = String.raw`(?:${COUNT_N}\s*(?:张|張|个|個)|一些|一套|几张|幾張)?`;
+const KO_MAKE = koDo("만들어|생성해|작성해");
+
+/** Per language: the bare request first (no topic: the open note), then the one with a topic. */
 const FLASHCARD_PATTERNS: RegExp[] = [
   re(String.raw`${EN_CARD_VERB}${EN_CARD_COUNT}${EN_CARDS}`),
   re(String.raw`${EN_CARD_VERB}${EN_CARD_COUNT}${EN_CARDS}\s+(?:about|on|for|from|covering|of)\s+(?<topic>.+)`),
-  // es: haz tarjetas sobre las mareas / crea 5 flashcards de esta nota
-  re(String.raw`(?:haz|hazme|hacer|crea|cr[ée]ame|crear|genera|gen[ée]rame|generar|escribe|escr[íi]beme)\s+(?:(?:unas|algunas|${COUNT_N})\s+)?${ES_CARDS}\s+(?:sobre|acerca\s+de|de)\s+${ES_ART}(?<topic>.+)`),
-  // fr: crée des flashcards sur les marées / fais-moi 5 fiches de révision sur …
-  re(String.raw`(?:cr[ée]e|cr[ée]er|fais|faire|g[ée]n[èe]re|g[ée]n[ée]rer|[ée]cris)(?:-moi)?\s+(?:(?:des|quelques|${COUNT_N})\s+)?${FR_CARDS}\s+(?:(?:sur|[àa]\s+propos\s+de|de|depuis)\s+${FR_ART}|(?:du|des|[àa]\s+propos\s+(?:du|des))\s+)(?<topic>.+)`),
-  // de: erstelle Karteikarten über Gezeiten / mach mir 5 Lernkarten zu …
-  re(String.raw`(?:erstelle|erstell|mache|mach|generiere|schreibe|schreib)\s+${DE_ASIDE}(?:(?:ein\s+paar|einige|${COUNT_N})\s+)?${DE_CARDS}\s+${DE_CARD_ABOUT}(?<topic>.+)`),
-  // de, the verb last after "kannst du" (LEAD): … Karteikarten über Gezeiten erstellen?
-  re(String.raw`${DE_ASIDE}(?:(?:ein\s+paar|einige|${COUNT_N})\s+)?${DE_CARDS}\s+${DE_CARD_ABOUT}(?<topic>.+?)\s+(?:erstellen|machen|generieren|schreiben)`),
-  // pt: faça flashcards sobre marés / crie 5 cartões sobre a fotossíntese
-  re(String.raw`(?:fa[çc]a|faz|fazer|crie|cria|criar|gere|gera|gerar|escreva)(?:-me)?\s+(?:(?:alguns|algumas|${COUNT_N})\s+)?${PT_CARDS}\s+(?:(?:sobre|acerca\s+de|de)\s+${PT_ART}|(?:da|do|das|dos)\s+)(?<topic>.+)`),
-  // it: crea flashcard sulle maree / fammi 5 schede su …
-  re(String.raw`(?:crea|creami|fai|fammi|genera|generami|scrivi|scrivimi|${IT_CAN}\s+(?:creare|fare|generare))\s+(?:(?:delle|alcune|qualche|${COUNT_N})\s+)?${IT_CARDS}\s+${IT_ABOUT}(?<topic>.+)`),
-  // ru: сделай карточки про приливы / создай 5 карточек по этой заметке
-  re(String.raw`(?:сделай|сделайте|создай|создайте|составь|составьте|сгенерируй|${RU_CAN}\s+(?:сделать|создать|составить|сгенерировать))\s+(?:(?:несколько|${COUNT_N})\s+)?${RU_CARDS}\s+${RU_ABOUT}\s+(?<topic>.+)`),
-  // ja: 潮汐についてのフラッシュカードを作って / このノートからフラッシュカードを5枚作成して
-  cjk(String.raw`(?<topic>.+?)(?:${JA_ABOUT}|\s*から\s*)(?:の)?${JA_CARDS}\s*(?:を)?\s*(?:${COUNT_N}\s*(?:枚|個)\s*)?${jaDo("作成し|作っ|つくっ", "作成")}`),
-  // zh: 制作关于潮汐的抽认卡 / 帮我做5张关于潮汐的闪卡
-  cjk(String.raw`(?:制作|製作|创建|創建|生成|做|写|寫)(?:一下)?\s*(?:${COUNT_N}\s*(?:张|張|个|個)|一些|一套|几张|幾張)?\s*${ZH_ABOUT}\s*(?<topic>.+?)\s*的\s*${ZH_CARDS}${ZH_END}`),
+  // es: haz tarjetas / haz tarjetas sobre las mareas / crea 5 flashcards de esta nota
+  re(String.raw`${ES_MAKE}\s+(?:(?:unas|algunas|${COUNT_N})\s+)?${ES_CARDS_BARE}`),
+  re(String.raw`${ES_MAKE}\s+(?:(?:unas|algunas|${COUNT_N})\s+)?${ES_CARDS}\s+(?:sobre|acerca\s+de|de)\s+${ES_ART}(?<topic>.+)`),
+  // fr: crée des flashcards / crée des flashcards sur les marées / fais-moi 5 fiches de révision sur …
+  re(String.raw`${FR_MAKE}\s+(?:(?:des|quelques|${COUNT_N})\s+)?${FR_CARDS}`),
+  re(String.raw`${FR_MAKE}\s+(?:(?:des|quelques|${COUNT_N})\s+)?${FR_CARDS}\s+(?:(?:sur|[àa]\s+propos\s+de|de|depuis)\s+${FR_ART}|(?:du|des|[àa]\s+propos\s+(?:du|des))\s+)(?<topic>.+)`),
+  // de: erstelle Karteikarten / erstelle Karteikarten über Gezeiten / mach mir 5 Lernkarten zu …
+  re(String.raw`${DE_MAKE}\s+${DE_ASIDE}${DE_SOME}${DE_CARDS}`),
+  re(String.raw`${DE_MAKE}\s+${DE_ASIDE}${DE_SOME}${DE_CARDS}\s+${DE_CARD_ABOUT}(?<topic>.+)`),
+  // de, the verb last after "kannst du" (LEAD): … Karteikarten (über Gezeiten) erstellen?
+  re(String.raw`${DE_ASIDE}${DE_SOME}${DE_CARDS}\s+${DE_MAKE_LAST}`),
+  re(String.raw`${DE_ASIDE}${DE_SOME}${DE_CARDS}\s+${DE_CARD_ABOUT}(?<topic>.+?)\s+${DE_MAKE_LAST}`),
+  // pt: faça flashcards / faça flashcards sobre marés / crie 5 cartões sobre a fotossíntese
+  re(String.raw`${PT_MAKE}\s+(?:(?:alguns|algumas|${COUNT_N})\s+)?${PT_CARDS_BARE}`),
+  re(String.raw`${PT_MAKE}\s+(?:(?:alguns|algumas|${COUNT_N})\s+)?${PT_CARDS}\s+(?:(?:sobre|acerca\s+de|de)\s+${PT_ART}|(?:da|do|das|dos)\s+)(?<topic>.+)`),
+  // it: crea delle flashcard / crea flashcard sulle maree / fammi 5 schede su …
+  re(String.raw`${IT_MAKE}\s+(?:(?:delle|alcune|qualche|${COUNT_N})\s+)?${IT_CARDS}`),
+  re(String.raw`${IT_MAKE}\s+(?:(?:delle|alcune|qualche|${COUNT_N})\s+)?${IT_CARDS}\s+${IT_ABOUT}(?<topic>.+)`),
+  // ru: сделай карточки / сделай карточки про приливы / создай 5 карточек по этой заметке
+  re(String.raw`${RU_MAKE}\s+(?:(?:несколько|${COUNT_N})\s+)?${RU_CARDS}`),
+  re(String.raw`${RU_MAKE}\s+(?:(?:несколько|${COUNT_N})\s+)?${RU_CARDS}\s+${RU_ABOUT}\s+(?<topic>.+)`),
+  // ja: フラッシュカードを作って / 潮汐についてのフラッシュカードを作って / このノートからフラッシュカードを5枚作成して
+  cjk(String.raw`${JA_CARDS}\s*(?:を)?\s*(?:${COUNT_N}\s*(?:枚|個)\s*)?${JA_MAKE}`),
+  cjk(String.raw`(?<topic>.+?)(?:${JA_ABOUT}|\s*から\s*)(?:の)?${JA_CARDS}\s*(?:を)?\s*(?:${COUNT_N}\s*(?:枚|個)\s*)?${JA_MAKE}`),
+  // zh: 制作抽认卡 / 制作关于潮汐的抽认卡 / 帮我做5张关于潮汐的闪卡
+  cjk(String.raw`${ZH_MAKE}\s*${ZH_SOME}\s*${ZH_CARDS}${ZH_END}`),
+  cjk(String.raw`${ZH_MAKE}\s*${ZH_SOME}\s*${ZH_ABOUT}\s*(?<topic>.+?)\s*的\s*${ZH_CARDS}${ZH_END}`),
   cjk(String.raw`(?:根据|根據|用)\s*(?<topic>.+?)\s*(?:制作|製作|生成|做)(?:一下)?\s*(?:${COUNT_N}\s*(?:张|張|个|個)|一些)?\s*${ZH_CARDS}${ZH_END}`),
-  // ko: 조수에 대한 플래시카드 만들어 줘 / 이 노트로 카드 5개 만들어 주세요
-  cjk(String.raw`(?<topic>.+?)(?:${KO_ABOUT}|\s*(?:으로|로|에서)\s+)${KO_CARDS}\s*(?:${COUNT_N}\s*(?:개|장)\s*)?${koDo("만들어|생성해|작성해")}`),
+  // ko: 플래시카드 만들어 줘 / 조수에 대한 플래시카드 만들어 줘 / 이 노트로 카드 5개 만들어 주세요
+  cjk(String.raw`${KO_CARDS}\s*(?:${COUNT_N}\s*(?:개|장)\s*)?${KO_MAKE}`),
+  cjk(String.raw`(?<topic>.+?)(?:${KO_ABOUT}|\s*(?:으로|로|에서)\s+)${KO_CARDS}\s*(?:${COUNT_N}\s*(?:개|장)\s*)?${KO_MAKE}`),
 ];
 
 const QUIZ_PATTERNS: RegExp[] = [

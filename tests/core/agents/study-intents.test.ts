@@ -7,6 +7,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   es: {
     flashcards: [
       ["haz tarjetas sobre las mareas", { topic: "mareas" }],
+      ["haz tarjetas", { topic: null }],
+      ["hazme unas tarjetas de estudio", { topic: null }],
       ["crea 5 flashcards de esta nota", { topic: null, max: 5 }],
       ["¿Puedes hacer unas tarjetas de estudio acerca de la fotosíntesis?", { topic: "fotosíntesis" }],
     ],
@@ -23,6 +25,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   fr: {
     flashcards: [
       ["crée des flashcards sur les marées", { topic: "marées" }],
+      ["crée des flashcards", { topic: null }],
+      ["fais-moi 5 fiches de révision", { topic: null, max: 5 }],
       ["fais-moi 5 fiches de révision sur l'océan", { topic: "océan", max: 5 }],
       ["génère des flashcards de cette note", { topic: null }],
     ],
@@ -39,6 +43,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   de: {
     flashcards: [
       ["erstelle Karteikarten über Gezeiten", { topic: "Gezeiten" }],
+      ["erstelle Karteikarten", { topic: null }],
+      ["Kannst du bitte Lernkarten erstellen?", { topic: null }],
       ["Kannst du bitte 5 Karteikarten über die Gezeiten erstellen?", { topic: "Gezeiten", max: 5 }],
       ["mach mir Lernkarten aus dieser Notiz", { topic: null }],
     ],
@@ -55,6 +61,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   pt: {
     flashcards: [
       ["faça flashcards sobre marés", { topic: "marés" }],
+      ["faça flashcards", { topic: null }],
+      ["crie alguns cartões de estudo", { topic: null }],
       ["crie 5 cartões sobre a fotossíntese", { topic: "fotossíntese", max: 5 }],
     ],
     quiz: [["me pergunte sobre as marés", "marés"], ["faça um quiz sobre AWS", "AWS"]],
@@ -70,6 +78,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   it: {
     flashcards: [
       ["crea flashcard sulle maree", { topic: "maree" }],
+      ["crea delle flashcard", { topic: null }],
+      ["fammi 5 schede", { topic: null, max: 5 }],
       ["fammi 5 schede sull'energia", { topic: "energia", max: 5 }],
       ["puoi creare delle flashcard su questa nota?", { topic: null }],
     ],
@@ -86,6 +96,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   ru: {
     flashcards: [
       ["сделай карточки про приливы", { topic: "приливы" }],
+      ["сделай карточки", { topic: null }],
+      ["создай 5 карточек", { topic: null, max: 5 }],
       ["создай 5 карточек по этой заметке", { topic: null, max: 5 }],
     ],
     quiz: [["проверь меня про приливы", "приливы"], ["устрой мне тест по AWS", "AWS"]],
@@ -101,6 +113,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   ja: {
     flashcards: [
       ["潮汐についてのフラッシュカードを作って", { topic: "潮汐" }],
+      ["フラッシュカードを作って", { topic: null }],
+      ["カードを5枚作成してください", { topic: null, max: 5 }],
       ["このノートからフラッシュカードを5枚作成してください", { topic: null, max: 5 }],
     ],
     quiz: [["潮汐についてクイズを出して", "潮汐"]],
@@ -116,6 +130,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   zh: {
     flashcards: [
       ["制作关于潮汐的抽认卡", { topic: "潮汐" }],
+      ["制作抽认卡", { topic: null }],
+      ["帮我做5张闪卡", { topic: null, max: 5 }],
       ["帮我做5张关于潮汐的闪卡", { topic: "潮汐", max: 5 }],
     ],
     quiz: [["考考我关于潮汐的知识", "潮汐"], ["就潮汐测验我一下", "潮汐"]],
@@ -131,6 +147,8 @@ const languages: Record<string, { flashcards: [string, { topic: string | null; m
   ko: {
     flashcards: [
       ["조수에 대한 플래시카드 만들어 줘", { topic: "조수" }],
+      ["플래시카드 만들어 줘", { topic: null }],
+      ["카드 5개 만들어 주세요", { topic: null, max: 5 }],
       ["이 노트로 카드 5개 만들어 주세요", { topic: null, max: 5 }],
     ],
     quiz: [["조수에 대한 퀴즈 내 줘", "조수"]],
