@@ -1,7 +1,8 @@
 import { readFrontmatter } from "../indexing/frontmatter";
 import type { VaultIndexApi } from "../indexing/vault-index-api";
 import { AgentError, noNotesMatch } from "../notes/agent-error";
-import { folderAsSpelled, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { baseNameOf, folderAsSpelled, isInFolder, MAX_NAME_CHARS, nameKey, normalizeVaultPath, noteNameFor } from "../notes/note-paths";
+import { sameWordsByStem } from "../indexing/text-analyzer";
 import { countOf, cutAt } from "../util/text";
 import { mentioningTopic, readableNote, significantWords } from "../notes/note-text";
 import type { ChatModel } from "../ports/chat-model";
@@ -264,7 +265,12 @@ export class FlashcardService {
     const key = nameKey(wanted);
     const same = paths.filter((p) => nameKey(p) === key);
     if (same.length > 1) throw new AgentError(`More than one deck is named "${deckName}": ${same.join(", ")}. Rename or merge them.`, "invalid-input");
-    return same[0] ?? wanted;
+    if (same.length) return same[0];
+    // "карточки по приливам" is the deck "приливы": the same words in another case or number.
+    const inFolder = (p: string) => (deckFolder ? isInFolder(p, deckFolder) && !p.slice(deckFolder.length + 1).includes("/") : !p.includes("/"));
+    const inflected = paths.filter((p) => inFolder(p) && sameWordsByStem(baseNameOf(p), baseNameOf(file)));
+    if (inflected.length > 1) throw new AgentError(`More than one deck is named like "${deckName}": ${inflected.join(", ")}. Name one exactly.`, "invalid-input");
+    return inflected[0] ?? wanted;
   }
 
   /** The passages to make cards from; never from a deck in the flashcards folder (`now.deckFolder`). */

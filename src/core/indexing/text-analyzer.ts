@@ -196,6 +196,27 @@ export function stemsOf(text: string): Set<string> {
   return out;
 }
 
+/**
+ * Whether two short names are the same words but for their endings ("приливам" and "приливы", "Gezeiten" and
+ * "gezeit"): word for word the same stem under one supported language, as a search would meet them. A deck or
+ * topic named in a request keeps the request's grammatical case; this finds it among names saved in another.
+ */
+export function sameWordsByStem(a: string, b: string): boolean {
+  const wordsA = wordsOf(a);
+  const wordsB = wordsOf(b);
+  if (!wordsA.length || wordsA.length !== wordsB.length) return false;
+  return LANGUAGES.some((lang) => wordsA.every((word, i) => stemWord(word, lang) === stemWord(wordsB[i], lang)));
+}
+
+function wordsOf(text: string): string[] {
+  const words: string[] = [];
+  forEachRawWord(text, (word) => {
+    words.push(word);
+    return true;
+  });
+  return words;
+}
+
 /** Overlapping character pairs of a CJK run (a single character stays itself). */
 function forEachBigram(run: string, visit: (term: string) => void): number {
   if (run.length === 1) {

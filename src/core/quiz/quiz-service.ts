@@ -5,6 +5,7 @@ import { loadSrFormat, srDefaultsRemark, type SrFormat } from "../flashcards/sr-
 import { askJson } from "../model/ask-json";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { AgentError } from "../notes/agent-error";
+import { sameWordsByStem } from "../indexing/text-analyzer";
 import { baseNameOf, isInFolder, nameKey } from "../notes/note-paths";
 import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
@@ -181,8 +182,11 @@ export class QuizService {
 
   /** The note of that name among `paths`, one in the flashcards folder (as the vault spells it, where decks are made) first. */
   private async findDeck(name: string, { paths, deckFolder }: VaultNow): Promise<{ path: string; text: string } | null> {
-    const wanted = nameKey(name.trim().replace(/\.md$/i, ""));
-    const named = paths.filter((p) => nameKey(baseNameOf(p)) === wanted);
+    const wantedName = name.trim().replace(/\.md$/i, "");
+    const wanted = nameKey(wantedName);
+    let named = paths.filter((p) => nameKey(baseNameOf(p)) === wanted);
+    // "проверь меня по приливам" is the deck "приливы": the same words in another case or number.
+    if (!named.length) named = paths.filter((p) => sameWordsByStem(baseNameOf(p), wantedName));
     // Decks are made at the top of the flashcards folder: for the vault root (""), in no folder.
     const pick = named.find((p) => (deckFolder ? isInFolder(p, deckFolder) : !p.includes("/"))) ?? named[0];
     if (!pick) return null;

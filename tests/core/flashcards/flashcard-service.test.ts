@@ -425,6 +425,38 @@ describe("a deck named like an existing one, case and spacing aside", () => {
   });
 });
 
+describe("a topic in another grammatical case than its deck's name", () => {
+  const deck = (name: string) => `---\nkrypton-deck: true\ndeck: "${name}"\ncreated: 2026-11-01\n---\n\n#flashcards/${name}\n\nЧто вызывает приливы?::Притяжение Луны [[Океан/Приливы]]\n<!--SR:!2026-12-01,3,250-->\n\n`;
+  const tidesNote = "# Приливы\n\nПриливы вызывает притяжение Луны. Приливы бывают дважды в сутки.\n";
+  const card = (req: { userText: string }) => reply([{ type: "basic", front: "Сколько раз в сутки бывают приливы?", back: "Дважды", passage: passageNumber(req.userText, "дважды") }]);
+
+  beforeEach(async () => {
+    await world.close();
+    world = await makeAgentsWorld({ files: { "Океан/Приливы.md": tidesNote, "Flashcards/приливы.md": deck("приливы") } });
+    service = new FlashcardService({ host: world.host, settings: () => world.settings, index: world.index, chatModel: () => world.model });
+    world.ollama.setDefault({ route: "chat", reply: card });
+  });
+
+  it("finds the deck through the search stemmer: \"карточки по приливам\" adds to \"приливы\"; a new topic keeps the user's wording", async () => {
+    const agent = createFlashcardAgent({ flashcards: service, logger: world.host.logger });
+    const run = await agent.tryHandle("сделай карточки по приливам", [], {});
+    expect(run?.text).toMatch(/^Added 1 flashcard to \[\[Flashcards\/приливы\]\]\./);
+    expect(await world.vault.exists("Flashcards/приливам.md")).toBe(false);
+    expect(await world.vault.read("Flashcards/приливы.md")).toContain("Сколько раз в сутки бывают приливы?::Дважды");
+    // A topic no deck is named like: a new deck in the request's own words.
+    const fresh = await service.generate({ notePath: "Океан/Приливы.md", deck: "приливах и отливах" });
+    expect(fresh).toMatchObject({ deckPath: "Flashcards/приливах и отливах.md", createdDeck: true });
+  });
+
+  it("two decks named like the topic are refused by name, before any model call", async () => {
+    await world.vault.write("Flashcards/приливов.md", deck("приливов"));
+    await expect(service.generate({ notePath: "Океан/Приливы.md", deck: "приливам" })).rejects.toThrow(
+      'More than one deck is named like "приливам": Flashcards/приливов.md, Flashcards/приливы.md. Name one exactly.',
+    );
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+});
+
 describe("deck tags keep every script's letters", () => {
   const card = (front: string) => ({ kind: "basic" as const, front, back: "yes", source: "Bio/Photosynthesis" });
 

@@ -272,6 +272,13 @@ describe("quiz in chat (agent + service, real vault and loopback Ollama)", () =>
     expect((await agent.tryHandle("stop", [], { conversationId: "new-1" }))!.text).toMatch(/Score: 0 of 0 \(stopped after 0 of 3\)/);
   });
 
+  it("finds a deck named in another grammatical case through the search stemmer (\"по приливам\" is the deck \"приливы\")", async () => {
+    await world.vault.write("Flashcards/приливы.md", DECK.replace('deck: "AWS"', 'deck: "приливы"'));
+    const agent = createQuizAgent({ quiz: newQuiz(), logger: world.host.logger });
+    expect((await agent.tryHandle("проверь меня по приливам", [], { conversationId: "ru" }))!.text).toMatch(/^Quiz on \*\*приливы\*\*: 3 cards/);
+    expect(world.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("explains a missing deck; a grading failure (invalid JSON twice) leaves the quiz where it was", async () => {
     const agent = createQuizAgent({ quiz: newQuiz(), logger: world.host.logger });
     expect((await agent.tryHandle("quiz me on Kubernetes", [], { conversationId: "c" }))!.text).toMatch(/No deck named "Kubernetes"/);
