@@ -453,6 +453,14 @@ const QUIZ_PATTERNS: RegExp[] = [
 
 /** "<goal> by <date>" after "study goal" (":" optional), per language. */
 const GOAL_BY = (by: string): string => String.raw`\s*[:\-–]?\s*(?<goal>.+?)(?:\s+${by}\s+(?<target>.+))?`;
+/** A date whose month is a number, as Japanese, Chinese and Korean write it: "2027年12月15日", "12월 15일". */
+const CJK_DATE = String.raw`(?:\d{4}\s*[年년]\s*)?\d{1,2}\s*[月월]\s*\d{1,2}\s*(?:日|号|號|일)?`;
+/**
+ * The target after a Japanese, Chinese or Korean goal: after its "deadline" word ("、期限：12月15日"), or a date
+ * with "until" ending the message ("AWSに合格 12月15日まで", "通过AWS 12月15日之前", "AWS 합격 12월 15일까지").
+ */
+const CJK_BY = (deadline: string, until: string): string =>
+  String.raw`(?:(?:\s*[,，、]\s*(?:${deadline})\s*[:：]?\s*|\s*[,，、]?\s*(?=${CJK_DATE}\s*(?:${until})$))(?<target>.+))?`;
 /** A duration as the goal agent reads it: a number first ("30 minutes", "1h 15m", "30 минут", "30分"). */
 const AMOUNT = String.raw`(?<amount>\d.*?)`;
 
@@ -474,9 +482,9 @@ const GOAL_PATTERNS: { type: GoalRequest["type"]; patterns: RegExp[] }[] = [
       // ru: поставь учебную цель: сдать AWS до 2027-01-15
       re(String.raw`(?:поставь|поставьте|создай|создайте|добавь|добавьте|задай|задайте|${RU_CAN}\s+(?:поставить|создать|добавить))\s+(?:новую\s+)?(?:учебную\s+цель|цель\s+обучения)${GOAL_BY("(?:до|к)")}`),
       // ja: 学習目標を設定して：AWSに合格 / zh: 设定学习目标：通过AWS / ko: 학습 목표 설정해 줘: AWS 합격
-      cjk(String.raw`(?:学習目標|勉強の目標)\s*(?:を)?\s*${jaDo("設定し|立て|作っ", "設定")}\s*[:：]\s*(?<goal>.+?)(?:\s*[,，、]\s*(?:期限|締め切り)\s*[:：]?\s*(?<target>.+))?`),
-      cjk(String.raw`(?:设定|設定|设置|設置|添加|新建|定)(?:一个|一個)?\s*(?:新的)?\s*(?:学习目标|學習目標)\s*[:：]\s*(?<goal>.+?)(?:\s*[,，、]\s*(?:截止(?:日期)?|期限)\s*[:：]?\s*(?<target>.+))?`),
-      cjk(String.raw`(?:학습|공부)\s*목표(?:를|을)?\s*${koDo("설정해|만들어|세워")}\s*[:：]\s*(?<goal>.+?)(?:\s*[,，]\s*(?:기한|마감)\s*[:：]?\s*(?<target>.+))?`),
+      cjk(String.raw`(?:学習目標|勉強の目標)\s*(?:を)?\s*${jaDo("設定し|立て|作っ", "設定")}\s*[:：]\s*(?<goal>.+?)${CJK_BY("期限|締め切り", "までに|まで")}`),
+      cjk(String.raw`(?:设定|設定|设置|設置|添加|新建|定)(?:一个|一個)?\s*(?:新的)?\s*(?:学习目标|學習目標)\s*[:：]\s*(?<goal>.+?)${CJK_BY("截止(?:日期)?|期限", "之前|以前|前")}`),
+      cjk(String.raw`(?:학습|공부)\s*목표(?:를|을)?\s*${koDo("설정해|만들어|세워")}\s*[:：]\s*(?<goal>.+?)${CJK_BY("기한|마감", "까지")}`),
     ],
   },
   {

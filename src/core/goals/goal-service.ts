@@ -11,7 +11,7 @@ import type { KryptonSettings } from "../settings";
 import { errorMessage } from "../util/errors";
 import { localDate } from "../util/local-date";
 import { isGoalNote, newGoalNote, parseGoalNote, withSessionLogged, type Goal } from "./goal-note";
-import { daysBetween, formatMinutes, parseDate } from "./goal-parse";
+import { daysBetween, formatMinutes, readDate } from "./goal-parse";
 import { countOf } from "../util/text";
 
 /**
@@ -58,8 +58,9 @@ export class GoalService {
     if (!name) throw new AgentError("Missing required parameter: goal", "invalid-input");
     if (name.length > 200) throw new AgentError("The goal is too long (at most 200 characters).", "invalid-input");
     const today = this.today();
-    const target = targetText?.trim() ? parseDate(targetText, today) : null;
-    if (targetText?.trim() && !target) throw new AgentError(`Could not read the date "${targetText}" (try "January 15" or 2027-01-15).`, "invalid-input");
+    const read = targetText?.trim() ? readDate(targetText, today) : null;
+    if (read && "problem" in read) throw new AgentError(read.problem, "invalid-input");
+    const target = read?.date ?? null;
     // Goals are found by name, case and spacing aside: a second "pass aws saa" beside "Pass AWS SAA" (a file of
     // its own on a case-sensitive disk) would leave both of them refused by find().
     const { goals, folder } = await this.scan();

@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import { join } from "node:path";
 import { detectGoalIntent, createGoalAgent } from "../../../src/core/goals/goal-agent";
 import { parseGoalNote, sessionAppendText, withSessionLogged } from "../../../src/core/goals/goal-note";
-import { parseDate, parseMinutes } from "../../../src/core/goals/goal-parse";
+import { parseDate, parseMinutes, readDate } from "../../../src/core/goals/goal-parse";
 import { GoalService } from "../../../src/core/goals/goal-service";
 import { registerGoalTool } from "../../../src/core/goals/goal-tool";
 import { ToolRegistry } from "../../../src/core/tools/tool-registry";
@@ -29,6 +29,38 @@ describe("goal parsing: what people type", () => {
     expect(parseDate("Feb 29", "2026-11-24")).toBe("2028-02-29");
     expect(parseDate("February 29", "2028-02-29")).toBe("2028-02-29");
     expect(parseDate("Feb 31", "2026-11-24")).toBeNull();
+  });
+
+  it("dates in every language requests come in; a date that reads two ways is refused, never guessed", () => {
+    const today = "2026-11-24";
+    const dates: [string, string][] = [
+      ["15 de diciembre", "2026-12-15"],
+      ["15 de diciembre de 2027", "2027-12-15"],
+      ["1er décembre 2027", "2027-12-01"],
+      ["3 févr.", "2027-02-03"],
+      ["15. Dezember", "2026-12-15"],
+      ["3. März 2027", "2027-03-03"],
+      ["15 de dezembro", "2026-12-15"],
+      ["15 dicembre 2027", "2027-12-15"],
+      ["15 декабря", "2026-12-15"],
+      ["3 мая 2027 г.", "2027-05-03"],
+      ["15 дек. 2027 года", "2027-12-15"],
+      ["12月15日まで", "2026-12-15"],
+      ["2027年1月15日", "2027-01-15"],
+      ["12月15号之前", "2026-12-15"],
+      ["12월 15일까지", "2026-12-15"],
+      ["the 15th of December", "2026-12-15"],
+      ["Sept 3 2027", "2027-09-03"],
+      ["15/12/2027", "2027-12-15"],
+      ["12/15", "2026-12-15"],
+      ["05.05.2027", "2027-05-05"],
+    ];
+    expect(dates.map(([text]) => [text, readDate(text, today)])).toEqual(dates.map(([text, date]) => [text, { date }]));
+    expect(readDate("01/02/2027", today)).toEqual({ problem: 'The date "01/02/2027" is ambiguous (2027-02-01 or 2027-01-02?): write it as YYYY-MM-DD or with the month\'s name.' });
+    expect(readDate("3.4.", today)).toEqual({ problem: expect.stringMatching(/is ambiguous \(2027-04-03 or 2027-03-04\?\)/) });
+    for (const text of ["someday", "15 Brumaire", "diciembre", "32 de diciembre", "15 de diciembre de 27", "1 2 3"]) {
+      expect(readDate(text, today)).toEqual({ problem: `Could not read the date "${text}" (try 2027-01-15, "January 15" or "15 de enero").` });
+    }
   });
 
   it("a hand-edited goal note: reordered keys, other key spellings, odd dates and durations; minutes come from the sessions", () => {
@@ -451,6 +483,24 @@ describe("GoalService over a real vault", () => {
     expect(await say("how am I doing on AWS")).toMatch(/52 days left/);
     expect(await say("plan my week for AWS")).toMatch(/Plan for \*\*pass AWS SAA\*\* \(2 flashcards due/);
     expect(await say("how do I study better?")).toBeNull();
+  });
+
+  it("chat agent: a goal's date in the request's language; an ambiguous one sets no goal and says why", async () => {
+    const agent = createGoalAgent({ goals: service("UTC"), logger: world.host.logger });
+    const say = async (m: string) => (await agent.tryHandle(m, [], {}))?.text ?? null;
+    const requests: [string, string, string][] = [
+      ["fija un objetivo de estudio: aprobar AWS para el 15 de diciembre", "aprobar AWS", "2026-12-15"],
+      ["setze ein Lernziel: Rust lernen bis zum 15. Dezember", "Rust lernen", "2026-12-15"],
+      ["поставь учебную цель: сдать экзамен до 15 декабря", "сдать экзамен", "2026-12-15"],
+      ["学習目標を設定して：AWSに合格 12月15日まで", "AWSに合格", "2026-12-15"],
+      ["设定学习目标：通过考试 2027年1月15日之前", "通过考试", "2027-01-15"],
+      ["학습 목표 설정해 줘: 토픽 합격 12월 15일까지", "토픽 합격", "2026-12-15"],
+    ];
+    for (const [message, goal, target] of requests) expect(await say(message)).toMatch(new RegExp(`^Study goal set: \\*\\*${goal}\\*\\*, target ${target}\\.`));
+    expect(await say("fixe un objectif d'étude : réussir le DELF pour le 01/02/2027")).toBe(
+      'The date "01/02/2027" is ambiguous (2027-02-01 or 2027-01-02?): write it as YYYY-MM-DD or with the month\'s name.',
+    );
+    expect((await service("UTC").list()).map((g) => g.goal).sort()).toEqual(requests.map(([, goal]) => goal).sort());
   });
 
   it("with no goal yet: the chat says the sentence that sets one, the study_goals tool its action", async () => {
