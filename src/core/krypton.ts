@@ -34,6 +34,7 @@ import { GoalService } from "./goals/goal-service";
 import { createGoalAgent } from "./goals/goal-agent";
 import { registerGoalTool } from "./goals/goal-tool";
 import { createQuizAgent } from "./quiz/quiz-agent";
+import { IntentRouter } from "./agents/agent-router";
 
 /**
  * Krypton's core, wired once per vault. The Obsidian plugin, the CLI and the MCP server all use this
@@ -103,11 +104,13 @@ export function createKrypton(hostIn: Host, initialSettings: KryptonSettings, op
   const goals = new GoalService({ host, settings: getSettings, index });
   // The quiz first: while one runs, every message of its conversation is an answer. Then flashcards, whose
   // requests ("make flashcards about X") would otherwise read as "make a note about X".
+  // One router for all of them: with the classifier on, a message costs one model call whichever agent takes it.
+  const router = new IntentRouter({ settings: getSettings, chatModel: getChatModel, logger: host.logger });
   const agents = [
-    createQuizAgent({ quiz, logger: host.logger }),
-    createFlashcardAgent({ flashcards, logger: host.logger }),
-    createGoalAgent({ goals, logger: host.logger }),
-    ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel }),
+    createQuizAgent({ quiz, router, logger: host.logger }),
+    createFlashcardAgent({ flashcards, router, logger: host.logger }),
+    createGoalAgent({ goals, router, logger: host.logger }),
+    ...createAgents({ host, settings: getSettings, operations, chatModel: getChatModel, router }),
   ];
   const tools = new ToolRegistry();
   registerNoteTools(tools, { operations, vault: host.vault, settings: getSettings });

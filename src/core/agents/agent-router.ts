@@ -3,7 +3,7 @@ import type { Logger } from "../ports/logger";
 import { isAbortError } from "../providers/provider-error";
 import type { KryptonSettings } from "../settings";
 import { classifyIntent, CLASSIFIER_HISTORY } from "./intent-classifier";
-import { detectIntent, type DetectedIntent } from "./intent-patterns";
+import { detectIntent, type DetectedIntent, type RoutedIntent } from "./intent-patterns";
 import { errorMessage } from "../util/errors";
 
 export interface IntentRouterDeps {
@@ -12,30 +12,49 @@ export interface IntentRouterDeps {
   logger: Logger;
 }
 
+/** What decides a message: the classifier's intent, its "chat" (no agent), or each agent's own patterns. */
+type Verdict = RoutedIntent | "chat" | "patterns";
+
 /**
  * Resolves a message's intent once and shares it between the agents, which are tried one after another
  * with the same message: the LLM classifier (when enabled) costs one model call per message, not one
- * per agent.
+ * per agent. The study agents (quiz, flashcards, goals) ask it through intentFor, the note agents through
+ * resolve.
  *
  * With the classifier on, its valid answer decides (including "chat": no agent); an invalid answer or a
  * failed call falls back to the patterns. With it off, only the patterns decide.
  */
 export class IntentRouter {
-  private last: { key: string; result: Promise<DetectedIntent | null> } | null = null;
+  private last: { key: string; verdict: Promise<Verdict> } | null = null;
 
   constructor(private readonly deps: IntentRouterDeps) {}
 
+  /** A note request (create, search, summarize), or null. */
   resolve(message: string, history: ChatMessage[], signal?: AbortSignal): Promise<DetectedIntent | null> {
-    const useClassifier = this.deps.settings().intentClassifier && this.deps.chatModel() !== null;
-    const key = cacheKey(message, history, useClassifier);
-    if (this.last?.key === key) return this.last.result;
-    const result = useClassifier ? this.classify(message, history, signal) : Promise.resolve(this.patterns(message));
-    this.last = { key, result };
+    return this.intentFor(message, history, signal, (intent) => ("argument" in intent ? intent : null), () => this.patterns(message));
+  }
+
+  /**
+   * What the message asks of one agent: when the classifier decided, its intent as `pick` takes it (null: not
+   * this agent's, or chat); otherwise the agent's own `patterns`.
+   */
+  async intentFor<T>(message: string, history: ChatMessage[], signal: AbortSignal | undefined, pick: (intent: RoutedIntent) => T | null, patterns: () => T | null): Promise<T | null> {
+    const verdict = await this.verdict(message, history, signal);
+    if (verdict === "patterns") return patterns();
+    return verdict === "chat" ? null : pick(verdict);
+  }
+
+  private verdict(message: string, history: ChatMessage[], signal?: AbortSignal): Promise<Verdict> {
+    if (!this.deps.settings().intentClassifier || this.deps.chatModel() === null) return Promise.resolve("patterns");
+    const key = cacheKey(message, history);
+    if (this.last?.key === key) return this.last.verdict;
+    const verdict = this.classify(message, history, signal);
+    this.last = { key, verdict };
     // A stop or failure must not stick to the next identical message.
-    result.catch(() => {
-      if (this.last?.result === result) this.last = null;
+    verdict.catch(() => {
+      if (this.last?.verdict === verdict) this.last = null;
     });
-    return result;
+    return verdict;
   }
 
   private patterns(message: string): DetectedIntent | null {
@@ -44,26 +63,25 @@ export class IntentRouter {
     return intent;
   }
 
-  private async classify(message: string, history: ChatMessage[], signal?: AbortSignal): Promise<DetectedIntent | null> {
+  private async classify(message: string, history: ChatMessage[], signal?: AbortSignal): Promise<Verdict> {
     const model = this.deps.chatModel();
-    if (!model) return this.patterns(message);
+    if (!model) return "patterns";
     try {
       const verdict = await classifyIntent(model, message, history, signal);
       if (verdict.kind === "intent") {
         this.deps.logger.debug("agents: intent from classifier", { intent: verdict.intent.intent });
         return verdict.intent;
       }
-      if (verdict.kind === "chat") return null;
+      if (verdict.kind === "chat") return "chat";
       this.deps.logger.info("agents: classifier answer unusable, using patterns", { reason: verdict.reason });
     } catch (err) {
       if (isAbortError(err) || signal?.aborted) throw err;
       this.deps.logger.warn("agents: intent classifier failed, using patterns", { error: errorMessage(err) });
     }
-    return this.patterns(message);
+    return "patterns";
   }
 }
 
-function cacheKey(message: string, history: ChatMessage[], classifier: boolean): string {
-  const recent = classifier ? history.slice(-CLASSIFIER_HISTORY).map((m) => `${m.role}:${m.content}`) : [];
-  return JSON.stringify([classifier, message, recent]);
+function cacheKey(message: string, history: ChatMessage[]): string {
+  return JSON.stringify([message, history.slice(-CLASSIFIER_HISTORY).map((m) => `${m.role}:${m.content}`)]);
 }

@@ -13,6 +13,8 @@ export interface AgentsDeps {
   settings: () => KryptonSettings;
   operations: NoteOperations;
   chatModel: () => ChatModel | null;
+  /** The router the study agents ask too, so a message costs one classifier call in all; else a new one. */
+  router?: IntentRouter;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface AgentsDeps {
  * message's intent (patterns, or the LLM classifier when enabled) is worked out once, not per agent.
  */
 export function createAgents(deps: AgentsDeps): Agent[] {
-  const router = new IntentRouter({ settings: deps.settings, chatModel: deps.chatModel, logger: deps.host.logger });
+  const router = deps.router ?? new IntentRouter({ settings: deps.settings, chatModel: deps.chatModel, logger: deps.host.logger });
   const shared = { router, operations: deps.operations, logger: deps.host.logger };
   return [createCreateNoteAgent(shared), createSearchNotesAgent(shared), createSummarizeAgent(shared)];
 }

@@ -3,35 +3,38 @@ import { askJson, InvalidJsonAnswerError, parseAgainst } from "../model/ask-json
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { CLASSIFIER_INTENTS, intentClassifierPrompt } from "../notes/note-prompts";
-import { cleanArgument, MAX_ARGUMENT_CHARS, type DetectedIntent, type IntentKind } from "./intent-patterns";
+import { parseMinutes } from "../goals/goal-parse";
+import { cleanArgument, MAX_ARGUMENT_CHARS, type IntentKind, type RoutedIntent } from "./intent-patterns";
 
 /** How many earlier messages the classifier sees, so "summarize it" or "make a note of that" resolve. */
 export const CLASSIFIER_HISTORY = 4;
 
-const INTENT_OF: Record<(typeof CLASSIFIER_INTENTS)[number], IntentKind | null> = {
-  create_note: "create-note",
-  search_notes: "search-notes",
-  summarize_current_note: "summarize-note",
-  summarize_topic: "summarize-topic",
-  chat: null,
-};
+type ClassifierIntent = (typeof CLASSIFIER_INTENTS)[number];
 
-/** An intent that acts on a topic needs one; the check lives in the schema so the repair request names it. */
-function needsArgument(intent: (typeof CLASSIFIER_INTENTS)[number]): boolean {
-  const kind = INTENT_OF[intent];
-  return kind !== null && kind !== "summarize-note";
-}
+/** The intents whose argument may be "": the open note, the list of goals, plain chat. */
+const NO_ARGUMENT_NEEDED: ReadonlySet<ClassifierIntent> = new Set(["summarize_current_note", "make_flashcards", "list_study_goals", "chat"]);
+/** Most cards one request may ask for, as the flashcard service allows. */
+const MAX_COUNT = 30;
+const MAX_FIELD_CHARS = 60;
 
+/** Checks live in the schema, so the repair request names what was wrong. Small models write null for "none". */
 const classifierAnswer = z
   .object({
     intent: z.enum(CLASSIFIER_INTENTS),
-    argument: z.string().max(MAX_ARGUMENT_CHARS * 2).optional().default(""),
+    argument: z.string().max(MAX_ARGUMENT_CHARS * 2).nullish().transform((v) => v ?? ""),
+    count: z.number().int().min(1).max(MAX_COUNT).nullish(),
+    target_date: z.string().max(MAX_FIELD_CHARS).nullish(),
+    duration: z.string().max(MAX_FIELD_CHARS).nullish(),
   })
   .superRefine((answer, ctx) => {
-    if (!needsArgument(answer.intent)) return;
-    const argument = cleanArgument(answer.argument.replace(/\s+/g, " "));
-    if (!argument) ctx.addIssue({ code: "custom", path: ["argument"], message: `${answer.intent} needs an argument (the topic)` });
-    else if (argument.length > MAX_ARGUMENT_CHARS) ctx.addIssue({ code: "custom", path: ["argument"], message: `too long (at most ${MAX_ARGUMENT_CHARS} characters)` });
+    const argument = topicOf(answer.argument);
+    if (!argument && !NO_ARGUMENT_NEEDED.has(answer.intent)) {
+      ctx.addIssue({ code: "custom", path: ["argument"], message: `${answer.intent} needs an argument (${answer.intent.includes("goal") || answer.intent.includes("study") ? "the goal" : "the topic"})` });
+    } else if (argument.length > MAX_ARGUMENT_CHARS) ctx.addIssue({ code: "custom", path: ["argument"], message: `too long (at most ${MAX_ARGUMENT_CHARS} characters)` });
+    // The duration is read as the goal agent reads it: "30 minutes" but not "a while".
+    if (answer.intent === "log_study_time" && !(answer.duration && /\d/.test(answer.duration) && parseMinutes(answer.duration) !== null)) {
+      ctx.addIssue({ code: "custom", path: ["duration"], message: 'log_study_time needs a duration with a number ("30 minutes")' });
+    }
   });
 
 type ClassifierAnswer = z.infer<typeof classifierAnswer>;
@@ -40,13 +43,45 @@ type ClassifierAnswer = z.infer<typeof classifierAnswer>;
  * The classifier's verdict: an intent, `"chat"` (valid answer: no agent), or `"invalid"` (unusable output:
  * the caller falls back to the patterns).
  */
-export type ClassifierVerdict = { kind: "intent"; intent: DetectedIntent } | { kind: "chat" } | { kind: "invalid"; reason: string };
+export type ClassifierVerdict = { kind: "intent"; intent: RoutedIntent } | { kind: "chat" } | { kind: "invalid"; reason: string };
+
+const NOTE_INTENT: Partial<Record<ClassifierIntent, IntentKind>> = {
+  create_note: "create-note",
+  search_notes: "search-notes",
+  summarize_current_note: "summarize-note",
+  summarize_topic: "summarize-topic",
+};
+
+function topicOf(argument: string): string {
+  return cleanArgument(argument.replace(/\s+/g, " "));
+}
 
 function verdictOf(answer: ClassifierAnswer): ClassifierVerdict {
-  const intent = INTENT_OF[answer.intent];
-  if (intent === null) return { kind: "chat" };
-  if (intent === "summarize-note") return { kind: "intent", intent: { intent, argument: "", source: "classifier" } };
-  return { kind: "intent", intent: { intent, argument: cleanArgument(answer.argument.replace(/\s+/g, " ")), source: "classifier" } };
+  const source = "classifier" as const;
+  const argument = topicOf(answer.argument);
+  const intent = (value: RoutedIntent): ClassifierVerdict => ({ kind: "intent", intent: value });
+  const note = NOTE_INTENT[answer.intent];
+  if (note) return intent({ intent: note, argument: note === "summarize-note" ? "" : argument, source });
+  switch (answer.intent) {
+    case "make_flashcards":
+      return intent({ intent: "flashcards", request: { topic: argument || null, ...(answer.count ? { max: answer.count } : {}) }, source });
+    case "quiz":
+      return intent({ intent: "quiz", topic: argument, source });
+    case "set_study_goal": {
+      const target = answer.target_date?.trim();
+      return intent({ intent: "study-goal", request: { type: "create", goal: argument, ...(target ? { target } : {}) }, source });
+    }
+    case "log_study_time":
+      return intent({ intent: "study-goal", request: { type: "log", amount: (answer.duration ?? "").trim(), goal: argument }, source });
+    case "list_study_goals":
+      return intent({ intent: "study-goal", request: { type: "list" }, source });
+    case "study_goal_progress":
+      return intent({ intent: "study-goal", request: { type: "progress", goal: argument }, source });
+    case "plan_study_week":
+      return intent({ intent: "study-goal", request: { type: "plan", goal: argument }, source });
+    default:
+      return { kind: "chat" };
+  }
 }
 
 /** Parses and validates one classifier answer. Anything that is not exactly one known intent is invalid. */

@@ -335,6 +335,18 @@ export type GoalRequest =
   | { type: "progress"; goal: string }
   | { type: "plan"; goal: string };
 
+/**
+ * A study request as the classifier found it (the study agents run their own patterns otherwise): its agent
+ * (flashcards, quiz, study goals) acts on it.
+ */
+export type StudyIntent =
+  | { intent: "flashcards"; request: FlashcardIntent; source: "classifier" }
+  | { intent: "quiz"; topic: string; source: "classifier" }
+  | { intent: "study-goal"; request: GoalRequest; source: "classifier" };
+
+/** Any intent the classifier can answer with: a note request or a study request. */
+export type RoutedIntent = DetectedIntent | StudyIntent;
+
 const MAX_STUDY_MESSAGE_CHARS = 400;
 
 const EN_CARD_COUNT = String.raw`(?:(?:some|a\s+few|a\s+set\s+of|(?<count>\d{1,2}))\s+)?`;

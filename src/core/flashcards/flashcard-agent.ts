@@ -4,6 +4,7 @@ import type { Logger } from "../ports/logger";
 import { detectFlashcardIntent } from "../agents/intent-patterns";
 import type { FlashcardService } from "./flashcard-service";
 import { agentErrorResult } from "../agents/agent-base";
+import type { IntentRouter } from "../agents/agent-router";
 
 export const FLASHCARD_AGENT = "flashcards";
 
@@ -11,11 +12,14 @@ export const FLASHCARD_AGENT = "flashcards";
  * The chat side of flashcards: "make flashcards about X" (a topic, from the index) or "make flashcards
  * from this note" (the active note). Anything else is not its message.
  */
-export function createFlashcardAgent(deps: { flashcards: FlashcardService; logger: Logger }): Agent {
+export function createFlashcardAgent(deps: { flashcards: FlashcardService; logger: Logger; router?: IntentRouter }): Agent {
   return {
     name: FLASHCARD_AGENT,
-    async tryHandle(message, _history, context) {
-      const intent = detectFlashcardIntent(message);
+    async tryHandle(message, history, context) {
+      // Without a router (the agent on its own), its patterns decide.
+      const intent = deps.router
+        ? await deps.router.intentFor(message, history, context.signal, (i) => (i.intent === "flashcards" ? i.request : null), () => detectFlashcardIntent(message))
+        : detectFlashcardIntent(message);
       if (!intent) return null;
       try {
         if (intent.topic === null && !context.activeNotePath) {

@@ -7,6 +7,7 @@ import { parseMinutes } from "./goal-parse";
 import { goalLine, NoStudyGoalsError, type GoalService } from "./goal-service";
 import { countOf } from "../util/text";
 import { agentErrorResult } from "../agents/agent-base";
+import type { IntentRouter } from "../agents/agent-router";
 
 export const GOALS_AGENT = "study-goals";
 
@@ -18,7 +19,11 @@ export type GoalIntent = Exclude<GoalRequest, { type: "log" }> | { type: "log"; 
 
 /** Recognised in src/core/agents/intent-patterns.ts with the other intents; here a log's duration is read. */
 export function detectGoalIntent(message: string): GoalIntent | null {
-  const request = detectGoalRequest(message);
+  return goalIntentOf(detectGoalRequest(message));
+}
+
+/** A goal request, from the patterns or the classifier, with a log's duration read into minutes. */
+function goalIntentOf(request: GoalRequest | null): GoalIntent | null {
   if (request?.type !== "log") return request;
   const minutes = parseMinutes(request.amount);
   // "log 30 minutes on AWS" but not "log my thoughts on AWS".
@@ -26,11 +31,14 @@ export function detectGoalIntent(message: string): GoalIntent | null {
 }
 
 /** Study goals in chat: set, log, list, progress, plan. */
-export function createGoalAgent(deps: { goals: GoalService; logger: Logger }): Agent {
+export function createGoalAgent(deps: { goals: GoalService; logger: Logger; router?: IntentRouter }): Agent {
   return {
     name: GOALS_AGENT,
-    async tryHandle(message, _history, context) {
-      const intent = detectGoalIntent(message);
+    async tryHandle(message, history, context) {
+      // Without a router (the agent on its own), its patterns decide.
+      const intent = deps.router
+        ? await deps.router.intentFor(message, history, context.signal, (i) => (i.intent === "study-goal" ? goalIntentOf(i.request) : null), () => detectGoalIntent(message))
+        : detectGoalIntent(message);
       if (!intent) return null;
       try {
         return { kind: "message", agent: GOALS_AGENT, text: await runGoalIntent(deps.goals, intent, context.signal) };

@@ -51,7 +51,20 @@ export function summarizeTopicPrompt(topic: string, excerpts: { title: string; p
 }
 
 /** The names the classifier may answer with (see intent-classifier.ts). */
-export const CLASSIFIER_INTENTS = ["create_note", "search_notes", "summarize_current_note", "summarize_topic", "chat"] as const;
+export const CLASSIFIER_INTENTS = [
+  "create_note",
+  "search_notes",
+  "summarize_current_note",
+  "summarize_topic",
+  "make_flashcards",
+  "quiz",
+  "set_study_goal",
+  "log_study_time",
+  "list_study_goals",
+  "study_goal_progress",
+  "plan_study_week",
+  "chat",
+] as const;
 
 export function intentClassifierPrompt(message: string, recent: ChatMessage[]): ChatMessage[] {
   const conversation = recent.length
@@ -69,11 +82,19 @@ export function intentClassifierPrompt(message: string, recent: ChatMessage[]): 
         `- search_notes: find notes about something. argument: what to search for.\n` +
         `- summarize_current_note: summarize the note that is open now. argument: "".\n` +
         `- summarize_topic: summarize what the notes say about a topic. argument: the topic.\n` +
+        `- make_flashcards: make flashcards (study cards). argument: the topic, or "" for the note that is open now. count: how many cards, only if the user says.\n` +
+        `- quiz: quiz or test the user. argument: the deck or topic.\n` +
+        `- set_study_goal: set a new study goal. argument: the goal. target_date: its date as the user wrote it, only if given.\n` +
+        `- log_study_time: record time spent studying for a goal. argument: the goal. duration: as the user wrote it (a number and its unit).\n` +
+        `- list_study_goals: show all study goals. argument: "".\n` +
+        `- study_goal_progress: how a study goal is going. argument: the goal.\n` +
+        `- plan_study_week: plan the week for a study goal. argument: the goal.\n` +
         `- chat: anything else, including questions about how to do something. argument: "".\n\n` +
         `Recent conversation:\n${conversation}\n\n` +
         `Last message: ${JSON.stringify(oneLine(message, 1000))}\n\n` +
-        `The argument keeps the user's own words and language (for "crea una nota sobre las mareas": "las mareas").\n` +
-        `Answer as JSON: {"intent": "...", "argument": "..."}`,
+        `The argument keeps the user's own words and language (for "crea una nota sobre las mareas": "las mareas"), ` +
+        `as do target_date and duration.\n` +
+        `Answer as JSON: {"intent": "...", "argument": "..."}, adding "count", "target_date" or "duration" only for the intents that name them.`,
     },
   ];
 }

@@ -4,6 +4,7 @@
  * agents. Each test scripts the server's answers.
  */
 import { createAgents } from "../../../src/core/agents/create-agents";
+import { IntentRouter } from "../../../src/core/agents/agent-router";
 import type { Agent } from "../../../src/core/agents/agent";
 import type { NoteOperations } from "../../../src/core/notes/note-operations";
 import { createNoteOperations } from "../../../src/core/notes/note-operations-impl";
@@ -29,6 +30,8 @@ export interface AgentsWorld {
   index: VaultIndex;
   embedder: HashEmbedder;
   operations: NoteOperations;
+  /** The router the agents share; study agents a test adds take it too (as createKrypton wires them). */
+  router: IntentRouter;
   agents: Agent[];
   logs: { level: string; message: string; data?: unknown }[];
   /** Bodies of the chat requests the server received, in order. */
@@ -80,7 +83,8 @@ export async function makeAgentsWorld(options: WorldOptions = {}): Promise<Agent
   });
   const index = new VaultIndex({ host, settings: () => world.settings, embedder: () => embedder });
   const operations = createNoteOperations({ host, settings: () => world.settings, index, chatModel: () => world.model });
-  const agents = createAgents({ host, settings: () => world.settings, operations, chatModel: () => world.model });
+  const router = new IntentRouter({ settings: () => world.settings, chatModel: () => world.model, logger });
+  const agents = createAgents({ host, settings: () => world.settings, operations, chatModel: () => world.model, router });
   Object.assign(world, {
     vault,
     host,
@@ -90,6 +94,7 @@ export async function makeAgentsWorld(options: WorldOptions = {}): Promise<Agent
     index,
     embedder,
     operations,
+    router,
     agents,
     logs,
     chatPrompts: () =>
