@@ -11,10 +11,17 @@ export const CLASSIFIER_HISTORY = 4;
 
 type ClassifierIntent = (typeof CLASSIFIER_INTENTS)[number];
 
-/** The intents whose argument may be "": the open note, the list of goals, plain chat. */
-const NO_ARGUMENT_NEEDED: ReadonlySet<ClassifierIntent> = new Set(["summarize_current_note", "make_flashcards", "list_study_goals", "chat"]);
-/** Most cards one request may ask for, as the flashcard service allows. */
-const MAX_COUNT = 30;
+/** What each intent's argument is, named in the repair request; an intent not here may leave it "" (the open note, all goals, chat). */
+const ARGUMENT_OF: Partial<Record<ClassifierIntent, string>> = {
+  create_note: "the topic",
+  search_notes: "the topic",
+  summarize_topic: "the topic",
+  quiz: "the topic",
+  set_study_goal: "the goal",
+  log_study_time: "the goal",
+  study_goal_progress: "the goal",
+  plan_study_week: "the goal",
+};
 const MAX_FIELD_CHARS = 60;
 
 /** Checks live in the schema, so the repair request names what was wrong. Small models write null for "none". */
@@ -22,15 +29,17 @@ const classifierAnswer = z
   .object({
     intent: z.enum(CLASSIFIER_INTENTS),
     argument: z.string().max(MAX_ARGUMENT_CHARS * 2).nullish().transform((v) => v ?? ""),
-    count: z.number().int().min(1).max(MAX_COUNT).nullish(),
+    // More than the flashcard service makes in one run is cut to its limit there, as for the patterns' count.
+    count: z.number().int().min(1).nullish(),
     target_date: z.string().max(MAX_FIELD_CHARS).nullish(),
     duration: z.string().max(MAX_FIELD_CHARS).nullish(),
   })
   .superRefine((answer, ctx) => {
     const argument = topicOf(answer.argument);
-    if (!argument && !NO_ARGUMENT_NEEDED.has(answer.intent)) {
-      ctx.addIssue({ code: "custom", path: ["argument"], message: `${answer.intent} needs an argument (${answer.intent.includes("goal") || answer.intent.includes("study") ? "the goal" : "the topic"})` });
-    } else if (argument.length > MAX_ARGUMENT_CHARS) ctx.addIssue({ code: "custom", path: ["argument"], message: `too long (at most ${MAX_ARGUMENT_CHARS} characters)` });
+    const needed = ARGUMENT_OF[answer.intent];
+    if (!argument && needed) ctx.addIssue({ code: "custom", path: ["argument"], message: `${answer.intent} needs an argument (${needed})` });
+    // The other intents drop their argument, except flashcards, whose topic is optional.
+    else if ((needed || answer.intent === "make_flashcards") && argument.length > MAX_ARGUMENT_CHARS) ctx.addIssue({ code: "custom", path: ["argument"], message: `too long (at most ${MAX_ARGUMENT_CHARS} characters)` });
     // The duration is read as the goal agent reads it: "30 minutes" but not "a while".
     if (answer.intent === "log_study_time" && !(answer.duration && /\d/.test(answer.duration) && parseMinutes(answer.duration) !== null)) {
       ctx.addIssue({ code: "custom", path: ["duration"], message: 'log_study_time needs a duration with a number ("30 minutes")' });

@@ -29,7 +29,7 @@ describe("parseClassifierAnswer: study intents", () => {
     ['{"intent":"log_study_time","argument":"DELE"}', /^duration: log_study_time needs a duration with a number/],
     ['{"intent":"log_study_time","argument":"DELE","duration":"a while"}', /^duration: /],
     ['{"intent":"make_flashcards","argument":"","count":0}', /^count: /],
-    ['{"intent":"make_flashcards","argument":"","count":99}', /^count: /],
+    ['{"intent":"make_flashcards","argument":"","count":2.5}', /^count: /],
     ['{"intent":"make_flashcards","argument":"","count":"5"}', /^count: /],
     ['{"intent":"make_quiz","argument":"AWS"}', /^intent: /],
   ])("rejects %p (%s)", (raw, reason) => {
