@@ -13,9 +13,13 @@ const MONTH_LOCALES = ["en", "es", "fr", "de", "pt", "it", "ru"];
 /**
  * Month names (lower case, accents and abbreviation dots away) → month 1-12, from the runtime's own locale
  * data (Node and Electron both ship full ICU): long and short, standalone and as written after a day, which is
- * where Russian's genitive comes from ("декабрь", "15 декабря"). A name two months share would be dropped.
+ * where Russian's genitive comes from ("декабрь", "15 декабря"). A name two months share is dropped. Built on
+ * first use: most runs read no date.
  */
-const MONTH_NAMES: ReadonlyMap<string, number> = (() => {
+let monthNames: ReadonlyMap<string, number> | undefined;
+
+function monthNamesTable(): ReadonlyMap<string, number> {
+  if (monthNames) return monthNames;
   const names = new Map<string, number>();
   const shared = new Set<string>();
   for (const locale of MONTH_LOCALES) {
@@ -28,27 +32,30 @@ const MONTH_NAMES: ReadonlyMap<string, number> = (() => {
       for (const format of formats) {
         const part = format.formatToParts(date).find((p) => p.type === "month");
         if (!part) continue;
-        const name = monthToken(part.value);
+        const name = foldedLower(part.value).replace(/\.$/, "");
         if (names.has(name) && names.get(name) !== month) shared.add(name);
         names.set(name, month);
       }
     }
   }
   for (const name of shared) names.delete(name);
+  monthNames = names;
   return names;
-})();
+}
 
-function monthToken(text: string): string {
-  return foldAccents(text.toLowerCase()).replace(/\.$/, "");
+/** Lower case without accents; NFC again after folding, or Hangul would stay split into its letters ("월" is not 월). */
+function foldedLower(text: string): string {
+  return foldAccents(text.toLowerCase()).normalize("NFC");
 }
 
 /** A month name, or its unambiguous start of at least three letters ("sept", "decem"), as 1-12; 0 when none. */
 function monthOf(token: string): number {
-  const exact = MONTH_NAMES.get(token);
+  const table = monthNamesTable();
+  const exact = table.get(token);
   if (exact) return exact;
   if (token.length < 3) return 0;
   const months = new Set<number>();
-  for (const [name, month] of MONTH_NAMES) if (name.startsWith(token)) months.add(month);
+  for (const [name, month] of table) if (name.startsWith(token)) months.add(month);
   return months.size === 1 ? [...months][0] : 0;
 }
 
@@ -95,11 +102,7 @@ export function parseDate(text: string, today: string): string | null {
  */
 export function readDate(text: string, today: string): { date: string } | { problem: string } {
   const unreadable = { problem: `Could not read the date "${text.trim()}" (try 2027-01-15, "January 15" or "15 de enero").` };
-  // NFC again after folding: Hangul would stay split into its letters ("월" is not 월).
-  const t = foldAccents(text.trim().toLowerCase())
-    .normalize("NFC")
-    .replace(/[\s,]+/g, " ")
-    .trim();
+  const t = foldedLower(text.trim()).replace(/[\s,]+/g, " ").trim();
   const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})/.exec(t) ?? /^(\d{4})\/(\d{1,2})\/(\d{1,2})$/.exec(t);
   if (iso) return found(valid(Number(iso[1]), Number(iso[2]), Number(iso[3])), unreadable);
   // 2027年12月15日, 12月15日まで, 12月15号之前, 12월 15일까지: the month is a number.
