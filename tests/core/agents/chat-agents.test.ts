@@ -105,6 +105,14 @@ describe("agents in the chat pipeline", () => {
     expect(found.find((e) => e.type === "agent")).toMatchObject({ result: { kind: "search-results", hits: [{ path: "Krypton/tide-pools.md" }] } });
   });
 
+  it("with model-based intent detection, the study agents share the note agents' one classifier call", async () => {
+    core.applySettings({ ...core.settings(), intentClassifier: true });
+    ollama.script({ route: "chat", reply: '{"intent":"list_study_goals","argument":""}' });
+    const events = await collect(core.chat.send("¿qué metas tengo apuntadas?", { mode: "none" }));
+    expect(events.find((e) => e.type === "agent")).toMatchObject({ result: { kind: "message", agent: "study-goals", text: expect.stringMatching(/^You have no study goals yet\./) } });
+    expect(ollama.requestsTo("chat")).toHaveLength(1);
+  });
+
   it("agents are skipped when turned off in settings", async () => {
     core.applySettings({ ...core.settings(), agentsEnabled: false });
     ollama.script({ route: "chat", reply: "Sure, here is some text about tides." });
