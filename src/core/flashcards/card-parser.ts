@@ -1,3 +1,4 @@
+import { globToRegExp } from "../indexing/exclusions";
 import { hasClozes, readClozes, type Cloze } from "./sr-cloze";
 import { DEFAULT_SR_FORMAT, type SrFormat } from "./sr-format";
 import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
@@ -19,7 +20,7 @@ import { parseSchedules, SR_COMMENT, type CardSchedule } from "./sr-schedule";
  *   frontmatter tags apply to the note; a card with none of these takes the note's first flashcard tag;
  * - a note with one of SR's "Tags to ignore" (or a sub-tag of one) in its frontmatter or text, as SR's
  *   core.ts checks the note's tags, has no cards for SR: `ignoredTag` names it; so has a note without a flashcard
- *   tag (`flashcardTag`), unless SR takes folders as decks (see srSkip).
+ *   tag (`flashcardTag`), unless SR takes folders as decks; and a note in one of SR's "Folders to ignore" (see srSkip).
  */
 export type CardKind = "basic" | "reversed" | "multiline" | "multiline-reversed" | "cloze";
 
@@ -64,18 +65,43 @@ export interface ParsedDeck {
   flashcardTag: boolean;
 }
 
-/** Why SR reviews none of a note's cards (core.ts processFile, topic-path.ts getTopicPathOfFile). */
-export type SrSkip = { why: "ignored-tag"; tag: string } | { why: "no-flashcard-tag" } | { why: "vault-root" };
+/** Why SR reviews none of a note's cards (data-manager.ts loadVault, core.ts processFile, topic-path.ts getTopicPathOfFile). */
+export type SrSkip =
+  | { why: "ignored-folder"; folder: string }
+  | { why: "ignored-tag"; tag: string }
+  | { why: "no-flashcard-tag" }
+  | { why: "vault-root" };
 
 /**
- * Why SR reviews none of the cards of the note at `notePath`, or null when it reviews them all: a tag to ignore;
- * with folders as decks (SrFormat.convertFoldersToDecks) a note at the vault root, which has no folder to be its
- * deck, whatever its tags; otherwise a note without a flashcard tag.
+ * Why SR reviews none of the cards of the note at `notePath`, or null when it reviews them all: a folder to
+ * ignore (SR never loads the note); a tag to ignore; with folders as decks (SrFormat.convertFoldersToDecks) a note
+ * at the vault root, which has no folder to be its deck, whatever its tags; otherwise a note without a flashcard tag.
  */
 export function srSkip(deck: ParsedDeck, notePath: string, format: SrFormat): SrSkip | null {
+  const folder = srIgnoredFolder(notePath, format);
+  if (folder !== null) return { why: "ignored-folder", folder };
   if (deck.ignoredTag !== null) return { why: "ignored-tag", tag: deck.ignoredTag };
   if (format.convertFoldersToDecks) return notePath.includes("/") ? null : { why: "vault-root" };
   return deck.flashcardTag ? null : { why: "no-flashcard-tag" };
+}
+
+/**
+ * The first of SR's "Folders to ignore" that covers `notePath`, as SR's pathMatchesPattern tests it: the path starts
+ * with it (a plain text prefix, case and all: "Arch" covers "Archive/x.md"), or it matches it as a glob. Globs are
+ * read by the index's exclude-pattern reader (`*` within a folder, `**` across folders), which lacks minimatch's
+ * braces and character classes.
+ */
+export function srIgnoredFolder(notePath: string, format: SrFormat): string | null {
+  return format.foldersToIgnore.find((f) => notePath.startsWith(f) || globToRegExp(f).test(notePath)) ?? null;
+}
+
+/**
+ * Why SR skips the note at `notePath` for the "Folders to ignore" entry `folder`, in words: a folder entry names
+ * the folder; a glob, or a bare prefix such as "Arch" (which SR reads too), is quoted as matched.
+ */
+export function ignoredFolderText(notePath: string, folder: string): string {
+  const where = notePath.startsWith(folder.endsWith("/") ? folder : `${folder}/`) ? `it is in ${folder.replace(/\/$/, "")}` : `its path matches ${folder}`;
+  return `${where}, one of the Spaced Repetition plugin's "Folders to ignore"`;
 }
 
 /** The note's cards SR reviews: all of them, or none (srSkip says why). */

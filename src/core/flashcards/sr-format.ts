@@ -30,6 +30,12 @@ export interface SrFormat {
    */
   convertFoldersToDecks: boolean;
   /**
+   * SR's "Folders to ignore" (noteFoldersToIgnore, a list in data.json; one per line in its settings): SR loads no
+   * note whose path starts with one of them or matches it as a glob ("Archive", "**\/*.excalidraw.md"), so
+   * it reviews none of their cards (srIgnoredFolder).
+   */
+  foldersToIgnore: string[];
+  /**
    * Why the user's SR settings could not be used, when its data.json exists but cannot be read: these are SR's
    * defaults standing in, and results that wrote or read cards with them say so (srDefaultsRemark).
    */
@@ -47,6 +53,8 @@ export const DEFAULT_SR_FORMAT: SrFormat = {
   clozePatterns: DEFAULT_CLOZE_PATTERNS,
   commentOnSameLine: false,
   convertFoldersToDecks: false,
+  // SR's own default, which it also merges into settings saved before it had one (plugin-data-manager.ts loadData).
+  foldersToIgnore: ["**/*.excalidraw.md"],
 };
 
 /**
@@ -108,6 +116,10 @@ export function srFormatFromData(json: string | null, where = SR_DATA_JSON): SrF
     clozePatterns,
     commentOnSameLine: flag("cardCommentOnSameLine", false),
     convertFoldersToDecks: flag("convertFoldersToDecks", false),
+    // Empty entries dropped: SR's settings box never saves one, and "" would be a prefix of every path.
+    foldersToIgnore: Array.isArray(settings.noteFoldersToIgnore)
+      ? settings.noteFoldersToIgnore.filter((f): f is string => typeof f === "string" && f !== "")
+      : [...DEFAULT_SR_FORMAT.foldersToIgnore],
   };
 }
 

@@ -1,4 +1,4 @@
-import { parseCards, srCards } from "../flashcards/card-parser";
+import { parseCards, srSkip } from "../flashcards/card-parser";
 import { deckFolderAsSpelled } from "../flashcards/flashcard-service";
 import { loadSrFormat, type SrFormat } from "../flashcards/sr-format";
 import { countCards } from "../flashcards/sr-schedule";
@@ -177,7 +177,11 @@ export class GoalService {
       const base = (deckFolder ? path.slice(deckFolder.length + 1) : path).toLowerCase();
       if (!words.some((w) => base.includes(w))) continue;
       format ??= await loadSrFormat(this.deps.host.vault);
-      const cards = srCards(parseCards(await this.deps.host.vault.readNote(path), format), path, format);
+      const parsed = parseCards(await this.deps.host.vault.readNote(path), format);
+      // A note SR reviews no card of (srSkip: a folder or tag to ignore, no flashcard tag) is no deck of the plan
+      // either, as SR lists no deck for it.
+      if (srSkip(parsed, path, format)) continue;
+      const cards = parsed.cards;
       // In the root folder, a note without cards is no deck (the goal's own note, notes named like it).
       if (!deckFolder && !cards.length) continue;
       decks.push(path);

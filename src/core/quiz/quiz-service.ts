@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseCards, srCards, srSkip, type SrSkip } from "../flashcards/card-parser";
+import { ignoredFolderText, parseCards, srCards, srSkip, type SrSkip } from "../flashcards/card-parser";
 import { vaultNow, type FlashcardService, type VaultNow } from "../flashcards/flashcard-service";
 import { loadSrFormat, srDefaultsRemark, type SrFormat } from "../flashcards/sr-format";
 import { askJson } from "../model/ask-json";
@@ -76,7 +76,7 @@ export class QuizService {
       const skip = parsed.cards.length ? srSkip(parsed, path, format) : null;
       // A note named like the topic but with no cards (not a deck): quiz from the notes on the topic instead.
       if (!skip && this.deps.flashcards && !isInFolder(path, now.deckFolder)) return this.startFromNotes(conversationId, name, now, signal);
-      throw new AgentError(`${path} has no flashcards to quiz you on${skip ? `: ${skipReason(skip, format)}` : ""}.${defaults}`, "not-found");
+      throw new AgentError(`${path} has no flashcards to quiz you on${skip ? `: ${skipReason(skip, path, format)}` : ""}.${defaults}`, "not-found");
     }
     const state = startQuiz(baseNameOf(path), this.order(cards));
     await this.save(conversationId ?? PENDING, state);
@@ -221,8 +221,9 @@ export class QuizService {
 /** Cards made from notes when no deck matches ("quiz me on <topic>"). */
 const QUIZ_FROM_NOTES_CARDS = 8;
 
-/** Why a note's cards are no questions, in words (after "… has no flashcards to quiz you on: "). */
-function skipReason(skip: SrSkip, format: SrFormat): string {
+/** Why the cards of the note at `path` are no questions, in words (after "… has no flashcards to quiz you on: "). */
+function skipReason(skip: SrSkip, path: string, format: SrFormat): string {
+  if (skip.why === "ignored-folder") return ignoredFolderText(path, skip.folder);
   if (skip.why === "ignored-tag") return `its tag ${skip.tag} is one of the Spaced Repetition plugin's "Tags to ignore"`;
   if (skip.why === "vault-root") {
     return `the Spaced Repetition plugin takes folders as decks ("Convert folders to decks and subdecks"), and a note at the vault root is in none. Move it into a folder`;

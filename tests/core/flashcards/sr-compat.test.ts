@@ -133,6 +133,36 @@ describe("SR's settings", () => {
   });
 });
 
+describe("SR's \"Folders to ignore\" (noteFoldersToIgnore)", () => {
+  // SR's data-manager.ts loadVault skips a note whose path pathMatchesPattern one entry (utils/fs.ts: a text
+  // prefix, or a minimatch glob) before reading it: none of its cards, whatever its tags.
+  const tagged = "#flashcards\n\nWhat is F?::ma\n";
+  const format = srFormatFromData(JSON.stringify({ settings: { noteFoldersToIgnore: ["Archive", "Templates/", "**/old/*.md"], flashcardTagsToIgnore: ["#paused"] } }));
+
+  it("is read from data.json as a list, with SR's own default when the setting or the file is missing", () => {
+    expect(format.foldersToIgnore).toEqual(["Archive", "Templates/", "**/old/*.md"]);
+    expect(srFormatFromData(JSON.stringify({ settings: { noteFoldersToIgnore: [] } })).foldersToIgnore).toEqual([]);
+    expect(srFormatFromData(JSON.stringify({ settings: {} })).foldersToIgnore).toEqual(["**/*.excalidraw.md"]);
+    expect(srFormatFromData(null).foldersToIgnore).toEqual(["**/*.excalidraw.md"]);
+  });
+
+  it("skips a note whose path starts with an entry or matches it as a glob, before its tags are looked at", () => {
+    const deck = parseCards(tagged, format);
+    const skip = (path: string) => srSkip(deck, path, format);
+    expect(skip("Archive/Physics.md")).toEqual({ why: "ignored-folder", folder: "Archive" });
+    // A plain prefix, as SR tests it: another folder starting alike is covered too, another case is not.
+    expect(skip("Archived/Physics.md")).toEqual({ why: "ignored-folder", folder: "Archive" });
+    expect(skip("archive/Physics.md")).toBeNull();
+    expect(skip("Templates/Deck.md")).toEqual({ why: "ignored-folder", folder: "Templates/" });
+    expect(skip("School/old/Physics.md")).toEqual({ why: "ignored-folder", folder: "**/old/*.md" });
+    expect(skip("School/old/2025/Physics.md")).toBeNull();
+    expect(srCards(deck, "Archive/Physics.md", format)).toEqual([]);
+    expect(srCards(deck, "School/Physics.md", format).map((c) => c.front)).toEqual(["What is F?"]);
+    // SR never loads such a note, so the folder is the reason even when a tag to ignore is there too.
+    expect(srSkip(parseCards(`${tagged}#paused\n`, format), "Archive/Physics.md", format)).toEqual({ why: "ignored-folder", folder: "Archive" });
+  });
+});
+
 describe("numbered and hinted clozes (SR's clozePatterns, default ==[123;;]answer[;;hint]==)", () => {
   // clozecraft 0.4 (SR's lockfile) counts unnumbered deletions pattern by pattern: its sibling cards, and the
   // schedule entries SR keeps for them in that order, follow the user's patterns before the text.

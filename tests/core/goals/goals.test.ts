@@ -408,7 +408,20 @@ describe("GoalService over a real vault", () => {
     await world.vault.write("Flashcards/AWS Extra.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nVPC::network\n");
     const la = service("America/Los_Angeles");
     await la.create("Pass AWS SAA", "2027-01-15");
-    expect((await la.plan("AWS")).dueCards).toBe(1);
+    const plan = await la.plan("AWS");
+    // Nor names it a deck: SR lists none for it.
+    expect([plan.dueCards, plan.decks]).toEqual([1, ["Flashcards/AWS Extra.md"]]);
+  });
+
+  // SR loads no note in one of its "Folders to ignore": the plan neither counts such a deck's cards nor names it a deck.
+  it("plan: counts no card or deck in one of the Spaced Repetition plugin's folders to ignore", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { noteFoldersToIgnore: ["Flashcards/Paused"] } }));
+    await world.vault.write("Flashcards/Paused/AWS.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nS3::object storage\n\nIAM::identities\n");
+    await world.vault.write("Flashcards/AWS.md", "---\nkrypton-deck: true\n---\n#flashcards/aws\n\nVPC::network\n");
+    const la = service("America/Los_Angeles");
+    await la.create("Pass AWS SAA", "2027-01-15");
+    const plan = await la.plan("AWS");
+    expect([plan.dueCards, plan.decks]).toEqual([1, ["Flashcards/AWS.md"]]);
   });
 
   it("plan: counts no card of a deck without a flashcard tag, unless folders are decks (convertFoldersToDecks)", async () => {

@@ -355,6 +355,34 @@ describe("quiz on a deck with one of the Spaced Repetition plugin's tags to igno
   });
 });
 
+// SR's "Folders to ignore" (noteFoldersToIgnore): SR loads no note whose path starts with an entry or matches it as a glob.
+describe("quiz on a deck in one of the Spaced Repetition plugin's folders to ignore", () => {
+  let world: AgentsWorld;
+  const TAGGED = "#flashcards/physics\n\nWhat is F?::ma\n";
+  beforeEach(async () => {
+    world = await makeAgentsWorld({
+      files: {
+        ".obsidian/plugins/obsidian-spaced-repetition/data.json": JSON.stringify({ settings: { noteFoldersToIgnore: ["Archive", "**/*.draft.md"] } }),
+        "Archive/2025/Physics.md": TAGGED,
+        "School/Kinematics.draft.md": TAGGED,
+        "School/Dynamics.md": TAGGED,
+      },
+    });
+  });
+  afterEach(() => world.close());
+  const agent = () => createQuizAgent({ quiz: new QuizService({ host: world.host, settings: () => world.settings, chatModel: () => world.model }), logger: world.host.logger });
+
+  it("asks none of its cards and says why, naming the folder or the pattern its path matches", async () => {
+    expect((await agent().tryHandle("quiz me on Physics", [], { conversationId: "c" }))!.text).toBe(
+      'Archive/2025/Physics.md has no flashcards to quiz you on: it is in Archive, one of the Spaced Repetition plugin\'s "Folders to ignore".',
+    );
+    expect((await agent().tryHandle("quiz me on Kinematics.draft", [], { conversationId: "c" }))!.text).toBe(
+      'School/Kinematics.draft.md has no flashcards to quiz you on: its path matches **/*.draft.md, one of the Spaced Repetition plugin\'s "Folders to ignore".',
+    );
+    expect((await agent().tryHandle("quiz me on Dynamics", [], { conversationId: "c" }))!.text).toMatch(/^Quiz on \*\*Dynamics\*\*: 1 card\./);
+  });
+});
+
 // SR reads a note's cards only when it has a flashcard tag, or with convertFoldersToDecks when it is in a folder.
 describe("quiz on a note with cards but no flashcard tag", () => {
   let world: AgentsWorld;
