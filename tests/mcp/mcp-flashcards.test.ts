@@ -99,3 +99,13 @@ it("study_goals: create, log, progress, list; missing parameters are explained; 
   expect((sneaky.structuredContent as { goals: { path: string }[] }).goals[0].path).toBe("Study goals/Bio Cell.md");
   expect(await vault.read("Bio/Cell.md")).toBe("# Cell\n\nMitochondria make ATP for the cell.\n");
 });
+
+// A client reading only structuredContent must learn too that SR will not show the cards (deck in a folder SR ignores).
+it("reports the Spaced Repetition plugin's folder to ignore that holds the deck", async () => {
+  await vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { noteFoldersToIgnore: ["Flash"] } }));
+  ollama.setDefault({ route: "chat", reply: '{"cards":[{"type":"basic","front":"What makes ATP?","back":"Mitochondria","passage":1}]}' });
+  const result = await client.callTool({ name: "generate_flashcards", arguments: { note_path: "Bio/Cell.md" } });
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent).toMatchObject({ deckPath: "Flashcards/Cell.md", createdDeck: true, srIgnoredFolder: "Flash" });
+  expect(textOf(result)).toMatch(/will not review the cards of Flashcards\/Cell\.md: its path matches Flash, one of the Spaced Repetition plugin's "Folders to ignore"/);
+});

@@ -12,7 +12,7 @@ import type { KryptonSettings } from "../settings";
 import { errorMessage, isAbortError, throwIfAborted } from "../util/errors";
 import { localDate } from "../util/local-date";
 import { ANKI_EXPORT_FOLDER, ankiExportText, type AnkiExport } from "./anki-export";
-import { parseCards } from "./card-parser";
+import { ignoredFolderText, parseCards, srIgnoredFolder } from "./card-parser";
 import { FLASHCARD_LIMITS, generateCards, headingAbove, notePassages, type GenerationCounts, type Passage } from "./card-generator";
 import { DECK_MARKER, clozeWriter, deckTags, formatCard, newCardKey, newDeckNote, type NewCard } from "./card-writer";
 import { appendToDeck, deckSnapshot, notADeck, type DeckSnapshot } from "./deck-append";
@@ -54,6 +54,11 @@ export interface FlashcardRun {
   clozesAsBasic: number;
   /** Why the cards were written in SR's default format: its settings file cannot be read (SrFormat.problem). */
   srSettingsProblem?: string;
+  /**
+   * The entry of SR's "Folders to ignore" covering the deck (srIgnoredFolder): the cards are written all the same
+   * (the user chose the folder), and the result says SR will not review them.
+   */
+  srIgnoredFolder?: string;
   /** Cards about a topic whose notes were matched by keywords only: why, as a sentence (SearchResult.keywordOnly). */
   keywordOnly?: string;
   text: string;
@@ -108,6 +113,7 @@ export class FlashcardService {
       partsSkipped,
       clozesAsBasic: clozesAsBasic(added, format),
       srSettingsProblem: format.problem,
+      ...ignoredBySr(deckPath, format),
       ...(keywordOnly ? { keywordOnly } : {}),
     };
     return { ...run, text: flashcardRunText(run) };
@@ -152,7 +158,7 @@ export class FlashcardService {
       counts.duplicates += fresh.length - added.length;
     }
     const sources = [...new Set(cards.map((c) => c.source.replace(/#.*$/, "") + ".md"))];
-    const run = { deckPath, deckName, createdDeck, added, counts, sources, partsSkipped: 0, clozesAsBasic: clozesAsBasic(added, format), srSettingsProblem: format.problem };
+    const run = { deckPath, deckName, createdDeck, added, counts, sources, partsSkipped: 0, clozesAsBasic: clozesAsBasic(added, format), srSettingsProblem: format.problem, ...ignoredBySr(deckPath, format) };
     return { ...run, text: flashcardRunText(run) };
   }
 
@@ -362,6 +368,11 @@ function cleanDeckName(name: string): string {
   return clean;
 }
 
+function ignoredBySr(deckPath: string, format: SrFormat): { srIgnoredFolder?: string } {
+  const folder = srIgnoredFolder(deckPath, format);
+  return folder === null ? {} : { srIgnoredFolder: folder };
+}
+
 function clozesAsBasic(added: readonly NewCard[], format: SrFormat): number {
   return clozeWriter(format) ? 0 : added.filter((c) => c.kind === "cloze").length;
 }
@@ -390,7 +401,12 @@ export function flashcardRunText(run: Omit<FlashcardRun, "text">): string {
     run.srSettingsProblem && run.added.length
       ? srDefaultsRemark(run.srSettingsProblem, "written")
       : "";
+  // Cards SR never shows are no use unseen: said second too, ahead of the defaults remark.
+  const ignored =
+    run.srIgnoredFolder !== undefined && run.added.length
+      ? `The Spaced Repetition plugin will not review the cards of ${run.deckPath}: ${ignoredFolderText(run.deckPath, run.srIgnoredFolder)}. Change that setting or Krypton's flashcards folder to have them reviewed.`
+      : "";
   const list = run.added.map((c) => `- ${c.kind === "cloze" ? c.front : `${c.front} → ${c.back}`}`).join("\n");
   const keywordOnly = run.keywordOnly ? `_${run.keywordOnly}_` : "";
-  return [head, defaults, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list, keywordOnly].filter(Boolean).join("\n\n");
+  return [head, ignored, defaults, notes.length ? `Skipped: ${notes.join("; ")}.` : "", asBasic, list, keywordOnly].filter(Boolean).join("\n\n");
 }

@@ -41,6 +41,7 @@ export function registerFlashcardTool(registry: ToolRegistry, flashcards: Flashc
         unusable: z.number(),
         createdDeck: z.boolean(),
         keywordOnly: z.string().optional().describe("Set when the topic's notes were matched by keywords only: why."),
+        srIgnoredFolder: z.string().optional().describe("Set when the deck is in one of the Spaced Repetition plugin's \"Folders to ignore\": that entry (SR will not review its cards)."),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       async run(input, context) {
@@ -60,6 +61,7 @@ export function registerFlashcardTool(registry: ToolRegistry, flashcards: Flashc
           unusable: run.counts.unusable,
           createdDeck: run.createdDeck,
           ...(run.keywordOnly ? { keywordOnly: run.keywordOnly } : {}),
+          ...(run.srIgnoredFolder !== undefined ? { srIgnoredFolder: run.srIgnoredFolder } : {}),
         };
         return { structured, text: run.text };
       },

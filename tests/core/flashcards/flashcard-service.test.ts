@@ -254,6 +254,26 @@ describe("FlashcardService", () => {
     expect(fixed.text).not.toMatch(/default card format/);
   });
 
+  // SR loads no note in one of its "Folders to ignore". The user chose both folders, so the cards are written, but
+  // without a word they would wait in a deck SR never shows.
+  it("writes into a deck in one of the Spaced Repetition plugin's folders to ignore, and says SR will not review it", async () => {
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { noteFoldersToIgnore: ["Flashcards"] } }));
+    world.ollama.setDefault({ route: "chat", reply: (req) => reply([{ type: "basic", front: "Where?", back: "Chloroplasts", passage: passageNumber(req.userText, "chloroplasts") }]) });
+    const run = await service.generate({ notePath: "Bio/Photosynthesis.md" });
+    expect(run).toMatchObject({ createdDeck: true, srIgnoredFolder: "Flashcards" });
+    expect(await world.vault.read("Flashcards/Photosynthesis.md")).toContain("\nWhere?::Chloroplasts [[");
+    // Second, so the notice (the first two paragraphs) shows it too.
+    expect(run.text.split("\n\n")[1]).toBe(
+      'The Spaced Repetition plugin will not review the cards of Flashcards/Photosynthesis.md: it is in Flashcards, one of the Spaced Repetition plugin\'s "Folders to ignore". Change that setting or Krypton\'s flashcards folder to have them reviewed.',
+    );
+    const more = await service.addCards("Photosynthesis", [{ kind: "basic", front: "What is released?", back: "Oxygen", source: "Bio/Photosynthesis" }]);
+    expect(more.text.split("\n\n")[1]).toMatch(/^The Spaced Repetition plugin will not review the cards of Flashcards\/Photosynthesis\.md: /);
+    await world.vault.write(".obsidian/plugins/obsidian-spaced-repetition/data.json", JSON.stringify({ settings: { noteFoldersToIgnore: ["Archive"] } }));
+    const elsewhere = await service.generate({ notePath: "Bio/Photosynthesis.md", deck: "Other" });
+    expect(elsewhere.srIgnoredFolder).toBeUndefined();
+    expect(elsewhere.text).not.toMatch(/Folders to ignore/);
+  });
+
   // The deck was recreated at its old path with only the new cards: a deletion undone, or a second deck beside
   // the renamed one (in another case, on a case-sensitive disk: two decks of one name, refused by every later run).
   it.each([
