@@ -1,4 +1,5 @@
 import type { ParsedCard } from "./card-parser";
+import { srOrder } from "./sr-cloze";
 
 /**
  * A Krypton deck's cards in the note format of the Obsidian_to_Anki plugin (Pseudonium), as its wiki documents:
@@ -55,13 +56,15 @@ function ankiBlock(card: ParsedCard): string | { reason: string } {
     let text = front;
     const link = /\s*(\[\[[^\]]*\]\])\s*$/.exec(text);
     if (link) text = text.slice(0, link.index);
-    let n = 0;
     let found = 0;
-    for (const cloze of card.clozes) {
+    // SR's order (srOrder), so an unnumbered deletion's Anki number is its sibling's place in SR: with several
+    // patterns SR counts them pattern by pattern, not in text order.
+    for (const [k, i] of srOrder(card.clozes).entries()) {
+      const cloze = card.clozes[i];
       if (!text.includes(cloze.raw)) continue;
       found++;
       // Numbered deletions keep their number: those sharing it are one card in SR, and one in Anki.
-      const number = cloze.group ?? ++n;
+      const number = cloze.group ?? k + 1;
       text = text.replace(cloze.raw, `{{c${number}::${cloze.answer}${cloze.hint ? `::${cloze.hint}` : ""}}}`);
     }
     if (!found) return { reason: "no cloze deletion found" };

@@ -166,8 +166,11 @@ export function clozeSiblings(reading: ClozeReading): ClozeSibling[] {
   });
 }
 
-/** Indices of text-ordered clozes in the order clozecraft 0.4 found them: pattern by pattern, text order within one (a stable sort). */
-function srOrder(clozes: readonly Cloze[]): number[] {
+/**
+ * Indices of text-ordered clozes in the order clozecraft 0.4 found them: pattern by pattern, text order within one (a
+ * stable sort). The k-th of them is an unnumbered cloze's k-th sibling card, in SR and in the Anki export alike.
+ */
+export function srOrder(clozes: readonly Cloze[]): number[] {
   return clozes.map((_, i) => i).sort((a, b) => clozes[a].pattern - clozes[b].pattern);
 }
 

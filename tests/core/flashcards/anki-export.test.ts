@@ -7,6 +7,7 @@ import { join } from "node:path";
  */
 import { parseCards } from "../../../src/core/flashcards/card-parser";
 import { ankiExportText } from "../../../src/core/flashcards/anki-export";
+import { srFormatFromData } from "../../../src/core/flashcards/sr-format";
 import { FlashcardService } from "../../../src/core/flashcards/flashcard-service";
 import { makeAgentsWorld, type AgentsWorld } from "../agents/agent-fixtures";
 
@@ -60,6 +61,14 @@ describe("ankiExportText", () => {
     const out = ankiExportText("Bio", "Flashcards/Bio", parseCards(deck).cards, "2026-11-24");
     expect(out.text).toContain("Text: The {{c1::heart}} pumps {{c2::blood::fluid}} through the {{c1::arteries}}.");
     expect(out.exported).toBe(1);
+  });
+
+  // clozecraft 0.4 (SR's lockfile) counts unnumbered deletions pattern by pattern: with highlights before bold SR's
+  // siblings ask b, c, then a. Numbered in text order, Anki's c1 was SR's third sibling.
+  it("numbers unnumbered clozes in SR's sibling order, pattern by pattern, so each Anki card is SR's sibling", () => {
+    const format = srFormatFromData(JSON.stringify({ settings: { clozePatterns: ["==[123;;]answer[;;hint]==", "**[123;;]answer[;;hint]**"] } }));
+    const out = ankiExportText("Bio", "Flashcards/Bio", parseCards("#flashcards\n\n**a** ==b== ==c==\n", format).cards, "2026-11-24");
+    expect(out.text).toContain("Text: {{c3::a}} {{c1::b}} {{c2::c}}\n");
   });
 
   it("skips a card a line of which would read as the plugin's syntax (END alone), and says why", () => {
