@@ -316,6 +316,17 @@ export class KryptonServices {
     };
     this.plugin.registerEvent(this.app.workspace.on("active-leaf-change", remember));
     this.plugin.registerEvent(this.app.workspace.on("file-open", remember));
+    // While the chat has the focus, a rename or delete of that note must not leave commands on a path that is gone.
+    this.plugin.registerEvent(
+      this.app.vault.on("rename", (file, oldPath) => {
+        if (oldPath === this.lastMarkdownPath) this.lastMarkdownPath = file.path;
+      }),
+    );
+    this.plugin.registerEvent(
+      this.app.vault.on("delete", (file) => {
+        if (file.path === this.lastMarkdownPath) this.lastMarkdownPath = undefined;
+      }),
+    );
     remember();
   }
 

@@ -7,7 +7,7 @@ import { addEditorMenuItems } from "../../src/obsidian/commands/register-command
 import { summarizeNote } from "../../src/obsidian/commands/summarize";
 import { exportDeckForAnki, generateFlashcards } from "../../src/obsidian/commands/flashcards";
 import { StudyGoalsModal } from "../../src/obsidian/commands/study-goals-modal";
-import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
+import { activateChatView, getChatView } from "../../src/obsidian/chat-view/chat-commands";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
 
 const NOTES = {
@@ -148,6 +148,22 @@ test("summary commands are unavailable without a note or a selection, and say wh
   expect(noticeMessages()).toContain("Open a note first.");
   const cmd = p.app.commands.commands["krypton:summarize-selection"];
   expect(cmd.editorCheckCallback!(true, { getSelection: () => "   " }, {})).toBe(false);
+});
+
+test("the note worked in last, while the chat has the focus, follows a rename and is forgotten once deleted", async () => {
+  await openInEditor("Garden/Tomatoes.md");
+  await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });
+  await activateChatView(p.app as never);
+  expect(p.services.activeNotePath()).toBe("Garden/Tomatoes.md");
+
+  await p.app.vault.rename(p.app.vault.getFileByPath("Garden/Tomatoes.md")!, "Garden/Cherry tomatoes.md");
+  expect(p.services.activeNotePath()).toBe("Garden/Cherry tomatoes.md");
+  ollama.script({ route: "chat", reply: "Deep watering twice a week." });
+  expect((await summarizeNote(p.services, p.services.activeNotePath()))?.summary).toContain("Deep watering");
+
+  await p.app.vault.delete(p.app.vault.getFileByPath("Garden/Cherry tomatoes.md")!);
+  expect(p.services.activeNotePath()).toBeUndefined();
+  expect(p.app.commands.commands["krypton:summarize-current-note"].checkCallback!(true)).toBe(false);
 });
 
 describe("a note the chat's create agent writes", () => {
