@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import * as path from "node:path";
 import { normalizeSettings, settingsProblems, settingsSecrets, type KryptonSettings, type ProviderId, type RetrievalMode } from "../core/settings";
+import { isHttpUrl } from "../core/util/http-url";
 import { listOption, parseIntStrict, stringOption, flag, type OptionSpecs, type ParsedArgs } from "./args";
 import { DEFAULT_CONFIG_DIR } from "../node/fs-vault";
 import { UsageError } from "./errors";
@@ -216,15 +217,7 @@ function checkEmbeddingProvider(value: string, source: string): ProviderId | "no
 }
 
 function checkUrl(value: string, source: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(value.trim());
-  } catch {
-    throw new UsageError(`${source} must be an http(s) URL, got "${value}"`);
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new UsageError(`${source} must be an http(s) URL, got "${value}"`);
-  }
+  if (!isHttpUrl(value)) throw new UsageError(`${source} must be an http(s) URL, got "${value}"`);
   return value.trim().replace(/\/+$/, "");
 }
 

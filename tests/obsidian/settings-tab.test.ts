@@ -110,6 +110,30 @@ test("number fields save valid values only and say what is wrong", async () => {
   expect(data.maxK).toBe(25);
 });
 
+test("the Ollama URL is saved only as an http(s) address; anything else says what to type and keeps the working one", async () => {
+  const field = control(row("Ollama URL"), TextComponent);
+  const commit = async (value: string) => {
+    field.inputEl.value = value;
+    field.inputEl.dispatchEvent(new Event("change"));
+    await settle();
+  };
+  for (const bad of ["", "localhost:11434", "not a url", "http://127.0.0.1:99999", "ftp://127.0.0.1:11434"]) {
+    await commit(bad);
+    expect({ bad, saved: p.services.settings().ollamaUrl }).toEqual({ bad, saved: ollama.url });
+    expect(row("Ollama URL").descEl.textContent).toContain("Enter an address that starts with http:// or https://");
+    expect(row("Ollama URL").descEl.classList.contains("mod-warning")).toBe(true);
+  }
+  expect(JSON.parse(await p.temp.read(".obsidian/plugins/krypton/data.json")).ollamaUrl).toBe(ollama.url);
+  // The index still reaches the server at the address that works.
+  await control(row("Ollama connection"), ButtonComponent).simulateClick();
+  expect(row("Ollama connection").descEl.querySelector(".krypton-connection-result")!.classList.contains("mod-success")).toBe(true);
+
+  await commit("http://127.0.0.1:11434");
+  expect(p.services.settings().ollamaUrl).toBe("http://127.0.0.1:11434");
+  expect(row("Ollama URL").descEl.textContent).toBe("Where Ollama listens.");
+  expect(row("Ollama URL").descEl.classList.contains("mod-warning")).toBe(false);
+});
+
 test("the meaning-against-keywords weight is a setting from 0 to 1 that search uses", async () => {
   const weight = control(row("Meaning against keywords"), TextComponent);
   await weight.simulateInput("0.4");

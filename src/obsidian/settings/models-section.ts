@@ -1,7 +1,7 @@
 import { Notice, Setting } from "obsidian";
 import { DEFAULT_GEMINI_EMBEDDING_MODEL } from "../../core/providers/gemini/gemini-embedder";
 import { DEFAULT_SETTINGS, type ProviderId } from "../../core/settings";
-import { connectionTestSetting, heading, modelSetting, numberSetting, secretSetting, textSetting, type SectionContext } from "./setting-controls";
+import { connectionTestSetting, heading, modelSetting, numberSetting, secretSetting, urlSetting, type SectionContext } from "./setting-controls";
 
 const PROVIDERS: Record<ProviderId, string> = { ollama: "Ollama (local)", gemini: "Gemini (Google)" };
 
@@ -79,7 +79,7 @@ export function renderModelsSection(ctx: SectionContext): void {
     });
   }
 
-  textSetting(ctx, "ollamaUrl", "Ollama URL", "Where Ollama listens.", "http://localhost:11434");
+  urlSetting(ctx, "ollamaUrl", "Ollama URL", "Where Ollama listens.", DEFAULT_SETTINGS.ollamaUrl);
   connectionTestSetting(ctx, "ollama", "Ollama connection");
   numberSetting(
     ctx,

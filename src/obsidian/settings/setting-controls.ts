@@ -2,6 +2,7 @@ import { Notice, Setting, type TextAreaComponent, type TextComponent } from "obs
 import type { ConnectionResult, ConnectionTarget, ModelListResult } from "../../core/providers/connection-test";
 import type { KryptonSettings } from "../../core/settings";
 import type { KryptonServices } from "../plugin-services";
+import { isHttpUrl } from "../../core/util/http-url";
 
 /** What each settings section gets: where to draw, the services, and a way to redraw the tab. */
 export interface SectionContext {
@@ -92,6 +93,24 @@ export function textSetting(ctx: SectionContext, key: StringKey, name: string, d
       t.setPlaceholder(placeholder).setValue(ctx.services.settings()[key]);
       commitText(t, (value) => ctx.services.saveSettings({ [key]: value }));
     });
+}
+
+/**
+ * A server address: saved only when it is an http(s) URL the requests can go to (the CLI refuses the same
+ * ones); otherwise the description says what to type and the last good address stays in use.
+ */
+export function urlSetting(ctx: SectionContext, key: "ollamaUrl", name: string, desc: string, example: string): Setting {
+  const setting = new Setting(ctx.containerEl).setName(name).setDesc(desc);
+  setting.addText((t) => {
+    t.setPlaceholder(example).setValue(ctx.services.settings()[key]);
+    commitText(t, async (value) => {
+      const ok = isHttpUrl(value);
+      setting.setDesc(ok ? desc : `${desc} Enter an address that starts with http:// or https://, e.g. ${example}; the one in use stays ${ctx.services.settings()[key]}.`);
+      setting.descEl.toggleClass("mod-warning", !ok);
+      if (ok) await ctx.services.saveSettings({ [key]: value });
+    });
+  });
+  return setting;
 }
 
 /** An API key field: masked, saved on leave, stored in secret storage when Obsidian has it. */
