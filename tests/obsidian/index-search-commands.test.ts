@@ -68,6 +68,21 @@ test('the command "Search vault" opens the same dialog', async () => {
   modal.closest(".modal-container")!.remove();
 });
 
+test("a long query that matches nothing is named on one short line, not echoed whole", async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  p.app.commands.executeCommandById("krypton:search-vault");
+  const modal = openModal("krypton-search-modal")!;
+  const input = modal.querySelector<HTMLInputElement>("input")!;
+  input.value = `zebra ${"quagga ".repeat(2000)}`;
+  input.dispatchEvent(new Event("input"));
+  const state = modal.querySelector(".krypton-search-state")!;
+  await until(() => state.textContent!.startsWith("No notes match"), "the answer");
+  expect(state.textContent).toMatch(/^No notes match "zebra quagga quagga .*…"\.$/);
+  expect(state.textContent!.length).toBeLessThan(120);
+  modal.closest(".modal-container")!.remove();
+});
+
 test("the search dialog says when a query's meaning could not be used, in the chat's words", async () => {
   const ollama = await startOllamaServer({ embeddingDim: 16 });
   try {

@@ -3,7 +3,7 @@ import type { IndexStatus } from "../../core/indexing/index-status";
 import type { NoteHit } from "../../core/search/search-types";
 import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
-import { countOf, formatCount } from "../../core/util/text";
+import { countOf, formatCount, oneLine } from "../../core/util/text";
 
 export interface SearchModalOptions {
   /** Quiet time after the last keystroke before searching. */
@@ -138,7 +138,8 @@ export class SearchModal extends Modal {
     // The search's own reason, in the same words as chat's; with no match too (a paraphrase finds nothing by keywords).
     const keywordOnly = this.keywordOnly;
     if (this.hits.length === 0) {
-      this.showState(building ?? `No notes match "${query}".${keywordOnly ? ` ${keywordOnly}` : ""}`);
+      // A pasted page of text would fill the dialog with itself: the query is named on one short line.
+      this.showState(building ?? `No notes match "${oneLine(query, 60)}".${keywordOnly ? ` ${keywordOnly}` : ""}`);
       return;
     }
     this.showState(building ?? keywordOnly ?? keywordOnlyText(status) ?? "");
