@@ -63,6 +63,12 @@ test("API keys are masked fields and say where they are kept", () => {
   }
 });
 
+test("each Test connection says what it checks: Tavily has no model, Ollama no key", () => {
+  expect(row("Ollama connection").descEl.textContent).toBe("Checks the address and the models you chose.");
+  expect(row("Gemini connection").descEl.textContent).toBe("Checks the key and the models you chose.");
+  expect(row("Tavily connection").descEl.textContent).toBe("Checks the key.");
+});
+
 test("model dropdowns list what Ollama has installed", async () => {
   await waitFor(() => control(row("Chat model"), DropdownComponent).options().length > 1);
   expect(control(row("Chat model"), DropdownComponent).options()).toEqual(["llama3.1:8b", "qwen2.5:7b"]);

@@ -131,7 +131,9 @@ export function secretSetting(ctx: SectionContext, key: "geminiApiKey" | "tavily
 
 /** "Test connection": runs the check and shows its one-sentence verdict under the setting. */
 export function connectionTestSetting(ctx: SectionContext, target: ConnectionTarget, name: string): Setting {
-  const setting = new Setting(ctx.containerEl).setName(name).setDesc("Checks the address, the key and the models you chose.");
+  // Tavily has no model to choose; Ollama has no key.
+  const checks = { ollama: "Checks the address and the models you chose.", gemini: "Checks the key and the models you chose.", tavily: "Checks the key." };
+  const setting = new Setting(ctx.containerEl).setName(name).setDesc(checks[target]);
   const resultEl = setting.descEl.createDiv({ cls: "krypton-connection-result" });
   setting.addButton((b) =>
     b.setButtonText("Test connection").onClick(async () => {
