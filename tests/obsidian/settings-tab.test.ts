@@ -10,6 +10,7 @@ import {
   TextComponent,
   ToggleComponent,
 } from "../support/obsidian-stub";
+import { createServer, type AddressInfo } from "node:net";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
@@ -178,6 +179,27 @@ test("the MCP section: enabling shows status, token, copy/regenerate and ready-t
   await control(row("Token"), ButtonComponent).simulateClick(); // Regenerate
   expect(p.services.settings().mcpToken).not.toBe(token);
   expect(tab.containerEl.textContent).not.toContain(token);
+});
+
+test("the bridge's port is saved when the user leaves the field, so a half-typed port never restarts the bridge on it", async () => {
+  await control(row("Enable the bridge"), ToggleComponent).simulateInput(true);
+  const before = p.services.bridge.current();
+  if (before.kind !== "running") throw new Error(p.services.bridge.statusLine());
+  const free = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const field = control(row("Port"), TextComponent);
+  const typed = String(free);
+  for (let i = 1; i <= typed.length; i++) await field.simulateInput(typed.slice(0, i)); // one keystroke each
+  expect(p.services.settings().mcpPort).toBe(0);
+  expect(p.services.bridge.current()).toEqual(before);
+
+  field.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => p.services.bridge.current().kind === "running" && p.services.settings().mcpPort === free);
+  expect(p.services.bridge.statusLine()).toContain(`:${free}`);
 });
 
 test("agent mode: limits, presets added, edited (provider/model checked), chosen and removed", async () => {

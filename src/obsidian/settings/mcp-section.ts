@@ -36,7 +36,7 @@ export function renderMcpSection(ctx: SectionContext): void {
     }),
   );
 
-  numberSetting(ctx, "mcpPort", "Port", "Restarts the bridge when changed.", { min: 1024, max: 65_535, integer: true });
+  numberSetting(ctx, "mcpPort", "Port", "Restarts the bridge when changed.", { min: 1024, max: 65_535, integer: true, onLeave: true });
 
   const token = s.mcpToken;
   new Setting(ctx.containerEl)

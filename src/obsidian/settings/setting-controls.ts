@@ -27,26 +27,32 @@ type NumberKey = { [K in keyof KryptonSettings]: KryptonSettings[K] extends numb
 type StringKey = { [K in keyof KryptonSettings]: KryptonSettings[K] extends string ? K : never }[keyof KryptonSettings];
 type BoolKey = { [K in keyof KryptonSettings]: KryptonSettings[K] extends boolean ? K : never }[keyof KryptonSettings];
 
-/** A number field that saves only valid values and says what is wrong otherwise. */
+/**
+ * A number field that saves only valid values and says what is wrong otherwise. `onLeave`: saved when the
+ * user leaves the field or presses Enter, for a value that restarts something (a half-typed port is valid).
+ */
 export function numberSetting(
   ctx: SectionContext,
   key: NumberKey,
   name: string,
   desc: string,
-  range: { min: number; max: number; integer?: boolean },
+  range: { min: number; max: number; integer?: boolean; onLeave?: boolean },
 ): Setting {
   const setting = new Setting(ctx.containerEl).setName(name).setDesc(desc);
   setting.addText((text) => {
     text.inputEl.type = "number";
     text.inputEl.min = String(range.min);
     text.inputEl.max = String(range.max);
-    text.setValue(String(ctx.services.settings()[key])).onChange(async (raw) => {
+    text.setValue(String(ctx.services.settings()[key]));
+    const save = async (raw: string) => {
       const value = Number(raw);
       const ok = raw.trim() !== "" && Number.isFinite(value) && value >= range.min && value <= range.max && (!range.integer || Number.isInteger(value));
       setting.setDesc(ok ? desc : `${desc} Enter ${range.integer ? "a whole number" : "a number"} from ${range.min} to ${range.max}.`);
       setting.descEl.toggleClass("mod-warning", !ok);
       if (ok) await ctx.services.saveSettings({ [key]: value });
-    });
+    };
+    if (range.onLeave) commitText(text, save);
+    else text.onChange(save);
   });
   return setting;
 }
