@@ -68,6 +68,24 @@ test('the command "Search vault" opens the same dialog', async () => {
   modal.closest(".modal-container")!.remove();
 });
 
+test("the search dialog follows the index: opened before indexing ends, it shows the notes once they are indexed", async () => {
+  p = await loadPlugin(NOTES);
+  // Obsidian is still restoring the workspace: the index has not started.
+  p.app.commands.executeCommandById("krypton:search-vault");
+  const modal = openModal("krypton-search-modal")!;
+  const state = modal.querySelector(".krypton-search-state")!;
+  const input = modal.querySelector<HTMLInputElement>("input")!;
+  input.value = "pollinate";
+  input.dispatchEvent(new Event("input"));
+  await until(() => state.textContent!.startsWith("No notes are indexed yet"), "the first answer");
+
+  await p.layoutReady();
+  await until(() => modal.querySelectorAll(".krypton-search-result").length > 0, "the results from the finished index");
+  expect(modal.querySelector(".krypton-search-result-title")!.textContent).toBe("Bees");
+  expect(state.textContent).toBe("Keyword search only (no embedding model available).");
+  modal.closest(".modal-container")!.remove();
+});
+
 test("a long query that matches nothing is named on one short line, not echoed whole", async () => {
   p = await loadPlugin(NOTES);
   await p.layoutReady();

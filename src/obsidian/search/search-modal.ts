@@ -27,6 +27,9 @@ export class SearchModal extends Modal {
   private seq = 0;
   private inFlight: Promise<void> = Promise.resolve();
   private waiters: (() => void)[] = [];
+  private unsubscribeStatus: (() => void) | null = null;
+  /** The index state the dialog last saw: a change to a finished index searches again. */
+  private indexState: IndexStatus["state"] | null = null;
   private readonly debounceMs: number;
   private readonly limit: number;
 
@@ -55,9 +58,13 @@ export class SearchModal extends Modal {
     this.inputEl.addEventListener("keydown", (evt) => this.onKey(evt));
     this.renderIdle();
     this.inputEl.focus();
+    this.indexState = this.services.core.index.status().state;
+    this.unsubscribeStatus = this.services.core.index.onStatus((status) => this.followIndex(status));
   }
 
   onClose(): void {
+    this.unsubscribeStatus?.();
+    this.unsubscribeStatus = null;
     this.cancelTimer?.();
     this.seq++;
     this.resolveWaiters();
@@ -90,6 +97,22 @@ export class SearchModal extends Modal {
       this.cancelTimer = null;
       this.inFlight = this.run(query).finally(() => this.resolveWaiters());
     }, this.debounceMs);
+  }
+
+  /**
+   * Opened while Obsidian starts or the index is built, the dialog would keep saying "No notes are indexed
+   * yet" or "Indexing 12 / 900 notes" after that is over: progress is shown as it goes, and the query runs
+   * again once the index is ready.
+   */
+  private followIndex(status: IndexStatus): void {
+    const was = this.indexState;
+    this.indexState = status.state;
+    const building = buildingText(status);
+    if (status.state === "indexing" || status.state === "loading") {
+      if (building) this.showState(building);
+    } else if (status.state !== was) {
+      this.inFlight = this.run(this.inputEl.value);
+    }
   }
 
   private resolveWaiters(): void {
