@@ -59,6 +59,35 @@ test("the ribbon icon opens the search dialog; typing searches the real index; E
   expect(openModal("krypton-search-modal")).toBeNull();
 });
 
+test("screen readers hear which result is chosen: the box names it, it says so, and the arrows move both", async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  p.app.commands.executeCommandById("krypton:search-vault");
+  const modal = openModal("krypton-search-modal")!;
+  const input = modal.querySelector<HTMLInputElement>("input")!;
+  input.value = "bees";
+  input.dispatchEvent(new Event("input"));
+  await until(() => modal.querySelectorAll(".krypton-search-result").length > 1, "results");
+  const options = () => Array.from(modal.querySelectorAll<HTMLElement>("[role=listbox] [role=option]"));
+  const chosen = () => document.getElementById(input.getAttribute("aria-activedescendant") ?? "");
+  expect(input.getAttribute("role")).toBe("combobox");
+  expect(document.getElementById(input.getAttribute("aria-controls")!)!.getAttribute("role")).toBe("listbox");
+  expect(chosen()).toBe(options()[0]);
+  expect(options().map((o) => o.getAttribute("aria-selected"))).toEqual(["true", ...options().slice(1).map(() => "false")]);
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+  expect(chosen()).toBe(options()[1]);
+  expect(options()[1].getAttribute("aria-selected")).toBe("true");
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp" }));
+  expect(chosen()).toBe(options()[0]);
+
+  input.value = "zebra";
+  input.dispatchEvent(new Event("input"));
+  await until(() => modal.querySelectorAll(".krypton-search-result").length === 0, "no results");
+  expect(input.hasAttribute("aria-activedescendant")).toBe(false); // no pointer to a result that is gone
+  expect(modal.querySelector("[role=status]")!.textContent).toBe('No notes match "zebra".');
+  modal.closest(".modal-container")!.remove();
+});
+
 test('the command "Search vault" opens the same dialog', async () => {
   p = await loadPlugin(NOTES);
   await p.layoutReady();

@@ -5,6 +5,8 @@ import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
 import { countOf, formatCount, oneLine } from "../../core/util/text";
 
+let dialogs = 0;
+
 export interface SearchModalOptions {
   /** Quiet time after the last keystroke before searching. */
   debounceMs?: number;
@@ -31,6 +33,8 @@ export class SearchModal extends Modal {
   /** The index state the dialog last saw: a change to a finished index searches again. */
   private indexState: IndexStatus["state"] | null = null;
   private readonly debounceMs: number;
+  /** Ids for the results (aria-activedescendant), unique in the document. */
+  private readonly idPrefix = `krypton-search-${++dialogs}`;
   private readonly limit: number;
 
   constructor(
@@ -52,8 +56,9 @@ export class SearchModal extends Modal {
       placeholder: "Search your notes…",
       attr: { "aria-label": "Search your notes", spellcheck: "false" },
     });
-    this.stateEl = this.contentEl.createDiv({ cls: "krypton-search-state" });
-    this.resultsEl = this.contentEl.createDiv({ cls: "krypton-search-results", attr: { role: "listbox" } });
+    this.stateEl = this.contentEl.createDiv({ cls: "krypton-search-state", attr: { role: "status" } }); // "No notes match" is read out
+    this.resultsEl = this.contentEl.createDiv({ cls: "krypton-search-results", attr: { role: "listbox", id: `${this.idPrefix}-list`, "aria-label": "Results" } });
+    this.inputEl.setAttrs({ role: "combobox", "aria-controls": `${this.idPrefix}-list`, "aria-expanded": "true", "aria-autocomplete": "list" });
     this.inputEl.addEventListener("input", () => this.schedule(this.inputEl.value));
     this.inputEl.addEventListener("keydown", (evt) => this.onKey(evt));
     this.renderIdle();
@@ -131,7 +136,7 @@ export class SearchModal extends Modal {
     if (status.notes === 0 && (status.state === "ready" || status.state === "empty")) {
       this.hits = [];
       this.showState("No notes are indexed yet. Run \"Rebuild index\" if your vault has notes.");
-      this.resultsEl.empty();
+      this.clearResults();
       return;
     }
     try {
@@ -144,19 +149,19 @@ export class SearchModal extends Modal {
     } catch (err) {
       if (mine !== this.seq) return;
       this.hits = [];
-      this.resultsEl.empty();
+      this.clearResults();
       this.showState(`Search failed: ${errorMessage(err)}`, true);
     }
   }
 
   private renderIdle(): void {
-    this.resultsEl.empty();
+    this.clearResults();
     const status = this.services.core.index.status();
     this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${countOf(status.notes, "note")}.`);
   }
 
   private renderResults(query: string, status: IndexStatus): void {
-    this.resultsEl.empty();
+    this.clearResults();
     const building = buildingText(status);
     // The search's own reason, in the same words as chat's; with no match too (a paraphrase finds nothing by keywords).
     const keywordOnly = this.keywordOnly;
@@ -167,7 +172,7 @@ export class SearchModal extends Modal {
     }
     this.showState(building ?? keywordOnly ?? keywordOnlyText(status) ?? "");
     this.hits.forEach((hit, i) => {
-      const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option" } });
+      const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option", id: `${this.idPrefix}-${i}` } });
       const head = item.createDiv({ cls: "krypton-search-result-head" });
       head.createSpan({ cls: "krypton-search-result-title", text: hit.title });
       head.createSpan({ cls: "krypton-search-result-score", text: hit.score.toFixed(2), attr: { "aria-label": "Score" } });
@@ -177,6 +182,11 @@ export class SearchModal extends Modal {
       item.addEventListener("mousemove", () => this.select(i));
     });
     this.select(0);
+  }
+
+  private clearResults(): void {
+    this.resultsEl.empty();
+    this.inputEl.removeAttribute("aria-activedescendant");
   }
 
   private showState(text: string, isError = false): void {
@@ -189,7 +199,12 @@ export class SearchModal extends Modal {
     const items = Array.from(this.resultsEl.querySelectorAll<HTMLElement>(".krypton-search-result"));
     if (items.length === 0) return;
     this.selected = (index + items.length) % items.length;
-    items.forEach((el, i) => el.toggleClass("is-selected", i === this.selected));
+    // Focus stays in the box: screen readers learn the chosen result from aria-selected and aria-activedescendant.
+    items.forEach((el, i) => {
+      el.toggleClass("is-selected", i === this.selected);
+      el.setAttr("aria-selected", String(i === this.selected));
+    });
+    this.inputEl.setAttr("aria-activedescendant", items[this.selected].id);
     items[this.selected].scrollIntoView?.({ block: "nearest" });
   }
 
