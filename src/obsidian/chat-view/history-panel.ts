@@ -18,6 +18,8 @@ export interface HistoryCallbacks {
 /** Runs fn after ms and returns a function that cancels it. */
 export type HistoryDelay = (fn: () => void, ms: number) => () => void;
 
+const ROW_BUTTONS = ["krypton-history-open", "krypton-history-rename", "krypton-history-delete"];
+
 /** Quiet time after the last keystroke before the history is searched. */
 export const HISTORY_SEARCH_DELAY_MS = 150;
 
@@ -43,6 +45,8 @@ export class HistoryPanel {
   private readonly delay: HistoryDelay;
   private readonly delayMs: number;
   private cancelPendingSearch: (() => void) | null = null;
+  /** Where the focus goes at the next redraw: the button of the row that started a rename or delete. */
+  private pendingFocus: { id: string; button: string } | null = null;
 
   constructor(
     parent: HTMLElement,
@@ -146,6 +150,17 @@ export class HistoryPanel {
   }
 
   private render(items: ConversationSummary[]): void {
+    // A redraw removes the focused button, which would drop a keyboard user at the top of the window; a change
+    // to the open conversation redraws twice (here and for the view), so each redraw gives the focus back.
+    const focus = this.pendingFocus ?? this.focusedButton();
+    this.pendingFocus = null;
+    this.renderItems(items);
+    if (!focus) return;
+    const row = Array.from(this.listEl.children).find((li) => li.getAttribute("data-id") === focus.id);
+    (row?.querySelector<HTMLElement>(focus.button) ?? this.searchInput).focus();
+  }
+
+  private renderItems(items: ConversationSummary[]): void {
     this.problemsEl.empty();
     const problems = this.store.problems();
     if (problems.length > 0) {
@@ -193,17 +208,17 @@ export class HistoryPanel {
         await this.store.rename(item.id, title);
         this.cb.changed(item.id, "renamed");
       }
-      await this.refresh();
+      await this.backTo(item.id, ".krypton-history-rename");
     };
     save.addEventListener("click", () => void commit());
-    cancel.addEventListener("click", () => void this.refresh());
+    cancel.addEventListener("click", () => void this.backTo(item.id, ".krypton-history-rename"));
     input.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter") {
         ev.preventDefault();
         void commit();
       } else if (ev.key === "Escape") {
         ev.preventDefault();
-        void this.refresh();
+        void this.backTo(item.id, ".krypton-history-rename");
       }
     });
     input.focus();
@@ -220,10 +235,25 @@ export class HistoryPanel {
       void (async () => {
         await this.store.delete(item.id);
         this.cb.changed(item.id, "deleted");
-        await this.refresh();
+        await this.backTo(item.id, ".krypton-history-delete"); // its row is gone: the search box
       })();
     });
-    no.addEventListener("click", () => void this.refresh());
+    no.addEventListener("click", () => void this.backTo(item.id, ".krypton-history-delete"));
     no.focus();
+  }
+
+  /** Redraws the list with the focus on the row's button that started a rename or delete (see render). */
+  private backTo(id: string, button: string): Promise<void> {
+    this.pendingFocus = { id, button };
+    return this.refresh();
+  }
+
+  /** The row button that has the focus, to give it back after a redraw. */
+  private focusedButton(): { id: string; button: string } | null {
+    const active = this.el.ownerDocument.activeElement;
+    if (!active || !this.listEl.contains(active)) return null;
+    const button = ROW_BUTTONS.find((cls) => active.classList.contains(cls));
+    const id = active.closest("li")?.getAttribute("data-id");
+    return button && id ? { id, button: `.${button}` } : null;
   }
 }

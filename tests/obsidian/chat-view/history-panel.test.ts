@@ -87,6 +87,7 @@ it("renames in place; Escape cancels", async () => {
   input.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
   await f.settle();
   expect(titles()).toEqual(["Old title"]);
+  expect(document.activeElement).toBe(f.$(".krypton-history-rename")); // the keyboard user is where they were
   expect(f.$(".krypton-history").classList.contains("is-hidden")).toBe(false); // Escape cancelled the rename only
 
   (f.$(".krypton-history-rename") as HTMLElement).click();
@@ -95,6 +96,7 @@ it("renames in place; Escape cancels", async () => {
   again.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
   await f.settle();
   expect(titles()).toEqual(["Sourdough notes"]);
+  expect(document.activeElement).toBe(f.$(".krypton-history-rename"));
   expect((await store.get(id))?.title).toBe("Sourdough notes");
   expect(f.$(".krypton-chat-title").textContent).toBe("Sourdough notes"); // the open conversation follows
 });
@@ -112,11 +114,13 @@ it("deletes only after confirmation; deleting the open conversation starts a new
   await f.settle();
   expect(titles()).toEqual(["Drop me", "Keep me"]);
   expect(await store.get(drop)).not.toBeNull();
+  expect(document.activeElement).toBe(row().querySelector(".krypton-history-delete")); // back where the user started
 
   (row().querySelector(".krypton-history-delete") as HTMLElement).click();
   (row().querySelector(".krypton-history-confirm-delete") as HTMLElement).click();
   await f.settle();
   expect(titles()).toEqual(["Keep me"]);
+  expect(document.activeElement).toBe(f.$(".krypton-history-search")); // its row is gone; not the top of the window
   expect(await store.get(drop)).toBeNull();
   expect(await store.get(keep)).not.toBeNull();
   expect(f.view.controller.conversationId).toBeUndefined();
