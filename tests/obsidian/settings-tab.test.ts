@@ -198,8 +198,8 @@ test("the bridge's port is saved when the user leaves the field, so a half-typed
   expect(p.services.bridge.current()).toEqual(before);
 
   field.inputEl.dispatchEvent(new Event("change"));
-  await waitFor(() => p.services.bridge.current().kind === "running" && p.services.settings().mcpPort === free);
-  expect(p.services.bridge.statusLine()).toContain(`:${free}`);
+  await waitFor(() => p.services.bridge.statusLine() === `Running at http://127.0.0.1:${free}/mcp`);
+  expect(p.services.settings().mcpPort).toBe(free);
 });
 
 test("agent mode: limits, presets added, edited (provider/model checked), chosen and removed", async () => {
