@@ -106,6 +106,27 @@ test("changing the embedding model warns that notes are embedded again, and re-s
   expect(p.services.core.index.status().embedder).toContain("mxbai-embed-large");
 });
 
+test("with Ollama down, a model name typed by hand is never saved empty", async () => {
+  await ollama.close();
+  tab.display(); // the lists are asked for again, and fail
+  for (const name of ["Chat model", "Embedding model"]) {
+    await waitFor(() => control(row(name), TextComponent) !== undefined);
+    const field = control(row(name), TextComponent);
+    field.setValue("");
+    field.inputEl.dispatchEvent(new Event("change"));
+    await settle();
+    expect(row(name).descEl.textContent).toContain("A model name is needed");
+  }
+  expect(p.services.settings()).toMatchObject({ chatModel: "llama3.1:8b", embeddingModel: "nomic-embed-text" });
+  expect(noticeMessages().filter((m) => m.includes("embedded again"))).toEqual([]);
+
+  const chat = control(row("Chat model"), TextComponent);
+  chat.setValue("qwen2.5:7b");
+  chat.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => p.services.settings().chatModel === "qwen2.5:7b");
+  expect(row("Chat model").descEl.textContent).not.toContain("A model name is needed");
+});
+
 test("number fields save valid values only and say what is wrong", async () => {
   const maxK = control(row("Excerpts retrieved"), TextComponent);
   await maxK.simulateInput("25");

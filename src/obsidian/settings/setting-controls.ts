@@ -181,12 +181,17 @@ export function modelSetting(
     d.onChange((value) => options.save(value));
     void ctx.listModels(options.provider, options.purpose).then((result) => {
       if (!result.ok) {
-        noteEl.setText(`Could not list models: ${result.message} Type the model name instead.`);
+        const why = `Could not list models: ${result.message} Type the model name instead.`;
+        noteEl.setText(why);
         noteEl.addClass("mod-warning");
         d.selectEl.hide();
         setting.addText((t) => {
           t.setValue(options.current).setPlaceholder("Model name");
-          commitText(t, options.save);
+          commitText(t, async (model) => {
+            // A cleared field would save no model at all: every request would fail, and the index would drop its vectors.
+            noteEl.setText(model ? why : `${why} A model name is needed; ${options.current || "no model"} stays in use.`);
+            if (model) await options.save(model);
+          });
         });
         return;
       }
