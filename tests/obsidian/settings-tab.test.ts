@@ -127,6 +127,30 @@ test("with Ollama down, a model name typed by hand is never saved empty", async 
   expect(row("Chat model").descEl.textContent).not.toContain("A model name is needed");
 });
 
+test("a folder Krypton writes into is refused in the tab when no note could be written there", async () => {
+  const commit = async (name: string, value: string) => {
+    const field = control(row(name), TextComponent);
+    field.setValue(value);
+    field.inputEl.dispatchEvent(new Event("change"));
+    await settle();
+  };
+  for (const name of ["Folder for new notes", "Folder for flashcard decks", "Folder for study goals"]) {
+    const before = p.services.settings();
+    for (const bad of ["../Outside", ".obsidian/plugins", ".krypton/chat"]) {
+      await commit(name, bad);
+      expect(p.services.settings()).toEqual(before);
+      expect(row(name).descEl.textContent).toMatch(/Not saved: .+ stays in use\.$/);
+      expect(row(name).descEl.classList.contains("mod-warning")).toBe(true);
+    }
+  }
+  await commit("Folder for new notes", "Notes/AI");
+  expect(p.services.settings().newNoteFolder).toBe("Notes/AI");
+  expect(row("Folder for new notes").descEl.classList.contains("mod-warning")).toBe(false);
+  // What the tab saved is where the next note goes.
+  ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea." });
+  expect((await p.services.core.operations.createNote("tides")).path).toBe("Notes/AI/tides.md");
+});
+
 test("number fields save valid values only and say what is wrong", async () => {
   const maxK = control(row("Excerpts retrieved"), TextComponent);
   await maxK.simulateInput("25");

@@ -1,6 +1,6 @@
 import { Setting } from "obsidian";
 import { statusBarText } from "../status/index-status-text";
-import { commitText, heading, textSetting, toggleSetting, type SectionContext } from "./setting-controls";
+import { commitText, folderSetting, heading, toggleSetting, type SectionContext } from "./setting-controls";
 
 /** Index: exclusions, status, rebuild. */
 export function renderIndexSection(ctx: SectionContext): void {
@@ -35,14 +35,14 @@ export function renderAgentsSection(ctx: SectionContext): void {
   heading(ctx, "Agents", "Let the chat create, find and summarize notes when you ask it to.");
   toggleSetting(ctx, "agentsEnabled", "Enable agents", "Off: every message goes to the chat model.");
   toggleSetting(ctx, "intentClassifier", "Model-based intent detection", "Extra model call per message: catches requests the built-in patterns miss.");
-  textSetting(ctx, "newNoteFolder", "Folder for new notes", "Where created notes are saved (empty: the vault's root).", "Krypton");
+  folderSetting(ctx, "newNoteFolder", "Folder for new notes", "Where created notes are saved (empty: the vault's root).", "Krypton");
   toggleSetting(ctx, "openCreatedNote", "Open created notes", "Open a note right after Krypton creates it.");
-  textSetting(
+  folderSetting(
     ctx,
     "flashcardsFolder",
     "Folder for flashcard decks",
     "One note per deck, in the Spaced Repetition plugin's format. Krypton only appends to decks it created.",
     "Flashcards",
   );
-  textSetting(ctx, "studyGoalsFolder", "Folder for study goals", "One note per goal, with its sessions; you can edit them by hand.", "Study goals");
+  folderSetting(ctx, "studyGoalsFolder", "Folder for study goals", "One note per goal, with its sessions; you can edit them by hand.", "Study goals");
 }

@@ -3,6 +3,8 @@ import type { ConnectionResult, ConnectionTarget, ModelListResult } from "../../
 import type { KryptonSettings } from "../../core/settings";
 import type { KryptonServices } from "../plugin-services";
 import { isHttpUrl } from "../../core/util/http-url";
+import { normalizeVaultPath } from "../../core/notes/note-paths";
+import { errorMessage } from "../../core/util/errors";
 
 /** What each settings section gets: where to draw, the services, and a way to redraw the tab. */
 export interface SectionContext {
@@ -99,6 +101,32 @@ export function textSetting(ctx: SectionContext, key: StringKey, name: string, d
       t.setPlaceholder(placeholder).setValue(ctx.services.settings()[key]);
       commitText(t, (value) => ctx.services.saveSettings({ [key]: value }));
     });
+}
+
+/**
+ * A folder Krypton writes notes into: saved only when the one path rule for writes (normalizeVaultPath, as
+ * each write applies it) allows it, so "../Notes" or the config folder is refused here rather than at the
+ * first note; otherwise the description says why and the folder in use stays.
+ */
+export function folderSetting(ctx: SectionContext, key: "newNoteFolder" | "flashcardsFolder" | "studyGoalsFolder", name: string, desc: string, placeholder: string): Setting {
+  const setting = new Setting(ctx.containerEl).setName(name).setDesc(desc);
+  setting.addText((t) => {
+    t.setPlaceholder(placeholder).setValue(ctx.services.settings()[key]);
+    commitText(t, async (value) => {
+      let problem: string | null = null;
+      try {
+        normalizeVaultPath(value, ctx.services.host.vault.configDir, "folder", "write");
+      } catch (err) {
+        problem = errorMessage(err);
+      }
+      const current = ctx.services.settings()[key];
+      const inUse = current ? `"${current}"` : "the vault's root";
+      setting.setDesc(problem ? `${desc} Not saved: ${problem}; ${inUse} stays in use.` : desc);
+      setting.descEl.toggleClass("mod-warning", problem !== null);
+      if (!problem) await ctx.services.saveSettings({ [key]: value });
+    });
+  });
+  return setting;
 }
 
 /**
