@@ -1,4 +1,4 @@
-import { FileSystemAdapter, MarkdownView, normalizePath, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
+import { FileSystemAdapter, FileView, MarkdownView, normalizePath, Notice, Platform, TFile, type App, type Plugin } from "obsidian";
 import { createKrypton, type KryptonCore } from "../core/krypton";
 import type { StdioTransportFactory } from "../core/mcp-client/transports";
 import type { ChatEvent, ChatServiceApi } from "../core/chat/chat-types";
@@ -313,6 +313,8 @@ export class KryptonServices {
     const remember = () => {
       const view = this.app.workspace.getActiveViewOfType(MarkdownView);
       if (view?.file) this.lastMarkdownPath = view.file.path;
+      // Another file in front (a PDF, a canvas): "the current note" is not the Markdown note hidden behind it.
+      else if (this.app.workspace.getActiveViewOfType(FileView)?.file) this.lastMarkdownPath = undefined;
     };
     this.plugin.registerEvent(this.app.workspace.on("active-leaf-change", remember));
     this.plugin.registerEvent(this.app.workspace.on("file-open", remember));

@@ -166,6 +166,22 @@ test("the note worked in last, while the chat has the focus, follows a rename an
   expect(p.app.commands.commands["krypton:summarize-current-note"].checkCallback!(true)).toBe(false);
 });
 
+test("with a PDF in front, the note commands do not act on the Markdown note behind it; the chat's focus keeps the note", async () => {
+  const pdf = await p.app.vault.create("Tides.pdf", "%PDF-1.4\n");
+  await openInEditor("Garden/Tomatoes.md");
+  const leaf = p.app.workspace.getLeaf(true) as StubFileLeaf;
+  await leaf.openFile(pdf);
+  expect(p.services.activeNotePath()).toBeUndefined();
+  expect(p.app.commands.commands["krypton:summarize-current-note"].checkCallback!(true)).toBe(false);
+  expect(p.app.commands.commands["krypton:ask-about-current-note"].checkCallback!(true)).toBe(false);
+
+  // Back in the note, then in the chat: the note stays "current", as before.
+  await openInEditor("Garden/Tomatoes.md");
+  await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });
+  await activateChatView(p.app as never);
+  expect(p.services.activeNotePath()).toBe("Garden/Tomatoes.md");
+});
+
 describe("a note the chat's create agent writes", () => {
   async function createFromChat(): Promise<void> {
     ollama.script({ route: "chat", reply: "# Tides\n\nThe moon pulls the sea twice a day." });

@@ -7,7 +7,7 @@ import { promises as fs, realpathSync, statSync, readdirSync } from "node:fs";
 import * as http from "node:http";
 import * as https from "node:https";
 import { join } from "node:path";
-import { Component, MarkdownView, WorkspaceLeaf, type View, type ViewCreator } from "./workspace";
+import { Component, FileView, MarkdownView, WorkspaceLeaf, type View, type ViewCreator } from "./workspace";
 
 // ---------------------------------------------------------------------------------------------- events
 
@@ -440,14 +440,17 @@ export interface OpenViewState {
   active?: boolean;
 }
 
-/** A leaf that can open a file in a MarkdownView, recording the eState (line) it was opened with. */
+/**
+ * A leaf that opens a file, recording the eState (line) it was opened with: a note in a MarkdownView, any
+ * other file (a PDF, an image) in a FileView of its own type, as Obsidian does.
+ */
 export class StubFileLeaf extends WorkspaceLeaf {
   openedFile: TFile | null = null;
   openState: OpenViewState | undefined;
   async openFile(file: TFile, openState?: OpenViewState): Promise<void> {
     this.openedFile = file;
     this.openState = openState;
-    const view = new MarkdownView(this);
+    const view = file.extension === "md" ? new MarkdownView(this) : new FileView(this);
     view.file = file;
     await this.open(view);
     (this.app as App).workspace.setActiveLeaf(this);
@@ -509,7 +512,7 @@ export class Workspace extends Events {
   setActiveLeaf(leaf: StubFileLeaf): void {
     this.activeLeaf = leaf;
     this.trigger("active-leaf-change", leaf);
-    if (leaf.view instanceof MarkdownView) this.trigger("file-open", leaf.view.file);
+    if (leaf.view instanceof FileView) this.trigger("file-open", leaf.view.file); // any file, as in Obsidian
   }
   getActiveViewOfType<T extends View>(type: abstract new (...args: any[]) => T): T | null {
     const view = this.activeLeaf?.view;

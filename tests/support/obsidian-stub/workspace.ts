@@ -189,14 +189,22 @@ export function setIconPainter(painter: ((svg: SVGElement, iconId: string) => vo
   iconPainter = painter;
 }
 
-export class MarkdownView extends ItemView {
-  file: { path: string; basename: string } | null = null;
-  editor: { replaceSelection(text: string): void; getValue(): string } | null = null;
+/** A view of one file. Obsidian opens a PDF, an image or a canvas in one of these, never in a MarkdownView. */
+export class FileView extends ItemView {
+  file: { path: string; basename: string; extension?: string } | null = null;
   getViewType(): string {
-    return "markdown";
+    return this.file?.extension ?? "file";
   }
   getDisplayText(): string {
     return this.file?.basename ?? "";
+  }
+}
+
+/** As in Obsidian, a MarkdownView is a FileView (MarkdownView → TextFileView → FileView). */
+export class MarkdownView extends FileView {
+  editor: { replaceSelection(text: string): void; getValue(): string } | null = null;
+  getViewType(): string {
+    return "markdown";
   }
 }
 
