@@ -64,6 +64,9 @@ export class RagAnswerer implements Answerer {
       const read = await this.readActiveNote(options.activeNotePath);
       activeNote = read.note;
       if (read.notice) yield { type: "notice", ...read.notice };
+    } else if (options.useActiveNote) {
+      // "Summarize this" with no note open (or a PDF in front) would otherwise be answered about nothing, silently.
+      yield { type: "notice", code: "active-note-missing", message: "No note is open, so this answer does not use one." };
     }
     const prompt = buildPrompt({ question, history, mode: options.mode, notes: retrieval.notes, web: retrieval.web, activeNote });
     yield { type: "sources", sources: prompt.sources };

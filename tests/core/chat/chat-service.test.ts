@@ -119,6 +119,13 @@ describe("ChatService modes", () => {
     expect(ofType(events, "notice")).toEqual([expect.objectContaining({ code: "active-note-unreadable" })]);
     expect(doneOf(events).stopped).toBe(false);
   });
+
+  it("says so when the current note was asked for but none is open (a PDF in front, no note at all)", async () => {
+    const events = await h.send("Summarize this", { mode: "none", useActiveNote: true });
+    expect(ofType(events, "notice")).toEqual([{ type: "notice", code: "active-note-missing", message: "No note is open, so this answer does not use one." }]);
+    expect(h.lastPrompt()).not.toContain("## Current note");
+    expect(doneOf(events).answer).toBe("This is the test model's answer.");
+  });
 });
 
 describe("ChatService degradation", () => {
