@@ -15,6 +15,7 @@ import { DEFAULT_SETTINGS } from "../../src/core/settings";
 import { createNodeHost } from "../../src/node/node-host";
 import { runCli } from "../cli/cli-harness";
 import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { SearchModal } from "../../src/obsidian/search/search-modal";
 import { startOllamaServer } from "../support/servers/ollama-server";
 
 const NOTES = {
@@ -54,7 +55,7 @@ test("the ribbon icon opens the search dialog; typing searches the real index; E
   expect(modal.querySelector(".krypton-search-result-title")!.textContent).toBe("Bees");
 
   input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
-  await until(() => (p!.app.workspace.activeLeaf as StubFileLeaf).openedFile !== undefined, "the note to open");
+  await until(() => (p!.app.workspace.activeLeaf as StubFileLeaf | null)?.openedFile != null, "the note to open");
   expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Garden/Bees.md");
   expect(openModal("krypton-search-modal")).toBeNull();
 });
@@ -86,6 +87,20 @@ test("screen readers hear which result is chosen: the box names it, it says so, 
   expect(input.hasAttribute("aria-activedescendant")).toBe(false); // no pointer to a result that is gone
   expect(modal.querySelector("[role=status]")!.textContent).toBe('No notes match "zebra".');
   modal.closest(".modal-container")!.remove();
+});
+
+test("Enter while a newer query is still being searched opens that query's best note, not the previous one's", async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  const modal = new SearchModal(p.app as never, p.services);
+  modal.open();
+  await modal.search("pollinate");
+  expect(modal.results().map((h) => h.path)).toEqual(["Garden/Bees.md"]);
+  const input = modal.contentEl.querySelector<HTMLInputElement>("input")!;
+  void modal.search("watering"); // the debounce has fired; its results are not shown yet
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+  await until(() => (p!.app.workspace.activeLeaf as StubFileLeaf | null)?.openedFile != null, "a note to open");
+  expect((p.app.workspace.activeLeaf as StubFileLeaf).openedFile?.path).toBe("Garden/Tomatoes.md");
 });
 
 test('the command "Search vault" opens the same dialog', async () => {

@@ -218,9 +218,10 @@ export class SearchModal extends Modal {
     } else if (evt.key === "Enter") {
       evt.preventDefault();
       const newTab = evt.ctrlKey || evt.metaKey;
-      // Enter before the debounce fired: search now, then open the best result.
+      // Enter before the debounce fired: search now, then open the best result. While the typed query is
+      // still being searched (a query vector can take seconds), wait for its results, not the previous query's.
       if (this.cancelTimer) void this.search(this.inputEl.value).then(() => this.openHit(0, newTab));
-      else void this.openHit(this.selected, newTab);
+      else void this.inFlight.then(() => this.openHit(this.selected, newTab));
     }
   }
 
