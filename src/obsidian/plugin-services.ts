@@ -42,6 +42,8 @@ export class KryptonServices {
   /** The text each kind of outcome notice last said ("" once it cleared): a notice is shown again only when it changes. */
   private readonly lastReports = new Map<string, string>();
   private lastMarkdownPath: string | undefined;
+  /** The rebuild asked for and not finished yet (see rebuildIndex). */
+  private rebuilding: Promise<unknown> | null = null;
   private closed = false;
   private closing: Promise<void> | null = null;
   /**
@@ -212,7 +214,11 @@ export class KryptonServices {
   }
 
   rebuildIndex(): Promise<unknown> {
-    return this.runIndex((signal) => this.core.index.rebuild(signal));
+    // A second press while a rebuild waits or runs joins it: queued, it would embed the whole vault again.
+    this.rebuilding ??= this.runIndex((signal) => this.core.index.rebuild(signal)).finally(() => {
+      this.rebuilding = null;
+    });
+    return this.rebuilding;
   }
 
   /** Resolves when the current open/sync/rebuild has finished (tests, commands). */

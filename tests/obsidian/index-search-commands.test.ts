@@ -205,6 +205,23 @@ test('"Rebuild index" rebuilds from the vault: a deleted shard comes back and a 
   }
 });
 
+test('"Rebuild index" pressed again while a rebuild waits or runs joins it instead of rebuilding twice', async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  let rebuilds = 0;
+  let last = p.services.core.index.status().state;
+  const stop = p.services.core.index.onStatus((s) => {
+    if (s.state === "indexing" && last !== "indexing") rebuilds++;
+    last = s.state;
+  });
+  p.app.commands.executeCommandById("krypton:rebuild-index");
+  p.app.commands.executeCommandById("krypton:rebuild-index"); // impatient second press
+  await p.settle();
+  stop();
+  expect(rebuilds).toBe(1);
+  expect(p.services.core.index.status()).toMatchObject({ state: "ready", notes: 3 });
+});
+
 test('"Show index status" shows the real counts and its button rebuilds the index', async () => {
   p = await loadPlugin(NOTES);
   await p.layoutReady();
