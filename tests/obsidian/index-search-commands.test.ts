@@ -243,6 +243,20 @@ test('"Show index status" shows the real counts and its button rebuilds the inde
   modal.closest(".modal-container")!.remove();
 });
 
+test('"Show index status" says how many of the notes it could not index are left off its list', async () => {
+  const binaries = Object.fromEntries(Array.from({ length: 103 }, (_, i) => [`Bin/b${i}.md`, "\u0000\u0001binary\u0000"]));
+  p = await loadPlugin(NOTES, { extraFiles: binaries });
+  await p.layoutReady();
+  expect(p.services.core.index.status().failures).toHaveLength(103);
+  p.app.commands.executeCommandById("krypton:show-index-status");
+  const modal = openModal("krypton-index-status")!;
+  expect(modal.querySelector(".krypton-status-failures-title")!.textContent).toBe("Notes that could not be indexed (103):");
+  const items = Array.from(modal.querySelectorAll(".krypton-status-failures li")).map((li) => li.textContent);
+  expect(items).toHaveLength(101);
+  expect(items[100]).toBe("…and 3 more.");
+  modal.closest(".modal-container")!.remove();
+});
+
 /** Every file of a folder, as makeTempVault wants them. */
 async function readTree(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
