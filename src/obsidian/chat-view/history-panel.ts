@@ -47,6 +47,8 @@ export class HistoryPanel {
   private cancelPendingSearch: (() => void) | null = null;
   /** Where the focus goes at the next redraw: the button of the row that started a rename or delete. */
   private pendingFocus: { id: string; button: string } | null = null;
+  /** Why the last rename or delete failed, shown above the list until the next one or until the panel closes. */
+  private failure: string | null = null;
 
   constructor(
     parent: HTMLElement,
@@ -94,6 +96,7 @@ export class HistoryPanel {
   toggle(open: boolean = !this.isOpen): void {
     this.el.toggleClass("is-hidden", !open);
     if (!open) this.cancelSearch();
+    if (!open) this.failure = null;
     if (open) {
       void this.refresh();
       this.searchInput.focus();
@@ -164,8 +167,9 @@ export class HistoryPanel {
     this.problemsEl.empty();
     const problems = this.store.problems();
     if (problems.length > 0) {
-      this.problemsEl.setText(`Skipped ${countOf(problems.length, "unreadable conversation file")} in .krypton/chat.`);
+      this.problemsEl.createDiv({ text: `Skipped ${countOf(problems.length, "unreadable conversation file")} in .krypton/chat.` });
     }
+    if (this.failure) this.problemsEl.createDiv({ cls: "mod-warning", text: this.failure, attr: { role: "alert" } });
     this.listEl.empty();
     if (items.length === 0) {
       this.listEl.createEl("li", {
@@ -202,14 +206,14 @@ export class HistoryPanel {
     const input = li.createEl("input", { type: "text", cls: "krypton-history-rename-input", value: item.title, attr: { "aria-label": "New title" } });
     const save = li.createEl("button", { cls: "mod-cta", text: "Save" });
     const cancel = li.createEl("button", { text: "Cancel" });
-    const commit = async () => {
-      const title = input.value.trim();
-      if (title && title !== item.title) {
-        await this.store.rename(item.id, title);
-        this.cb.changed(item.id, "renamed");
-      }
-      await this.backTo(item.id, ".krypton-history-rename");
-    };
+    const commit = () =>
+      this.change(item.id, ".krypton-history-rename", `rename "${item.title}"`, async () => {
+        const title = input.value.trim();
+        if (title && title !== item.title) {
+          await this.store.rename(item.id, title);
+          this.cb.changed(item.id, "renamed");
+        }
+      });
     save.addEventListener("click", () => void commit());
     cancel.addEventListener("click", () => void this.backTo(item.id, ".krypton-history-rename"));
     input.addEventListener("keydown", (ev) => {
@@ -232,14 +236,28 @@ export class HistoryPanel {
     const yes = li.createEl("button", { cls: ["mod-warning", "krypton-history-confirm-delete"], text: "Delete" });
     const no = li.createEl("button", { cls: "krypton-history-confirm-cancel", text: "Cancel" });
     yes.addEventListener("click", () => {
-      void (async () => {
+      // Once deleted its row is gone: the focus goes to the search box.
+      void this.change(item.id, ".krypton-history-delete", `delete "${item.title}"`, async () => {
         await this.store.delete(item.id);
         this.cb.changed(item.id, "deleted");
-        await this.backTo(item.id, ".krypton-history-delete"); // its row is gone: the search box
-      })();
+      });
     });
     no.addEventListener("click", () => void this.backTo(item.id, ".krypton-history-delete"));
     no.focus();
+  }
+
+  /**
+   * A rename or delete, then the redrawn list. One that fails (the conversation was deleted or damaged by
+   * another process, a file the disk refuses) says why above the list instead of leaving the row as it was.
+   */
+  private async change(id: string, button: string, what: string, run: () => Promise<void>): Promise<void> {
+    this.failure = null;
+    try {
+      await run();
+    } catch (err) {
+      this.failure = `Could not ${what}: ${errorMessage(err)}`;
+    }
+    await this.backTo(id, button);
   }
 
   /** Redraws the list with the focus on the row's button that started a rename or delete (see render). */

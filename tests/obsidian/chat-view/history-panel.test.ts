@@ -127,6 +127,20 @@ it("deletes only after confirmation; deleting the open conversation starts a new
   expect(f.$$(".krypton-message")).toHaveLength(0);
 });
 
+it("a rename that fails (the conversation was deleted elsewhere meanwhile) says why instead of leaving the row half-edited", async () => {
+  const id = await seed("Bread baking", "q", "a");
+  await openHistory();
+  await data.remove(`chat/${id}.json`); // another process (the CLI, a sync) deleted it while the list showed it
+  (f.$(".krypton-history-rename") as HTMLElement).click();
+  const input = f.$(".krypton-history-rename-input") as HTMLInputElement;
+  input.value = "Sourdough";
+  input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  await f.settle();
+  expect(f.$(".krypton-history-problems [role=alert]").textContent).toMatch(/^Could not rename "Bread baking": .*does not exist or cannot be read/);
+  expect(f.$$(".krypton-history-rename-input")).toHaveLength(0);
+  expect(document.activeElement).toBe(f.$(".krypton-history-search")); // the list no longer has that row
+});
+
 it("searches titles and message text", async () => {
   await seed("Bread baking", "How long to knead?", "About ten minutes.");
   await seed("Capitals", "Capital of Japan?", "Tokyo is the capital.");
