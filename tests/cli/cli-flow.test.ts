@@ -77,6 +77,17 @@ describe("krypton flow", () => {
     expect(trace).toContain("```text\nmy notes\n```");
   });
 
+  it("run --trace over an existing file (a note of the user's) is refused before the run: the file stays byte for byte", async () => {
+    await bed.vault.write("Workflows/Pipeline.md", readFileSync(join(WORKFLOWS, "Sequential pipeline.md"), "utf8"));
+    await bed.vault.write("Notes/Plan.md", "# Plan\n\nmine\n");
+    bed.ollama.setDefault({ reply: "answer" });
+    const r = await runCli(["flow", "run", join(bed.vault.root, "Workflows/Pipeline.md"), "--input", "x", "--trace", join(bed.vault.root, "Notes/Plan.md")], { env: bed.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("that file already exists, and Krypton never overwrites a file: give a new name");
+    expect(await bed.vault.read("Notes/Plan.md")).toBe("# Plan\n\nmine\n");
+    expect(bed.ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("run --json, with the input from stdin", async () => {
     bed.ollama.setDefault({ reply: "out" });
     const r = await runCli(["flow", "run", join(WORKFLOWS, "Sequential pipeline.md"), "--json"], { env: bed.env, input: "piped input" });

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { lstat, readFile, stat } from "node:fs/promises";
 import * as path from "node:path";
 import { validateFlow, type FlowValidation } from "../../core/workflows/flow-validate";
 import { flowToMermaid } from "../../core/workflows/flow-graph";
@@ -10,6 +10,7 @@ import type { Command, CommandContext } from "../command";
 import { CONFIG_OPTIONS, configDirFrom } from "../config";
 import { CliError, describeError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, fsReason, UsageError } from "../errors";
 import type { Output } from "../output";
+import { FsVault } from "../../node/fs-vault";
 import { openVaultSession, type VaultSession } from "../vault-session";
 import { WarnOnce } from "../warn-once";
 import { cliConfirm } from "./agent-cli";
@@ -43,7 +44,7 @@ export const flowCommand: Command = {
     input: { type: "string", value: "TEXT", short: "i", description: "The text the flow starts from" },
     "input-file": { type: "string", value: "FILE", description: "Read the input from a file" },
     vault: { type: "string", value: "DIR", description: "The vault whose settings and tools to use" },
-    trace: { type: "string", value: "FILE", description: "Also write the trace (path, inputs, outputs, timings) as markdown" },
+    trace: { type: "string", value: "FILE", description: "Also write the trace (path, inputs, outputs, timings) as markdown, to a new file (never over one)" },
     json: { type: "boolean", description: "validate/run: print JSON instead of text" },
     yes: { type: "boolean", short: "y", description: "run: allow write tools without asking (otherwise asked on a terminal, refused elsewhere)" },
     ...CONFIG_OPTIONS,
@@ -100,6 +101,11 @@ export const flowCommand: Command = {
 
 async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValidation["flow"]>, input: string, args: ParsedArgs, ctx: CommandContext): Promise<number> {
   const once = new WarnOnce(ctx.output);
+  const tracePath = stringOption(args, "trace");
+  // The trace never takes the place of a file (a note of the user's): said before the run, not after it.
+  if (tracePath && (await lstat(path.resolve(ctx.cwd, tracePath)).then(() => true, () => false))) {
+    throw new UsageError(`--trace ${tracePath}: that file already exists, and Krypton never overwrites a file: give a new name`);
+  }
   await withAbortOnInterrupt(ctx, (signal) => new IndexPreparation(session, once).prepareFlow(flow, signal));
   const result = await withAbortOnInterrupt(ctx, (signal) =>
     session.core.workflows.run(flow, input, {
@@ -111,9 +117,10 @@ async function runFlowCommand(session: VaultSession, flow: NonNullable<FlowValid
       },
     }),
   );
-  const tracePath = stringOption(args, "trace");
   if (tracePath) {
-    await writeFile(path.resolve(ctx.cwd, tracePath), traceMarkdown(flow, input, result, new Date().toISOString()), "utf8");
+    const full = path.resolve(ctx.cwd, tracePath);
+    // Created as a note is (complete or not at all, never over a file that appeared during the run).
+    await new FsVault(path.dirname(full)).createNote(path.basename(full), traceMarkdown(flow, input, result, new Date().toISOString()));
     ctx.output.info(`trace written to ${tracePath}`);
   }
   if (result.status === "stopped") throw new CliError("interrupted", 130);
