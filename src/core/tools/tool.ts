@@ -23,6 +23,8 @@ export interface ToolContext {
   visibleTools?: readonly string[];
   /** Absent when the host cannot say where the vault is: then absolute paths and vault_path are refused. */
   vault?: VaultLocation;
+  /** The flow notes whose runs led to this call (run_workflow in a flow's task), outermost first: none runs inside itself. */
+  workflows?: readonly string[];
 }
 
 export interface ToolOutput<T> {

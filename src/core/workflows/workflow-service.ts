@@ -34,6 +34,8 @@ export interface WorkflowRunOptions {
   onStep?: (step: FlowStep, phase: "start" | "end") => void;
   /** Asks the user before a write tool runs (allow once / for the run / deny). */
   confirm?: ConfirmPort;
+  /** The flow notes already running around this run (ToolContext.workflows), for its tasks' tool calls. */
+  running?: readonly string[];
 }
 
 export interface ParsedFlowSource {
@@ -169,7 +171,7 @@ export class WorkflowService {
     const onOutput = (tool: ToolDefinition, structured: Record<string, unknown>) => {
       if (!tool.remote && typeof structured.keywordOnly === "string" && structured.keywordOnly) remark(structured.keywordOnly);
     };
-    const toolbox = new AgentToolbox({ registry: this.deps.tools, allowed, onOutput });
+    const toolbox = new AgentToolbox({ registry: this.deps.tools, allowed, onOutput, context: { workflows: options.running } });
     const persona = request.messages.find((m) => m.role === "system")?.content;
     const question = request.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n\n");
     const loop = runAgentLoop({

@@ -34,13 +34,18 @@ export function registerWorkflowTool(registry: ToolRegistry, workflows: Workflow
       async run(input, context) {
         const note = await registry.call("read_note", { path: input.flow_path }, context);
         const structuredNote = note.structured as { path: string; content: string };
+        // A flow whose task runs that flow again (itself, or through another) would nest runs without end.
+        const running = context.workflows ?? [];
+        if (running.includes(structuredNote.path)) {
+          throw new ToolError(`${structuredNote.path} is already running (${[...running, structuredNote.path].join(" → ")}): a workflow cannot run itself, directly or through another workflow`, "invalid-input");
+        }
         const source = workflows.parseSource(structuredNote.content, structuredNote.path);
         if (source.error) throw new ToolError(source.error, "invalid-input");
         const validation = await workflows.validate(source.json, context.signal);
         if (!validation.flow || validation.errors.length > 0) {
           throw new ToolError(`The workflow is not valid:\n${validation.errors.map((e) => `${e.pointer}: ${e.message}`).join("\n")}`, "invalid-input");
         }
-        const result = await workflows.run(validation.flow, input.input, { signal: context.signal });
+        const result = await workflows.run(validation.flow, input.input, { signal: context.signal, running: [...running, structuredNote.path] });
         const structured = runReport(result);
         const path = structured.path.join(" → ");
         const toolErrors = structured.toolErrors ? `\n\nTool errors:\n${structured.toolErrors.map((e) => `- ${e}`).join("\n")}` : "";

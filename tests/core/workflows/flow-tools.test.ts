@@ -108,6 +108,20 @@ it("with a yes, the write happens", async () => {
   expect(await vault.read("Notes/new.md")).toContain("hi");
 });
 
+it("a flow whose task runs that same flow gets one nested run: the run inside it is refused, not nested again", async () => {
+  const self = { id: "self", defaultModel: "ollama/llama3.1:8b", tools: ["run_workflow"], agents: [{ name: "a", type: "task", params: { task: "{{input}}", toolNames: ["run_workflow"] } }], transitions: [{ from: "a", to: "__finish__" }] };
+  await vault.write("Flows/Self.md", "```krypton-flow\n" + JSON.stringify(self) + "\n```\n");
+  const call = { route: "chat", reply: "", extra: { toolCalls: [{ name: "run_workflow", arguments: { flow_path: "Flows/Self.md", input: "again" } }] } };
+  ollama.script([call, call, { route: "chat", reply: "inner done" }, { route: "chat", reply: "outer done" }]);
+  const found = await core.workflows.flowNamed("Flows/Self.md");
+  if (!("flow" in found)) throw new Error(found.error);
+  const result = await core.workflows.run(found.flow, "run yourself");
+  expect(result).toMatchObject({ status: "finished", output: { type: "string", data: "outer done" } });
+  const chats = ollama.requestsTo("chat");
+  expect(chats).toHaveLength(4);
+  expect(JSON.stringify(chats[2].body)).toContain("Flows/Self.md is already running (Flows/Self.md → Flows/Self.md): a workflow cannot run itself");
+});
+
 it("flowNamed (the /run lookup) finds a flow by id, and names an invalid one's problems", async () => {
   await vault.write("Flows/Good.md", '```krypton-flow\n{"id":"good","agents":[{"name":"t","type":"transform","params":{"lowercase":true}}]}\n```\n');
   await vault.write("Flows/Bad.md", '```krypton-flow\n{"id":"bad","agents":[{"name":"t","type":"transform","params":{}}],"transitions":[{"from":"t","to":"zz"}]}\n```\n');
