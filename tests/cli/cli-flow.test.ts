@@ -18,7 +18,7 @@ describe("krypton flow", () => {
   it("validate: a shipped example is valid (exit 0); models are checked against the running Ollama", async () => {
     const r = await runCli(["flow", "validate", retryLoop], { env: bed.env });
     expect(r.stderr).toBe("");
-    expect(r.stdout).toMatch(/^valid: retry-loop \(4 agents, 5 transitions\)/);
+    expect(r.stdout).toMatch(/^valid: retry-loop \(5 agents, 6 transitions\)/);
     expect(r.code).toBe(0);
     expect(bed.ollama.requestsTo("tags")).toHaveLength(1);
   });
@@ -61,7 +61,7 @@ describe("krypton flow", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^flowchart TD\n/);
     expect(r.stdout).toContain('a1{"verify (verify)"}');
-    expect(r.stdout).toContain('a1 -->|"success = true"| finish');
+    expect(r.stdout).toContain('a1 -->|"success = true"| a4');
   });
 
   it("run: progress on stderr, the result on stdout, the trace file; the vault is found from the file", async () => {

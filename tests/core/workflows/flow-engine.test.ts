@@ -5,6 +5,7 @@
 import { createFlowModelRunner } from "../../../src/core/workflows/flow-model-runner";
 import { runFlow, type FlowRunResult } from "../../../src/core/workflows/flow-engine";
 import { validateFlow } from "../../../src/core/workflows/flow-validate";
+import { resultText } from "../../../src/core/workflows/flow-report";
 import { text, type FlowValue } from "../../../src/core/workflows/flow-values";
 import type { Flow } from "../../../src/core/workflows/flow-schema";
 import { nodeClock } from "../../../src/node/node-clock";
@@ -83,9 +84,10 @@ describe("runFlow with the example flows", () => {
       ]),
     });
     const result = await run(load("Retry loop"), "tides");
-    expect(path(result)).toEqual(["generate", "verify", "extract_feedback", "fix", "verify"]);
+    expect(path(result)).toEqual(["generate", "verify", "extract_feedback", "fix", "verify", "accepted"]);
     expect(result.status).toBe("finished");
-    expect(result.output).toEqual({ type: "critique", success: true, feedback: "good", input: { type: "string", data: "Q1 fixed? A1" } });
+    // The result is the questions that passed, not the verdict ("Passed. good").
+    expect(resultText(result)).toBe("Q1 fixed? A1");
     const fix = ollama.requestsTo("chat").find((r) => r.userText.includes("Rewrite the questions"))!;
     expect(fix.userText).toContain("Questions:\nQ1? A1\n\nProblems found:\nQ1 has two answers");
   });
@@ -100,7 +102,7 @@ describe("runFlow with the example flows", () => {
   });
 
   it.each([
-    ["meeting", ["classify", "meeting", "check_actions", "format"]],
+    ["meeting", ["classify", "meeting", "check_actions", "accepted", "format"]],
     ["idea", ["classify", "idea", "format"]],
     ["tasks", ["classify", "tasks", "format"]],
     ["other", ["classify", "other", "format"]],
@@ -118,7 +120,7 @@ describe("runFlow with the example flows", () => {
     const result = await run(load("Decision tree"), "captured text");
     expect(path(result)).toEqual(expected);
     expect(result.status).toBe("finished");
-    expect(String(out(result))).toMatch(/^## Processed note\n\n/);
+    expect(resultText(result)).toBe(`## Processed note\n\n${{ meeting: "Decided X. Ana: do Y.", idea: "An idea.", tasks: "- [ ] a", other: "Title" }[kind]}`);
     const classify = ollama.requestsTo("chat")[0].body as { format: { properties: { value: { enum: string[] } } } };
     expect(classify.format.properties.value.enum).toEqual(["meeting", "idea", "tasks", "other"]);
   });
