@@ -40,6 +40,20 @@ describe("agent loop: confirmation of write tools", () => {
     expect(world.bodies()[1].messages.at(-2)!.content).toMatch(/The user declined append_to_note .*Nothing was changed/);
   });
 
+  it("the diff shows every line the append writes: a blank line the model starts with on a note that ends its last line", async () => {
+    world = await makeLoopWorld({ files: { "Projects/Plan.md": "# Plan\n\nShip the agent mode.\n" } });
+    world.ollama.script([
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "\n- [ ] Write the README" }) },
+      { route: "chat", reply: final("Added.") },
+    ]);
+    world.decisions = ["once"];
+    await world.run("Add a README task to my plan");
+    expect(world.confirms[0].preview).toBe(
+      ["--- Projects/Plan.md", "+++ Projects/Plan.md", "@@ -1,3 +1,5 @@", " # Plan", " ", " Ship the agent mode.", "+", "+- [ ] Write the README"].join("\n"),
+    );
+    expect(await world.vault.read("Projects/Plan.md")).toBe("# Plan\n\nShip the agent mode.\n\n- [ ] Write the README\n");
+  });
+
   it("appends to a CRLF note in CRLF: no LF-only lines in a Windows-edited note", async () => {
     world = await makeLoopWorld({ files: { "Projects/Win.md": "# Win\r\n\r\nText" } });
     world.ollama.script([
