@@ -207,12 +207,14 @@ export class WorkflowService {
 /** A note's first ```krypton-flow block, or a .json file's whole text; needs nothing of a host (the CLI reads it before opening a vault). */
 export function parseFlowSource(source: string, fileName: string): ParsedFlowSource {
   let jsonText = source;
+  let firstLine = 0;
   if (!fileName.toLowerCase().endsWith(".json")) {
     const [block] = flowBlocksIn(source);
     if (!block) return { json: null, error: `${fileName} has no \`\`\`krypton-flow block` };
     jsonText = block.json;
+    firstLine = block.line;
   }
-  const parsed = parseFlowJson(jsonText);
+  const parsed = parseFlowJson(jsonText, firstLine);
   return parsed.ok ? { json: parsed.value, error: null } : { json: null, error: `${fileName}: ${parsed.message}` };
 }
 
