@@ -23,6 +23,8 @@ export function cliConfirm(ctx: CommandContext, options: { yes: boolean; rl?: re
     output.info(`The agent wants to: ${request.title}`);
     for (const line of request.preview.split("\n").slice(0, 60)) output.info(`  ${line}`);
     const own = options.rl ?? readline.createInterface({ input: ctx.stdin, output: ctx.stdout, terminal: true });
+    // A terminal prompt reads Ctrl+C as a key, not a signal: without this the prompt only paused, and hung.
+    if (!options.rl) own.on("SIGINT", () => ctx.interrupts.fire());
     try {
       const answer = await new Promise<string>((resolve) => {
         const onAbort = () => resolve("n");
