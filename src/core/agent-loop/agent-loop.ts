@@ -22,7 +22,7 @@ import {
   stepLimitMessage,
 } from "./agent-prompts";
 import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
-import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall, textFinalResponse } from "./json-protocol";
+import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall, startsLikeTextCall, textFinalResponse } from "./json-protocol";
 import { cutOffAdvice, cutOffReason, type AnswerCut } from "../model/ask-model";
 import { languageInstruction } from "../model/answer-language";
 
@@ -288,12 +288,21 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
     let nudge: ChatMessage[] = [];
     let result: TurnResult;
     while (true) {
-      // Text is shown as it comes unless it looks like a tool call written as JSON (checked at the end).
+      // Text is shown as it comes unless it starts like a tool call written as text (checked at the end): JSON,
+      // or a fence or call marker around it. Until its start tells, it waits: a host cannot take back what it
+      // printed (the CLI's stdout), and a marker may arrive split over chunks.
       let held = false;
+      let undecided = "";
       streamed = "";
       const onText = (text: string) => {
-        if (!streamed && !held && /^\s*[[{]/.test(text)) held = true;
         if (held) return "";
+        if (!streamed) {
+          undecided += text;
+          const likeCall = startsLikeTextCall(undecided.trimStart());
+          held = likeCall === true;
+          if (likeCall !== false) return "";
+          text = undecided;
+        }
         streamed += text;
         return text;
       };

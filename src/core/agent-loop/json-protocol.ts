@@ -47,6 +47,18 @@ export function cutOffCorrection(cut: Pick<AnswerCut, "whileThinking">): string 
 
 /** Text around a call a model wrote as text: fences, chat templates' call markers, a short remark. */
 const CALL_WRAPPERS = /```[\w-]*|<\/?tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/g;
+/** What a call written as text may start with (recoverTextToolCall): JSON, or a fence or call marker. */
+const CALL_MARKERS = ["```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"];
+
+/**
+ * Whether a reply that starts with `start` (leading whitespace trimmed) may be a tool call written as text:
+ * true when it starts like one, false when it cannot be one, null while too little has arrived to tell.
+ */
+export function startsLikeTextCall(start: string): boolean | null {
+  if (/^[[{]/.test(start) || CALL_MARKERS.some((marker) => start.startsWith(marker))) return true;
+  return start === "" || CALL_MARKERS.some((marker) => marker.startsWith(start)) ? null : false;
+}
+
 /** More text than this beside the JSON (wrappers aside) makes it an answer that shows a call, not a call. */
 const LONGEST_REMARK = 200;
 /** JSON values tried per reply: a call comes first or after a short remark, never deep in a long answer. */

@@ -312,6 +312,19 @@ describe("agent loop, native tool calls", () => {
   });
 
   it.each([
+    ["in a fence split over chunks", ["\n", "``", "`json\n", READ_PLAN, "\n```"]],
+    ["in <tool_call> tags", ["<tool", "_call>\n", READ_PLAN, "\n</tool_call>"]],
+    ["after <|python_tag|> (Llama 3.1)", ["<|python_tag|>", READ_PLAN]],
+  ])("never streams a tool call written as text %s: a host cannot take back what it printed", async (_form, tokens) => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    world.ollama.script([{ route: "chat", tokens }, { route: "chat", reply: "Ship the agent mode." }]);
+    const { result, events } = await world.run("What is my plan?");
+    expect(result.steps).toEqual([expect.objectContaining({ tool: expect.objectContaining({ name: "read_note" }), outcome: "ok" })]);
+    expect(events.some((e) => e.type === "retract")).toBe(false);
+    expect(events.map((e) => (e.type === "token" ? e.text : "")).join("")).toBe("Ship the agent mode.");
+  });
+
+  it.each([
     ["alone", [final("Ship the agent mode.")]],
     ["in a fence", ["```json\n", final("Ship the agent mode."), "\n```"]],
   ])("takes the response of a final answer a model wrote as the JSON action object (%s) in a native turn", async (_form, tokens) => {
