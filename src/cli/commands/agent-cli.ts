@@ -29,10 +29,15 @@ export function cliConfirm(ctx: CommandContext, options: { yes: boolean; rl?: re
       const answer = await new Promise<string>((resolve) => {
         const onAbort = () => resolve("n");
         signal?.addEventListener("abort", onAbort, { once: true });
-        own.question("Allow? [y] once, [a] for this conversation, [N]o: ", (text) => {
+        const answered = (text: string) => {
           signal?.removeEventListener("abort", onAbort);
           resolve(text);
-        });
+        };
+        // The signal also takes the question back: left pending, it kept its prompt on `krypton chat`'s line
+        // and took the next thing typed there as its answer.
+        const ask = "Allow? [y] once, [a] for this conversation, [N]o: ";
+        if (signal) own.question(ask, { signal }, answered);
+        else own.question(ask, answered);
       });
       return parseDecision(answer);
     } finally {
