@@ -22,7 +22,7 @@ import {
   stepLimitMessage,
 } from "./agent-prompts";
 import type { AgentEndReason, AgentLoopEvent, AgentLoopResult, AgentProtocol, ConfirmPort, ExchangeEntry, LoopStep } from "./agent-types";
-import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCall, startsLikeTextCall, textFinalResponse } from "./json-protocol";
+import { AGENT_ACTION_JSON_SCHEMA, correctionMessage, cutOffCorrection, FinalResponseStreamer, parseAction, recoverTextToolCalls, startsLikeTextCall, textFinalResponse } from "./json-protocol";
 import { cutOffAdvice, cutOffReason, type AnswerCut } from "../model/ask-model";
 import { languageInstruction } from "../model/answer-language";
 
@@ -326,8 +326,8 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       if (streamed) yield { type: "retract", text: streamed };
     }
     if (result.calls.length === 0 && result.text) {
-      const recovered = recoverTextToolCall(result.text, (name) => toolbox.find(name) !== undefined);
-      if (recovered) result.calls.push({ id: `text-${step}`, ...recovered });
+      const recovered = recoverTextToolCalls(result.text, (name) => toolbox.find(name) !== undefined);
+      recovered.forEach((call, i) => result.calls.push({ id: recovered.length === 1 ? `text-${step}` : `text-${step}-${i + 1}`, ...call }));
     }
     if (result.calls.length === 0) {
       requireFinished(result); // an answer cut at the length limit is not the answer

@@ -47,7 +47,7 @@ export function cutOffCorrection(cut: Pick<AnswerCut, "whileThinking">): string 
 
 /** Text around a call a model wrote as text: fences, chat templates' call markers, a short remark. */
 const CALL_WRAPPERS = /```[\w-]*|<\/?tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/g;
-/** What a call written as text may start with (recoverTextToolCall): JSON, or a fence or call marker. */
+/** What a call written as text may start with (recoverTextToolCalls): JSON, or a fence or call marker. */
 const CALL_MARKERS = ["```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"];
 
 /**
@@ -65,28 +65,35 @@ const LONGEST_REMARK = 200;
 const CANDIDATES = 8;
 
 /**
- * A tool call a model wrote as JSON text instead of a native call ({"name": "...", "arguments": {...}},
+ * The tool calls a model wrote as JSON text instead of native calls ({"name": "...", "arguments": {...}},
  * "parameters" for "arguments", or the action form), as small models do: alone, in a ```json fence, in
  * <tool_call> tags (Qwen, Hermes), after [TOOL_CALLS] (Mistral) or <|python_tag|> (Llama 3.1), with a short
  * remark before or after it. Only names from `toolNames` count, so ordinary JSON in an answer is left alone,
- * and a call shown inside a longer answer stays part of that answer.
+ * and a call shown inside a longer answer stays part of that answer. A list (Mistral's parallel calls) whose
+ * first call names an offered tool gives all of its calls; one naming another tool then fails as a native
+ * call would, and the model is told. Empty when the text is no call.
  */
-export function recoverTextToolCall(text: string, toolNames: (name: string) => boolean): { name: string; arguments: Record<string, unknown> } | null {
+export function recoverTextToolCalls(text: string, toolNames: (name: string) => boolean): TextToolCall[] {
   const clean = cleanModelText(text);
   let from = 0;
   for (let tried = 0; tried < CANDIDATES; tried++) {
     const start = clean.slice(from).search(/[[{]/);
-    if (start < 0) return null;
+    if (start < 0) return [];
     const at = from + start;
     const json = extractJsonText(clean.slice(at));
     from = at + 1;
     if (!json) continue;
-    const call = toolCallIn(json, toolNames);
-    if (!call) continue;
+    const calls = toolCallsIn(json, toolNames);
+    if (calls.length === 0) continue;
     const remark = (clean.slice(0, at) + clean.slice(at + json.length)).replace(CALL_WRAPPERS, "").trim();
-    return remark.length <= LONGEST_REMARK ? call : null;
+    return remark.length <= LONGEST_REMARK ? calls : [];
   }
-  return null;
+  return [];
+}
+
+export interface TextToolCall {
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
 /**
@@ -100,16 +107,22 @@ export function textFinalResponse(text: string): string | null {
   return parsed.ok && parsed.action.action === "final" ? parsed.action.response : null;
 }
 
-/** The call in one JSON text ({name, arguments}, OpenAI's {function: {…}}, the action form, or the first of a list). */
-function toolCallIn(json: string, toolNames: (name: string) => boolean): { name: string; arguments: Record<string, unknown> } | null {
+/** The calls in one JSON text: {name, arguments}, OpenAI's {function: {…}}, the action form, or a list of them. */
+function toolCallsIn(json: string, toolNames: (name: string) => boolean): TextToolCall[] {
   const value = safeParse(json);
-  const item: unknown = Array.isArray(value) ? (value as unknown[])[0] : value;
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  const first = callOf(items[0]);
+  if (!first || !toolNames(first.name)) return [];
+  return items.map(callOf).filter((call): call is TextToolCall => call !== null);
+}
+
+function callOf(item: unknown): TextToolCall | null {
   if (!item || typeof item !== "object") return null;
   const o = item as Record<string, unknown>;
   const fn = o.function && typeof o.function === "object" ? (o.function as Record<string, unknown>) : o;
   const name = fn.name ?? fn.tool;
   const args = fn.arguments ?? fn.parameters ?? fn.args ?? {};
-  if (typeof name !== "string" || !toolNames(name)) return null;
+  if (typeof name !== "string") return null;
   const parsedArgs = typeof args === "string" ? safeParse(args) : args;
   if (!parsedArgs || typeof parsedArgs !== "object" || Array.isArray(parsedArgs)) return null;
   return { name, arguments: parsedArgs as Record<string, unknown> };

@@ -311,6 +311,26 @@ describe("agent loop, native tool calls", () => {
     expect(shown).toBe("Ship the agent mode.");
   });
 
+  it("runs every call of a list written as text (Mistral's parallel calls), one naming no offered tool failing as a native one would", async () => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    const list = JSON.stringify([
+      { name: "read_note", arguments: { path: "Projects/Plan.md" } },
+      { name: "list_notes", arguments: { folder: "Projects" } },
+      { name: "delete_note", arguments: { path: "Projects/Plan.md" } },
+    ]);
+    world.ollama.script([{ route: "chat", tokens: ["[TOOL_CALLS] ", list] }, { route: "chat", reply: "Ship the agent mode." }]);
+    const before = await snapshotFiles(world.vault.root);
+    const { result } = await world.run("What is my plan?");
+    expect(result.steps.map((s) => [s.tool?.name, s.outcome])).toEqual([
+      ["read_note", "ok"],
+      ["list_notes", "ok"],
+      ["delete_note", "error"],
+    ]);
+    expect(result.steps[2].result).toMatch(/^Unknown tool: delete_note/);
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
+    expect(result.answer).toBe("Ship the agent mode.");
+  });
+
   it.each([
     ["in a fence split over chunks", ["\n", "``", "`json\n", READ_PLAN, "\n```"]],
     ["in <tool_call> tags", ["<tool", "_call>\n", READ_PLAN, "\n</tool_call>"]],
