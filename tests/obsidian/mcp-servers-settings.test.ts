@@ -153,3 +153,95 @@ test("on mobile, stdio servers are shown as desktop-only", async () => {
   tab.display();
   expect(row("local").descEl.textContent).toContain("Desktop only: local commands cannot run on mobile.");
 });
+
+// ------------------------------------------------------------------ header and env values hidden in the form
+
+const ENV_SECRET = "Answer as env-secret-4242.";
+const saveButton = () => button(rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Save"))!, "Save");
+const formText = () => {
+  const values = Array.from(tab.containerEl.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("input, textarea")).map((el) => el.value);
+  return [tab.containerEl.textContent ?? "", ...values].join("\n");
+};
+const serverStatus = (name: string) => p.services.core.mcp.status().find((s) => s.name === name);
+async function importWithSecrets(): Promise<void> {
+  await importBlock(
+    JSON.stringify({
+      mcpServers: {
+        local: { command: process.execPath, args: [entry], env: { DEMO_INSTRUCTIONS: ENV_SECRET }, useLoginShellPath: false },
+        remote: { url: http.streamableUrl, headers: { Authorization: `Bearer ${TOKEN}` } },
+      },
+    }),
+  );
+  await waitFor(() => p.services.core.mcp.status().every((s) => s.state === "ready"), "both servers to connect");
+}
+/** Closes the plugin and loads it again from data.json and the keychain, as Obsidian's next start would. */
+async function restart(): Promise<void> {
+  const names = p.services.settings().mcpServers.map((s) => s.name);
+  const secrets = Object.fromEntries(names.map((n) => [serverSecretId(n), p.app.secretStorage!.getSecret(serverSecretId(n)) ?? ""]));
+  const data = JSON.parse(await dataJson()) as Record<string, unknown>;
+  tab.hide();
+  await p.close();
+  p = await loadPlugin({ "A.md": "# A" }, { data, secrets });
+  await p.layoutReady();
+  tab = p.plugin.settingTabs[0] as unknown as KryptonSettingTab;
+  tab.display();
+}
+
+test("editing a server shows its header and env values hidden; a line left hidden keeps the stored value", async () => {
+  await importWithSecrets();
+
+  await button(row("remote"), "Edit").simulateClick();
+  expect(control(row("Headers"), TextAreaComponent).getValue()).toBe("Authorization: ••••••••");
+  expect(formText()).not.toContain(TOKEN);
+  // A line added beside the hidden one: the hidden line still stands for the stored token.
+  control(row("Headers"), TextAreaComponent).simulateInput("Authorization: ••••••••\nX-Client: krypton");
+  // Test in the form uses the stored value, not the dots.
+  const actions = rows().find((s) => s.components.some((c) => c instanceof ButtonComponent && c.buttonEl.textContent === "Save"))!;
+  await button(actions, "Test").simulateClick();
+  expect(actions.descEl.querySelector(".krypton-mcp-test-result")!.textContent).toContain("Connected over");
+  await saveButton().simulateClick();
+  expect(p.services.settings().mcpServers.find((s) => s.name === "remote")?.headers).toEqual({ Authorization: `Bearer ${TOKEN}`, "X-Client": "krypton" });
+  expect(p.app.secretStorage!.getSecret(serverSecretId("remote"))).toContain(TOKEN);
+
+  await button(row("local"), "Edit").simulateClick();
+  expect(control(row("Environment"), TextAreaComponent).getValue()).toBe("DEMO_INSTRUCTIONS=••••••••");
+  expect(formText()).not.toContain("env-secret-4242");
+  control(row("Environment"), TextAreaComponent).simulateInput("DEMO_INSTRUCTIONS=••••••••\nEXTRA=1");
+  await saveButton().simulateClick();
+  expect(p.services.settings().mcpServers.find((s) => s.name === "local")?.env).toEqual({ DEMO_INSTRUCTIONS: ENV_SECRET, EXTRA: "1" });
+
+  // The next start connects with what the keychain kept.
+  await restart();
+  await waitFor(() => p.services.core.mcp.status().every((s) => s.state === "ready"), "both servers to connect after a restart");
+  expect(p.services.core.mcp.instructions()).toContain(ENV_SECRET);
+});
+
+test("a retyped value replaces the stored one and is not shown again; a removed line is gone", async () => {
+  await importWithSecrets();
+  await button(row("remote"), "Edit").simulateClick();
+  control(row("Headers"), TextAreaComponent).simulateInput("Authorization: Bearer typed-wrong-token\nX-Trace: ••••••••");
+  await saveButton().simulateClick();
+  // "X-Trace" was never shown with a value: the dots stand for nothing there.
+  expect(tab.containerEl.textContent).toContain("Type the value of X-Trace");
+  expect(formText()).not.toContain("typed-wrong-token");
+  expect(control(row("Headers"), TextAreaComponent).getValue()).toBe("Authorization: ••••••••\nX-Trace: ••••••••");
+  control(row("Headers"), TextAreaComponent).simulateInput("Authorization: ••••••••");
+  await saveButton().simulateClick();
+
+  expect(p.services.settings().mcpServers.find((s) => s.name === "remote")?.headers).toEqual({ Authorization: "Bearer typed-wrong-token" });
+  expect(p.app.secretStorage!.getSecret(serverSecretId("remote"))).not.toContain(TOKEN);
+  await waitFor(() => serverStatus("remote")?.state === "failed", "the server to refuse the wrong token");
+  await button(row("remote"), "Edit").simulateClick();
+  expect(formText()).not.toContain("typed-wrong-token");
+
+  control(row("Headers"), TextAreaComponent).simulateInput(`Authorization: Bearer ${TOKEN}`);
+  await saveButton().simulateClick();
+  await waitFor(() => serverStatus("remote")?.state === "ready", "the server to accept the retyped token");
+
+  await button(row("local"), "Edit").simulateClick();
+  control(row("Environment"), TextAreaComponent).simulateInput("");
+  await saveButton().simulateClick();
+  expect(p.services.settings().mcpServers.find((s) => s.name === "local")?.env).toEqual({});
+  await waitFor(() => serverStatus("local")?.state === "ready", "the server to reconnect without the variable");
+  expect(p.services.core.mcp.instructions()).not.toContain(ENV_SECRET);
+});

@@ -147,6 +147,7 @@ function renderForm(ctx: SectionContext, draft: Draft): void {
   const { services } = ctx;
   const s = draft.server;
   const secretsWhere = services.usesSecretStorage ? "Values are kept in Obsidian's secret storage." : "Values are kept in the plugin's data file.";
+  const hiddenNote = `Saved values are shown as ${HIDDEN_VALUE}: leave one as it is to keep it, or type a new value to replace it.`;
   new Setting(ctx.containerEl).setName(draft.original ? `Edit ${draft.original}` : "New server").setHeading();
   new Setting(ctx.containerEl)
     .setName("Name")
@@ -177,10 +178,11 @@ function renderForm(ctx: SectionContext, draft: Draft): void {
       .addTextArea((t) => t.setValue(s.args.join("\n")).onChange((v) => void (s.args = lines(v))));
     new Setting(ctx.containerEl)
       .setName("Environment")
-      .setDesc(`One NAME=value per line. ${secretsWhere}`)
+      .setDesc(`One NAME=value per line. ${secretsWhere} ${hiddenNote}`)
       .addTextArea((t) => {
         t.inputEl.addClass("krypton-secret-textarea");
-        t.setValue(formatPairs(s.env, "=")).onChange((v) => void (s.env = parsePairs(v, "=")));
+        const shown = s.env;
+        t.setValue(formatHidden(shown, "=")).onChange((v) => void (s.env = unhide(parsePairs(v, "="), shown)));
       });
     new Setting(ctx.containerEl)
       .setName("Use login-shell path")
@@ -193,10 +195,11 @@ function renderForm(ctx: SectionContext, draft: Draft): void {
       .addText((t) => t.setValue(s.url).onChange((v) => void (s.url = v.trim())));
     new Setting(ctx.containerEl)
       .setName("Headers")
-      .setDesc(`One Name: value per line, e.g. Authorization: Bearer <token>. ${secretsWhere}`)
+      .setDesc(`One Name: value per line, e.g. Authorization: Bearer <token>. ${secretsWhere} ${hiddenNote}`)
       .addTextArea((t) => {
         t.inputEl.addClass("krypton-secret-textarea");
-        t.setValue(formatPairs(s.headers, ": ")).onChange((v) => void (s.headers = parsePairs(v, ":")));
+        const shown = s.headers;
+        t.setValue(formatHidden(shown, ": ")).onChange((v) => void (s.headers = unhide(parsePairs(v, ":"), shown)));
       });
   }
   new Setting(ctx.containerEl).setName("Enabled").addToggle((t) => t.setValue(s.enabled).onChange((on) => void (s.enabled = on)));
@@ -217,7 +220,7 @@ function renderForm(ctx: SectionContext, draft: Draft): void {
         .setCta()
         .onClick(async () => {
           const others = services.settings().mcpServers.filter((o) => o.name !== draft.original);
-          const problem = serverConfigProblem(s, others);
+          const problem = serverConfigProblem(s, others) ?? hiddenValueProblem(s);
           if (problem) {
             draft.problem = problem;
             ctx.refresh();
@@ -272,8 +275,25 @@ function lines(text: string): string[] {
   return text.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
 }
 
-function formatPairs(map: Record<string, string>, separator: string): string {
-  return Object.entries(map).map(([k, v]) => `${k}${separator}${v}`).join("\n");
+/**
+ * Stands in for every header and environment value on screen: all of them are kept as secrets (see
+ * persistServerSecrets), so a screen share or a shoulder never sees a token, as with the API key fields.
+ */
+export const HIDDEN_VALUE = "••••••••";
+
+function formatHidden(map: Record<string, string>, separator: string): string {
+  return Object.entries(map).map(([k, v]) => `${k}${separator}${v ? HIDDEN_VALUE : ""}`).join("\n");
+}
+
+/** A line still reading HIDDEN_VALUE keeps the value it was shown for; a retyped one replaces it. */
+function unhide(typed: Record<string, string>, shown: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(typed).map(([k, v]) => [k, v === HIDDEN_VALUE && shown[k] ? shown[k] : v]));
+}
+
+/** A hidden value moved to a name it was not shown under stands for nothing: saving it would store the dots. */
+function hiddenValueProblem(s: McpServerConfig): string | undefined {
+  const name = [...Object.keys(s.headers).filter((k) => s.headers[k] === HIDDEN_VALUE), ...Object.keys(s.env).filter((k) => s.env[k] === HIDDEN_VALUE)][0];
+  return name === undefined ? undefined : `Type the value of ${name}: a hidden value is kept only under the name it was shown with.`;
 }
 
 /** "NAME=value" or "Name: value" lines; lines without the separator are ignored. */
