@@ -242,6 +242,7 @@ test("a retyped value replaces the stored one and is not shown again; a removed 
   control(row("Environment"), TextAreaComponent).simulateInput("");
   await saveButton().simulateClick();
   expect(p.services.settings().mcpServers.find((s) => s.name === "local")?.env).toEqual({});
+  expect(p.app.secretStorage!.getSecret(serverSecretId("local")) ?? "").not.toContain("env-secret-4242");
   await waitFor(() => serverStatus("local")?.state === "ready", "the server to reconnect without the variable");
   expect(p.services.core.mcp.instructions()).not.toContain(ENV_SECRET);
 });

@@ -48,7 +48,10 @@ export function hydrateServerSecrets(servers: readonly McpServerConfig[], storag
 /** Stores each server's secrets and returns the servers as data.json may hold them (names kept, values empty). */
 export function persistServerSecrets(servers: readonly McpServerConfig[], storage: Storage): McpServerConfig[] {
   return servers.map((server) => {
-    if (!hasValues(server.headers) && !hasValues(server.env)) return server;
+    if (!hasValues(server.headers) && !hasValues(server.env)) {
+      forget(storage, server.name); // its last value was removed: the keychain must not keep it
+      return server;
+    }
     const value = JSON.stringify({ headers: server.headers, env: server.env } satisfies ServerSecrets);
     try {
       if (storage.getSecret(serverSecretId(server.name)) !== value) storage.setSecret(serverSecretId(server.name), value);
@@ -57,6 +60,15 @@ export function persistServerSecrets(servers: readonly McpServerConfig[], storag
     }
     return { ...server, headers: blank(server.headers), env: blank(server.env) };
   });
+}
+
+/** SecretStorage has no delete: an empty secret reads as none (see read). */
+function forget(storage: Storage, name: string): void {
+  try {
+    if (storage.getSecret(serverSecretId(name))) storage.setSecret(serverSecretId(name), "");
+  } catch {
+    // a keychain that refuses: nothing of this server is in data.json either way
+  }
 }
 
 function read(storage: Storage, name: string): ServerSecrets | null {
