@@ -90,3 +90,13 @@ export async function indexInEarlierSession(notes: Record<string, string>): Prom
     await first.close();
   }
 }
+
+/** What `find` returns once it returns something (polled every 10 ms, 5 s at most): UI work the plugin does in the background. */
+export async function waitFor<T>(find: () => T | null | undefined | false, what = "condition"): Promise<T> {
+  for (let i = 0; i < 500; i++) {
+    const found = find();
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`not found in time: ${what}`);
+}

@@ -5,7 +5,7 @@
 import { clearNotices, noticeMessages, type StubFileLeaf } from "../../support/obsidian-stub";
 import { getChatView } from "../../../src/obsidian/chat-view/chat-commands";
 import type { Source } from "../../../src/core/chat/chat-types";
-import { loadPlugin, type LoadedPlugin } from "../plugin-harness";
+import { loadPlugin, waitFor, type LoadedPlugin } from "../plugin-harness";
 
 const NOTES = {
   "Geo/France.md": "# France\n\n## Capital\n\nParis is the capital of France.\n",
@@ -23,15 +23,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await p.close();
 });
-
-async function waitFor<T>(find: () => T | null | undefined): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const found = find();
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error("not found in time");
-}
 
 /** Opens the chat on a saved answer citing Geo/France.md and clicks the citation. */
 async function clickSavedCitation(): Promise<void> {

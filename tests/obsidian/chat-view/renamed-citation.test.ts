@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { clearNotices, noticeMessages, TFolder, type StubFileLeaf } from "../../support/obsidian-stub";
 import { getChatView } from "../../../src/obsidian/chat-view/chat-commands";
 import type { Source } from "../../../src/core/chat/chat-types";
-import { loadPlugin, type LoadedPlugin } from "../plugin-harness";
+import { loadPlugin, waitFor, type LoadedPlugin } from "../plugin-harness";
 
 const NOTES = {
   "Geo/France.md": "# France\n\n## Capital\n\nParis is the capital of France.\n",
@@ -27,15 +27,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await p.close();
 });
-
-async function waitFor<T>(find: () => T | null | undefined): Promise<T> {
-  for (let i = 0; i < 500; i++) {
-    const found = find();
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error("not found in time");
-}
 
 /** A saved question and its answer citing `sources`; returns the conversation's id. */
 async function savedAnswer(sources: Source[]): Promise<string> {
