@@ -151,6 +151,22 @@ test("a folder Krypton writes into is refused in the tab when no note could be w
   expect((await p.services.core.operations.createNote("tides")).path).toBe("Notes/AI/tides.md");
 });
 
+test("the reranker model, typed by hand, is never saved empty", async () => {
+  await p.services.saveSettings({ rerank: "reranker-model", rerankerModel: "bge-reranker" });
+  tab.display();
+  const field = control(row("Reranker model"), TextComponent);
+  field.setValue("");
+  field.inputEl.dispatchEvent(new Event("change"));
+  await settle();
+  expect(row("Reranker model").descEl.textContent).toContain("A model name is needed; bge-reranker stays in use.");
+  expect(p.services.settings().rerankerModel).toBe("bge-reranker");
+
+  field.setValue("qwen2.5:0.5b");
+  field.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => p.services.settings().rerankerModel === "qwen2.5:0.5b");
+  expect(row("Reranker model").descEl.textContent).not.toContain("A model name is needed");
+});
+
 test("number fields save valid values only and say what is wrong", async () => {
   const maxK = control(row("Excerpts retrieved"), TextComponent);
   await maxK.simulateInput("25");

@@ -1,6 +1,6 @@
 import { Setting } from "obsidian";
 import type { RerankMode, RetrievalMode } from "../../core/settings";
-import { heading, numberSetting, textSetting, toggleSetting, type SectionContext } from "./setting-controls";
+import { heading, modelNameText, numberSetting, toggleSetting, type SectionContext } from "./setting-controls";
 
 const MODES: Record<RetrievalMode, string> = {
   none: "None (conversation only)",
@@ -47,7 +47,11 @@ export function renderRetrievalSection(ctx: SectionContext): void {
           ctx.refresh();
         }),
     );
-  if (s.rerank === "reranker-model") textSetting(ctx, "rerankerModel", "Reranker model", "A model of the chat provider that scores the excerpts (a small one is enough).");
+  if (s.rerank === "reranker-model") {
+    const setting = new Setting(ctx.containerEl).setName("Reranker model").setDesc("A model of the chat provider that scores the excerpts (a small one is enough).");
+    const noteEl = setting.descEl.createDiv({ cls: "krypton-model-note" });
+    setting.addText((t) => modelNameText(t, noteEl, "", s.rerankerModel, (model) => ctx.services.saveSettings({ rerankerModel: model })));
+  }
 }
 
 /** Memory: how much of a conversation goes into each prompt. */

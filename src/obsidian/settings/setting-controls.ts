@@ -187,6 +187,24 @@ export function connectionTestSetting(ctx: SectionContext, target: ConnectionTar
 }
 
 /**
+ * A model name typed by hand, saved only when not empty: a cleared field would save no model at all, so
+ * every request would fail (and an embedding model's index would drop its vectors). `noteEl` shows `note`,
+ * and says so when the name is refused; the model in use stays.
+ */
+export function modelNameText(t: TextComponent, noteEl: HTMLElement, note: string, current: string, save: (model: string) => Promise<void>): void {
+  t.setValue(current).setPlaceholder("Model name");
+  commitText(t, async (model) => {
+    const kept = current ? ` ${current} stays in use.` : "";
+    noteEl.setText(model ? note : `${note} A model name is needed;${kept ? kept : " none is saved."}`.trim());
+    noteEl.toggleClass("mod-warning", !model || note !== "");
+    if (model) {
+      current = model;
+      await save(model);
+    }
+  });
+}
+
+/**
  * A model picker: a dropdown of the models the provider offers (loaded in the background), always
  * including the current choice; when the list cannot be loaded, a text field and the reason.
  */
@@ -213,14 +231,7 @@ export function modelSetting(
         noteEl.setText(why);
         noteEl.addClass("mod-warning");
         d.selectEl.hide();
-        setting.addText((t) => {
-          t.setValue(options.current).setPlaceholder("Model name");
-          commitText(t, async (model) => {
-            // A cleared field would save no model at all: every request would fail, and the index would drop its vectors.
-            noteEl.setText(model ? why : `${why} A model name is needed; ${options.current || "no model"} stays in use.`);
-            if (model) await options.save(model);
-          });
-        });
+        setting.addText((t) => modelNameText(t, noteEl, why, options.current, options.save));
         return;
       }
       for (const model of result.models) if (model !== options.current) d.addOption(model, model);
