@@ -75,6 +75,12 @@ test("screen readers hear which result is chosen: the box names it, it says so, 
   expect(document.getElementById(input.getAttribute("aria-controls")!)!.getAttribute("role")).toBe("listbox");
   expect(chosen()).toBe(options()[0]);
   expect(options().map((o) => o.getAttribute("aria-selected"))).toEqual(["true", ...options().slice(1).map(() => "false")]);
+  // An option is named by its text; an aria-label on a plain span would replace the score's number (Chromium reads "Score" alone).
+  for (const o of options()) {
+    expect(o.querySelector(".krypton-search-result-score")!.textContent).toMatch(/^Score \d\.\d\d$/);
+    expect(o.querySelector(".krypton-visually-hidden")!.textContent).toBe("Score ");
+    expect(o.querySelectorAll("[aria-label]:not([role])")).toHaveLength(0);
+  }
   input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
   expect(chosen()).toBe(options()[1]);
   expect(options()[1].getAttribute("aria-selected")).toBe("true");

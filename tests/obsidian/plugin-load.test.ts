@@ -72,7 +72,7 @@ test("the search modal shows title, folder, snippet and score, and Enter opens t
   expect(first.querySelector(".krypton-search-result-title")!.textContent).toBe("Tomatoes");
   expect(first.querySelector(".krypton-search-result-folder")!.textContent).toBe("Garden");
   expect(first.querySelector(".krypton-search-result-snippet")!.textContent).toMatch(/watering/i);
-  expect(Number(first.querySelector(".krypton-search-result-score")!.textContent)).toBeGreaterThan(0);
+  expect(Number(first.querySelector(".krypton-search-result-score")!.textContent!.replace("Score ", ""))).toBeGreaterThan(0);
   const hit = modal.results()[0];
 
   input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));

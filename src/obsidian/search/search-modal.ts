@@ -175,7 +175,10 @@ export class SearchModal extends Modal {
       const item = this.resultsEl.createDiv({ cls: "krypton-search-result suggestion-item", attr: { role: "option", id: `${this.idPrefix}-${i}` } });
       const head = item.createDiv({ cls: "krypton-search-result-head" });
       head.createSpan({ cls: "krypton-search-result-title", text: hit.title });
-      head.createSpan({ cls: "krypton-search-result-score", text: hit.score.toFixed(2), attr: { "aria-label": "Score" } });
+      // The option's name is read from its text: an aria-label on a plain span replaced the number (Chromium read "Score" alone).
+      const score = head.createSpan({ cls: "krypton-search-result-score" });
+      score.createSpan({ cls: "krypton-visually-hidden", text: "Score " });
+      score.appendText(hit.score.toFixed(2));
       if (hit.folder) item.createDiv({ cls: "krypton-search-result-folder", text: hit.folder });
       item.createDiv({ cls: "krypton-search-result-snippet", text: hit.snippet });
       item.addEventListener("click", (evt) => void this.openHit(i, evt.ctrlKey || evt.metaKey));
