@@ -89,7 +89,12 @@ export class FsVault implements VaultPort {
       // 100,000 entries handled in one go held the thread for a quarter of a second.
       await Promise.all(
         level.map(async ({ dir, rel: prefix }) => {
-          const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => null); // unreadable folder: skip it rather than fail the whole listing
+          // An unreadable folder is skipped rather than fail the whole listing; an unreadable vault fails it: an
+          // empty listing would take every note out of the index.
+          const entries = await fs.readdir(dir, { withFileTypes: true }).catch((err: unknown) => {
+            if (dir === this.root) throw err;
+            return null;
+          });
           if (!entries) return;
           // (dir is absolute and normalized, name a single segment: concatenation is join without its cost.)
           const base = dir.endsWith(sep) ? dir : dir + sep;

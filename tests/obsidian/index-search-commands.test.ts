@@ -263,6 +263,36 @@ test('"Show index status" says how many of the notes it could not index are left
   modal.closest(".modal-container")!.remove();
 });
 
+test("when the vault's notes cannot be listed, the status bar, its tooltip, the status dialog and search say why", async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  // The listing rejects as the Node adapter's does on a vault folder that cannot be read.
+  const vault = p.services.host.vault;
+  vault.listNotes = () => Promise.reject(Object.assign(new Error("EACCES: permission denied, scandir '/vault'"), { code: "EACCES" }));
+  await expect(p.services.core.index.sync()).rejects.toThrow(/EACCES/);
+  const why = "The vault's notes could not be listed (EACCES: permission denied, scandir '/vault')";
+
+  const bar = p.plugin.statusBarItems.find((el) => el.hasClass("krypton-status-bar"))!;
+  expect(bar.textContent).toBe("Krypton: index error");
+  expect(bar.getAttribute("aria-label")).toContain(`${why}.`);
+
+  p.app.commands.executeCommandById("krypton:show-index-status");
+  const status = openModal("krypton-index-status")!;
+  const rows = Object.fromEntries(Array.from(status.querySelectorAll("tr")).map((tr) => [tr.querySelector("th")!.textContent, tr.querySelector("td")!.textContent]));
+  expect(rows).toMatchObject({ State: "Error", Error: why });
+  status.closest(".modal-container")!.remove();
+
+  // The notes indexed before still answer; the dialog says so instead of claiming the index could not be loaded.
+  p.app.commands.executeCommandById("krypton:search-vault");
+  const search = openModal("krypton-search-modal")!;
+  const input = search.querySelector<HTMLInputElement>("input")!;
+  input.value = "pollinate";
+  input.dispatchEvent(new Event("input"));
+  await until(() => search.querySelectorAll(".krypton-search-result").length > 0, "results");
+  expect(search.querySelector("[role=status]")!.textContent).toBe(`${why}. Results come from the notes indexed before.`);
+  search.closest(".modal-container")!.remove();
+});
+
 /** Every file of a folder, as makeTempVault wants them. */
 async function readTree(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

@@ -20,6 +20,8 @@ export interface IndexStatus {
   keywordOnly: boolean;
   /** Embedder id the vectors belong to, or null. */
   embedder: string | null;
+  /** Why the state is "error", as a sentence without its full stop: "The vault's notes could not be listed (…)". */
+  error?: string;
   /** Present while indexing: notes done / notes to do. */
   progress?: { done: number; total: number; phase: "scanning" | "chunking" | "embedding" | "saving" };
   /** Why the last embedding attempt failed, in plain words, if it did. */

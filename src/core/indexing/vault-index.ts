@@ -129,6 +129,8 @@ export class VaultIndex implements VaultIndexApi {
   private backgroundAbort = new AbortController();
 
   private state: IndexStatus["state"] = "empty";
+  /** IndexStatus.error: set with the "error" state, gone with it. */
+  private stateError: string | undefined;
   private progress: IndexStatus["progress"];
   private embedderError: string | undefined;
   private embedFailedAt = -Infinity;
@@ -424,6 +426,7 @@ export class VaultIndex implements VaultIndexApi {
       embedder: this.store.vectorsOf ?? (this.store.vectorsOnDisk > 0 ? this.vectorsOnDiskOf : null),
       failures: [...this.failures].map(([path, error]): IndexFailure => ({ path, error })),
     };
+    if (this.state === "error" && this.stateError) s.error = this.stateError;
     if (this.skippedFolders.length > 0) s.skippedFolders = [...this.skippedFolders];
     // Only notes still in the index (a note removed or failed since is no longer "indexed in part").
     const partial = [...this.partial].filter(([path]) => this.store.notes.has(path));
@@ -821,7 +824,7 @@ export class VaultIndex implements VaultIndexApi {
       listed = await (listing ?? this.host.vault.listNotes());
     } catch (err) {
       this.progress = undefined;
-      this.setState("error");
+      this.setState("error", `The vault's notes could not be listed (${errorText(err)})`);
       throw err;
     }
     // Every pass over the listing goes in steps: at 100,000 notes one pass held the thread for 50-150 ms.
@@ -1259,8 +1262,11 @@ export class VaultIndex implements VaultIndexApi {
     return this.policyCache.policy;
   }
 
-  private setState(state: IndexStatus["state"]): void {
+  private setState(state: Exclude<IndexStatus["state"], "error">): void;
+  private setState(state: "error", why: string): void;
+  private setState(state: IndexStatus["state"], why?: string): void {
     this.state = state;
+    this.stateError = why;
     this.emit(true);
   }
 

@@ -245,7 +245,11 @@ function buildingText(status: IndexStatus): string | null {
       ? `Indexing ${formatCount(p.done)} / ${countOf(p.total, "note")}: results may be incomplete.`
       : "Indexing: results may be incomplete.";
   }
-  if (status.state === "error") return "The index could not be loaded; run \"Rebuild index\".";
+  if (status.state === "error") {
+    // The index in memory still answers: what was indexed before the failure.
+    const why = status.error ?? "The index could not be brought up to date";
+    return status.notes > 0 ? `${why}. Results come from the notes indexed before.` : `${why}.`;
+  }
   return null;
 }
 

@@ -25,6 +25,7 @@ export function statusBarText(status: IndexStatus): string {
 /** The status bar's tooltip: why keyword-only, how many vectors, what failed. */
 export function statusBarTooltip(status: IndexStatus): string {
   const lines = [`${countOf(status.notes, "note")}, ${countOf(status.chunks, "chunk")}, ${formatCount(status.embedded)} with vectors`];
+  if (status.error) lines.unshift(`${status.error}.`);
   if (status.keywordOnly) {
     // An index that cannot be saved (a newer Krypton's, a read-only vault) embeds nothing: the next line says why.
     const why = status.embedderError ?? (status.writeError ? "notes are not embedded while the index cannot be saved" : "no embedding model is configured");
@@ -45,6 +46,7 @@ export function statusDetails(status: IndexStatus): { label: string; value: stri
     { label: "Chunks with vectors", value: formatCount(status.embedded) },
     { label: "Embedding model", value: status.embedder ?? "none (keyword-only search)" },
   ];
+  if (status.error) rows.push({ label: "Error", value: status.error });
   if (status.progress) rows.push({ label: "Progress", value: `${formatCount(status.progress.done)} / ${formatCount(status.progress.total)} (${status.progress.phase})` });
   if (status.embedderError) rows.push({ label: "Embedding problem", value: status.embedderError });
   if (status.rebuiltReason) rows.push({ label: "Last rebuild", value: status.rebuiltReason });

@@ -1,3 +1,4 @@
+import { rename } from "node:fs/promises";
 import { SHARD_MAX_CHUNKS } from "../../../src/core/indexing/index-persistence";
 import { makeHarness, longNote, type Harness } from "./index-harness";
 
@@ -30,6 +31,28 @@ describe("VaultIndex: build and incremental sync", () => {
     expect(hits[0].score).toBeGreaterThan(0);
     expect(hits[0].score).toBeLessThanOrEqual(1);
     expect((await index.chunksOf("Garden/Tomatoes.md"))[0].tags).toContain("garden");
+  });
+
+  it("a vault folder that cannot be listed leaves the index in an error state that says why, notes kept", async () => {
+    h = await makeHarness({ "A.md": "# Alpha\n\nApples.", "B.md": "# Bravo\n\nBananas." });
+    const index = h.open();
+    await index.open();
+    // The vault's folder goes away under a running index (a drive unmounted, a synced folder moved).
+    const moved = `${h.vault.root}-moved`;
+    await rename(h.vault.root, moved);
+    try {
+      await expect(index.sync()).rejects.toThrow(/ENOENT/);
+      const failed = index.status();
+      expect(failed.state).toBe("error");
+      expect(failed.error).toMatch(/^The vault's notes could not be listed \(ENOENT: .*scandir/);
+      expect(failed.notes).toBe(2); // an empty listing would have taken every note out
+    } finally {
+      await rename(moved, h.vault.root);
+    }
+    const back = await index.sync();
+    expect(back.state).toBe("ready");
+    expect(back.error).toBeUndefined();
+    expect(back.notes).toBe(2);
   });
 
   it("re-embeds nothing on an unchanged restart and one chunk after a one-paragraph edit", async () => {
