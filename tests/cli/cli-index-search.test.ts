@@ -162,6 +162,19 @@ describe("krypton index / search / status", () => {
     expect(JSON.parse(r.stdout)).toEqual([]);
   });
 
+  it("search says when a query has only common words or no words, which search ignores (on stderr, with --json too)", async () => {
+    const common = await runCli(["search", bed.vault.root, "the", "and", "of", "--no-embeddings"], { env: bed.env });
+    expect(common.code).toBe(0);
+    expect(common.stderr).toBe('"the and of" has only common words, which search ignores; add a word that names the topic.\n');
+    const marks = await runCli(["search", bed.vault.root, "?!...", "--no-embeddings", "--json"], { env: bed.env });
+    expect(marks.code).toBe(0);
+    expect(JSON.parse(marks.stdout)).toEqual([]);
+    expect(marks.stderr).toBe('"?!..." has no words to search for; type a word that names the topic.\n');
+    // A query with a word that counts but matches nothing still says only that.
+    const other = await runCli(["search", bed.vault.root, "the", "zyzzyva", "--no-embeddings"], { env: bed.env });
+    expect(other.stderr).toBe('No notes match "the zyzzyva".\n');
+  });
+
   it("with Ollama unreachable, search falls back to keywords with one warning line and exits 0", async () => {
     await bed.ollama.close();
     try {

@@ -151,6 +151,24 @@ test("a long query that matches nothing is named on one short line, not echoed w
   modal.closest(".modal-container")!.remove();
 });
 
+test("a query of only common words or punctuation says that search ignores them, not only that nothing matches", async () => {
+  p = await loadPlugin(NOTES);
+  await p.layoutReady();
+  p.app.commands.executeCommandById("krypton:search-vault");
+  const modal = openModal("krypton-search-modal")!;
+  const input = modal.querySelector<HTMLInputElement>("input")!;
+  const state = modal.querySelector("[role=status]")!;
+  input.value = "the and of";
+  input.dispatchEvent(new Event("input"));
+  await until(() => state.textContent!.includes("common words"), "the answer");
+  expect(state.textContent).toBe('"the and of" has only common words, which search ignores; add a word that names the topic.');
+  input.value = "?!...";
+  input.dispatchEvent(new Event("input"));
+  await until(() => state.textContent!.includes("no words"), "the answer");
+  expect(state.textContent).toBe('"?!..." has no words to search for; type a word that names the topic.');
+  modal.closest(".modal-container")!.remove();
+});
+
 test("the search dialog says when a query's meaning could not be used, in the chat's words", async () => {
   const ollama = await startOllamaServer({ embeddingDim: 16 });
   try {

@@ -1,4 +1,5 @@
 import type { NoteHit } from "../../core/search/search-types";
+import { unsearchableQueryText } from "../../core/search/unsearchable-query";
 import { flag, parseIntStrict, stringOption } from "../args";
 import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
@@ -60,8 +61,12 @@ export const searchCommand: Command = {
       // on stderr with --json too, which prints the bare list of results scripts read.
       if (keywordOnly) ctx.output.warn(keywordOnly);
       const results = hits.map(toJson);
-      if (flag(args, "json")) ctx.output.json(results);
-      else printResults(ctx.output, query, hits);
+      if (flag(args, "json")) {
+        ctx.output.json(results);
+        // Scripts read the bare list on stdout; why a query the analyser dropped whole found nothing goes to stderr.
+        const unsearchable = hits.length === 0 ? unsearchableQueryText(query) : null;
+        if (unsearchable) ctx.output.info(unsearchable);
+      } else printResults(ctx.output, query, hits);
       return EXIT_OK;
     } finally {
       await session.close();
@@ -74,6 +79,6 @@ export function toJson(hit: NoteHit): SearchResultJson {
 }
 
 function printResults(output: Output, query: string, hits: NoteHit[]): void {
-  if (hits.length === 0) output.info(`No notes match "${query}".`);
+  if (hits.length === 0) output.info(unsearchableQueryText(query) ?? `No notes match "${query}".`);
   else printHits(output, hits);
 }

@@ -156,6 +156,21 @@ export function forEachTerm(text: string, lang: Language, visit: (term: string) 
 
 /** The query's words, each with its index-term variants. Stop words are dropped when the query has other words. */
 export function analyzeQuery(query: string): QueryTerm[] {
+  const { all, content } = queryWords(query);
+  return content.length > 0 ? content : all;
+}
+
+/**
+ * What keyword search keeps of a query: "content" when some word counts, "common" when every word is a
+ * function word ("the and of"), "none" when it has no word at all ("?!..."). Function words are never indexed.
+ */
+export function queryWordKind(query: string): "content" | "common" | "none" {
+  const { all, content } = queryWords(query);
+  return content.length > 0 ? "content" : all.length > 0 ? "common" : "none";
+}
+
+/** Every distinct word of a query (`all`) and those that are not function words (`content`). */
+function queryWords(query: string): { all: QueryTerm[]; content: QueryTerm[] } {
   const lang = detectLanguage(query);
   const all: QueryTerm[] = [];
   const content: QueryTerm[] = [];
@@ -182,7 +197,7 @@ export function analyzeQuery(query: string): QueryTerm[] {
     if (!isStopWord(folded, lang)) content.push(term);
     return true;
   });
-  return content.length > 0 ? content : all;
+  return { all, content };
 }
 
 /** The distinct folded stems of a short text under every language (title matching). */

@@ -1,6 +1,7 @@
 import { Modal, type App } from "obsidian";
 import type { IndexStatus } from "../../core/indexing/index-status";
 import type { NoteHit } from "../../core/search/search-types";
+import { unsearchableQueryText } from "../../core/search/unsearchable-query";
 import type { KryptonServices } from "../plugin-services";
 import { errorMessage } from "../../core/util/errors";
 import { countOf, formatCount, oneLine } from "../../core/util/text";
@@ -167,7 +168,9 @@ export class SearchModal extends Modal {
     const keywordOnly = this.keywordOnly;
     if (this.hits.length === 0) {
       // A pasted page of text would fill the dialog with itself: the query is named on one short line.
-      this.showState(building ?? `No notes match "${oneLine(query, 60)}".${keywordOnly ? ` ${keywordOnly}` : ""}`);
+      // A query the analyser dropped whole ("the and of") says why rather than only that nothing matched.
+      const noMatch = unsearchableQueryText(query) ?? `No notes match "${oneLine(query, 60)}".`;
+      this.showState(building ?? `${noMatch}${keywordOnly ? ` ${keywordOnly}` : ""}`);
       return;
     }
     this.showState(building ?? keywordOnly ?? keywordOnlyText(status) ?? "");
