@@ -1,6 +1,6 @@
 import { stat, readdir } from "node:fs/promises";
 import * as path from "node:path";
-import { folderInTheWayText, type IndexStatus } from "../core/indexing/index-status";
+import { everyNoteExcludedText, folderInTheWayText, type IndexStatus } from "../core/indexing/index-status";
 import { createKrypton, type KryptonCore } from "../core/krypton";
 import type { Logger } from "../core/ports/logger";
 import type { KryptonSettings } from "../core/settings";
@@ -184,6 +184,7 @@ export function reportIndexProblems(session: VaultSession, status: IndexStatus, 
   const { use } = options;
   if (status.lockNotice) output.warn(status.lockNotice);
   for (const folder of status.foldersInTheWay ?? []) output.warn(folderInTheWayText(folder));
+  if (status.everyNoteExcludedBy) output.warn(everyNoteExcludedText(status.everyNoteExcludedBy));
   if (status.rebuiltReason) output.warn(`the index was rebuilt: ${status.rebuiltReason}`);
   const embeddingsOn = session.config.settings.embeddingProvider !== "none";
   // A process that does not write the index does not embed either: its missing vectors are no embedder's fault.

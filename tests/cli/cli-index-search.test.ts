@@ -175,6 +175,16 @@ describe("krypton index / search / status", () => {
     expect(other.stderr).toBe('No notes match "the zyzzyva".\n');
   });
 
+  it("index says when the exclude patterns leave no note to index, naming the patterns that take them", async () => {
+    const r = await runCli(["index", bed.vault.root, "--no-embeddings", "--exclude", "Cooking/", "--exclude", "Nowhere/", "--exclude", "**"], { env: bed.env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('krypton: warning: The exclude patterns leave no note to index: every note matches "Cooking/" or "**"\n');
+    const search = await runCli(["search", bed.vault.root, "sourdough", "--no-embeddings", "--exclude", "**"], { env: bed.env });
+    expect(search.stderr).toContain('krypton: warning: The exclude patterns leave no note to index: every note matches "**"\n');
+    const kept = await runCli(["index", bed.vault.root, "--no-embeddings", "--exclude", "Cooking/"], { env: bed.env });
+    expect(kept.stderr).not.toContain("leave no note");
+  });
+
   it("with Ollama unreachable, search falls back to keywords with one warning line and exits 0", async () => {
     await bed.ollama.close();
     try {

@@ -311,6 +311,29 @@ test("when the vault's notes cannot be listed, the status bar, its tooltip, the 
   search.closest(".modal-container")!.remove();
 });
 
+test("when the exclude patterns take every note, the status dialog, the tooltip and search name the patterns", async () => {
+  p = await loadPlugin(NOTES, { data: { excludePatterns: ["Garden/", "Unused/", "*.md"] } });
+  await p.layoutReady();
+  const why = 'The exclude patterns leave no note to index: every note matches "Garden/" or "*.md".';
+  const bar = p.plugin.statusBarItems.find((el) => el.hasClass("krypton-status-bar"))!;
+  expect(bar.getAttribute("aria-label")).toContain(why);
+
+  p.app.commands.executeCommandById("krypton:show-index-status");
+  const status = openModal("krypton-index-status")!;
+  const rows = Object.fromEntries(Array.from(status.querySelectorAll("tr")).map((tr) => [tr.querySelector("th")!.textContent, tr.querySelector("td")!.textContent]));
+  expect(rows).toMatchObject({ Notes: "0", Excluded: why });
+  status.closest(".modal-container")!.remove();
+
+  p.app.commands.executeCommandById("krypton:search-vault");
+  const search = openModal("krypton-search-modal")!;
+  const input = search.querySelector<HTMLInputElement>("input")!;
+  input.value = "bees";
+  input.dispatchEvent(new Event("input"));
+  await until(() => search.querySelector("[role=status]")!.textContent !== "Type to search 0 notes.", "the answer");
+  expect(search.querySelector("[role=status]")!.textContent).toBe(why);
+  search.closest(".modal-container")!.remove();
+});
+
 /** Every file of a folder, as makeTempVault wants them. */
 async function readTree(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};

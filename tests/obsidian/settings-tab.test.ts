@@ -7,6 +7,7 @@ import {
   noticeMessages,
   type Setting,
   settingsIn,
+  TextAreaComponent,
   TextComponent,
   ToggleComponent,
 } from "../support/obsidian-stub";
@@ -210,6 +211,24 @@ test("the meaning-against-keywords weight is a setting from 0 to 1 that search u
   expect(p.services.settings().semanticWeight).toBe(0.4);
   const data = JSON.parse(await p.temp.read(".obsidian/plugins/krypton/data.json"));
   expect(data.semanticWeight).toBe(0.4);
+});
+
+test("exclude patterns that leave no note to index are saved but said, naming the patterns; the index status says it too", async () => {
+  const field = control(row("Excluded folders and patterns"), TextAreaComponent);
+  field.setValue("Unused/\n**");
+  field.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => row("Excluded folders and patterns").descEl.textContent!.includes("no note"));
+  expect(row("Excluded folders and patterns").descEl.textContent).toContain('The exclude patterns leave no note to index: every note matches "**".');
+  expect(p.services.settings().excludePatterns).toEqual(["Unused/", "**"]);
+  // The index syncs with the new patterns and its status names the pattern that took the notes.
+  await waitFor(() => p.services.core.index.status().everyNoteExcludedBy !== undefined);
+  expect(p.services.core.index.status()).toMatchObject({ notes: 0, everyNoteExcludedBy: ["**"] });
+
+  field.setValue("Unused/");
+  field.inputEl.dispatchEvent(new Event("change"));
+  await waitFor(() => !row("Excluded folders and patterns").descEl.textContent!.includes("no note"));
+  await waitFor(() => p.services.core.index.status().notes === 1);
+  expect(p.services.core.index.status().everyNoteExcludedBy).toBeUndefined();
 });
 
 test("text fields commit when the user leaves them, not on every keystroke", async () => {

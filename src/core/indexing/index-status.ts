@@ -5,6 +5,13 @@ export function folderInTheWayText(folder: string): string {
   return `${folder} is a folder with files in it, where Krypton would have saved part of its index: it was left alone and the index saved under another file name; move that folder out of .krypton`;
 }
 
+/** IndexStatus.everyNoteExcludedBy in words, for every host (and the settings field on save): which patterns take every note. */
+export function everyNoteExcludedText(patterns: readonly string[]): string {
+  const named = patterns.map((p) => `"${p}"`);
+  const list = named.length > 1 ? `${named.slice(0, -1).join(", ")} or ${named[named.length - 1]}` : named[0] ?? "the exclude patterns";
+  return `The exclude patterns leave no note to index: every note matches ${list}`;
+}
+
 export interface IndexFailure {
   path: string;
   error: string;
@@ -22,6 +29,8 @@ export interface IndexStatus {
   embedder: string | null;
   /** Why the state is "error", as a sentence without its full stop: "The vault's notes could not be listed (…)". */
   error?: string;
+  /** The vault has notes but the user's exclude patterns leave none to index: the patterns that take them. */
+  everyNoteExcludedBy?: string[];
   /** Present while indexing: notes done / notes to do. */
   progress?: { done: number; total: number; phase: "scanning" | "chunking" | "embedding" | "saving" };
   /** Why the last embedding attempt failed, in plain words, if it did. */

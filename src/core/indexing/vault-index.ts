@@ -135,6 +135,8 @@ export class VaultIndex implements VaultIndexApi {
   private embedderError: string | undefined;
   private embedFailedAt = -Infinity;
   private failures = new Map<string, string>();
+  /** IndexStatus.everyNoteExcludedBy, from the last scan's listing (VaultPort.everyNoteExcludedBy). */
+  private everyNoteExcludedBy: readonly string[] | null = null;
   /** Folders the last scan's listing did not go into (VaultPort.skippedFolders). */
   private skippedFolders: IndexFailure[] = [];
   /** Notes indexed only in part (over a per-note limit): path → what was left out. */
@@ -428,6 +430,7 @@ export class VaultIndex implements VaultIndexApi {
     };
     if (this.state === "error" && this.stateError) s.error = this.stateError;
     if (this.skippedFolders.length > 0) s.skippedFolders = [...this.skippedFolders];
+    if (this.everyNoteExcludedBy && this.store.notes.size === 0) s.everyNoteExcludedBy = [...this.everyNoteExcludedBy];
     // Only notes still in the index (a note removed or failed since is no longer "indexed in part").
     const partial = [...this.partial].filter(([path]) => this.store.notes.has(path));
     if (partial.length > 0) s.partial = partial.map(([path, error]): IndexFailure => ({ path, error }));
@@ -830,6 +833,7 @@ export class VaultIndex implements VaultIndexApi {
     // Every pass over the listing goes in steps: at 100,000 notes one pass held the thread for 50-150 ms.
     const present = await this.notesToIndex(listed, slicer);
     this.skippedFolders = (this.host.vault.skippedFolders?.() ?? []).map(({ path, reason }) => ({ path, error: reason }));
+    this.everyNoteExcludedBy = present.size === 0 ? this.host.vault.everyNoteExcludedBy?.() ?? null : null;
 
     this.failures.clear();
     for (const path of [...this.partial.keys()]) if (!present.has(path)) this.partial.delete(path);

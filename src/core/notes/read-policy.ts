@@ -80,19 +80,43 @@ export function createReadPolicy(settings: ReadPolicySettings, configDir: string
 }
 
 /**
+ * When the exclude patterns leave none of these notes readable while the fixed rules (config folder,
+ * .krypton) would leave some: the patterns that take at least one of them, in the settings' order. Null
+ * otherwise (a note stays readable, or there is no note to exclude).
+ */
+export function patternsTakingEveryNote(paths: readonly string[], settings: ReadPolicySettings, configDir: string): string[] | null {
+  const fixed = createReadPolicy({ excludePatterns: [] }, configDir);
+  const notes = paths.filter((path) => fixed.mayRead(path));
+  if (notes.length === 0) return null;
+  const policy = createReadPolicy(settings, configDir);
+  if (notes.some((path) => policy.mayRead(path))) return null;
+  return settings.excludePatterns.filter((pattern) => {
+    const one = createReadPolicy({ excludePatterns: [pattern] }, configDir);
+    return notes.some((path) => !one.mayRead(path));
+  });
+}
+
+/**
  * The vault as the core sees it: listNotes and listFolders leave out what the policy refuses, readNote refuses it with
  * NoteRefusedError. Settings are read at each call, so a changed exclude list applies at once.
  */
 export function policedVault(vault: VaultPort, settings: () => ReadPolicySettings): VaultPort {
   const policy = () => createReadPolicy(settings(), vault.configDir);
+  let everyNoteExcludedBy: string[] | null = null;
   return {
     get configDir() {
       return vault.configDir;
     },
     async listNotes(): Promise<NoteInfo[]> {
-      const p = policy();
-      return (await vault.listNotes()).filter((n) => p.mayRead(n.path));
+      const s = settings();
+      const p = createReadPolicy(s, vault.configDir);
+      const all = await vault.listNotes();
+      const kept = all.filter((n) => p.mayRead(n.path));
+      // Only this layer sees the notes it leaves out: an exclude list that takes them all is told, not silent.
+      everyNoteExcludedBy = kept.length === 0 ? patternsTakingEveryNote(all.map((n) => n.path), s, vault.configDir) : null;
+      return kept;
     },
+    everyNoteExcludedBy: () => everyNoteExcludedBy,
     async listFolders(parent: string): Promise<string[]> {
       const p = policy();
       return (await vault.listFolders(parent)).filter((name) => p.mayListFolder(parent ? `${parent}/${name}` : name));

@@ -55,6 +55,11 @@ export interface VaultPort {
    */
   skippedFolders?(): readonly SkippedFolder[];
   /**
+   * After listNotes: when the vault has notes but the user's exclude patterns leave none of them, the
+   * patterns that take them (patternsTakingEveryNote); otherwise null. Set by the read policy (policedVault).
+   */
+  everyNoteExcludedBy?(): readonly string[] | null;
+  /**
    * The names of the folders directly in `parent` ("" for the vault root), as the vault spells them, empty ones
    * included: the folders listNotes finds notes in (no hidden folder, nothing through a symbolic link that
    * leads out of the vault; Node lists no link to a folder at all). [] when `parent` is no such folder. One

@@ -1,5 +1,5 @@
 import { Modal, type App } from "obsidian";
-import type { IndexStatus } from "../../core/indexing/index-status";
+import { everyNoteExcludedText, type IndexStatus } from "../../core/indexing/index-status";
 import type { NoteHit } from "../../core/search/search-types";
 import { unsearchableQueryText } from "../../core/search/unsearchable-query";
 import type { KryptonServices } from "../plugin-services";
@@ -136,7 +136,9 @@ export class SearchModal extends Modal {
     const status = this.services.core.index.status();
     if (status.notes === 0 && (status.state === "ready" || status.state === "empty")) {
       this.hits = [];
-      this.showState("No notes are indexed yet. Run \"Rebuild index\" if your vault has notes.");
+      // Exclusions that take every note are the reason, not an index yet to build.
+      const excluded = status.everyNoteExcludedBy;
+      this.showState(excluded ? `${everyNoteExcludedText(excluded)}.` : "No notes are indexed yet. Run \"Rebuild index\" if your vault has notes.");
       this.clearResults();
       return;
     }

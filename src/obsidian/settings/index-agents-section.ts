@@ -1,4 +1,6 @@
 import { Setting } from "obsidian";
+import { everyNoteExcludedText } from "../../core/indexing/index-status";
+import { patternsTakingEveryNote } from "../../core/notes/read-policy";
 import { statusBarText } from "../status/index-status-text";
 import { commitText, folderSetting, heading, toggleSetting, type SectionContext } from "./setting-controls";
 
@@ -6,16 +8,21 @@ import { commitText, folderSetting, heading, toggleSetting, type SectionContext 
 export function renderIndexSection(ctx: SectionContext): void {
   const { services } = ctx;
   heading(ctx, "Index", "Stored in the .krypton folder of this vault. Your notes are only read, never changed.");
-  new Setting(ctx.containerEl)
-    .setName("Excluded folders and patterns")
-    .setDesc("One folder or glob per line, e.g. Templates/. The config folder and .krypton are always skipped.")
-    .addTextArea((t) => {
-      t.setPlaceholder("Templates/").setValue(services.settings().excludePatterns.join("\n"));
-      t.inputEl.rows = 4;
-      commitText(t, (value) =>
-        services.saveSettings({ excludePatterns: value.split("\n").map((l) => l.trim()).filter((l) => l.length > 0) }),
-      );
+  const excludeDesc = "One folder or glob per line, e.g. Templates/. The config folder and .krypton are always skipped.";
+  const exclude = new Setting(ctx.containerEl).setName("Excluded folders and patterns").setDesc(excludeDesc);
+  exclude.addTextArea((t) => {
+    t.setPlaceholder("Templates/").setValue(services.settings().excludePatterns.join("\n"));
+    t.inputEl.rows = 4;
+    commitText(t, async (value) => {
+      const excludePatterns = value.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+      await services.saveSettings({ excludePatterns });
+      // Saved all the same (the user may mean it), but said here: otherwise the only sign is an empty index.
+      const notes = await services.host.vault.listNotes();
+      const takers = patternsTakingEveryNote(notes.map((n) => n.path), { excludePatterns }, services.host.vault.configDir);
+      exclude.setDesc(takers ? `${excludeDesc} ${everyNoteExcludedText(takers)}.` : excludeDesc);
+      exclude.descEl.toggleClass("mod-warning", takers !== null);
     });
+  });
   const status = new Setting(ctx.containerEl).setName("Index status");
   const render = () => {
     status.setDesc(statusBarText(services.core.index.status()));

@@ -1,4 +1,4 @@
-import { folderInTheWayText, type IndexStatus } from "../../core/indexing/index-status";
+import { everyNoteExcludedText, folderInTheWayText, type IndexStatus } from "../../core/indexing/index-status";
 import { countOf, formatCount } from "../../core/util/text";
 
 /** The status bar's one line: "Indexing 1,234 / 10,000 notes", "Krypton: 10,000 notes indexed", ... */
@@ -26,6 +26,7 @@ export function statusBarText(status: IndexStatus): string {
 export function statusBarTooltip(status: IndexStatus): string {
   const lines = [`${countOf(status.notes, "note")}, ${countOf(status.chunks, "chunk")}, ${formatCount(status.embedded)} with vectors`];
   if (status.error) lines.unshift(`${status.error}.`);
+  if (status.everyNoteExcludedBy) lines.push(`${everyNoteExcludedText(status.everyNoteExcludedBy)}.`);
   if (status.keywordOnly) {
     // An index that cannot be saved (a newer Krypton's, a read-only vault) embeds nothing: the next line says why.
     const why = status.embedderError ?? (status.writeError ? "notes are not embedded while the index cannot be saved" : "no embedding model is configured");
@@ -47,6 +48,7 @@ export function statusDetails(status: IndexStatus): { label: string; value: stri
     { label: "Embedding model", value: status.embedder ?? "none (keyword-only search)" },
   ];
   if (status.error) rows.push({ label: "Error", value: status.error });
+  if (status.everyNoteExcludedBy) rows.push({ label: "Excluded", value: `${everyNoteExcludedText(status.everyNoteExcludedBy)}.` });
   if (status.progress) rows.push({ label: "Progress", value: `${formatCount(status.progress.done)} / ${formatCount(status.progress.total)} (${status.progress.phase})` });
   if (status.embedderError) rows.push({ label: "Embedding problem", value: status.embedderError });
   if (status.rebuiltReason) rows.push({ label: "Last rebuild", value: status.rebuiltReason });
