@@ -8,7 +8,7 @@ import { summarizeNote } from "../../src/obsidian/commands/summarize";
 import { exportDeckForAnki, generateFlashcards } from "../../src/obsidian/commands/flashcards";
 import { StudyGoalsModal } from "../../src/obsidian/commands/study-goals-modal";
 import { activateChatView, getChatView } from "../../src/obsidian/chat-view/chat-commands";
-import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { loadPlugin, waitFor, type LoadedPlugin } from "./plugin-harness";
 
 const NOTES = {
   "Garden/Tomatoes.md": "# Tomatoes\n\nTomatoes need deep watering twice a week in July.",
@@ -41,11 +41,6 @@ async function openInEditor(path: string, selection = ""): Promise<{ inserted: s
 }
 
 /** Waits for something the UI does in the background (bounded, so a bug fails instead of hanging). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error("condition not met");
-}
-
 const openModal = () => document.body.querySelector<HTMLElement>(".modal-container:last-child");
 const button = (root: HTMLElement, text: string) =>
   Array.from(root.querySelectorAll("button")).find((b) => b.textContent === text) as HTMLButtonElement;

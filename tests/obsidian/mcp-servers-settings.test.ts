@@ -8,7 +8,7 @@ import type { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab
 import { serverSecretId } from "../../src/obsidian/host/mcp-server-secrets";
 import { bundleForNodeViaCli } from "../mcp/support/bundle-cli";
 import { startDemoHttpServer, type DemoHttpServer } from "../mcp/support/remote-mcp-servers";
-import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { loadPlugin, waitFor, type LoadedPlugin } from "./plugin-harness";
 
 const TOKEN = "sk-settings-0123456789abcdef";
 let entry: string;
@@ -47,10 +47,6 @@ const button = (s: Setting, text: string) => {
   return found;
 };
 const control = <T>(s: Setting, type: new (...args: never[]) => T): T => s.components.find((c) => c instanceof type) as T;
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
-  if (!condition()) throw new Error(`timed out: ${what}`);
-}
 const dataJson = () => p.temp.read(".obsidian/plugins/krypton/data.json");
 
 function claudeBlock(): string {

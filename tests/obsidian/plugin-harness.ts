@@ -91,12 +91,14 @@ export async function indexInEarlierSession(notes: Record<string, string>): Prom
   }
 }
 
-/** What `find` returns once it returns something (polled every 10 ms, 5 s at most): UI work the plugin does in the background. */
-export async function waitFor<T>(find: () => T | null | undefined | false, what = "condition"): Promise<T> {
-  for (let i = 0; i < 500; i++) {
+/** What `find` returns once it returns something (polled every 10 ms, `ms` at most): work the plugin does in the background. */
+export async function waitFor<T>(find: () => T | null | undefined | false, what = "condition", ms = 10_000): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
     const found = find();
     if (found) return found;
     await new Promise((r) => setTimeout(r, 10));
   }
+  const found = find();
+  if (found) return found;
   throw new Error(`not found in time: ${what}`);
 }

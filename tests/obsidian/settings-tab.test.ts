@@ -14,7 +14,7 @@ import {
 import { createServer, type AddressInfo } from "node:net";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
 import { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
-import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { loadPlugin, waitFor, type LoadedPlugin } from "./plugin-harness";
 
 let ollama: OllamaTestServer;
 let p: LoadedPlugin;
@@ -42,11 +42,6 @@ const row = (name: string): Setting => {
 };
 const control = <T>(s: Setting, type: new (...args: never[]) => T): T => s.components.find((c) => c instanceof type) as T;
 const settle = () => new Promise((r) => setTimeout(r, 50));
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error("condition not met");
-}
-
 test("sections use Setting headings in sentence case, with no top-level heading", () => {
   const headings = rows().filter((s) => s.isHeading).map((s) => s.nameEl.textContent);
   expect(headings).toEqual(["Models", "Web search", "Retrieval", "Memory", "Index", "Agents", "Agent mode", "MCP servers", "MCP bridge"]);
