@@ -197,6 +197,39 @@ describe("krypton ask/chat --agent", () => {
     expect(unknown.stderr).toMatch(/no agent preset named "Nobody" \(saved presets: "Pirate"\)/);
   });
 
+  it("an answer a limit cut short is printed but exits 1 (as `flow run`), with the limit on stderr and in --json", async () => {
+    // The same call forever: the step limit (2) ends the loop, and one call without tools writes the answer.
+    const loop = () => bed.ollama.script({ route: "chat", reply: call("read_note", { path: "Projects/Plan.md" }), times: Infinity });
+    loop();
+    const text = await runCli(["ask", bed.vault.root, "When?", "--agent", "--max-steps", "2"], { env: bed.env });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain("*(Stopped at the step limit: 2 steps.)*");
+    expect(text.stderr).toContain("stopped at the step limit (2 steps)");
+
+    bed.ollama.reset();
+    loop();
+    const r = await runCli(["ask", bed.vault.root, "When?", "--agent", "--max-steps", "2", "--json"], { env: bed.env });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ limit: "stopped at the step limit (2 steps)" });
+
+    // The loop guard: the same call a third time is blocked, three blocks end the answer.
+    bed.ollama.reset();
+    loop();
+    const guarded = await runCli(["ask", bed.vault.root, "When?", "--agent", "--json"], { env: bed.env });
+    expect(guarded.code).toBe(1);
+    expect(JSON.parse(guarded.stdout)).toMatchObject({ limit: "stopped by the loop guard (3 repeated tool calls blocked)" });
+  });
+
+  it("--json has `steps` (an empty list) when no tool was called", async () => {
+    bed.ollama.script([{ route: "chat", reply: final("Hello.") }]);
+    const r = await runCli(["ask", bed.vault.root, "Say hello", "--agent", "--json"], { env: bed.env });
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout) as AgentJson;
+    expect(json.answer).toBe("Hello.");
+    expect(json.steps).toEqual([]);
+    expect(json).not.toHaveProperty("limit");
+  });
+
   it("a broken model reply ends with a clear error and exit 1, nothing written", async () => {
     bed.ollama.script({ route: "chat", reply: '{"action":"call_tool"}', times: 3 });
     const r = await runCli(["ask", bed.vault.root, "Do something", "--agent"], { env: bed.env });

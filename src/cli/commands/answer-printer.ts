@@ -19,6 +19,8 @@ export interface CollectedAnswer {
   error?: { code: string; message: string };
   conversationId?: string;
   stopped: boolean;
+  /** Agent mode ended at a limit before the model finished ("stopped at the step limit (8 steps)"): exit 1. */
+  limit?: string;
   /** Agent mode: the tool calls. */
   steps: AgentStep[];
   usage?: TokenUsage;
@@ -104,6 +106,7 @@ export async function consumeAnswer(
         collected.answer = event.answer;
         collected.conversationId = event.conversationId;
         collected.stopped = event.stopped;
+        if (event.limit) collected.limit = event.limit;
         break;
     }
   }
@@ -183,8 +186,8 @@ export function formatSource(source: Source): string {
   return `[${source.n}] ${source.path}${heading} (${lines})`;
 }
 
-/** The `--json` document of `krypton ask`. */
-export function answerJson(answer: CollectedAnswer): Record<string, unknown> {
+/** The `--json` document of `krypton ask`; in agent mode `steps` is always there (an empty list: no tool called). */
+export function answerJson(answer: CollectedAnswer, { agent }: { agent: boolean }): Record<string, unknown> {
   return {
     answer: answer.answer,
     sources: answer.sources,
@@ -193,7 +196,8 @@ export function answerJson(answer: CollectedAnswer): Record<string, unknown> {
     ...(answer.notices.length > 0 ? { notices: answer.notices } : {}),
     ...(answer.error ? { error: answer.error } : {}),
     ...(answer.stopped ? { stopped: true } : {}),
-    ...(answer.steps.length > 0 ? { steps: answer.steps } : {}),
+    ...(answer.limit ? { limit: answer.limit } : {}),
+    ...(agent || answer.steps.length > 0 ? { steps: answer.steps } : {}),
     ...(answer.usage ? { usage: answer.usage } : {}),
     conversationId: answer.conversationId ?? null,
   };

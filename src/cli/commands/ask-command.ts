@@ -19,6 +19,7 @@ export const askCommand: Command = {
     "The exchange is saved under <vault>/.krypton/chat/ like a chat in the plugin.",
     "--agent: the model calls tools (search_notes, read_note, list_notes, web_search, …) until it can answer;",
     "  writes (write_note, append_to_note) are asked on a terminal, allowed with --yes, refused otherwise.",
+    "  An answer stopped at the step limit, the time limit or by the loop guard is printed and exits 1.",
     "",
     "Examples:",
     '  krypton ask ~/Notes "What did I decide about the database?"',
@@ -65,7 +66,7 @@ export const askCommand: Command = {
           once,
           ...(agent ? { agentKeywordOnly: () => index.agentKeywordOnly() } : {}),
         });
-        if (json) ctx.output.json(answerJson(answer));
+        if (json) ctx.output.json(answerJson(answer, { agent }));
         if (answer.error) {
           ctx.output.error(answer.error.message);
           return EXIT_FAILURE;
@@ -73,6 +74,11 @@ export const askCommand: Command = {
         const failed = agentFailure(answer.agent);
         if (failed) {
           ctx.output.error(failed);
+          return EXIT_FAILURE;
+        }
+        // An answer a limit cut short is printed (it is what the agent had) but is no success: as `flow run`.
+        if (answer.limit) {
+          ctx.output.error(answer.limit);
           return EXIT_FAILURE;
         }
         return answer.stopped || controller.signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;

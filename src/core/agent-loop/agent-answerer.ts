@@ -25,9 +25,9 @@ export class AgentAnswerer implements Answerer {
       });
       for await (const event of loop) {
         if (event.type === "done") {
-          const { usage } = event.result;
+          const { usage, limit } = event.result;
           if (usage.promptTokens || usage.completionTokens) yield { type: "usage", usage };
-          return {};
+          return limit ? { limit } : {};
         }
         yield event;
       }

@@ -25,8 +25,11 @@ export interface AnswerTurn {
   signal?: AbortSignal;
 }
 
-/** What an answerer adds to the stored assistant message beyond what the shell collects from its events. */
-export type AnswerRecord = Partial<Pick<StoredMessage, "agent" | "steps">>;
+/**
+ * What an answerer adds to the stored assistant message beyond what the shell collects from its events, and
+ * `limit` for "done" (agent mode ended at a limit; the answer's text already carries its marker, so not stored).
+ */
+export type AnswerRecord = Partial<Pick<StoredMessage, "agent" | "steps">> & { limit?: string };
 
 export interface Answerer {
   readonly name: string;

@@ -132,12 +132,12 @@ export class ChatService implements ChatServiceApi {
       ...(questionId ? { replyTo: questionId } : {}),
       ...extra,
     });
-    const finish = async function* (this: ChatService, extra: AnswerRecord, stopped: boolean): AsyncGenerator<ChatEvent> {
+    const finish = async function* (this: ChatService, { limit, ...extra }: AnswerRecord, stopped: boolean): AsyncGenerator<ChatEvent> {
       saved = true;
       await streamSaver?.settle(); // a partial save still under way must not land after the final one
       const saveError = conversationId ? await this.persist(conversationId, answerMessage(extra, stopped)) : null;
       if (saveError) yield { type: "notice", code: "save-failed", message: saveError };
-      yield { type: "done", conversationId, messageId: answerId, answer: draft.text, stopped };
+      yield { type: "done", conversationId, messageId: answerId, answer: draft.text, stopped, ...(limit ? { limit } : {}) };
     }.bind(this);
     /** Passes an event on, keeping what must be saved. */
     const emit = (event: ChatEvent): ChatEvent => {

@@ -33,8 +33,11 @@ export type ChatEvent =
   | { type: "notice"; code: string; message: string }
   /** The answer failed; message is for the user, plain words, no stack trace, no secrets. */
   | { type: "error"; code: string; message: string; retryable: boolean }
-  /** Always the last event. */
-  | { type: "done"; conversationId: string; messageId: string; answer: string; stopped: boolean };
+  /**
+   * Always the last event. `limit`: agent mode's loop ended at a limit before the model finished ("stopped at
+   * the step limit (8 steps)", AgentLoopResult.limit): the answer is what it had then, not a finished one.
+   */
+  | { type: "done"; conversationId: string; messageId: string; answer: string; stopped: boolean; limit?: string };
 
 export interface SendOptions {
   mode: RetrievalMode;
