@@ -115,6 +115,14 @@ describe("krypton ask/chat --agent", () => {
     expect(refused.code).toBe(0);
     expect((JSON.parse(refused.stdout) as AgentJson).steps![0]).toMatchObject({ tool: { name: "append_to_note" }, outcome: "denied" });
     expect(await bed.vault.read("Projects/Plan.md")).toBe(NOTES["Projects/Plan.md"]);
+    // The step line says it in the word the chat view and the README's Troubleshooting use.
+    bed.ollama.reset();
+    bed.ollama.script([
+      { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- README" }) },
+      { route: "chat", reply: final("I could not change the note.") },
+    ]);
+    const line = await runCli(["ask", bed.vault.root, "Add README to my plan", "--agent"], { env: bed.env });
+    expect(line.stderr).toMatch(/↳ \[1\] append_to_note \{[^\n]*\} → declined: append_to_note changes the vault and needs the user's approval, which cannot be asked here\./);
 
     bed.ollama.reset();
     bed.ollama.script([

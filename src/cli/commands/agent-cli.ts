@@ -5,6 +5,7 @@ import type { CommandContext } from "../command";
 import type { Output } from "../output";
 import { oneLine } from "../../core/util/text";
 import { exchangeLogLines, NO_EXCHANGE_YET } from "../../core/agent-loop/exchange-log";
+import { stepOutcome, stepOutcomeLabel } from "../../core/agent-loop/step-outcome";
 
 /**
  * How the CLI answers the agent's "may I write?": `--yes` allows every write; on a terminal it shows the
@@ -56,8 +57,7 @@ export function parseDecision(text: string): ConfirmDecision {
 /** One line per tool call, on stderr: "  ↳ read_note {"path":"Plan.md"} → ok, 12 ms". */
 export function stepLine(step: AgentStep): string {
   const args = JSON.stringify(step.tool?.arguments ?? {});
-  const outcome = step.outcome ?? (step.isError ? "error" : "ok");
-  const status = outcome === "ok" ? "ok" : `${outcome}: ${oneLine(step.result ?? "", 120)}`;
+  const status = stepOutcome(step) === "ok" ? "ok" : `${stepOutcomeLabel(step)}: ${oneLine(step.result ?? "", 120)}`;
   return `  ↳ [${step.step ?? "?"}] ${step.tool?.name ?? "(no tool)"} ${oneLine(args, 160)} → ${status} (${step.durationMs ?? 0} ms)`;
 }
 
@@ -68,8 +68,7 @@ export function printSteps(output: Output, steps: readonly AgentStep[]): void {
     return;
   }
   for (const step of steps) {
-    const outcome = step.outcome ?? (step.isError ? "error" : "ok");
-    output.line(`Step ${step.step ?? "?"}: ${step.tool?.name ?? "(no tool)"} ${JSON.stringify(step.tool?.arguments ?? {})} (${outcome}, ${step.durationMs ?? 0} ms)`);
+    output.line(`Step ${step.step ?? "?"}: ${step.tool?.name ?? "(no tool)"} ${JSON.stringify(step.tool?.arguments ?? {})} (${stepOutcomeLabel(step)}, ${step.durationMs ?? 0} ms)`);
     if (step.thought) output.line(`  thought: ${oneLine(step.thought, 300)}`);
     for (const line of (step.result ?? "").split("\n").slice(0, 12)) output.line(`  ${line}`);
   }

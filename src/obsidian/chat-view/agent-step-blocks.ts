@@ -4,8 +4,8 @@ import type { AgentStep, ConfirmDecision } from "../../core/agent-loop/agent-typ
 import type { TokenUsage } from "../../core/ports/chat-model";
 import type { PendingConfirm } from "./chat-controller";
 import { countOf } from "../../core/util/text";
+import { stepOutcome, stepOutcomeLabel } from "../../core/agent-loop/step-outcome";
 
-const OUTCOME_LABELS: Record<NonNullable<AgentStep["outcome"]>, string> = { ok: "ok", error: "error", denied: "declined", blocked: "blocked (repeated)" };
 const RESULT_PREVIEW_CHARS = 1500;
 
 /** "Steps (3) · 1,234 tokens", collapsed; each step: thought, call with arguments, result, duration. */
@@ -23,13 +23,13 @@ export function renderSteps(el: HTMLElement, steps: readonly AgentStep[], usage:
   const list = details.createEl("ol", { cls: "krypton-step-list" });
   for (const step of steps) {
     // Stored steps from other writers may lack fields: show what there is.
-    const outcome = step.outcome ?? (step.isError ? "error" : "ok");
+    const outcome = stepOutcome(step);
     const item = list.createEl("li", { cls: ["krypton-step", `krypton-step-${outcome}`] });
     if (step.thought) item.createDiv({ cls: "krypton-step-thought", text: step.thought });
     if (step.tool) {
       const head = item.createDiv({ cls: "krypton-step-head" });
       head.createEl("code", { cls: "krypton-step-tool", text: step.tool.name });
-      head.createSpan({ cls: "krypton-step-meta", text: `${OUTCOME_LABELS[outcome]} · ${step.durationMs ?? 0} ms` });
+      head.createSpan({ cls: "krypton-step-meta", text: `${stepOutcomeLabel(step)} · ${step.durationMs ?? 0} ms` });
       item.createEl("pre", { cls: "krypton-step-args", text: JSON.stringify(step.tool.arguments, null, 2) });
     }
     const text = step.result ?? "";
