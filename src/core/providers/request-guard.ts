@@ -124,7 +124,7 @@ export interface CallSite {
 
 /**
  * Turns a transport-level failure (no HTTP status) into a ProviderError: the user's Stop, our silence
- * timeout, a cut stream (after headers) or an unreachable server (before headers).
+ * timeout, a cut stream (after headers), a connection closed before any answer, or an unreachable server.
  */
 export function transportError(err: unknown, guard: RequestGuard, site: CallSite): ProviderError {
   if (err instanceof ProviderError) return err;
@@ -140,7 +140,35 @@ export function transportError(err: unknown, guard: RequestGuard, site: CallSite
     // ("terminated", "network error", "Failed to fetch") name no cause a person can act on, so they stay out.
     return new ProviderError("bad-response", connectionBrokeMessage(site));
   }
+  // Before the headers: either no connection was made (refused, unknown host) or the server took it and
+  // closed it without an answer. Only the second has a cause code saying so; the advice differs.
+  if (closedAfterConnect(err)) return new ProviderError("server", closedBeforeAnswerMessage(site));
   return new ProviderError("unreachable", `${site.service} is not reachable at ${site.url}: is it running and is the address right?`);
+}
+
+/**
+ * Codes a fetch failure's cause carries when the connection was made and then closed by the other side
+ * (Node's fetch: UND_ERR_SOCKET "other side closed"; ECONNRESET, EPIPE). A refused or unresolved
+ * connection (ECONNREFUSED, ENOTFOUND) and a browser's bare "Failed to fetch" have none of them.
+ */
+const CLOSED_CODES = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+function closedAfterConnect(err: unknown): boolean {
+  let cause: unknown = err;
+  for (let depth = 0; depth < 5 && typeof cause === "object" && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && CLOSED_CODES.has(code)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** The server took the connection and closed it before any answer: it is running, so "is it running?" is wrong. */
+function closedBeforeAnswerMessage(site: CallSite): string {
+  return (
+    `${site.service} at ${site.url} accepted the connection but closed it before sending any answer. ` +
+    `Check the server's log (for Ollama, it often ran out of memory loading the model: see \`ollama ps\`), and any proxy, VPN or firewall in between.`
+  );
 }
 
 /** A response stream that stopped partway, in plain words: what happened and what to do. */

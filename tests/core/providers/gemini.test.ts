@@ -4,6 +4,7 @@
  */
 import { GeminiChatModel, listGeminiModels, toGeminiContents } from "../../../src/core/providers/gemini/gemini-chat-model";
 import { GeminiEmbedder } from "../../../src/core/providers/gemini/gemini-embedder";
+import * as net from "node:net";
 import type { FetchLike } from "../../../src/core/ports/http";
 import { nodeClock } from "../../../src/node/node-clock";
 import { DEFAULT_GEMINI_KEY, startGeminiServer, type GeminiTestServer } from "../../support/servers/gemini-server";
@@ -182,6 +183,19 @@ describe("GeminiChatModel", () => {
     };
     await expect(run()).rejects.toMatchObject({ kind: "aborted" });
     expect(tokens).toHaveLength(1);
+  });
+
+  it("a socket destroyed right after it was accepted is not 'not reachable': the server was reached", async () => {
+    const sockets = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => sockets.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(sockets.address() as net.AddressInfo).port}`;
+    try {
+      const err = await model({ baseUrl: url }).complete({ messages: ask }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ kind: "server" });
+      expect((err as Error).message).toMatch(new RegExp(`^Gemini at ${url} accepted the connection but closed it before sending any answer\\.`));
+    } finally {
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+    }
   });
 
   it("unreachable base URL", async () => {

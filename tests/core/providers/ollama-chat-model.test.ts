@@ -52,6 +52,18 @@ describe("OllamaChatModel", () => {
     expect((err as Error).message).toContain(`Ollama is not reachable at ${url}`);
   });
 
+  it("a connection closed before any answer says so, not 'not reachable' (the server was reached)", async () => {
+    server.script({ route: "chat", cutAfterTokens: 0, times: Infinity });
+    const err = await model().complete({ messages: ask }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as Error).message).toBe(
+      `Ollama at ${server.url} accepted the connection but closed it before sending any answer. ` +
+        "Check the server's log (for Ollama, it often ran out of memory loading the model: see `ollama ps`), and any proxy, VPN or firewall in between.",
+    );
+    // Before the first token, like a 5xx: worth another try (each was accepted, then closed).
+    expect(server.requestsTo("chat")).toHaveLength(3);
+  });
+
   it("retries 429 and 5xx before the first token, then answers", async () => {
     server.script([{ route: "chat", status: 429 }, { route: "chat", status: 503 }, { route: "chat", reply: "ok now" }]);
     await expect(model().complete({ messages: ask })).resolves.toBe("ok now");
