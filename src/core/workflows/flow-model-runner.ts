@@ -40,9 +40,20 @@ export interface FlowModelRunnerOptions {
   runToolTask?: ToolTaskRunner;
 }
 
+/**
+ * The markers around a value: `<<<` and `>>>`, longer when the value itself holds them, so a value cannot
+ * close its own markers early (a line ">>>" in an input, then text read as instructions).
+ */
+function markersFor(value: string): { open: string; close: string } {
+  let n = 3;
+  while (value.includes(">".repeat(n)) || value.includes("<".repeat(n))) n++;
+  return { open: "<".repeat(n), close: ">".repeat(n) };
+}
+
 /** Marks where a value starts and ends inside a prompt, so text in a value is read as data, never as instructions. */
 function delimited(value: string): string {
-  return `\n<<<\n${value}\n>>>\n`;
+  const { open, close } = markersFor(value);
+  return `\n${open}\n${value}\n${close}\n`;
 }
 
 const verdictSchema = z.object({ success: z.boolean(), feedback: z.string() });
@@ -75,11 +86,13 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
       try {
         if (agent.type === "verify") {
           const checked = input.type === "critique" ? input.input : input;
+          const text = valueText(checked);
+          const { open, close } = markersFor(text);
           const messages: ChatMessage[] = [
             { role: "system", content: system },
             {
               role: "user",
-              content: `Check the text between <<< and >>> against these criteria: ${agent.params.task}\n${delimited(valueText(checked))}\nAnswer as JSON: {"success": true|false, "feedback": "what is wrong and how to fix it, or why it passes"}.`,
+              content: `Check the text between ${open} and ${close} against these criteria: ${agent.params.task}\n${delimited(text)}\nAnswer as JSON: {"success": true|false, "feedback": "what is wrong and how to fix it, or why it passes"}.`,
             },
           ];
           const verdict = await askJson(model, messages, verdictSchema, { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.verdict, what: `run the verify agent "${agent.name}"` });
