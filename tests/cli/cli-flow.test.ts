@@ -56,6 +56,20 @@ describe("krypton flow", () => {
     expect(broken.stderr).toMatch(/broken.md: the flow is not valid JSON/);
   });
 
+  it("validate and run: a note with two flow blocks is refused with both places (exit 2), never the first run silently", async () => {
+    const block = (id: string) => "```krypton-flow\n" + JSON.stringify({ id, agents: [{ name: "a", type: "transform", params: { trim: true } }] }) + "\n```\n";
+    await bed.vault.write("Notes/two.md", "# Two\n\n" + block("first") + "\nText.\n\n" + block("second"));
+    const refused = "krypton: two.md has 2 ```krypton-flow blocks (at lines 3 and 9), and a workflow note holds one: move each other flow into a note of its own";
+    const validate = await runCli(["flow", "validate", join(bed.vault.root, "Notes/two.md")], { env: bed.env });
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toContain(refused);
+    expect(validate.stdout).toBe("");
+    const run = await runCli(["flow", "run", join(bed.vault.root, "Notes/two.md"), "--input", " x "], { env: bed.env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(refused);
+    expect(run.stdout).toBe("");
+  });
+
   it("graph: prints a Mermaid flowchart without contacting any server", async () => {
     const r = await runCli(["flow", "graph", retryLoop]);
     expect(r.code).toBe(0);

@@ -209,8 +209,17 @@ export function parseFlowSource(source: string, fileName: string): ParsedFlowSou
   let jsonText = source;
   let firstLine = 0;
   if (!fileName.toLowerCase().endsWith(".json")) {
-    const [block] = flowBlocksIn(source);
+    const blocks = flowBlocksIn(source);
+    const [block] = blocks;
     if (!block) return { json: null, error: `${fileName} has no \`\`\`krypton-flow block` };
+    // A workflow note is one flow: running the first of several would run one the user may not have meant.
+    if (blocks.length > 1) {
+      const lines = blocks.map((b) => b.line); // 1-based line of each opening fence
+      return {
+        json: null,
+        error: `${fileName} has ${blocks.length} \`\`\`krypton-flow blocks (at lines ${lines.slice(0, -1).join(", ")} and ${lines[lines.length - 1]}), and a workflow note holds one: move each other flow into a note of its own`,
+      };
+    }
     jsonText = block.json;
     firstLine = block.line;
   }
