@@ -70,6 +70,23 @@ describe("krypton flow", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("validate: a flow with gemini/… models and no Gemini key is valid with a warning naming the variable; with the key, none", async () => {
+    const flow = { id: "cloud", defaultModel: "ollama/llama3.1:8b", agents: [{ name: "a", type: "task", model: "gemini/gemini-2.5-flash", params: { task: "t" } }] };
+    await bed.vault.write("cloud.json", JSON.stringify(flow));
+    const file = join(bed.vault.root, "cloud.json");
+    const warning = "/agents/0/model: no Gemini API key is configured, so agents using gemini/gemini-2.5-flash cannot run until you set GEMINI_API_KEY";
+    const r = await runCli(["flow", "validate", file], { env: bed.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("valid: cloud (1 agent, 0 transitions), 1 warning\n");
+    expect(r.stderr).toContain(warning);
+    const j = await runCli(["flow", "validate", file, "--json"], { env: bed.env });
+    expect(JSON.parse(j.stdout)).toMatchObject({ valid: true, warnings: [{ pointer: "/agents/0/model", message: warning.slice("/agents/0/model: ".length) }] });
+    const keyed = await runCli(["flow", "validate", file], { env: { ...bed.env, GEMINI_API_KEY: "test-key" } });
+    expect(keyed.code).toBe(0);
+    expect(keyed.stdout).toBe("valid: cloud (1 agent, 0 transitions)\n");
+    expect(keyed.stderr).toBe("");
+  });
+
   it("graph: prints a Mermaid flowchart without contacting any server", async () => {
     const r = await runCli(["flow", "graph", retryLoop]);
     expect(r.code).toBe(0);

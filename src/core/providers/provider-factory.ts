@@ -36,14 +36,18 @@ export function createChatModelNamed(settings: KryptonSettings, host: Host, mode
  * data.json, so the CLI never sees them).
  */
 export function chatModelUnavailableReason(settings: KryptonSettings, hostKind: "obsidian" | "cli" = "obsidian"): string | null {
-  const cli = hostKind === "cli";
   if (!settings.chatModel.trim()) {
-    return cli ? "No chat model is selected: pass --chat-model or set KRYPTON_CHAT_MODEL." : "No chat model is selected: choose one in Krypton's settings.";
+    return hostKind === "cli" ? "No chat model is selected: pass --chat-model or set KRYPTON_CHAT_MODEL." : "No chat model is selected: choose one in Krypton's settings.";
   }
   if (settings.chatProvider === "gemini" && !settings.geminiApiKey.trim()) {
-    return `Gemini is selected for chat but there is no Gemini API key: ${cli ? "set GEMINI_API_KEY" : "add one in Krypton's settings"}.`;
+    return `Gemini is selected for chat but there is no Gemini API key: ${geminiKeyFix(hostKind)}.`;
   }
   return null;
+}
+
+/** How to give this host a Gemini key: the CLI reads it from the environment, never from Obsidian's secret storage. */
+export function geminiKeyFix(hostKind: "obsidian" | "cli"): string {
+  return hostKind === "cli" ? "set GEMINI_API_KEY" : "add one in Krypton's settings";
 }
 
 /** The embedder chosen in settings; null when embeddings are off (keyword-only index) or Gemini has no key. */

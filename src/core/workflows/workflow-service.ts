@@ -5,6 +5,7 @@ import type { ChatModel } from "../ports/chat-model";
 import type { Host } from "../ports/host";
 import { createChatModelFor, parseModelRef, type ModelRef } from "../providers/model-ref";
 import { listOllamaModels } from "../providers/ollama/ollama-chat-model";
+import { geminiKeyFix } from "../providers/provider-factory";
 import type { KryptonSettings } from "../settings";
 import { toolsNeedIndex, type ToolDefinition } from "../tools/tool";
 import type { ToolRegistry } from "../tools/tool-registry";
@@ -139,6 +140,11 @@ export class WorkflowService {
         warnings.push({ pointer: "/", message: `could not check which Ollama models are installed: ${errorMessage(err)}` });
       }
     }
+    // A warning, not an error: the key may be set by the time the flow runs (the CLI's environment).
+    const gemini = geminiReference(structural.flow);
+    if (gemini && !this.deps.modelFor && !this.deps.settings().geminiApiKey.trim()) {
+      warnings.push({ pointer: gemini.pointer, message: `no Gemini API key is configured, so agents using ${gemini.model} cannot run until you ${geminiKeyFix(this.deps.host.platform.kind)}` });
+    }
     const full = validateFlow(json, env);
     return { ...full, warnings: [...full.warnings, ...warnings] };
   }
@@ -233,6 +239,17 @@ export function parseFlowSource(source: string, fileName: string): ParsedFlowSou
  */
 export function usesTools(flow: Flow): boolean {
   return flow.agents.some((a) => a.type === "task" && (a.params.toolNames?.length ?? 0) > 0);
+}
+
+/** The first `gemini/…` model the flow names, with its pointer; null when it names none. */
+function geminiReference(flow: Flow): { pointer: string; model: string } | null {
+  const refs: [string, string | undefined][] = [["/defaultModel", flow.defaultModel], ...flow.agents.map((a, i): [string, string | undefined] => [`/agents/${i}/model`, a.model])];
+  for (const [pointer, model] of refs) {
+    if (model === undefined) continue;
+    const ref = parseModelRef(model);
+    if (!("error" in ref) && ref.provider === "gemini") return { pointer, model };
+  }
+  return null;
 }
 
 function usesOllama(flow: Flow): boolean {
