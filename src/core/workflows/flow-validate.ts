@@ -31,9 +31,15 @@ export function validateFlow(input: unknown, env: FlowEnvironment = {}): FlowVal
   const errors: FlowIssue[] = [];
   const warnings: FlowIssue[] = [];
   const index = new Map<string, number>();
+  /** Errors in the agent names and references: the graph cannot be followed past them. Others are independent. */
+  let unresolved = 0;
+  const unresolvable = (issue: FlowIssue) => {
+    errors.push(issue);
+    unresolved++;
+  };
 
   flow.agents.forEach((agent, i) => {
-    if (index.has(agent.name)) errors.push({ pointer: `/agents/${i}/name`, message: `duplicate agent name "${agent.name}" (also /agents/${index.get(agent.name)})` });
+    if (index.has(agent.name)) unresolvable({ pointer: `/agents/${i}/name`, message: `duplicate agent name "${agent.name}" (also /agents/${index.get(agent.name)})` });
     else index.set(agent.name, i);
   });
 
@@ -41,13 +47,13 @@ export function validateFlow(input: unknown, env: FlowEnvironment = {}): FlowVal
   checkTools(flow, env, errors, warnings);
 
   const start = startAgent(flow);
-  if (flow.start !== undefined && !index.has(flow.start)) errors.push({ pointer: "/start", message: `unknown start agent "${flow.start}"` });
-  if (flow.onLimit !== undefined && flow.onLimit !== FINISH && !index.has(flow.onLimit)) errors.push({ pointer: "/onLimit", message: `unknown agent "${flow.onLimit}"` });
+  if (flow.start !== undefined && !index.has(flow.start)) unresolvable({ pointer: "/start", message: `unknown start agent "${flow.start}"` });
+  if (flow.onLimit !== undefined && flow.onLimit !== FINISH && !index.has(flow.onLimit)) unresolvable({ pointer: "/onLimit", message: `unknown agent "${flow.onLimit}"` });
 
   const outgoing = new Map<string, number[]>();
   flow.transitions.forEach((t, i) => {
-    if (!index.has(t.from)) errors.push({ pointer: `/transitions/${i}/from`, message: `unknown agent "${t.from}"${suggest(t.from, index)}` });
-    if (t.to !== FINISH && !index.has(t.to)) errors.push({ pointer: `/transitions/${i}/to`, message: `unknown agent "${t.to}"${suggest(t.to, index)}` });
+    if (!index.has(t.from)) unresolvable({ pointer: `/transitions/${i}/from`, message: `unknown agent "${t.from}"${suggest(t.from, index)}` });
+    if (t.to !== FINISH && !index.has(t.to)) unresolvable({ pointer: `/transitions/${i}/to`, message: `unknown agent "${t.to}"${suggest(t.to, index)}` });
     const list = outgoing.get(t.from) ?? [];
     list.push(i);
     outgoing.set(t.from, list);
@@ -63,7 +69,8 @@ export function validateFlow(input: unknown, env: FlowEnvironment = {}): FlowVal
   }
 
   checkConditionTypes(flow, index, errors);
-  if (errors.length > 0) return { flow, errors, warnings };
+  // A wrong model, tool or condition value leaves the graph intact: its problems are reported with them.
+  if (unresolved > 0) return { flow, errors, warnings };
 
   checkGraph(flow, start, outgoing, errors, warnings);
   checkModelSwitchingLoops(flow, outgoing, warnings);

@@ -72,6 +72,27 @@ describe("validateFlow", () => {
     expect(at(issues(flow).errors, "/transitions/2")).toBe("the loop b → c has no conditional exit: it would run until the step limit");
   });
 
+  it("reports every independent error at once: a wrong model, an unknown tool, a never-matching value and a loop", () => {
+    const flow = base({
+      defaultModel: "llama3.1",
+      agents: [task("a", { params: { task: "score", output: "int" } }), task("b", { params: { task: "t", toolNames: ["nope_tool"] } }), task("c")],
+      transitions: [
+        { from: "a", to: "__finish__", condition: { variable: "input", operation: "equals", value: "many" } },
+        { from: "a", to: "b" },
+        { from: "b", to: "c" },
+        { from: "c", to: "b" },
+      ],
+    });
+    const { errors } = issues(flow, { knownTools: new Set(["read_note"]) });
+    expect(errors.map((e) => e.pointer)).toEqual(["/defaultModel", "/agents/1/params/toolNames/0", "/transitions/0/condition/value", "/transitions/2"]);
+    expect(at(errors, "/transitions/2")).toBe("the loop b → c has no conditional exit: it would run until the step limit");
+  });
+
+  it("an unknown agent name still stops the graph checks (they cannot follow it)", () => {
+    const { errors } = issues(base({ transitions: [{ from: "a", to: "bb" }, { from: "b", to: "b" }] }));
+    expect(errors.map((e) => e.pointer)).toEqual(["/transitions/0/to"]);
+  });
+
   it("a loop with a conditional exit is fine", () => {
     const flow = base({
       agents: [task("a"), { name: "v", type: "verify", params: { task: "ok?" } }],
