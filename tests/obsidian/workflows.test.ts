@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { clearNotices, noticeMessages, type StubFileLeaf, TFile } from "../support/obsidian-stub";
 import { MarkdownView } from "../support/obsidian-stub/workspace";
 import { startOllamaServer, type OllamaTestServer } from "../support/servers/ollama-server";
-import { loadPlugin, type LoadedPlugin } from "./plugin-harness";
+import { loadPlugin, waitFor, type LoadedPlugin } from "./plugin-harness";
 import { getChatView } from "../../src/obsidian/chat-view/chat-commands";
 
 const WORKFLOWS = join(__dirname, "..", "..", "examples", "demo-vault", "Workflows");
@@ -31,10 +31,6 @@ afterEach(async () => {
   await ollama.close();
 });
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error("condition not met");
-}
 const openModal = () => document.body.querySelector<HTMLElement>(".modal-container:last-child")!;
 const button = (root: HTMLElement, text: string) => Array.from(root.querySelectorAll("button")).find((b) => b.textContent === text) as HTMLButtonElement;
 const stubPlugin = () => p.plugin as unknown as { renderCodeBlock(language: string, source: string, path: string): Promise<{ el: HTMLElement }> };
