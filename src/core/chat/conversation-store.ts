@@ -17,6 +17,9 @@
  *
  * A corrupt head or record is skipped, reported through problems() and left on disk untouched; a corrupt
  * or missing index is rebuilt from the conversation files.
+ *
+ * search() keeps each conversation's words in memory (ConversationSearchCache) and re-reads only the
+ * conversations whose files changed since, here or in another process.
  */
 import type { Clock } from "../ports/clock";
 import type { DataDirPort } from "../ports/data-dir";
@@ -25,6 +28,7 @@ import { errorMessage } from "../util/errors";
 import { SerialQueue } from "../util/serial-queue";
 import { clip, cutAt } from "../util/text";
 import { mayCite, renameCitations, type NoteRename } from "./citation-renames";
+import { ConversationSearchCache } from "./conversation-search-cache";
 import { isSafeId, newId } from "./ids";
 import type { Conversation, ConversationStoreApi, ConversationSummary, StoredMessage } from "./conversation-types";
 import { dropUnreadableParts } from "./stored-message-parts";
@@ -179,6 +183,7 @@ export class ConversationStore implements ConversationStoreApi {
   private gathering: { renames: NoteRename[]; done: Promise<void> } | null = null;
   /** Passes one after another, so renames apply in the order they happened (A→B, then B→C). */
   private readonly renamePasses = new SerialQueue();
+  private readonly searchCache = new ConversationSearchCache();
 
   constructor(
     private readonly data: DataDirPort,
@@ -220,7 +225,7 @@ export class ConversationStore implements ConversationStoreApi {
   }
 
   put(conversationId: string, message: StoredMessage): Promise<void> {
-    return this.queue.run(async () => {
+    return this.writing(conversationId, async () => {
       if (!isSafeId(message.id)) throw new Error(`Message id ${message.id} is not valid.`);
       const head = await this.requireHead(conversationId);
       // The record first: once it is on disk the message is kept, whatever happens to the head or index.
@@ -233,7 +238,7 @@ export class ConversationStore implements ConversationStoreApi {
   }
 
   removeMessage(conversationId: string, messageId: string): Promise<void> {
-    return this.queue.run(async () => {
+    return this.writing(conversationId, async () => {
       const head = await this.requireHead(conversationId);
       if (isSafeId(messageId)) await this.data.remove(recordPath(conversationId, messageId));
       // A message from an old single-file conversation lives in the head.
@@ -246,7 +251,7 @@ export class ConversationStore implements ConversationStoreApi {
   }
 
   rename(id: string, title: string): Promise<void> {
-    return this.queue.run(async () => {
+    return this.writing(id, async () => {
       const head = await this.requireHead(id);
       const clean = title.replace(/\s+/g, " ").trim();
       await this.writeHead({ ...head, title: clean || NEW_CONVERSATION_TITLE });
@@ -256,7 +261,7 @@ export class ConversationStore implements ConversationStoreApi {
   }
 
   delete(id: string): Promise<void> {
-    return this.queue.run(async () => {
+    return this.writing(id, async () => {
       if (!isSafeId(id)) return;
       await this.data.remove(headPath(id));
       for (const name of await this.data.list(recordDir(id))) await this.data.remove(`${recordDir(id)}/${name}`);
@@ -265,19 +270,18 @@ export class ConversationStore implements ConversationStoreApi {
     });
   }
 
-  /** Conversations whose title or any message contains the text (case-insensitive), newest first. */
+  /**
+   * Conversations whose title or any message contains the text (case-insensitive), newest first. Message
+   * text comes from the search cache where the conversation's files have not changed since it was read.
+   */
   async search(text: string): Promise<ConversationSummary[]> {
     const needle = text.trim().toLowerCase();
     const all = await this.list();
     if (!needle) return all;
+    this.searchCache.keepOnly(new Set(all.map((s) => s.id)));
     const found: ConversationSummary[] = [];
     for (const summary of all) {
-      if (summary.title.toLowerCase().includes(needle)) {
-        found.push(summary);
-        continue;
-      }
-      const conversation = await this.get(summary.id);
-      if (conversation?.messages.some((m) => m.content.toLowerCase().includes(needle))) found.push(summary);
+      if (summary.title.toLowerCase().includes(needle) || (await this.mentions(summary.id, needle))) found.push(summary);
     }
     return found;
   }
@@ -312,6 +316,35 @@ export class ConversationStore implements ConversationStoreApi {
     }
     this.gathering.renames.push(rename);
     return this.gathering.done;
+  }
+
+  /** Whether a message of the conversation contains the lower-cased needle: from the cache when its files are unchanged. */
+  private async mentions(id: string, needle: string): Promise<boolean> {
+    const scan = (messages: readonly StoredMessage[]) => messages.some((m) => m.content.toLowerCase().includes(needle));
+    if (!isSafeId(id)) return false; // read() would not read it either
+    const stamp = this.searchCache.stamp;
+    // Head first, then the records: a change after either shows in the key at the next search.
+    const head = { size: await this.data.size(headPath(id)).catch(() => null), mtime: await this.data.mtime(headPath(id)).catch(() => null) };
+    const names = (await this.data.list(recordDir(id)).catch(() => [])).filter(isRecordName);
+    const key = ConversationSearchCache.key(head, names);
+    const cached = this.searchCache.match(id, key, needle);
+    if (cached !== "unknown") return cached === "yes";
+    const read = await this.read(id);
+    if (!read) return false;
+    this.searchCache.fill(id, key, read.conversation.messages, stamp);
+    return scan(read.conversation.messages);
+  }
+
+  /** A write to one conversation, on the queue; search forgets what it kept of it, before and after. */
+  private writing(id: string, task: () => Promise<void>): Promise<void> {
+    return this.queue.run(async () => {
+      this.searchCache.changed(id);
+      try {
+        await task();
+      } finally {
+        this.searchCache.changed(id);
+      }
+    });
   }
 
   /** One conversation's head (an old single-file conversation keeps its messages there) and records. */
