@@ -1,6 +1,7 @@
 // Past conversations from the .krypton/chat/ store (the CLI's chats too): search by text, switch,
 // rename in place, delete after an in-place confirmation. Typing in the search box waits for a short
-// pause before searching, so a fast typist does not read every conversation file once per key.
+// pause before searching, and one search runs at a time (a query typed meanwhile runs after it), so a fast
+// typist does not start a search of every conversation per key.
 import { setIcon } from "obsidian";
 import type { ConversationStoreApi, ConversationSummary } from "../../core/chat/conversation-types";
 import { errorMessage } from "../../core/util/errors";
@@ -39,9 +40,11 @@ export class HistoryPanel {
   private readonly listEl: HTMLElement;
   private readonly problemsEl: HTMLElement;
   private query = "";
-  /** Bumped per refresh; an older answer arriving late is dropped. */
+  /** Refreshes asked for so far (the first one lists even with an empty query). */
   private seq = 0;
-  private lastLoad: Promise<void> = Promise.resolve();
+  /** The list or search under way, and whether one was asked for since it began (then its answer is not shown). */
+  private loading: Promise<void> | null = null;
+  private stale = false;
   private readonly delay: HistoryDelay;
   private readonly delayMs: number;
   private cancelPendingSearch: (() => void) | null = null;
@@ -110,7 +113,7 @@ export class HistoryPanel {
 
   /** Resolves when the latest refresh has rendered (tests). */
   loaded(): Promise<void> {
-    return this.lastLoad;
+    return this.loading ?? Promise.resolve();
   }
 
   private onSearchInput(): void {
@@ -133,23 +136,35 @@ export class HistoryPanel {
     this.cancelPendingSearch = null;
   }
 
+  /** Lists or searches again; while one runs, the next starts when it ends (only the latest is shown). */
   refresh(): Promise<void> {
-    const seq = ++this.seq;
-    const load = (async () => {
-      let items: ConversationSummary[];
-      try {
-        items = this.query ? await this.store.search(this.query) : await this.store.list();
-      } catch (err) {
-        if (seq !== this.seq) return;
-        this.listEl.empty();
-        this.listEl.createEl("li", { cls: "krypton-history-empty", text: `Could not read the chat history: ${errorMessage(err)}` });
-        return;
-      }
-      if (seq !== this.seq) return;
-      this.render([...items].sort((a, b) => b.updatedAt - a.updatedAt));
-    })();
-    this.lastLoad = load;
-    return load;
+    this.seq++;
+    this.stale = true;
+    this.loading ??= this.loadUntilCurrent().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  private async loadUntilCurrent(): Promise<void> {
+    while (this.stale) {
+      this.stale = false;
+      await this.load();
+    }
+  }
+
+  private async load(): Promise<void> {
+    let items: ConversationSummary[];
+    try {
+      items = this.query ? await this.store.search(this.query) : await this.store.list();
+    } catch (err) {
+      if (this.stale) return;
+      this.listEl.empty();
+      this.listEl.createEl("li", { cls: "krypton-history-empty", text: `Could not read the chat history: ${errorMessage(err)}` });
+      return;
+    }
+    if (this.stale) return;
+    this.render([...items].sort((a, b) => b.updatedAt - a.updatedAt));
   }
 
   private render(items: ConversationSummary[]): void {

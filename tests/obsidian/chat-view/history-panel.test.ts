@@ -198,6 +198,35 @@ it("waits for a pause in typing before searching; Enter and clearing the box do 
   expect(searchSpy).toHaveBeenCalledTimes(2);
 });
 
+it("runs one search at a time: what is typed during a search runs after it, once, with the latest text", async () => {
+  await seed("Bread baking", "How long to knead?", "About ten minutes.");
+  await seed("Capitals", "Capital of Japan?", "Tokyo is the capital.");
+  await openHistory();
+  const search = store.search.bind(store);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const searchSpy = jest.spyOn(store, "search").mockImplementation(async (text) => {
+    await held;
+    return search(text);
+  });
+  // f.settle() would wait for the held search: plain turns of the event loop instead.
+  const turns = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 0));
+  };
+  const input = f.$(".krypton-history-search") as HTMLInputElement;
+  for (const text of ["t", "to", "tok", "knead"]) {
+    input.value = text;
+    input.dispatchEvent(new Event("input"));
+    f.delays.run(); // each keystroke after a pause
+    await turns();
+  }
+  expect(searchSpy.mock.calls).toEqual([["t"]]);
+  release();
+  await f.settle();
+  expect(searchSpy.mock.calls).toEqual([["t"], ["knead"]]);
+  expect(titles()).toEqual(["Bread baking"]);
+});
+
 it("reports unreadable conversation files and still lists the rest", async () => {
   await seed("Fine", "q", "a");
   const broken = await seed("Broken", "q", "a");
