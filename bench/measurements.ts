@@ -3,6 +3,7 @@
  * indexes) and reports figures, targets (measured value, pass/fail) and failures (e.g. naive Orama's).
  */
 import { agentLoop } from "./agent-bench";
+import { historySearch } from "./history-search-bench";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { silentLogger } from "../src/core/ports/logger";
@@ -482,7 +483,7 @@ const generator: Measurement = {
   },
 };
 
-export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, coldStart, workflowMeasurement, mcpStdio, agentLoop, flashcardsMeasurement];
+export const MEASUREMENTS: Measurement[] = [generator, quality, build, query, reload, fulltext, memory, restart, chat, hostile, coldStart, workflowMeasurement, mcpStdio, agentLoop, flashcardsMeasurement, historySearch];
 
 export function findMeasurement(name: string): Measurement | undefined {
   return MEASUREMENTS.find((m) => m.name === name);
