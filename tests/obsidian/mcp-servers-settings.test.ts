@@ -3,7 +3,7 @@
 // connect (a real stdio process and a real Streamable HTTP server), Test, the form, secrets kept out of
 // data.json, and stdio shown as desktop-only on mobile.
 import { join } from "node:path";
-import { ButtonComponent, clearNotices, noticeMessages, Platform, type Setting, settingsIn, TextAreaComponent, TextComponent } from "../support/obsidian-stub";
+import { ButtonComponent, clearNotices, ExtraButtonComponent, noticeMessages, Platform, type Setting, settingsIn, TextAreaComponent, TextComponent } from "../support/obsidian-stub";
 import type { KryptonSettingTab } from "../../src/obsidian/settings/settings-tab";
 import { serverSecretId } from "../../src/obsidian/host/mcp-server-secrets";
 import { bundleForNodeViaCli } from "../mcp/support/bundle-cli";
@@ -241,4 +241,21 @@ test("a retyped value replaces the stored one and is not shown again; a removed 
   expect(p.app.secretStorage!.getSecret(serverSecretId("local")) ?? "").not.toContain("env-secret-4242");
   await waitFor(() => serverStatus("local")?.state === "ready", "the server to reconnect without the variable");
   expect(p.services.core.mcp.instructions()).not.toContain(ENV_SECRET);
+});
+
+test("removing or renaming a server clears its values from the keychain", async () => {
+  await importWithSecrets();
+  await button(row("remote"), "Edit").simulateClick();
+  control(row("Name"), TextComponent).simulateInput("remote-2");
+  await saveButton().simulateClick();
+  expect(p.services.settings().mcpServers.map((s) => s.name)).toEqual(["local", "remote-2"]);
+  // The new name holds the token; the old name's entry no longer does (SecretStorage has no delete).
+  expect(p.app.secretStorage!.getSecret(serverSecretId("remote-2"))).toContain(TOKEN);
+  expect(p.app.secretStorage!.getSecret(serverSecretId("remote"))).toBe("");
+
+  const trash = row("local").components.find((c) => c instanceof ExtraButtonComponent) as ExtraButtonComponent;
+  trash.extraSettingsEl.click();
+  await waitFor(() => p.services.settings().mcpServers.length === 1, "the server to be removed");
+  expect(p.app.secretStorage!.getSecret(serverSecretId("local"))).toBe("");
+  expect(p.app.secretStorage!.listSecrets().map((id) => p.app.secretStorage!.getSecret(id)).join("\n")).not.toContain("env-secret-4242");
 });

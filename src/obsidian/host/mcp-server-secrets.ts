@@ -45,8 +45,12 @@ export function hydrateServerSecrets(servers: readonly McpServerConfig[], storag
   return { servers: out, migrated };
 }
 
-/** Stores each server's secrets and returns the servers as data.json may hold them (names kept, values empty). */
-export function persistServerSecrets(servers: readonly McpServerConfig[], storage: Storage): McpServerConfig[] {
+/**
+ * Stores each server's secrets and returns the servers as data.json may hold them (names kept, values empty).
+ * `dropped` are names the list no longer has (a server removed or renamed): their entries are cleared.
+ */
+export function persistServerSecrets(servers: readonly McpServerConfig[], storage: Storage, dropped: Iterable<string> = []): McpServerConfig[] {
+  for (const name of dropped) forget(storage, name);
   return servers.map((server) => {
     if (!hasValues(server.headers) && !hasValues(server.env)) {
       forget(storage, server.name); // its last value was removed: the keychain must not keep it

@@ -32,6 +32,14 @@ export function detectSecretStorage(app: App): SecretStorageLike | null {
  * stay in data.json as before. Values are never logged.
  */
 export class SecretStore {
+  /**
+   * The MCP server names last read from or written to data.json. A name that leaves the list between two
+   * saves was removed or renamed here, so its keychain entry is Krypton's and unused: persist clears it.
+   * Entries of names never seen in this session (a server removed on another device) are left alone: an
+   * id is a one-way hash of the name, so nothing proves such an entry is this vault's and unused.
+   */
+  private serverNames = new Set<string>();
+
   constructor(private readonly storage: SecretStorageLike | null) {}
 
   get inSecretStorage(): boolean {
@@ -60,6 +68,7 @@ export class SecretStore {
     }
     // MCP servers' header and env values (bearer tokens, API keys) live there too.
     const servers = hydrateServerSecrets(fromDisk.mcpServers, this.storage);
+    this.serverNames = new Set(fromDisk.mcpServers.map((s) => s.name));
     settings.mcpServers = servers.servers;
     return { settings, migrated: migrated || servers.migrated };
   }
@@ -73,7 +82,10 @@ export class SecretStore {
       // Only a key the keychain really holds leaves data.json; otherwise data.json keeps it (as without secret storage).
       if (saved) onDisk[field] = "";
     }
-    onDisk.mcpServers = persistServerSecrets(settings.mcpServers, this.storage);
+    const names = new Set(settings.mcpServers.map((s) => s.name));
+    const dropped = [...this.serverNames].filter((name) => !names.has(name));
+    this.serverNames = names;
+    onDisk.mcpServers = persistServerSecrets(settings.mcpServers, this.storage, dropped);
     return onDisk;
   }
 
