@@ -134,6 +134,17 @@ it("search_notes with no hits while the query cannot be embedded says why, in it
   expect(JSON.parse(plain.body)).toEqual({ error: `No notes match 'zzqxj'\n\n${keywordOnly}`, code: "not-found", keywordOnly });
 });
 
+it("search_notes with no hits for a query of only common words says why, in its text and its unsearchable field", async () => {
+  // A relevance floor no note reaches by meaning: nothing is found, and keywords cannot find "the and of".
+  core.applySettings({ ...core.settings(), similarityThreshold: 0.99 });
+  await client.listTools(); // the SDK client then checks the structured content against the output schema
+  const result = await client.callTool({ name: "search_notes", arguments: { query: "the and of" } });
+  expect(result.isError).toBe(true);
+  const unsearchable = '"the and of" has only common words, which search ignores; add a word that names the topic.';
+  expect(result.structuredContent).toEqual({ results: [], unsearchable });
+  expect(textOf(result)).toBe(unsearchable);
+});
+
 it("a missing model is an isError result a person can act on, and nothing is written", async () => {
   core.applySettings({ ...core.settings(), chatModel: "not-pulled:1b" });
   const before = await snapshot(vault.root);

@@ -16,6 +16,7 @@ import { ANSWER_BUDGET } from "../model/answer-budget";
 import { askModel } from "../model/ask-model";
 import { ProviderError } from "../providers/provider-error";
 import type { ChunkHit, SearchApi } from "../search/search-types";
+import { unsearchableQueryText } from "../search/unsearchable-query";
 import type { KryptonSettings, RetrievalMode } from "../settings";
 import type { WebSearch, WebSnippet } from "../web/web-search";
 import { AbortedError, errorMessage, isAbortError, throwIfAborted } from "../util/errors";
@@ -119,6 +120,9 @@ async function searchNotes(queries: string[], question: string, deps: RetrievalD
     // Said whatever was found: an answer from no notes is one the user most needs to know this about.
     const keywordOnly = perQuery.find((r) => r.keywordOnly)?.keywordOnly;
     if (keywordOnly) notices.push({ code: "rag-keyword-only", message: keywordOnly });
+    // Nothing found because search ignores every word searched ("the and of"): why, where the search dialog says it.
+    const unsearchable = hits.length === 0 && queries.every((q) => unsearchableQueryText(q)) ? unsearchableQueryText(queries[0]) : null;
+    if (unsearchable) notices.push({ code: "rag-unsearchable", message: unsearchable });
     if (settings.rerank !== "off" && hits.length > 1) hits = await rerank(question, hits, deps, signal);
     return hits.slice(0, settings.displayK);
   } catch (err) {

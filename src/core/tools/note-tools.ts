@@ -7,6 +7,7 @@ import type { VaultPort } from "../ports/vault";
 import { ToolError, type ToolContext, type VaultLocation } from "./tool";
 import { defineTool, type ToolRegistry } from "./tool-registry";
 import { assertSameVault, toFolderPath, toNotePath, type VaultPathRules } from "../notes/vault-path-policy";
+import { unsearchableQueryText } from "../search/unsearchable-query";
 import { cutAt, formatCount } from "../util/text";
 
 export interface NoteToolsDeps {
@@ -99,20 +100,17 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
     outputSchema: {
       results: z.array(z.object({ filePath: z.string(), title: z.string(), snippet: z.string(), score: z.number() })),
       keywordOnly: z.string().optional().describe("Set when meaning could not be used: why, and that notes were matched by keywords only."),
+      unsearchable: z.string().optional().describe("Set when nothing was found and search ignores every word of the query (only common words): why."),
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
     async run(input, context) {
       await checkVaultPath(input.vault_path, context);
       const limit = input.limit ?? SEARCH_LIMIT_DEFAULT;
       const found = await operations.searchNotes(input.query, { limit, signal: context.signal }).catch((err: unknown) => {
-        // No match is still an error (404 on the JSON endpoint), but it says why keywords alone were used, in its text and field.
-        if (err instanceof AgentError && err.code === "not-found" && err.keywordOnly) {
-          throw new ToolError(err.message, "not-found", { keywordOnly: err.keywordOnly, structured: { results: [], keywordOnly: err.keywordOnly } });
-        }
-        throw err;
+        throw err instanceof AgentError && err.code === "not-found" ? noNotesMatchError(input.query, err.keywordOnly) : err;
       });
       const results = found.hits.slice(0, limit).map((hit) => ({ filePath: hit.path, title: hit.title, snippet: hit.snippet, score: hit.score }));
-      if (results.length === 0) throw new ToolError(`No notes match '${input.query}'`, "not-found");
+      if (results.length === 0) throw noNotesMatchError(input.query, found.keywordOnly);
       const text = results
         .map((r, i) => `${i + 1}. ${r.title} (${r.filePath}, score ${r.score.toFixed(2)})\n   ${r.snippet.replace(/\s+/g, " ").trim()}`)
         .join("\n");
@@ -200,6 +198,17 @@ export function registerNoteTools(registry: ToolRegistry, deps: NoteToolsDeps): 
   registry.register(searchNotes);
   registry.register(summarizeNotes);
   registry.register(readNote);
+}
+
+/**
+ * search_notes found nothing: still an error (404 on the JSON endpoint), but it says why in its text and fields
+ * when it can: keywords alone were used, or every word of the query is one search ignores ("the and of").
+ */
+function noNotesMatchError(query: string, keywordOnly: string | undefined): ToolError {
+  const unsearchable = unsearchableQueryText(query) ?? undefined;
+  if (!keywordOnly && !unsearchable) return new ToolError(`No notes match '${query}'`, "not-found");
+  const structured = { results: [], ...(keywordOnly ? { keywordOnly } : {}), ...(unsearchable ? { unsearchable } : {}) };
+  return new ToolError(unsearchable ?? `No notes match '${query}'`, "not-found", { keywordOnly, structured });
 }
 
 /** Appended to a cut note, on its own line, so neither a person nor a model mistakes the cut for the note's end. */

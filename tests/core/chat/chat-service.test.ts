@@ -162,6 +162,19 @@ describe("ChatService degradation", () => {
     expect(h.logger.lines.some((l) => l.startsWith("warn Note search failed"))).toBe(true);
   });
 
+  it.each(["rag", "hybrid"] as const)("%s: a question of only common words that finds no note says why, as the search dialog does", async (mode) => {
+    h = await makeChatHarness(NOTES);
+    h.settings.similarityThreshold = 0.99; // no note is that close by meaning; keywords cannot find "the and of"
+    const events = await h.send("the and of", { mode });
+    expect(ofType(events, "notice").filter((n) => n.code.startsWith("rag-"))).toEqual([
+      { type: "notice", code: "rag-unsearchable", message: '"the and of" has only common words, which search ignores; add a word that names the topic.' },
+    ]);
+    expect(ofType(events, "sources")[0].sources.filter((s) => s.kind === "note")).toEqual([]);
+    // A question with a word to search for that finds nothing is only that: no such notice.
+    const other = await h.send("zzqxj", { mode });
+    expect(ofType(other, "notice").filter((n) => n.code.startsWith("rag-"))).toEqual([]);
+  });
+
   it("embedder down: keyword hits still come, with a notice that semantic search is off", async () => {
     h = await makeChatHarness(NOTES, { openIndex: false });
     h.ollama.script({ route: "embed", status: 500, times: Infinity });
