@@ -324,14 +324,14 @@ test("when the exclude patterns take every note, the status dialog, the tooltip 
   expect(rows).toMatchObject({ Notes: "0", Excluded: why });
   status.closest(".modal-container")!.remove();
 
-  p.app.commands.executeCommandById("krypton:search-vault");
-  const search = openModal("krypton-search-modal")!;
-  const input = search.querySelector<HTMLInputElement>("input")!;
-  input.value = "bees";
-  input.dispatchEvent(new Event("input"));
-  await until(() => search.querySelector("[role=status]")!.textContent !== "Type to search 0 notes.", "the answer");
-  expect(search.querySelector("[role=status]")!.textContent).toBe(why);
-  search.closest(".modal-container")!.remove();
+  const search = new SearchModal(p.app as never, p.services);
+  search.open();
+  const state = () => search.contentEl.querySelector("[role=status]")!.textContent;
+  // Before anything is typed too, not "Type to search 0 notes.".
+  expect(state()).toBe(why);
+  await search.search("bees");
+  expect(state()).toBe(why);
+  search.close();
 });
 
 /** Every file of a folder, as makeTempVault wants them. */

@@ -137,8 +137,7 @@ export class SearchModal extends Modal {
     if (status.notes === 0 && (status.state === "ready" || status.state === "empty")) {
       this.hits = [];
       // Exclusions that take every note are the reason, not an index yet to build.
-      const excluded = status.everyNoteExcludedBy;
-      this.showState(excluded ? `${everyNoteExcludedText(excluded)}.` : "No notes are indexed yet. Run \"Rebuild index\" if your vault has notes.");
+      this.showState(everyNoteExcluded(status) ?? "No notes are indexed yet. Run \"Rebuild index\" if your vault has notes.");
       this.clearResults();
       return;
     }
@@ -160,7 +159,8 @@ export class SearchModal extends Modal {
   private renderIdle(): void {
     this.clearResults();
     const status = this.services.core.index.status();
-    this.showState(buildingText(status) ?? keywordOnlyText(status) ?? `Type to search ${countOf(status.notes, "note")}.`);
+    // Before typing too: "Type to search 0 notes." would hide that the exclusions took them all.
+    this.showState(buildingText(status) ?? everyNoteExcluded(status) ?? keywordOnlyText(status) ?? `Type to search ${countOf(status.notes, "note")}.`);
   }
 
   private renderResults(query: string, status: IndexStatus): void {
@@ -256,6 +256,11 @@ function buildingText(status: IndexStatus): string | null {
     return status.notes > 0 ? `${why}. Results come from the notes indexed before.` : `${why}.`;
   }
   return null;
+}
+
+/** The exclude patterns took every note: the index status's words, before typing and after. */
+function everyNoteExcluded(status: IndexStatus): string | null {
+  return status.everyNoteExcludedBy ? `${everyNoteExcludedText(status.everyNoteExcludedBy)}.` : null;
 }
 
 function keywordOnlyText(status: IndexStatus): string | null {
