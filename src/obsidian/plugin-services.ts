@@ -2,6 +2,7 @@ import { FileSystemAdapter, FileView, MarkdownView, normalizePath, Notice, Platf
 import { createKrypton, type KryptonCore } from "../core/krypton";
 import type { StdioTransportFactory } from "../core/mcp-client/transports";
 import type { ChatEvent, ChatServiceApi } from "../core/chat/chat-types";
+import type { NoteRename } from "../core/chat/citation-renames";
 import type { IndexStatus } from "../core/indexing/index-status";
 import { generateMcpToken } from "../core/mcp/mcp-token";
 import type { Host } from "../core/ports/host";
@@ -33,6 +34,8 @@ export class KryptonServices {
   private current: KryptonSettings;
   private readonly settingsListeners = new Set<() => void>();
   private readonly reloadListeners = new Set<() => void>();
+  /** Open chat views, which take a renamed note's new path in the answers they show (onNoteRenamed). */
+  private readonly renameListeners = new Set<(rename: NoteRename) => void>();
   private readonly aborter = new AbortController();
   /** One index job at a time; a later one waits for the earlier. */
   private readonly indexJobs = new SerialQueue();
@@ -203,9 +206,16 @@ export class KryptonServices {
    * paths (a renamed folder fires one rename per note inside it).
    */
   private followNoteRename(from: string, to: string): void {
+    for (const listener of this.renameListeners) listener({ from, to });
     this.citationRenames = this.core.conversations.followNoteRename({ from, to }, this.aborter.signal).catch((err: unknown) => {
       this.host.logger.warn(`Saved conversations could not follow the rename of ${from}: ${errorMessage(err)}`);
     });
+  }
+
+  /** Calls the listener on each note rename the saved conversations follow; returns a function that unsubscribes. */
+  onNoteRenamed(listener: (rename: NoteRename) => void): () => void {
+    this.renameListeners.add(listener);
+    return () => this.renameListeners.delete(listener);
   }
 
   /** Resolves when the saved conversations follow every note rename so far (tests). */
@@ -376,6 +386,7 @@ export class KryptonServices {
         return result.ok ? result.models : [];
       },
       onSettingsChange: (listener) => this.onSettingsChange(listener),
+      onNoteRenamed: (listener) => this.onNoteRenamed(listener),
     };
   }
 

@@ -4,6 +4,7 @@
 import type { AgentResult } from "../../core/agents/agent";
 import type { ChatEvent, ChatServiceApi, Source } from "../../core/chat/chat-types";
 import type { ConversationStoreApi, StoredMessage } from "../../core/chat/conversation-types";
+import { renamedPath, type NoteRename } from "../../core/chat/citation-renames";
 import { newId } from "../../core/chat/ids";
 import type { RetrievalMode } from "../../core/settings";
 import type { AgentService } from "../../core/agent-loop/agent-service";
@@ -336,6 +337,19 @@ export class ChatController {
     this.editingKey = null;
     this.emit({ type: "reset" });
     return true;
+  }
+
+  /**
+   * A note was renamed or moved: the answers shown cite it by its new path, by the rules the store uses for
+   * the saved ones (renamedPath), so a citation opens it without reopening the conversation. New source
+   * objects, not edits: the array the chat service handed over stays its own.
+   */
+  followNoteRename(rename: NoteRename): void {
+    for (const message of this._messages) {
+      if (!message.sources.some((s) => s.kind === "note" && renamedPath(s.path, [rename]) !== s.path)) continue;
+      message.sources = message.sources.map((s) => (s.kind === "note" ? { ...s, path: renamedPath(s.path, [rename]) } : s));
+      this.emit({ type: "updated", message });
+    }
   }
 
   /** The conversation was renamed or deleted elsewhere (history panel). */

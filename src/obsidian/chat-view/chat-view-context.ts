@@ -1,5 +1,6 @@
 import type { KryptonCore } from "../../core/krypton";
 import type { KryptonSettings } from "../../core/settings";
+import type { NoteRename } from "../../core/chat/citation-renames";
 
 /**
  * Everything the chat view needs from the plugin host, in one small interface. The plugin provides it
@@ -27,4 +28,6 @@ export interface ChatViewContext {
   listChatModels(): Promise<string[]>;
   /** Calls the listener after settings change; returns a function that unsubscribes. */
   onSettingsChange(listener: () => void): () => void;
+  /** Calls the listener when a note is renamed or moved (once per note of a renamed folder); returns a function that unsubscribes. */
+  onNoteRenamed(listener: (rename: NoteRename) => void): () => void;
 }

@@ -167,6 +167,8 @@ export class KryptonChatView extends ItemView {
     this.register(() => this.history.destroy());
     this.register(this.controller.subscribe((e) => this.onControllerEvent(e)));
     this.register(this.context.onSettingsChange(() => this.applySettings()));
+    // The store rewrites saved answers on disk; the answers shown here take the new path too.
+    this.register(this.context.onNoteRenamed((rename) => this.controller.followNoteRename(rename)));
     const index = this.context.core.index;
     this.register(index.onStatus((status) => renderIndexBanner(this.bannerEl, status)));
     renderIndexBanner(this.bannerEl, index.status());

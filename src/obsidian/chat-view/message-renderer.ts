@@ -7,7 +7,7 @@ import { renderAgentResult } from "./agent-result-blocks";
 import { renderConfirm, renderSteps } from "./agent-step-blocks";
 import type { ConfirmDecision } from "../../core/agent-loop/agent-types";
 import type { MessageModel } from "./chat-controller";
-import { domainOf, groupSources, linkifyCitations, passageLabel, webUrl } from "./citations";
+import { domainOf, groupSources, linkifyCitations, passageLabel, sourceFor, webUrl } from "./citations";
 import { errorHint, settingsCanFix } from "./states";
 import { type FrameScheduler, TokenBatcher } from "./token-batcher";
 
@@ -228,7 +228,8 @@ export class MessageRenderer {
   }
 
   private linkify(el: HTMLElement): void {
-    linkifyCitations(el, this.message.sources, (source, newTab) => this.deps.actions.openSource(source, newTab));
+    // The source as the message has it at the click: a renamed note's new path reaches blocks rendered while streaming.
+    linkifyCitations(el, this.message.sources, (source, newTab) => this.deps.actions.openSource(sourceFor(this.message.sources, source.n) ?? source, newTab));
   }
 
   private onBodyClick(ev: MouseEvent): void {

@@ -70,6 +70,7 @@ async function main(): Promise<void> {
       settingsListeners.add(l);
       return () => settingsListeners.delete(l);
     },
+    onNoteRenamed: () => () => undefined, // no vault renames here: the plugin test (renamed-citation) has them
   };
 
   const leaf = new WorkspaceLeaf({});

@@ -340,6 +340,7 @@ export async function mountChatView(
       settingsListeners.add(l);
       return () => settingsListeners.delete(l);
     },
+    onNoteRenamed: () => () => undefined, // no vault renames here: the plugin test (renamed-citation) has them
   };
 
   const frames = new ManualFrames();

@@ -260,6 +260,22 @@ describe("citations and sources", () => {
     expect(f.context.calls.openUrl).toEqual([["https://en.wikipedia.org/wiki/Paris"]]);
   });
 
+  it("a citation shown while the answer streams opens a note renamed meanwhile at its new path", async () => {
+    f = await mountChatView();
+    const gate = new Gate();
+    f.chat.script({ type: "sources", sources: [noteSource] }, { type: "token", text: "Paris is the capital [1].\n\nMore" }, { gate });
+    typeAndEnter(f, "Capital of France?");
+    await f.settle();
+    const cite = lastAnswer().querySelector<HTMLElement>(".krypton-stream-stable .krypton-citation")!;
+    expect(lastAnswer().classList.contains("is-streaming")).toBe(true);
+    // The block was rendered before the rename and is not rendered again while the answer streams.
+    f.view.controller.followNoteRename({ from: "Geo/France.md", to: "Europe/France.md" });
+    cite.click();
+    expect(f.context.calls.openNote).toEqual([["Europe/France.md", 11, false]]);
+    gate.open();
+    await f.settle();
+  });
+
   it("lists sources in a collapsible section: note titles with heading, web results with domain", async () => {
     const answer = await answerWithSources();
     const details = answer.querySelector("details.krypton-sources") as HTMLDetailsElement;

@@ -106,3 +106,22 @@ it("an old single-file conversation follows too; a damaged message file and an a
   expect(await fs.readFile(join(chat, id, "m4.json"), "utf8")).toBe(streaming);
   expect(await fs.readFile(join(chat, id, "m2.json"), "utf8")).toContain('"path":"Geo/Frankreich.md"');
 });
+
+it("a conversation open in the chat view takes the new path at once: its citation and its Sources list open the renamed note", async () => {
+  const id = await savedAnswer([source(1, "Geo/France.md", "France"), source(2, "Travel/Lisbon.md", "Lisbon")]);
+  p.app.commands.executeCommandById("krypton:open-chat");
+  const view = await waitFor(() => getChatView(p.app as never));
+  expect(await view.controller.open(id)).toBe(true);
+  await waitFor(() => view.containerEl.querySelector(".krypton-citation"));
+
+  await p.app.vault.rename(p.app.vault.getFileByPath("Geo/France.md")!, "Geo/République française.md");
+  await view.settled();
+  // Not reopened: the view's own messages follow (the file on disk is the store's business).
+  expect(Array.from(view.containerEl.querySelectorAll(".krypton-source-detail")).map((el) => el.textContent)).toEqual(["Geo/République française.md", "Travel/Lisbon.md"]);
+  view.containerEl.querySelector<HTMLElement>(".krypton-citation")!.click();
+  await new Promise((r) => setTimeout(r, 0));
+  const leaf = p.app.workspace.activeLeaf as StubFileLeaf | null;
+  expect(leaf?.openedFile ? { path: leaf.openedFile.path, line: leaf.openState?.eState?.line } : null).toEqual({ path: "Geo/République française.md", line: 4 });
+  expect(noticeMessages()).toEqual([]);
+  await p.services.citationsFollowed();
+});
