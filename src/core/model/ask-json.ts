@@ -3,6 +3,7 @@ import type { ChatMessage, ChatModel } from "../ports/chat-model";
 import { AgentError } from "../notes/agent-error";
 import { cleanModelText, cutOffAdvice, cutOffReason, modelAnswer, type AnswerCut } from "./ask-model";
 import { errorMessage } from "../util/errors";
+import { readScalarStrings, zodShapeKinds } from "../util/quoted-scalars";
 
 export interface AskJsonOptions {
   signal?: AbortSignal;
@@ -11,6 +12,11 @@ export interface AskJsonOptions {
   maxTokens: number;
   /** What the call is for, in "Could not <what>: …" messages ("generate flashcards"). */
   what: string;
+  /**
+   * Read a near miss as meant where it has one reading (see readNearMiss): a flow's typed output, where
+   * small models write {"value": "85"}, a bare 85 or {"score": 85}. Anything else still gets the repair.
+   */
+  nearMisses?: boolean;
 }
 
 /**
@@ -39,7 +45,7 @@ export async function askJson<T>(
       noThinking,
     });
     // A cut answer is invalid even when what arrived parses: whatever came after the cut is missing.
-    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: cutOffReason(answer, "it") } : parseAgainst(answer.text, schema);
+    const parsed: Parsed<T> = answer.cutOff ? { ok: false, problem: cutOffReason(answer, "it") } : parseAgainst(answer.text, schema, options);
     return { ...answer, parsed };
   };
 
@@ -107,22 +113,52 @@ export class InvalidJsonAnswerError extends AgentError {
 type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /** Parses a model's reply against the schema; exported for callers that stream or recover JSON themselves. */
-export function parseAgainst<T>(raw: string, schema: z.ZodType<T>): Parsed<T> {
-  const text = extractJsonText(cleanModelText(raw));
+export function parseAgainst<T>(raw: string, schema: z.ZodType<T>, options: { nearMisses?: boolean } = {}): Parsed<T> {
+  const cleaned = cleanModelText(raw);
+  // A bare scalar ("85", "true", "\"85\"") has no object to find; with nearMisses it is read whole.
+  const found = extractJsonText(cleaned);
+  const text = found ?? (options.nearMisses && cleaned ? cleaned : null);
   if (text === null) return { ok: false, problem: "it contained no JSON object" };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, problem: `it was not parseable JSON (${errorMessage(err)})` };
+    return { ok: false, problem: found === null ? "it contained no JSON object" : `it was not parseable JSON (${errorMessage(err)})` };
   }
   const result = schema.safeParse(value);
   if (result.success) return { ok: true, value: result.data };
+  if (options.nearMisses) {
+    const read = readNearMiss(value, schema);
+    const again = read === undefined ? null : schema.safeParse(read);
+    if (again?.success) return { ok: true, value: again.data };
+  }
   const issues = result.error.issues
     .slice(0, 5)
     .map((issue) => `${issue.path.length ? issue.path.join(".") : "(root)"}: ${issue.message}`)
     .join("; ");
   return { ok: false, problem: issues };
+}
+
+/**
+ * The one reading of a near miss for an object schema, or undefined: quoted scalars of its fields (the tool
+ * registry's reading), and, only when the schema has exactly one field, a bare value or an object with one
+ * key under another name taken as that field. An object with two or more other keys could mean either: no
+ * reading. The caller still validates the reading, so a value that does not fit is refused as written.
+ */
+function readNearMiss(value: unknown, schema: z.ZodType): Record<string, unknown> | undefined {
+  if (!(schema instanceof z.ZodObject)) return undefined;
+  const shape = schema.shape as Record<string, z.core.$ZodType>;
+  const fields = Object.keys(shape);
+  const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
+  let candidate: Record<string, unknown> | undefined;
+  if (isObject) {
+    const keys = Object.keys(value);
+    const single = fields.length === 1 && keys.length === 1 && keys[0] !== fields[0];
+    candidate = single ? { [fields[0]]: (value as Record<string, unknown>)[keys[0]] } : (value as Record<string, unknown>);
+  } else if (fields.length === 1) {
+    candidate = { [fields[0]]: value };
+  }
+  return candidate && readScalarStrings(candidate, zodShapeKinds(shape));
 }
 
 /**

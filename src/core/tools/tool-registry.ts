@@ -5,6 +5,7 @@ import { NoteChangedError, NoteExistsError, NoteNotFoundError } from "../ports/v
 import { ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from "./tool";
 import { errorMessage, ShuttingDownError } from "../util/errors";
 import { clip } from "../util/text";
+import { readScalarStrings, zodShapeKinds, type ScalarKind } from "../util/quoted-scalars";
 
 /**
  * The one list of tools Krypton exposes (MCP over HTTP and stdio, the plain JSON endpoints, the CLI).
@@ -96,45 +97,10 @@ export function validateArguments(tool: ToolDefinition, args: unknown): Record<s
     return readScalarStrings(args as Record<string, unknown>, (key) => (Object.prototype.hasOwnProperty.call(properties, key) ? jsonSchemaKind(properties[key]) : undefined));
   }
   const shape = tool.inputSchema;
-  const input = readScalarStrings(args as Record<string, unknown>, (key) => (Object.prototype.hasOwnProperty.call(shape, key) ? scalarKind(shape[key]) : undefined));
+  const input = readScalarStrings(args as Record<string, unknown>, zodShapeKinds(shape));
   const parsed = z.object(tool.inputSchema).safeParse(input);
   if (parsed.success) return parsed.data;
   throw new ToolError(describeIssue(parsed.error.issues[0], input), "invalid-input");
-}
-
-/** A string that is a number as written, nothing around it ("5", "-0.5", "1e3"; not "5 notes", " 5", "0x10"). */
-const NUMBER_TEXT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-type ScalarKind = "number" | "boolean";
-
-/**
- * Small models often quote scalars ({"limit": "5"}, {"overwrite": "false"}): a string that is exactly a number
- * for a number field, or "true"/"false" for a boolean one, is read as meant. Anything else is left for the
- * schema to refuse with its usual message. Done here, not with z.coerce in the shapes, so the JSON Schema
- * clients and models are shown (MCP's inputSchema) still says number and boolean. `kindOf` says what a
- * top-level field is: from the zod shape (Krypton's tools) or the JSON Schema (tools of the user's MCP servers).
- */
-function readScalarStrings(args: Record<string, unknown>, kindOf: (key: string) => ScalarKind | undefined): Record<string, unknown> {
-  let input = args;
-  for (const [key, value] of Object.entries(args)) {
-    if (typeof value !== "string") continue;
-    const kind = kindOf(key);
-    const read =
-      kind === "number" && NUMBER_TEXT.test(value) ? Number(value)
-      : kind === "boolean" && (value === "true" || value === "false") ? value === "true"
-      : undefined;
-    if (read === undefined) continue;
-    if (input === args) input = { ...args };
-    input[key] = read;
-  }
-  return input;
-}
-
-/** "number" or "boolean" when the field is one (optional, nullable or with a default); undefined otherwise. */
-function scalarKind(schema: z.core.$ZodType | undefined): ScalarKind | undefined {
-  let def = schema?._zod.def;
-  while (def && "innerType" in def && isWrapper(def.type)) def = (def.innerType as z.core.$ZodType)._zod.def;
-  return def?.type === "number" || def?.type === "boolean" ? def.type : undefined;
 }
 
 /**
@@ -151,10 +117,6 @@ function jsonSchemaKind(property: unknown): ScalarKind | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isWrapper(type: string): boolean {
-  return type === "optional" || type === "nullable" || type === "default" || type === "prefault" || type === "readonly" || type === "nonoptional";
 }
 
 function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): string {

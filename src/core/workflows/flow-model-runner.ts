@@ -173,7 +173,7 @@ async function typedAnswer(
   // The format request joins the task's own message: small models follow one message better than two.
   const last = messages[messages.length - 1];
   const ask: ChatMessage[] = [...messages.slice(0, -1), { ...last, content: `${last.content}\n\nAnswer as JSON: {"value": ${hint}}.` }];
-  const { value } = await askJson(model, ask, z.object({ value: valueSchema }), { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.long, what: `run the task agent "${agent.name}"` });
+  const { value } = await askJson(model, ask, z.object({ value: valueSchema }), { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.long, what: `run the task agent "${agent.name}"`, nearMisses: true });
   switch (type) {
     case "int":
       return { type: "int", data: value as number };

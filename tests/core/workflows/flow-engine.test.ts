@@ -96,6 +96,32 @@ describe("runFlow with the example flows", () => {
     expect(ollama.requestsTo("chat")[1].userText).toContain(`The draft scored \n<<<\n${score}\n>>>`);
   });
 
+  it.each([
+    ['{"value": "85"}', "a quoted number"],
+    ["85", "a bare number"],
+    ['{"score": 85}', "the one field under another name"],
+    ['{"score": "85"}', "both at once"],
+  ])("an int output reads %s (%s) as 85 with no correction request", async (reply) => {
+    ollama.setDefault({ reply: byTask([["Score this draft", reply], ["The draft scored", "feedback"]]) });
+    const result = await run(load("Conditional branching"), "a draft");
+    expect(path(result)).toEqual(["score_draft", "praise"]);
+    expect(result.steps[0].output).toEqual({ type: "int", data: 85 });
+    // One request for the score and one for the branch: no repair request between them.
+    expect(ollama.requestsTo("chat").map((r) => r.userText.includes("Your last reply was not valid"))).toEqual([false, false]);
+  });
+
+  it.each([
+    ['{"score": 85, "grade": 90}', "two other keys: either could be meant"],
+    ['{"score": "many"}', "a value that is no number"],
+    ["85 points", "text around the number"],
+  ])("an int output does not guess at %s (%s): the one repair request, then a clear failure", async (reply) => {
+    ollama.setDefault({ reply: byTask([["Score this draft", reply]]) });
+    const result = await run(load("Conditional branching"), "a draft");
+    expect(result.status).toBe("failed");
+    expect(result.message).toMatch(/did not return valid JSON .*even after one correction/);
+    expect(ollama.requestsTo("chat").map((r) => r.userText.includes("Your last reply was not valid"))).toEqual([false, true]);
+  });
+
   it("retry loop: generate → verify fails → feedback → fix → verify passes", async () => {
     ollama.setDefault({
       reply: byTask([
