@@ -14,7 +14,7 @@ import { AbortedError, isAbortError } from "../util/errors";
 import { AgentToolbox } from "./agent-toolbox";
 import { clip, countOf } from "../util/text";
 import {
-  EMPTY_REPLY_NUDGE,
+  emptyReplyNudge,
   jsonSystemPrompt,
   nativeSystemPrompt,
   reminderMessage,
@@ -318,7 +318,7 @@ export async function* runAgentLoop(options: AgentLoopOptions): AsyncGenerator<A
       const empty = result.finish === "stop" && result.calls.length === 0 && !result.text.trim();
       if (empty && nudge.length === 0) {
         if (streamed) yield { type: "retract", text: streamed };
-        nudge = [{ role: "user", content: EMPTY_REPLY_NUDGE }];
+        nudge = [{ role: "user", content: emptyReplyNudge() }];
         continue;
       }
       if (result.finish !== "malformed-tool-call") break;

@@ -28,8 +28,13 @@ export function jsonSystemPrompt(persona: string | undefined, tools: readonly To
   ].join("\n\n");
 }
 
-/** Sent once after an empty reply (no text, no tool call). */
-export const EMPTY_REPLY_NUDGE = "Your last reply was empty. Answer the user's message now from what you have, or call a tool if you still need one.";
+/**
+ * Sent once after an empty reply (no text, no tool call), by the agent loop and by a flow's plain task
+ * (`tools` false: it has none to call); a second empty reply is an error.
+ */
+export function emptyReplyNudge(tools = true): string {
+  return `Your last reply was empty. Answer the user's message now${tools ? " from what you have, or call a tool if you still need one" : ""}.`;
+}
 
 export function reminderMessage(left: number): string {
   return `Only ${countOf(left, "step")} ${left === 1 ? "is" : "are"} left. Get what you still need now, then give your final answer.`;

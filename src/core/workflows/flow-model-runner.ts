@@ -3,6 +3,7 @@ import { askJson } from "../model/ask-json";
 import { cutOffAdvice, cutOffReason } from "../model/ask-model";
 import { ANSWER_BUDGET } from "../model/answer-budget";
 import { stripThinkBlocks } from "../util/think-blocks";
+import { emptyReplyNudge } from "../agent-loop/agent-prompts";
 import { IncompleteAnswerError } from "../providers/provider-error";
 import { collectTurn, finishedText, reportingFits } from "../providers/turn-views";
 import { fitNotice, mergeFits } from "../providers/context-fit";
@@ -130,9 +131,21 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
 
 /**
  * The turn is read whole (complete()'s rule: a cut or stopped answer is an error) because the step reports
- * its tokens. Capped like askModel's answers (a run may go unwatched), at config.maxTokens when set.
+ * its tokens. Capped like askModel's answers (a run may go unwatched), at config.maxTokens when set. An empty
+ * answer is asked for once more, as agent mode asks (emptyReplyNudge); a second one fails the step.
  */
 async function plainAnswer(model: ChatModel, messages: ChatMessage[], agent: ModelAgent, signal: AbortSignal | undefined): Promise<{ output: FlowValue; tokens?: number }> {
+  let tokens: number | undefined;
+  for (const nudge of [[], [{ role: "user", content: emptyReplyNudge(false) }]] as ChatMessage[][]) {
+    const turn = await plainTurn(model, [...messages, ...nudge], agent, signal);
+    if (turn.tokens !== undefined) tokens = (tokens ?? 0) + turn.tokens;
+    if (turn.answer) return { output: { type: "string", data: turn.answer }, tokens };
+  }
+  throw new AgentError(`the model gave "${agent.name}" an empty answer, even when asked once more. Try again, or try another model.`, "failed");
+}
+
+/** One turn of a plain task: its answer without reasoning blocks (empty when the model said nothing) and tokens. */
+async function plainTurn(model: ChatModel, messages: ChatMessage[], agent: ModelAgent, signal: AbortSignal | undefined): Promise<{ answer: string; tokens?: number }> {
   const maxTokens = agent.config?.maxTokens ?? ANSWER_BUDGET.long;
   const outcome = await collectTurn(model.turn({ messages, signal, temperature: agent.config?.temperature, maxTokens, topP: agent.config?.topP }));
   let text: string;
@@ -154,9 +167,7 @@ async function plainAnswer(model: ChatModel, messages: ChatMessage[], agent: Mod
   }
   const usage = outcome.usage;
   const tokens = usage ? (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0) : undefined;
-  const answer = stripThinkBlocks(text).trim();
-  if (!answer) throw new AgentError(`the model gave "${agent.name}" an empty answer`, "failed");
-  return { output: { type: "string", data: answer }, tokens };
+  return { answer: stripThinkBlocks(text).trim(), tokens };
 }
 
 /** Numbers, booleans, lists and routing choices come back as structured output, validated. */

@@ -213,6 +213,22 @@ describe("runFlow with the example flows", () => {
     expect(result.output).toMatchObject({ type: "critique", success: true, input: { data: "Autumn moon rising" } });
   });
 
+  it("an empty answer to a plain task is asked for once more, as agent mode does; a second one fails the step", async () => {
+    const flow = validateFlow({ id: "empty", defaultModel: "ollama/llama3.1:8b", agents: [{ name: "write", type: "task", params: { task: "A haiku about {{input}}" } }] }).flow!;
+    ollama.script([{ route: "chat", reply: "" }, { route: "chat", reply: "Rain on the roof" }]);
+    const ok = await run(flow, "rain");
+    expect(ok).toMatchObject({ status: "finished", output: { type: "string", data: "Rain on the roof" } });
+    const asked = ollama.requestsTo("chat");
+    expect(asked).toHaveLength(2);
+    expect(asked[1].userText).toBe("Your last reply was empty. Answer the user's message now.");
+
+    ollama.setDefault({ reply: "  \n" });
+    const failed = await run(flow, "rain");
+    expect(failed.status).toBe("failed");
+    expect(failed.message).toMatch(/the model gave "write" an empty answer, even when asked once more/);
+    expect(ollama.requestsTo("chat")).toHaveLength(4);
+  });
+
   it("an agent's config reaches the model: temperature, topP and maxTokens", async () => {
     const flow = validateFlow({
       id: "config",
