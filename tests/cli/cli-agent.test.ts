@@ -106,6 +106,19 @@ describe("krypton ask/chat --agent", () => {
     expect(first.options?.num_ctx).toBeGreaterThan(0);
   });
 
+  it("a remark before a tool call written as text stays off stdout: only the answer is printed there", async () => {
+    delete bed.ollama.modelInfo["llama3.1:8b"];
+    const readPlan = JSON.stringify({ name: "read_note", arguments: { path: "Projects/Plan.md" } });
+    bed.ollama.script([
+      { route: "chat", tokens: ["Sure.", "\n```json", readPlan, "```"] },
+      { route: "chat", reply: "By Friday." },
+    ]);
+    const r = await runCli(["ask", bed.vault.root, "When does agent mode ship?", "--agent"], { env: bed.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("By Friday.");
+    expect(r.stderr).toMatch(/↳ \[1\] read_note \{"path":"Projects\/Plan.md"\} → ok/);
+  });
+
   it("refuses writes without --yes when not on a terminal, and the vault is unchanged; --yes allows them", async () => {
     bed.ollama.script([
       { route: "chat", reply: call("append_to_note", { path: "Projects/Plan.md", content: "- README" }) },

@@ -50,17 +50,26 @@ const CALL_WRAPPERS = /```[\w-]*|<\/?tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/
 /** What a call written as text may start with (recoverTextToolCalls): JSON, or a fence or call marker. */
 const CALL_MARKERS = ["```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"];
 
+/** More text than this beside the JSON (wrappers aside) makes it an answer that shows a call, not a call. */
+const LONGEST_REMARK = 200;
+/** Where a call written as text may start after a remark: JSON (a list only as `[{`), a fence or a call marker. */
+const CALL_START = /\{|\[\s*\{|```|<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/;
+const LONGEST_MARKER = Math.max(...CALL_MARKERS.map((marker) => marker.length));
+
 /**
  * Whether a reply that starts with `start` (leading whitespace trimmed) may be a tool call written as text:
- * true when it starts like one, false when it cannot be one, null while too little has arrived to tell.
+ * true when it starts like one, or a call starts after a remark short enough for recoverTextToolCalls
+ * ("Sure.\n```json …"); false once more text than such a remark came with no call start; null while too
+ * little has arrived to tell (a marker split over chunks, or a short remark a call may still follow).
  */
 export function startsLikeTextCall(start: string): boolean | null {
   if (/^[[{]/.test(start) || CALL_MARKERS.some((marker) => start.startsWith(marker))) return true;
-  return start === "" || CALL_MARKERS.some((marker) => marker.startsWith(start)) ? null : false;
+  const at = start.search(CALL_START);
+  if (at >= 0 && at <= LONGEST_REMARK) return true;
+  // A marker may be split over chunks right after the remark: wait for its length more before saying no.
+  return start.length > LONGEST_REMARK + LONGEST_MARKER ? false : null;
 }
 
-/** More text than this beside the JSON (wrappers aside) makes it an answer that shows a call, not a call. */
-const LONGEST_REMARK = 200;
 /** JSON values tried per reply: a call comes first or after a short remark, never deep in a long answer. */
 const CANDIDATES = 8;
 
