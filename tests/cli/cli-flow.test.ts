@@ -85,6 +85,10 @@ describe("krypton flow", () => {
     expect(keyed.code).toBe(0);
     expect(keyed.stdout).toBe("valid: cloud (1 agent, 0 transitions)\n");
     expect(keyed.stderr).toBe("");
+    // At run time the step fails saying how this host takes a key, as the warning did.
+    const run = await runCli(["flow", "run", file, "--input", "x"], { env: bed.env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("cannot use gemini/gemini-2.5-flash: no Gemini API key is set (set GEMINI_API_KEY)");
   });
 
   it("graph: prints a Mermaid flowchart without contacting any server", async () => {

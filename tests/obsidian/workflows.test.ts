@@ -185,6 +185,15 @@ describe("/run in the chat view", () => {
     expect(ollama.requestsTo("chat")).toHaveLength(0);
   });
 
+  it("a gemini/… step with no Gemini key says to add one in Krypton's settings", async () => {
+    const flow = { id: "cloud", agents: [{ name: "a", type: "task", model: "gemini/gemini-2.5-flash", params: { task: "t" } }] };
+    await p.app.vault.create("Workflows/Cloud.md", "```krypton-flow\n" + JSON.stringify(flow) + "\n```\n");
+    const view = await openChat();
+    view.controller.send('/run "Cloud" some input');
+    await view.controller.idle();
+    expect(view.controller.messages.at(-1)!.content).toContain("cannot use gemini/gemini-2.5-flash: no Gemini API key is set (add one in Krypton's settings)");
+  });
+
   it("an unknown flow or a missing input is explained", async () => {
     const view = await openChat();
     view.controller.send("/run nothing-like-this some input");

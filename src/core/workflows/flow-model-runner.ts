@@ -10,6 +10,7 @@ import { fitNotice, mergeFits } from "../providers/context-fit";
 import { AgentError } from "../notes/agent-error";
 import type { ChatMessage, ChatModel, ChatRequest, ContextFit } from "../ports/chat-model";
 import { parseModelRef, type ModelRef } from "../providers/model-ref";
+import { geminiKeyFix } from "../providers/provider-factory";
 import { errorMessage, isAbortError } from "../util/errors";
 import { formatCount } from "../util/text";
 import type { Flow, FlowAgent } from "./flow-schema";
@@ -39,6 +40,8 @@ export interface FlowModelRunnerOptions {
   /** A chat model for a provider/model reference, or null when it cannot be used (no Gemini key). */
   modelFor: (ref: ModelRef) => ChatModel | null;
   runToolTask?: ToolTaskRunner;
+  /** The host the flow runs in (Host.platform.kind), so a missing Gemini key says how this host takes one. */
+  hostKind?: "obsidian" | "cli";
 }
 
 /**
@@ -69,7 +72,10 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
     const ref = parseModelRef(text);
     if ("error" in ref) throw new AgentError(ref.error, "invalid-input");
     const model = options.modelFor(ref);
-    if (!model) throw new AgentError(`cannot use ${text}: ${ref.provider === "gemini" ? "no Gemini API key is set" : "the model is not configured"}`, "no-model");
+    if (!model) {
+      const why = ref.provider !== "gemini" ? "the model is not configured" : `no Gemini API key is set${options.hostKind ? ` (${geminiKeyFix(options.hostKind)})` : ""}`;
+      throw new AgentError(`cannot use ${text}: ${why}`, "no-model");
+    }
     models.set(text, model);
     return model;
   };

@@ -162,7 +162,7 @@ export class WorkflowService {
     const remark = (text: string) => {
       if (!remarks.includes(text)) remarks.push(text);
     };
-    const runner = createFlowModelRunner(flow, { modelFor, runToolTask: withTools ? (request) => this.runToolTask(request, options, remark) : undefined });
+    const runner = createFlowModelRunner(flow, { modelFor, hostKind: this.deps.host.platform.kind, runToolTask: withTools ? (request) => this.runToolTask(request, options, remark) : undefined });
     const result = await runFlow(flow, text(input), runner, { clock: this.deps.host.clock, signal: options.signal, onStep: options.onStep });
     return remarks.length > 0 ? { ...result, keywordOnlyRemarks: remarks } : result;
   }
