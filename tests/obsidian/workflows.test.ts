@@ -134,6 +134,22 @@ it("the Run workflow… command lists flow notes", async () => {
   expect(openModal().textContent).not.toContain("Source");
 });
 
+it("Run workflow… lists a note whose flow cannot be read with its problem, in flow validate's words, and does not run it", async () => {
+  const block = (json: string) => "```krypton-flow\n" + json + "\n```\n";
+  await p.app.vault.create("Workflows/Broken.md", "# Broken\n\n" + block('{ "id": "broken", }'));
+  await p.app.vault.create("Workflows/Two.md", "# Two\n\n" + block(blockOf(pipeline)) + "\n" + block(blockOf(pipeline)));
+  await p.app.vault.create("Notes/Mention.md", "A note about the krypton-flow format, with no block.");
+  p.app.commands.commands["krypton:run-workflow"].callback!();
+  await waitFor(() => document.body.querySelectorAll(".suggestion-item").length >= 3);
+  const items = Array.from(document.body.querySelectorAll(".suggestion-item")).map((el) => el.textContent!);
+  expect(items).toHaveLength(3);
+  expect(items.find((t) => t.startsWith("Broken"))).toMatch(/^BrokenWorkflows\/Broken\.md · not runnable: Broken\.md: the flow is not valid JSON at line 4, column \d+: /);
+  expect(items.find((t) => t.startsWith("Two"))).toMatch(/^TwoWorkflows\/Two\.md · not runnable: Two\.md has 2 ```krypton-flow blocks \(at lines 3 and \d+\), and a workflow note holds one/);
+  (Array.from(document.body.querySelectorAll<HTMLElement>(".suggestion-item")).find((el) => el.textContent!.startsWith("Two")))!.click();
+  expect(noticeMessages().at(-1)).toMatch(/^Two cannot run: Two\.md has 2 ```krypton-flow blocks/);
+  expect(ollama.requestsTo("chat")).toHaveLength(0);
+});
+
 describe("/run in the chat view", () => {
   const openChat = async () => {
     await p.app.workspace.getRightLeaf(false).setViewState({ type: "krypton-chat" });

@@ -1,5 +1,5 @@
 import { MarkdownRenderer, MarkdownRenderChild, Notice, SuggestModal, TFile, type App, type MarkdownPostProcessorContext, type Plugin } from "obsidian";
-import { FLOW_BLOCK_LANGUAGE } from "../../core/workflows/flow-block";
+import { FLOW_BLOCK_LANGUAGE, flowBlocksIn } from "../../core/workflows/flow-block";
 import { flowToMermaid } from "../../core/workflows/flow-graph";
 import type { Flow } from "../../core/workflows/flow-schema";
 import type { KryptonServices } from "../plugin-services";
@@ -76,21 +76,30 @@ interface FlowNote {
   file: TFile;
   flow: Flow | null;
   problem: string | null;
+  /** Why the note's flow could not be read at all (invalid JSON, two blocks), in `flow validate`'s words. */
+  unreadable: string | null;
 }
 
-/** Notes that hold a ```krypton-flow block. Only notes with a code block (from the metadata cache) are read. */
+/**
+ * Notes that hold a ```krypton-flow block, runnable or not: a broken one is listed with its problem, so it
+ * does not just go missing. Only notes with a code block (from the metadata cache) are read.
+ */
 async function flowNotes(app: App, services: KryptonServices): Promise<FlowNote[]> {
   const notes: FlowNote[] = [];
   for (const file of app.vault.getMarkdownFiles()) {
     const sections = app.metadataCache.getFileCache(file)?.sections;
     if (sections && !sections.some((s) => s.type === "code")) continue;
     const text = await services.core.host.vault.readNote(file.path).catch(() => "");
-    if (!text.includes(FLOW_BLOCK_LANGUAGE)) continue;
+    // A note that only mentions the word holds no flow.
+    if (!text.includes(FLOW_BLOCK_LANGUAGE) || flowBlocksIn(text).length === 0) continue;
     const parsed = services.core.workflows.parseSource(text, file.name);
-    if (parsed.error) continue;
+    if (parsed.error) {
+      notes.push({ file, flow: null, problem: null, unreadable: parsed.error });
+      continue;
+    }
     const validation = services.core.workflows.validateStructure(parsed.json);
     const problem = validation.errors.length > 0 ? countOf(validation.errors.length, "problem") : null;
-    notes.push({ file, flow: validation.flow, problem });
+    notes.push({ file, flow: validation.flow, problem, unreadable: null });
   }
   return notes;
 }
@@ -115,10 +124,15 @@ class WorkflowPicker extends SuggestModal<FlowNote> {
 
   renderSuggestion(note: FlowNote, el: HTMLElement): void {
     el.createDiv({ text: note.file.basename });
-    el.createEl("small", { text: note.problem ? `${note.file.path} · ${note.problem}` : `${note.file.path} · ${note.flow?.description ?? note.flow?.id ?? ""}` });
+    const detail = note.unreadable ? `not runnable: ${note.unreadable}` : (note.problem ?? note.flow?.description ?? note.flow?.id ?? "");
+    el.createEl("small", { text: `${note.file.path} · ${detail}` });
   }
 
   onChooseSuggestion(note: FlowNote): void {
+    if (note.unreadable) {
+      new Notice(`${note.file.basename} cannot run: ${note.unreadable}`);
+      return;
+    }
     if (!note.flow || note.problem) {
       new Notice(`${note.file.basename} cannot run: open it to see the problems.`);
       return;
