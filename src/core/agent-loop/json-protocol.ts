@@ -53,8 +53,10 @@ const CALL_MARKERS = ["```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"];
 /** More text than this beside the JSON (wrappers aside) makes it an answer that shows a call, not a call. */
 const LONGEST_REMARK = 200;
 /** Where a call written as text may start after a remark: JSON (a list only as `[{`), a fence or a call marker. */
-const CALL_START = /\{|\[\s*\{|```|<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/;
+const CALL_START = /\{|\[\s*\{|```|<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/g;
 const LONGEST_MARKER = Math.max(...CALL_MARKERS.map((marker) => marker.length));
+/** Fences a call may be written in: none named, or JSON's. Code in another language is an answer showing code. */
+const CALL_FENCE = /^(?:json[\w-]*|tool_call|tool_code)?$/i;
 
 /**
  * Whether a reply that starts with `start` (leading whitespace trimmed) may be a tool call written as text:
@@ -64,10 +66,36 @@ const LONGEST_MARKER = Math.max(...CALL_MARKERS.map((marker) => marker.length));
  */
 export function startsLikeTextCall(start: string): boolean | null {
   if (/^[[{]/.test(start) || CALL_MARKERS.some((marker) => start.startsWith(marker))) return true;
-  const at = start.search(CALL_START);
-  if (at >= 0 && at <= LONGEST_REMARK) return true;
+  let waiting = false;
+  /** Inside a fence of code shown in the answer: its braces and its closing fence start no call. */
+  let inCode = false;
+  for (const match of start.matchAll(CALL_START)) {
+    if (match.index > LONGEST_REMARK) break;
+    if (inCode) {
+      inCode = match[0] !== "```";
+      continue;
+    }
+    const starts = callStartsAt(match[0], start.slice(match.index + match[0].length));
+    if (starts === true) return true;
+    if (starts === null) waiting = true;
+    else inCode = match[0] === "```";
+  }
   // A marker may be split over chunks right after the remark: wait for its length more before saying no.
-  return start.length > LONGEST_REMARK + LONGEST_MARKER ? false : null;
+  return waiting || start.length <= LONGEST_REMARK + LONGEST_MARKER ? null : false;
+}
+
+/**
+ * Whether a call may start at `marker` after a remark, from what follows it: an object opening with a key
+ * (not "{name}" in prose), a fence named as JSON or not named (not "```python": an answer showing code keeps
+ * streaming); null while what follows has not arrived.
+ */
+function callStartsAt(marker: string, rest: string): boolean | null {
+  if (marker.endsWith("{")) return /^\s*$/.test(rest) ? null : /^\s*"/.test(rest);
+  if (marker === "```") {
+    const name = /^([\w-]*)\s/.exec(rest);
+    return name ? CALL_FENCE.test(name[1]) : null;
+  }
+  return true;
 }
 
 /** JSON values tried per reply: a call comes first or after a short remark, never deep in a long answer. */

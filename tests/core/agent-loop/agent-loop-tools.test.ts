@@ -347,6 +347,20 @@ describe("agent loop, native tool calls", () => {
     expect(events.map((e) => (e.type === "token" ? e.text : "")).join("")).toBe("Ship the agent mode.");
   });
 
+  it.each([
+    ["code in another language early on", ["Here is the script:\n", "```python\n", "print('hi')\n", "```\n"]],
+    ["braces in its prose", ["Write ", "{name} where ", "the title goes, ", "then save.\n"]],
+  ])("streams an answer with %s: only a fence named as JSON (or not named) or an object with a key may start a call", async (_form, start) => {
+    world = await makeLoopWorld({ files: NOTES, nativeTools: true });
+    const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+    world.ollama.script([{ route: "chat", tokens: [...start, ...words] }]);
+    const { result, events } = await world.run("What is my plan?");
+    const shown = events.filter((e) => e.type === "token");
+    // Shown as it came, not held for the whole reply: held at most while it could be a remark, then a token event per chunk.
+    expect(shown.length).toBeGreaterThan(30);
+    expect(shown.map((e) => (e.type === "token" ? e.text : "")).join("")).toBe(result.answer);
+  });
+
   it("still streams an answer once more text than a remark came with no call in it", async () => {
     world = await makeLoopWorld({ files: NOTES, nativeTools: true });
     const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
