@@ -334,6 +334,20 @@ test("when the exclude patterns take every note, the status dialog, the tooltip 
   search.close();
 });
 
+test("a vault listing that throws at once (not a rejected promise) at start-up ends in the error state, saying why", async () => {
+  p = await loadPlugin(NOTES);
+  // Obsidian's getMarkdownFiles is synchronous, so a failure in it is a throw; the core's policedVault (an async
+  // listNotes) makes it the rejection syncNow catches. Without that, open() rejected and the state stayed "loading".
+  p.app.vault.getMarkdownFiles = () => {
+    throw new Error("file tree not available");
+  };
+  await p.layoutReady();
+  const status = p.services.core.index.status();
+  expect(status.state).toBe("error");
+  expect(status.error).toMatch(/^The vault's notes could not be listed \(file tree not available\)/);
+  expect(noticeMessages().some((m) => m.includes("file tree not available"))).toBe(true);
+});
+
 /** Every file of a folder, as makeTempVault wants them. */
 async function readTree(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
