@@ -50,6 +50,11 @@ export function serviceWaitText(service: string, retryAfterMs: number | undefine
   return retryAfterMs === undefined ? null : `${service} asks to wait ${waitText(retryAfterMs)} before the next request`;
 }
 
+/** The wait before retry number `attempt` (0 for the first): doubling from `baseDelayMs`, never above `maxDelayMs`. */
+export function backoffMs(attempt: number, baseDelayMs: number, maxDelayMs: number): number {
+  return Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+}
+
 /** Rate limits and server errors: the request reached a server that may answer next time. */
 export function isTransientServerError(err: unknown): boolean {
   return err instanceof ProviderError && (err.kind === "rate-limited" || err.kind === "server");
@@ -67,7 +72,7 @@ export async function withRetry<T>(call: () => Promise<T>, options: RetryOptions
       lastError = err;
       const retryable = options.shouldRetry ? options.shouldRetry(err) : err instanceof ProviderError && err.retryable;
       if (!retryable || attempt === options.attempts - 1) break;
-      const backoff = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+      const backoff = backoffMs(attempt, options.baseDelayMs, options.maxDelayMs) * (0.75 + Math.random() * 0.5);
       // The server's own hint wins over our guess: retrying sooner only earns another 429.
       const hint = err instanceof ProviderError ? err.retryAfterMs : undefined;
       if (hint !== undefined && hint > (options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS)) break;
