@@ -288,7 +288,7 @@ test("when the vault's notes cannot be listed, the status bar, its tooltip, the 
   const vault = p.services.host.vault;
   vault.listNotes = () => Promise.reject(Object.assign(new Error("EACCES: permission denied, scandir '/vault'"), { code: "EACCES" }));
   await expect(p.services.core.index.sync()).rejects.toThrow(/EACCES/);
-  const why = "The vault's notes could not be listed (EACCES: permission denied, scandir '/vault')";
+  const why = "The vault's notes could not be listed (EACCES: permission denied, scandir '/vault'); Krypton tries again in 5 s or when a note changes";
 
   const bar = p.plugin.statusBarItems.find((el) => el.hasClass("krypton-status-bar"))!;
   expect(bar.textContent).toBe("Krypton: index error");
@@ -346,6 +346,26 @@ test("a vault listing that throws at once (not a rejected promise) at start-up e
   expect(status.state).toBe("error");
   expect(status.error).toMatch(/^The vault's notes could not be listed \(file tree not available\)/);
   expect(noticeMessages().some((m) => m.includes("file tree not available"))).toBe(true);
+});
+
+test("after the vault's notes could not be listed, the next vault event lists them again, without Rebuild index", async () => {
+  p = await loadPlugin(NOTES);
+  const fileTree = p.app.vault.getMarkdownFiles;
+  p.app.vault.getMarkdownFiles = () => {
+    throw new Error("file tree not available");
+  };
+  p.app.workspace.triggerLayoutReady();
+  await p.services.indexSettled();
+  const bar = p.plugin.statusBarItems.find((el) => el.hasClass("krypton-status-bar"))!;
+  expect(bar.textContent).toBe("Krypton: index error");
+  expect(bar.getAttribute("aria-label")).toContain("(file tree not available); Krypton tries again in 5 s or when a note changes.");
+
+  // The failure passes; a note created afterwards is the first sign of it. Every note is indexed, not only that one.
+  p.app.vault.getMarkdownFiles = fileTree;
+  await p.app.vault.create("Garden/Beans.md", "# Beans\n\nRunner beans climb the poles.");
+  await p.settle();
+  expect(p.services.core.index.status()).toMatchObject({ state: "ready", notes: 4 });
+  expect(bar.textContent).not.toBe("Krypton: index error");
 });
 
 /** Every file of a folder, as makeTempVault wants them. */

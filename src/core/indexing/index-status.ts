@@ -27,7 +27,7 @@ export interface IndexStatus {
   keywordOnly: boolean;
   /** Embedder id the vectors belong to, or null. */
   embedder: string | null;
-  /** Why the state is "error", as a sentence without its full stop: "The vault's notes could not be listed (…)". */
+  /** Why the state is "error", as a sentence without its full stop: "The vault's notes could not be listed (…); Krypton tries again in 5 s or when a note changes". */
   error?: string;
   /** The vault has notes but the user's exclude patterns leave none to index: the patterns that take them. */
   everyNoteExcludedBy?: string[];

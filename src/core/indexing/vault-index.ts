@@ -9,7 +9,7 @@ import type { ChunkHit, NoteHit, SearchOptions, SearchResult } from "../search/s
 import type { KryptonSettings } from "../settings";
 import type { Chunk, ChunkMeta } from "./chunk";
 import { type ChunkRecord, chunkId, chunkMetaOf, chunkOf } from "./index-records";
-import { waitText } from "../providers/retry";
+import { backoffMs, waitText } from "../providers/retry";
 import { embedPending, FIRST_ANSWER_TIMEOUT_MS, type EmbedOutcome } from "./embedding-queue";
 import { createReadPolicy, isNoteRefusedError, type ReadPolicy } from "../notes/read-policy";
 import { hashTextSliced } from "./hash";
@@ -51,6 +51,8 @@ export interface VaultIndexOptions {
   retry?: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   /** After the embedder failed, background passes wait this long before trying it again (sync() always tries). */
   embedRetryAfterMs?: number;
+  /** After the vault's notes could not be listed, the index lists them again after this back-off (doubling), or at the next vault event. */
+  listRetry?: { baseDelayMs: number; maxDelayMs: number };
   /** Longest wait for a search query's vector before answering with keywords only. */
   queryTimeoutMs?: number;
   /** The first embedding batch of a run must answer within this, or the run goes keyword-only. */
@@ -131,6 +133,8 @@ export class VaultIndex implements VaultIndexApi {
   private state: IndexStatus["state"] = "empty";
   /** IndexStatus.error: set with the "error" state, gone with it. */
   private stateError: string | undefined;
+  /** Listings failed in a row: how long the next retry waits. */
+  private listFailures = 0;
   private progress: IndexStatus["progress"];
   private embedderError: string | undefined;
   private embedFailedAt = -Infinity;
@@ -158,6 +162,7 @@ export class VaultIndex implements VaultIndexApi {
       embedConcurrency: o.embedConcurrency ?? 2,
       retry: o.retry ?? { attempts: 4, baseDelayMs: 1_000, maxDelayMs: 15_000 },
       embedRetryAfterMs: o.embedRetryAfterMs ?? 60_000,
+      listRetry: o.listRetry ?? { baseDelayMs: 5_000, maxDelayMs: 300_000 },
       queryTimeoutMs: o.queryTimeoutMs ?? 4_000,
       embedFirstAnswerMs: o.embedFirstAnswerMs ?? FIRST_ANSWER_TIMEOUT_MS,
       lock: o.lock ?? {},
@@ -214,20 +219,23 @@ export class VaultIndex implements VaultIndexApi {
     if (!this.opened) return this.open(callerSignal);
     const run = this.untilClose(callerSignal);
     const signal = run.signal;
-    return this.whileLinked(run, async () => {
-      if (!this.writable && !this.readOnlyByChoice) {
-        this.writable = await this.tryLock();
-        // We just became the writer: start from what the previous writer saved.
-        if (this.writable) await this.loadFromDisk(signal);
-      }
-      if (!this.writable) {
-        // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
-        const onDisk = await readManifest(this.host.data).catch(() => null);
-        if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
-      }
-      await this.syncNow(signal, this.rechunkAll || this.chunkSizeChanged());
-      return this.status();
-    });
+    return this.whileLinked(run, () => this.syncPass(signal));
+  }
+
+  /** sync()'s work, inside `exclusive`: also a background pass's after a failed listing. */
+  private async syncPass(signal: AbortSignal | undefined): Promise<IndexStatus> {
+    if (!this.writable && !this.readOnlyByChoice) {
+      this.writable = await this.tryLock();
+      // We just became the writer: start from what the previous writer saved.
+      if (this.writable) await this.loadFromDisk(signal);
+    }
+    if (!this.writable) {
+      // Still a reader: pick up what the writer saved since (vectors included), then apply local changes.
+      const onDisk = await readManifest(this.host.data).catch(() => null);
+      if (onDisk && onDisk.generation !== this.generation) await this.loadFromDisk(signal);
+    }
+    await this.syncNow(signal, this.rechunkAll || this.chunkSizeChanged());
+    return this.status();
   }
 
   rebuild(callerSignal?: AbortSignal): Promise<IndexStatus> {
@@ -320,11 +328,16 @@ export class VaultIndex implements VaultIndexApi {
     } else {
       this.queued.set(event.path, event.type === "delete" ? "delete" : "check");
     }
+    this.startBackgroundAfter(this.options.debounceMs);
+  }
+
+  /** The one timer for background passes: the debounce of vault events, and the retry of a failed listing. */
+  private startBackgroundAfter(ms: number): void {
     this.cancelDebounce?.();
     this.cancelDebounce = this.host.clock.setTimer(() => {
       this.cancelDebounce = null;
       this.startBackground();
-    }, this.options.debounceMs);
+    }, ms);
   }
 
   async idle(): Promise<void> {
@@ -346,6 +359,11 @@ export class VaultIndex implements VaultIndexApi {
     if (this.closed || this.background) return;
     const run = this.exclusive(async () => {
       if (!this.opened) return;
+      // The listing failed (the only error state): list again, as sync() would; its failure re-arms the retry.
+      if (this.state === "error") {
+        await this.syncPass(this.backgroundAbort.signal);
+        return;
+      }
       const slicer = this.slicer(this.backgroundAbort.signal);
       await this.applyQueued(slicer);
       if (this.store.text.needsCompaction) await this.store.text.compact(() => slicer.tick());
@@ -827,9 +845,19 @@ export class VaultIndex implements VaultIndexApi {
       listed = await (listing ?? this.host.vault.listNotes());
     } catch (err) {
       this.progress = undefined;
-      this.setState("error", `The vault's notes could not be listed (${errorText(err)})`);
+      // A network drive back, a permission restored: the index heals by itself, at the next vault event or
+      // after a back-off that grows while the listing keeps failing. close() cancels the timer.
+      let retry = "";
+      if (!this.closed && !isAbortError(err)) {
+        const { baseDelayMs, maxDelayMs } = this.options.listRetry;
+        const delay = backoffMs(this.listFailures++, baseDelayMs, maxDelayMs);
+        this.startBackgroundAfter(delay);
+        retry = `; Krypton tries again in ${waitText(delay)} or when a note changes`;
+      }
+      this.setState("error", `The vault's notes could not be listed (${errorText(err)})${retry}`);
       throw err;
     }
+    this.listFailures = 0;
     // Every pass over the listing goes in steps: at 100,000 notes one pass held the thread for 50-150 ms.
     const present = await this.notesToIndex(listed, slicer);
     this.skippedFolders = (this.host.vault.skippedFolders?.() ?? []).map(({ path, reason }) => ({ path, error: reason }));

@@ -1,6 +1,12 @@
-import { rename } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { SHARD_MAX_CHUNKS } from "../../../src/core/indexing/index-persistence";
-import { makeHarness, longNote, type Harness } from "./index-harness";
+import { VaultIndex } from "../../../src/core/indexing/vault-index";
+import { clockFromTimers, type Clock } from "../../../src/core/ports/clock";
+import { silentLogger } from "../../../src/core/ports/logger";
+import { DEFAULT_SETTINGS } from "../../../src/core/settings";
+import { createNodeHost } from "../../../src/node/node-host";
+import { FAST, makeHarness, longNote, type Harness } from "./index-harness";
 
 describe("VaultIndex: build and incremental sync", () => {
   let h: Harness;
@@ -281,5 +287,98 @@ describe("VaultIndex: build and incremental sync", () => {
     await index.close();
     const again = h.open();
     expect((await again.open()).chunks).toBe(status.chunks);
+  });
+});
+
+/** Listing retries wait 10 min, then 20: long enough that only the test fires them. */
+const LIST_RETRY = { baseDelayMs: 600_000, maxDelayMs: 1_200_000 };
+
+/** Node's timers, but those of a listing retry are held until the test fires them (no real waiting). */
+function heldRetryClock(): { clock: Clock; held: { ms: number; fire: () => void }[] } {
+  const held: { ms: number; fire: () => void }[] = [];
+  const setTimer = (fn: () => void, ms: number) => {
+    if (ms < LIST_RETRY.baseDelayMs) {
+      const t = setTimeout(fn, ms);
+      return () => clearTimeout(t);
+    }
+    const timer = {
+      ms,
+      fire: () => {
+        held.splice(held.indexOf(timer), 1);
+        fn();
+      },
+    };
+    held.push(timer);
+    return () => {
+      if (held.includes(timer)) held.splice(held.indexOf(timer), 1);
+    };
+  };
+  return { clock: clockFromTimers(Date.now, setTimer), held };
+}
+
+describe("VaultIndex: a vault listing that failed is tried again by itself", () => {
+  let h: Harness;
+  let index: VaultIndex | undefined;
+  let held: { ms: number; fire: () => void }[];
+  let moved: string;
+  afterEach(async () => {
+    await index?.close();
+    await h?.cleanup();
+  });
+
+  /** An index on a two-note vault whose folder goes away (a drive unmounted) after it was indexed. */
+  async function failedListing(): Promise<VaultIndex> {
+    h = await makeHarness({ "A.md": "# Alpha\n\nApples.", "B.md": "# Bravo\n\nBananas." });
+    const timers = heldRetryClock();
+    held = timers.held;
+    const host = { ...createNodeHost(h.vault.root, { logger: silentLogger }), clock: timers.clock };
+    const settings = { ...DEFAULT_SETTINGS, excludePatterns: [], mcpAllowedOrigins: [] };
+    index = new VaultIndex({ host, settings: () => settings, embedder: () => h.embedder, options: { ...FAST, listRetry: LIST_RETRY } });
+    await index.open();
+    moved = `${h.vault.root}-moved`;
+    await rename(h.vault.root, moved);
+    await expect(index.sync()).rejects.toThrow(/ENOENT/);
+    return index;
+  }
+
+  it("after a back-off that doubles while the listing keeps failing, and says when", async () => {
+    const index = await failedListing();
+    expect(index.status().error).toMatch(/^The vault's notes could not be listed \(ENOENT: .*\); Krypton tries again in 10 min or when a note changes$/);
+    expect(held.map((t) => t.ms)).toEqual([600_000]);
+
+    held[0].fire();
+    await index.idle();
+    expect(index.status()).toMatchObject({ state: "error", notes: 2 });
+    expect(index.status().error).toMatch(/tries again in 20 min or when a note changes$/);
+    expect(held.map((t) => t.ms)).toEqual([1_200_000]);
+
+    await rename(moved, h.vault.root);
+    await writeFile(join(h.vault.root, "C.md"), "# Charlie\n\nCherries.");
+    held[0].fire();
+    await index.idle();
+    expect(index.status()).toMatchObject({ state: "ready", notes: 3 });
+    expect(index.status().error).toBeUndefined();
+    expect(held).toEqual([]);
+  });
+
+  it("at the next vault event, without waiting for the back-off", async () => {
+    const index = await failedListing();
+    // B.md went while the folder was away: no event says so, only a new listing finds it gone.
+    await rm(join(moved, "B.md"));
+    await rename(moved, h.vault.root);
+    await writeFile(join(h.vault.root, "C.md"), "# Charlie\n\nCherries.");
+    index.handleEvent({ type: "create", path: "C.md" });
+    await index.idle();
+    expect(index.status()).toMatchObject({ state: "ready", notes: 2 });
+    expect(await index.chunksOf("B.md")).toEqual([]);
+    expect(held).toEqual([]); // the event's pass took the retry's place
+  });
+
+  it("never after close", async () => {
+    const index = await failedListing();
+    expect(held).toHaveLength(1);
+    await index.close();
+    expect(held).toEqual([]);
+    await rename(moved, h.vault.root);
   });
 });
