@@ -125,6 +125,38 @@ describe("NoteOperations.createNote", () => {
     expect(await snapshotFiles(world.vault.root)).toEqual(before);
   });
 
+  it("keeps a short note that simply states something (\"Buy milk.\"), in any language; a short refusal or question back is still not saved", async () => {
+    world = await makeAgentsWorld({ openIndex: false });
+    const notes = ["Buy milk.", "Call the dentist on Friday.", "Comprar leche.", "Milch kaufen.", "Купить молоко.", "牛乳を買う。", "买牛奶。", "우유 사기."];
+    for (const [i, note] of notes.entries()) {
+      world.ollama.script({ route: "chat", reply: note });
+      const kept = await world.operations.createNote(`errand ${i}`);
+      expect(await world.vault.read(kept.path)).toBe(`${note}\n`);
+    }
+    expect(world.ollama.requestsTo("chat")).toHaveLength(notes.length);
+
+    const before = await snapshotFiles(world.vault.root);
+    const replies = [
+      "I can't help with that.",
+      "As an AI, I don't keep shopping lists.",
+      "Sorry, I cannot do that.",
+      "I’m unable to write that note.",
+      "What should the note say?",
+      "Désolé, je ne peux pas vous aider.",
+      "Es tut mir leid, dabei kann ich nicht helfen.",
+      "Desculpe, não posso ajudar com isso.",
+      "Mi dispiace, non posso aiutarti.",
+      "Извините, я не могу помочь с этим.",
+      "抱歉，我无法帮助你。",
+      "죄송하지만 도와드릴 수 없습니다.",
+    ];
+    for (const reply of replies) {
+      world.ollama.script({ route: "chat", reply, times: 2 });
+      await expectAgentError(world.operations.createNote("lock picking"), "failed", `No note was saved: the model answered “${reply}” instead of writing a note.`);
+    }
+    expect(await snapshotFiles(world.vault.root)).toEqual(before);
+  });
+
   it("counts a CJK character as a few letters: a short Japanese note without headings is kept, a Japanese refusal is not", async () => {
     world = await makeAgentsWorld({ openIndex: false });
     // 150 characters: a paragraph in Japanese, which counted letter by letter would look like a one-line reply.
