@@ -241,6 +241,15 @@ describe("krypton ask/chat --agent", () => {
     expect(JSON.parse(guarded.stdout)).toMatchObject({ limit: "stopped by the loop guard (3 repeated tool calls blocked)" });
   });
 
+  it("krypton chat --agent: each answer a limit cut short says so on stderr and at the end of /log, and piped input exits 1", async () => {
+    bed.ollama.script({ route: "chat", reply: call("read_note", { path: "Projects/Plan.md" }), times: Infinity });
+    const r = await runCli(["chat", bed.vault.root, "--agent", "--max-steps", "2"], { env: bed.env, input: "When?\n/log\n" });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("*(Stopped at the step limit: 2 steps.)*");
+    expect(r.stderr).toContain("stopped at the step limit (2 steps)");
+    expect(r.stdout.trimEnd()).toMatch(/── stopped at the step limit \(2 steps\) ──$/);
+  });
+
   it("--json has `steps` (an empty list) when no tool was called", async () => {
     bed.ollama.script([{ route: "chat", reply: final("Hello.") }]);
     const r = await runCli(["ask", bed.vault.root, "Say hello", "--agent", "--json"], { env: bed.env });

@@ -1,6 +1,6 @@
 import * as readline from "node:readline";
-import type { AgentStep, ConfirmDecision, ConfirmPort, ExchangeEntry } from "../../core/agent-loop/agent-types";
-import type { AgentService } from "../../core/agent-loop/agent-service";
+import type { AgentStep, ConfirmDecision, ConfirmPort } from "../../core/agent-loop/agent-types";
+import type { AgentService, AgentTurnRecord } from "../../core/agent-loop/agent-service";
 import type { CommandContext } from "../command";
 import type { Output } from "../output";
 import { oneLine } from "../../core/util/text";
@@ -75,9 +75,9 @@ export function printSteps(output: Output, steps: readonly AgentStep[]): void {
 }
 
 /** /log: the raw exchange of the last agent turn, in core's words (exchange-log.ts). */
-export function printExchange(output: Output, exchange: readonly ExchangeEntry[]): void {
-  if (exchange.length === 0) return output.line(NO_EXCHANGE_YET);
-  for (const line of exchangeLogLines(exchange)) output.line(line);
+export function printExchange(output: Output, turn: AgentTurnRecord | null): void {
+  if (!turn || turn.exchange.length === 0) return output.line(NO_EXCHANGE_YET);
+  for (const line of exchangeLogLines(turn.exchange, turn.limit)) output.line(line);
 }
 
 /** /tools: built-in and MCP tools, by group. */

@@ -203,6 +203,15 @@ export function answerJson(answer: CollectedAnswer, { agent }: { agent: boolean 
   };
 }
 
+/**
+ * Why an answer is no success, for stderr and the exit code; the same for `ask` and each `chat` answer: an
+ * error, an agent that could not do its job, or agent mode stopped at a limit (the answer was printed: it is
+ * what the agent had, but not a finished one, as `flow run`).
+ */
+export function answerFailure(answer: CollectedAnswer): string | undefined {
+  return answer.error?.message ?? agentFailure(answer.agent) ?? answer.limit;
+}
+
 /** An agent that could not do its job, in the CLI's words (for stderr and exit 1); undefined when it did. */
 export function agentFailure(result: AgentResult | undefined): string | undefined {
   if (result?.kind !== "message" || !result.failed) return undefined;

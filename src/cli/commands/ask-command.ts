@@ -3,7 +3,7 @@ import type { Command } from "../command";
 import { CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, UsageError } from "../errors";
 import { connectMcpServers, openVaultSession } from "../vault-session";
-import { agentFailure, answerJson, consumeAnswer } from "./answer-printer";
+import { answerFailure, answerJson, consumeAnswer } from "./answer-printer";
 import { CHAT_OPTIONS } from "./chat-options";
 import { cliConfirm } from "./agent-cli";
 import { IndexPreparation, notePathOption } from "./command-helpers";
@@ -67,18 +67,9 @@ export const askCommand: Command = {
           ...(agent ? { agentKeywordOnly: () => index.agentKeywordOnly() } : {}),
         });
         if (json) ctx.output.json(answerJson(answer, { agent }));
-        if (answer.error) {
-          ctx.output.error(answer.error.message);
-          return EXIT_FAILURE;
-        }
-        const failed = agentFailure(answer.agent);
+        const failed = answerFailure(answer);
         if (failed) {
           ctx.output.error(failed);
-          return EXIT_FAILURE;
-        }
-        // An answer a limit cut short is printed (it is what the agent had) but is no success: as `flow run`.
-        if (answer.limit) {
-          ctx.output.error(answer.limit);
           return EXIT_FAILURE;
         }
         return answer.stopped || controller.signal.aborted ? EXIT_INTERRUPTED : EXIT_OK;

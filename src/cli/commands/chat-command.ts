@@ -5,7 +5,7 @@ import type { Command, CommandContext } from "../command";
 import { checkMode, CONFIG_OPTIONS } from "../config";
 import { EXIT_FAILURE, EXIT_OK } from "../errors";
 import { connectMcpServers, openVaultSession, type VaultSession } from "../vault-session";
-import { agentFailure, consumeAnswer } from "./answer-printer";
+import { answerFailure, consumeAnswer } from "./answer-printer";
 import { cliConfirm, printExchange, printSteps, printTools } from "./agent-cli";
 import { CHAT_OPTIONS } from "./chat-options";
 import { checkPositionals, IndexPreparation, notePathOption, withAbortOnInterrupt } from "./command-helpers";
@@ -122,7 +122,7 @@ async function chatLoop(
         } else if (command === "steps") {
           printSteps(output, session.core.agent.lastTurn(conversationId)?.steps ?? []);
         } else if (command === "log") {
-          printExchange(output, session.core.agent.lastTurn(conversationId)?.exchange ?? []);
+          printExchange(output, session.core.agent.lastTurn(conversationId));
         } else if (command === "tools") {
           printTools(output, session.core.agent);
         } else if (command === "config") {
@@ -152,7 +152,7 @@ async function chatLoop(
             ...(agent ? { agentKeywordOnly: () => index.agentKeywordOnly() } : {}),
           });
           conversationId = answer.conversationId ?? conversationId;
-          const failure = answer.error?.message ?? agentFailure(answer.agent);
+          const failure = answerFailure(answer);
           if (failure) {
             failed = true;
             output.error(failure);

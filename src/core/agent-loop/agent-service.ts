@@ -40,6 +40,8 @@ export interface AgentTurnRecord {
   steps: LoopStep[];
   exchange: ExchangeEntry[];
   usage: AgentLoopResult["usage"];
+  /** The limit that ended the turn before the model finished (AgentLoopResult.limit), for /log. */
+  limit?: string;
 }
 
 /**
@@ -122,8 +124,8 @@ export class AgentService {
       if (next.done) return next.value;
       // Recorded before "done" goes out: a consumer may stop iterating right after it.
       if (next.value.type === "done") {
-        const { steps, exchange, usage } = next.value.result;
-        this.lastTurns.set(key, { steps, exchange, usage });
+        const { steps, exchange, usage, limit } = next.value.result;
+        this.lastTurns.set(key, { steps, exchange, usage, ...(limit ? { limit } : {}) });
       }
       yield next.value;
     }

@@ -27,7 +27,7 @@ export function agentCommandOutput(text: string, agent: AgentService, conversati
     }
     case "log": {
       if (!turn || turn.exchange.length === 0) return NO_EXCHANGE_YET;
-      return `Raw exchange of the last agent answer (keys redacted):\n${fence(exchangeLogLines(turn.exchange).join("\n"))}`;
+      return `Raw exchange of the last agent answer (keys redacted):\n${fence(exchangeLogLines(turn.exchange, turn.limit).join("\n"))}`;
     }
     case "tools": {
       const lines: string[] = [];
