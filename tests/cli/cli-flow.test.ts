@@ -135,8 +135,9 @@ describe("krypton flow", () => {
     bed.ollama.setDefault({ reply: (req) => (req.userText.includes("Check the text") ? '{"success": false, "feedback": "no"}' : "questions") });
     const r = await runCli(["flow", "run", retryLoop, "--input", "tides"], { env: bed.env });
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe("questions\n");
-    expect(r.stderr).toMatch(/step limit: Stopped at the step limit \("verify"'s 3 visits\)/);
+    // The last fix was checked too: the result is it with the problems found, not an unchecked version.
+    expect(r.stdout).toBe("Questions:\nquestions\n\nProblems found:\nno\n");
+    expect(r.stderr).toMatch(/step limit: Stopped at the step limit \("fix"'s 2 visits\)/);
   });
 
   it("run: a step that fails prints the failure, never the step before's output as the result; --json agrees", async () => {

@@ -139,13 +139,14 @@ describe("runFlow with the example flows", () => {
     expect(fix.userText).toContain("Questions:\nQ1? A1\n\nProblems found:\nQ1 has two answers");
   });
 
-  it("retry loop: a verifier that never passes ends at its visit bound with the last output and the trace", async () => {
-    ollama.setDefault({ reply: byTask([["Write three study questions", "Q"], ["Check the text", '{"success": false, "feedback": "no"}'], ["Rewrite the questions", "Q again"]]) });
+  it("retry loop: a verifier that never passes ends at the fix bound after checking the last fix: the result says it failed", async () => {
+    ollama.setDefault({ reply: byTask([["Write three study questions", "Q"], ["Check the text", '{"success": false, "feedback": "no"}'], ["Rewrite the questions", ["Q again", "Q last"]]]) });
     const result = await run(load("Retry loop"), "tides");
     expect(result.status).toBe("step limit");
-    expect(result.message).toMatch(/"verify"'s 3 visits/);
-    expect(path(result)).toEqual(["generate", "verify", "extract_feedback", "fix", "verify", "extract_feedback", "fix", "verify", "extract_feedback", "fix"]);
-    expect(out(result)).toBe("Q again");
+    expect(result.message).toMatch(/"fix"'s 2 visits/);
+    // Every version, the last fix too, went through verify: none is kept unchecked.
+    expect(path(result)).toEqual(["generate", "verify", "extract_feedback", "fix", "verify", "extract_feedback", "fix", "verify", "extract_feedback"]);
+    expect(out(result)).toBe("Questions:\nQ last\n\nProblems found:\nno");
   });
 
   it.each([
