@@ -28,9 +28,9 @@ export interface FlowAgentOutcome {
   limit?: { reason: AgentLimitReason; text: string };
 }
 
-/** Runs the model-backed agents (task, verify); transforms run here. */
+/** Runs the model-backed agents (task, verify); transforms run here. `runInput` fills {{run.input}}. */
 export interface FlowAgentRunner {
-  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined, report: FlowStepReport): Promise<FlowAgentOutcome>;
+  run(agent: Exclude<FlowAgent, { type: "transform" }>, input: FlowValue, signal: AbortSignal | undefined, report: FlowStepReport, runInput?: FlowValue): Promise<FlowAgentOutcome>;
 }
 
 export interface FlowStep {
@@ -134,12 +134,12 @@ export async function runFlow(flow: Flow, input: FlowValue, runner: FlowAgentRun
     options.onStep?.(step, "start");
     let limited: FlowLimitStatus | undefined;
     try {
-      if (agent.type === "transform") step.output = applyTransform(agent, value);
+      if (agent.type === "transform") step.output = applyTransform(agent, value, input);
       else {
         const result = await runner.run(agent, value, options.signal, {
           notice: (text) => (step.notice = text),
           toolError: (text) => (step.toolErrors ??= []).push(text),
-        });
+        }, input);
         step.output = result.output;
         step.tokens = result.tokens;
         if (result.limit) {

@@ -81,7 +81,7 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
   };
 
   return {
-    async run(agent, input, signal, report) {
+    async run(agent, input, signal, report, runInput) {
       // Every model call of the step (plain, typed, verify, each agent-loop turn of a tool task) reports here,
       // before its request goes out: a step that fails later still says what was cut.
       let fit: ContextFit | null = null;
@@ -105,7 +105,7 @@ export function createFlowModelRunner(flow: Flow, options: FlowModelRunnerOption
           const verdict = await askJson(model, messages, verdictSchema, { signal, temperature: agent.config?.temperature ?? 0, maxTokens: agent.config?.maxTokens ?? ANSWER_BUDGET.verdict, what: `run the verify agent "${agent.name}"` });
           return { output: { type: "critique", success: verdict.success, feedback: verdict.feedback, input: checked } };
         }
-        const task = fillTemplate(agent.params.task, input, delimited);
+        const task = fillTemplate(agent.params.task, input, delimited, runInput);
         const prompt = hasPlaceholder(agent.params.task) ? task : `${task}\n\nInput:${delimited(valueText(input))}`;
         const messages: ChatMessage[] = [{ role: "system", content: system }, { role: "user", content: prompt }];
         const type = outputType(flow, agent);

@@ -77,7 +77,7 @@ const transformParams = z
   .object({
     /** A variable to pick: "input.feedback", "input.input", "input.data". */
     pick: z.string().optional(),
-    /** A text with {{input}} / {{input.feedback}} placeholders, filled once (never re-expanded). */
+    /** A text with {{input}} / {{input.feedback}} / {{run.input}} placeholders, filled once (never re-expanded). */
     template: z.string().optional(),
     parse: z.enum(TRANSFORM_PARSERS).optional(),
     trim: z.boolean().optional(),

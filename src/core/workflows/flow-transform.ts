@@ -7,7 +7,7 @@ type TransformAgent = Extract<FlowAgent, { type: "transform" }>;
  * A transform agent: pick a field, fill a template, parse, trim, lowercase, in that order. Pure data work:
  * no model, and never code evaluation.
  */
-export function applyTransform(agent: TransformAgent, input: FlowValue): FlowValue {
+export function applyTransform(agent: TransformAgent, input: FlowValue, runInput?: FlowValue): FlowValue {
   const { pick, template, parse, trim, lowercase } = agent.params;
   let value = input;
   if (pick !== undefined) {
@@ -15,7 +15,7 @@ export function applyTransform(agent: TransformAgent, input: FlowValue): FlowVal
     if (!picked.ok) throw new Error(`transform "${agent.name}": ${picked.problem}`);
     value = asValue(picked.value);
   }
-  if (template !== undefined) value = text(fillTemplate(template, value));
+  if (template !== undefined) value = text(fillTemplate(template, value, undefined, runInput));
   if (trim || lowercase) {
     if (value.type !== "string") value = text(String(valueData(value)));
     let data = value.type === "string" ? value.data : "";

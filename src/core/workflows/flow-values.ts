@@ -155,11 +155,13 @@ export function valueText(value: FlowValue): string {
 }
 
 /**
- * Fills {{input}} / {{input.feedback}} / {{input.input}} placeholders once. Values are inserted as data:
- * a value that itself contains "{{…}}" is not expanded again.
+ * Fills {{input}} / {{input.feedback}} / {{input.input}} placeholders once, and {{run.input}} with what the
+ * run started from: a step after a classifier or a verdict still reaches the note itself. Values are
+ * inserted as data: a value that itself contains "{{…}}" is not expanded again.
  */
-export function fillTemplate(template: string, value: FlowValue, wrap: (text: string) => string = (t) => t): string {
-  return template.replace(/\{\{\s*(input(?:\.[a-z_]+)*)\s*\}\}/gi, (whole: string, variable: string) => {
+export function fillTemplate(template: string, value: FlowValue, wrap: (text: string) => string = (t) => t, runInput?: FlowValue): string {
+  return template.replace(PLACEHOLDER, (whole: string, variable: string) => {
+    if (variable.toLowerCase() === "run.input") return runInput ? wrap(valueText(runInput)) : whole;
     if (variable === "input") return wrap(valueText(value));
     const resolved = resolveVariable(value, variable);
     if (!resolved.ok) return whole;
@@ -169,8 +171,10 @@ export function fillTemplate(template: string, value: FlowValue, wrap: (text: st
   });
 }
 
+const PLACEHOLDER = /\{\{\s*(input(?:\.[a-z_]+)*|run\.input)\s*\}\}/gi;
+
 export function hasPlaceholder(template: string): boolean {
-  return /\{\{\s*input(?:\.[a-z_]+)*\s*\}\}/i.test(template);
+  return /\{\{\s*(input(?:\.[a-z_]+)*|run\.input)\s*\}\}/i.test(template);
 }
 
 /** Converts text into a declared type, or explains why it cannot. */

@@ -171,6 +171,41 @@ describe("runFlow with the example flows", () => {
     expect(resultText(result)).toBe(`## Processed note\n\n${{ meeting: "Decided X. Ana: do Y.", idea: "An idea.", tasks: "- [ ] a", other: "Title" }[kind]}`);
     const classify = ollama.requestsTo("chat")[0].body as { format: { properties: { value: { enum: string[] } } } };
     expect(classify.format.properties.value.enum).toEqual(["meeting", "idea", "tasks", "other"]);
+    // The branch works on the note itself, not on the kind classify answered.
+    expect(ollama.requestsTo("chat")[1].userText).toContain("<<<\ncaptured text\n>>>");
+  });
+
+  it("decision tree: a summary that fails its check is revised with the note and the problems, then checked again", async () => {
+    ollama.setDefault({
+      reply: byTask([
+        ["What kind of note", JSON.stringify({ value: "meeting" })],
+        ["Check the text", ['{"success": false, "feedback": "Y has no owner"}', '{"success": true, "feedback": "owners present"}']],
+        ["Summarise the decisions", "Decided X. Do Y."],
+        ["Rewrite the summary", "Decided X. Ana: do Y."],
+      ]),
+    });
+    const result = await run(load("Decision tree"), "Meeting: we decided X; Ana does Y.");
+    expect(path(result)).toEqual(["classify", "meeting", "check_actions", "owner_feedback", "revise", "check_actions", "accepted", "format"]);
+    expect(resultText(result)).toBe("## Processed note\n\nDecided X. Ana: do Y.");
+    const revise = ollama.requestsTo("chat").find((r) => r.userText.includes("Rewrite the summary"))!;
+    expect(revise.userText).toContain("Meeting: we decided X; Ana does Y.");
+    expect(revise.userText).toContain("Summary:\nDecided X. Do Y.\n\nProblems found:\nY has no owner");
+  });
+
+  it("decision tree: a summary that never passes stops after its last revision was checked, with the problems found", async () => {
+    ollama.setDefault({
+      reply: byTask([
+        ["What kind of note", JSON.stringify({ value: "meeting" })],
+        ["Check the text", '{"success": false, "feedback": "no owners"}'],
+        ["Summarise the decisions", "S1"],
+        ["Rewrite the summary", ["S2", "S3"]],
+      ]),
+    });
+    const result = await run(load("Decision tree"), "a meeting");
+    expect(result.status).toBe("step limit");
+    expect(result.message).toMatch(/"revise"'s 2 visits/);
+    expect(path(result).slice(-3)).toEqual(["revise", "check_actions", "owner_feedback"]);
+    expect(out(result)).toBe("Summary:\nS3\n\nProblems found:\nno owners");
   });
 
   it.each([
@@ -294,6 +329,18 @@ describe("runFlow with the example flows", () => {
     gemini.setDefault({ reply: "Partly", extra: { finishReason: "SAFETY" } });
     const result = await run(flow, "rain");
     expect(result).toMatchObject({ status: "failed", message: expect.stringMatching(/^Agent "write" failed: .*SAFETY/) });
+  });
+
+  it("a template's {{run.input}} is what the run started from, after a step that replaced it", async () => {
+    const flow = validateFlow({
+      id: "run-input",
+      agents: [
+        { name: "kind", type: "transform", params: { template: "meeting" } },
+        { name: "both", type: "transform", params: { template: "{{input}}: {{run.input}}" } },
+      ],
+      transitions: [{ from: "kind", to: "both" }],
+    }).flow!;
+    expect(out(await run(flow, "the note"))).toBe("meeting: the note");
   });
 
   it("a node whose transitions all fail ends with an error naming the node and its output", async () => {

@@ -187,7 +187,7 @@ describe("validateFlow", () => {
     expect(outputType(koog, koog.agents[0])).toBe("double");
     const tree = validateFlow(flows["Decision tree"]).flow!;
     expect(outputChoices(tree, tree.agents[0])).toEqual(["meeting", "idea", "tasks", "other"]);
-    expect(defaultMaxSteps(tree)).toBe(90);
+    expect(defaultMaxSteps(tree)).toBe(100);
   });
 
   it("ships a JSON Schema generated from the zod schema", () => {
