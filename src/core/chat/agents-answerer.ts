@@ -15,7 +15,9 @@ export class AgentsAnswerer implements Answerer {
   constructor(private readonly deps: { agents: () => Agent[]; logger: Logger }) {}
 
   async *answer(turn: AnswerTurn): AsyncGenerator<ChatEvent, AnswerRecord | null> {
-    const result = await this.tryAgents(turn.question, turn.history, turn.options, turn.settings);
+    // The conversation the shell opened for this turn: a new one when options named none or one it could not find.
+    const conversationId = turn.conversationId || turn.options.conversationId || undefined;
+    const result = await this.tryAgents(turn.question, turn.history, { ...turn.options, conversationId }, turn.settings);
     if (!result || turn.signal?.aborted) return null;
     yield { type: "agent", result };
     return { agent: result };

@@ -113,6 +113,22 @@ describe("agents in the chat pipeline", () => {
     expect(ollama.requestsTo("chat")).toHaveLength(1);
   });
 
+  // An id the store does not have (another vault's, a typo) starts a new conversation: the quiz belongs to that
+  // new conversation, so answering in it, by the id the answer reports, goes on with the quiz.
+  it("a quiz started under a conversation id the store does not have continues in the conversation that was started", async () => {
+    await vault.write("Flashcards/AWS.md", '---\nkrypton-deck: true\ndeck: "AWS"\n---\n\n#flashcards/aws\n\nWhat does S3 stand for?::Simple Storage Service\n');
+    const started = await collect(core.chat.send("quiz me on AWS", { mode: "none", conversationId: "not-a-conversation" }));
+    expect(started.find((e) => e.type === "agent")).toMatchObject({ result: { text: expect.stringContaining("What does S3 stand for?") } });
+    const done = started[started.length - 1];
+    expect(done.type === "done" && done.conversationId).not.toBe("not-a-conversation");
+    const conversationId = done.type === "done" ? done.conversationId : "";
+
+    const answered = await collect(core.chat.send("simple storage service", { mode: "none", conversationId }));
+
+    expect(answered.find((e) => e.type === "agent")).toMatchObject({ result: { agent: "quiz", text: expect.stringContaining("Correct") } });
+    expect(ollama.requestsTo("chat")).toHaveLength(0);
+  });
+
   it("agents are skipped when turned off in settings", async () => {
     core.applySettings({ ...core.settings(), agentsEnabled: false });
     ollama.script({ route: "chat", reply: "Sure, here is some text about tides." });
