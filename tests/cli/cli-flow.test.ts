@@ -326,6 +326,8 @@ describe("krypton flow", () => {
     loop();
     const c = await runCli(["chat", bed.vault.root, "--no-embeddings"], { env: bed.env, input: "/run looping a\n/quit\n" });
     expect(c.stderr).toContain(`krypton: looping: step limit (read): ${message}`);
+    // Piped, as flow run: a run stopped at a limit is no success.
+    expect(c.code).toBe(1);
   });
 
   describe("a flow whose tools never search", () => {
@@ -418,6 +420,7 @@ describe("krypton flow", () => {
     const r = await runCli(["chat", bed.vault.root, "--no-embeddings"], { env: bed.env, input: "/run sequential-pipeline the meeting text\n/quit\n" });
     expect(r.stdout).not.toContain("facts");
     expect(r.stderr).toMatch(/krypton: sequential-pipeline: failed \(extract_facts → organise\): Agent "organise" failed: .*the organiser broke/);
+    expect(r.code).toBe(1);
   });
 
   it("usage errors exit 2", async () => {

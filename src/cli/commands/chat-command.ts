@@ -129,7 +129,8 @@ async function chatLoop(
           output.line(session.core.agent.describeConfig());
           output.line(`Agent mode: ${agent ? "on" : "off"}; retrieval mode: ${mode}`);
         } else if (command === "run") {
-          await runWorkflowInChat(session, line, activeNotePath, confirm, ctx, index, once);
+          // A run that failed or stopped at a limit counts as a failed answer does (flow run exits 1 for both).
+          if ((await runWorkflowInChat(session, line, activeNotePath, confirm, ctx, index, once)) === "failed") failed = true;
         } else if (command === "help") {
           output.info(CHAT_HELP);
         } else {
@@ -182,6 +183,7 @@ function savedLine(conversationId: string): string {
 /**
  * `/run <flow> <input>`: progress on stderr, the result on stdout; not part of the conversation. Why a
  * step's search matched by keywords only goes through the chat's WarnOnce: said once per chat, like an answer's.
+ * "failed" when the run failed or stopped at a limit; a usage slip or an unknown flow only says so, as /mode does.
  */
 async function runWorkflowInChat(
   session: VaultSession,
@@ -191,18 +193,21 @@ async function runWorkflowInChat(
   ctx: CommandContext,
   index: IndexPreparation,
   once: WarnOnce,
-): Promise<void> {
+): Promise<"failed" | undefined> {
   const { output } = ctx;
   const run = parseRunCommand(line);
   const workflows = session.core.workflows;
   let input = run?.input ?? "";
   if (!input && activeNotePath) input = (await session.core.host.vault.readNote(activeNotePath).catch(() => undefined)) ?? "";
-  if (!run || !run.ref || !input.trim()) return output.error('usage: /run <workflow note or id> <input>, e.g. /run "Retry loop" tides');
+  if (!run || !run.ref || !input.trim()) {
+    output.error('usage: /run <workflow note or id> <input>, e.g. /run "Retry loop" tides');
+    return undefined;
+  }
   const found = await workflows.flowNamed(run.ref);
   if ("error" in found) {
     output.error(found.error);
     for (const e of found.issues) output.error(`${e.pointer}: ${e.message}`);
-    return;
+    return undefined;
   }
   const flow = found.flow;
   await withAbortOnInterrupt(ctx, (signal) => index.prepareFlow(flow, signal));
@@ -222,6 +227,8 @@ async function runWorkflowInChat(
     const summary = `${flow.id}: ${result.status} (${result.steps.map((s) => s.agent).join(" → ")})`;
     if (result.status === "finished") output.info(summary);
     else output.error(`${summary}: ${result.message}`);
+    // Stopped with Ctrl+C is the user's choice, as a stopped answer is; the chat goes on.
+    return result.status === "finished" || result.status === "stopped" ? undefined : "failed";
   } finally {
     release();
   }
