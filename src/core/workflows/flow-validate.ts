@@ -45,6 +45,7 @@ export function validateFlow(input: unknown, env: FlowEnvironment = {}): FlowVal
 
   checkModels(flow, env, errors);
   checkTools(flow, env, errors, warnings);
+  checkMisplacedParams(input, warnings);
 
   const start = startAgent(flow);
   if (flow.start !== undefined && !index.has(flow.start)) unresolvable({ pointer: "/start", message: `unknown start agent "${flow.start}"` });
@@ -352,4 +353,22 @@ function suggest(name: string, index: Map<string, number>): string {
   const lower = name.toLowerCase();
   const near = [...index.keys()].find((k) => k.toLowerCase() === lower || k.replace(/[-_ ]/g, "") === name.replace(/[-_ ]/g, ""));
   return near ? ` (did you mean "${near}"?)` : "";
+}
+
+/** The keys of an agent's params, which the schema drops when they stand beside `params` instead of in it. */
+const PARAM_KEYS = new Set(["task", "toolNames", "output", "pick", "template", "parse", "trim", "lowercase"]);
+
+/**
+ * An agent key that belongs in its `params` ("toolNames" beside "params"): the schema accepts unknown keys
+ * (Koog's format has more of them) and drops it, so the task would run without its tools, unsaid.
+ */
+function checkMisplacedParams(input: unknown, warnings: FlowIssue[]): void {
+  const agents = (input as { agents?: unknown } | null)?.agents;
+  if (!Array.isArray(agents)) return;
+  agents.forEach((agent: unknown, i) => {
+    if (typeof agent !== "object" || agent === null) return;
+    for (const key of Object.keys(agent)) {
+      if (PARAM_KEYS.has(key)) warnings.push({ pointer: `/agents/${i}/${key}`, message: `"${key}" is read only inside "params": move it there (here it is ignored)` });
+    }
+  });
 }

@@ -48,6 +48,13 @@ describe("validateFlow", () => {
     expect(at(result.errors, "/transitions/1/from")).toBe('unknown agent "x"');
   });
 
+  it("a params key written beside params is a warning naming where it goes (the schema would drop it unsaid)", () => {
+    const result = issues(base({ agents: [task("a", { toolNames: ["search_notes"] }), task("b")] }));
+    expect(result.errors).toEqual([]);
+    expect(at(result.warnings, "/agents/0/toolNames")).toBe('"toolNames" is read only inside "params": move it there (here it is ignored)');
+    expect(result.flow?.agents[0].type === "task" && result.flow.agents[0].params.toolNames).toBeUndefined();
+  });
+
   it("unreachable agent is a warning", () => {
     const result = issues(base({ agents: [task("a"), task("b"), task("orphan")] }));
     expect(result.errors).toEqual([]);
