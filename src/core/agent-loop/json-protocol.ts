@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { cutOffNote, extractJsonText, jsonSchemaOf, parseAgainst } from "../model/ask-json";
 import { cleanModelText, type AnswerCut } from "../model/ask-model";
+import { escapeRegExp } from "../util/text";
 
 /**
  * The JSON action protocol, for models without native tool calling: every reply is one object,
@@ -53,7 +54,7 @@ const CALL_MARKERS = ["```", "<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"];
 /** More text than this beside the JSON (wrappers aside) makes it an answer that shows a call, not a call. */
 const LONGEST_REMARK = 200;
 /** Where a call written as text may start after a remark: JSON (a list only as `[{`), a fence or a call marker. */
-const CALL_START = /\{|\[\s*\{|```|<tool_call>|\[TOOL_CALLS\]|<\|python_tag\|>/g;
+const CALL_START = new RegExp(["\\{", "\\[\\s*\\{", ...CALL_MARKERS.map(escapeRegExp)].join("|"), "g");
 const LONGEST_MARKER = Math.max(...CALL_MARKERS.map((marker) => marker.length));
 /** Fences a call may be written in: none named, or JSON's. Code in another language is an answer showing code. */
 const CALL_FENCE = /^(?:json[\w-]*|tool_call|tool_code)?$/i;

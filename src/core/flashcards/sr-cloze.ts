@@ -9,6 +9,8 @@
  * - else one whose number slot holds a/h/s letters is "overlapping": as many cards as the longest sequence;
  * - else every deletion is its own card.
  */
+import { escapeRegExp } from "../util/text";
+
 export const DEFAULT_CLOZE_PATTERNS = ["==[123;;]answer[;;hint]=="];
 
 /** What SR's upgrade seeds clozePatterns with from the older convert* flags. */
@@ -60,11 +62,10 @@ interface CompiledPattern {
 const BRACKET_BODY = String.raw`(?:\\\]|[^\]])*?`;
 const NUM_SLOT = new RegExp(String.raw`\[${BRACKET_BODY}\d+${BRACKET_BODY}\]`);
 const HINT_SLOT = new RegExp(String.raw`\[${BRACKET_BODY}hint${BRACKET_BODY}\]`);
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A slot's regex: brackets removed, escaped brackets made literal, then `inject` adds the capture group. */
 function slot(text: string, inject: (escaped: string) => string): string {
-  return inject(escape(text.slice(1, -1).replace(/\\\[/g, "[").replace(/\\]/g, "]")));
+  return inject(escapeRegExp(text.slice(1, -1).replace(/\\\[/g, "[").replace(/\\]/g, "]")));
 }
 
 /** One pattern compiled, or null when SR could not use it either (clozecraft throws without all three parts). */
@@ -78,11 +79,11 @@ function compile(raw: string): CompiledPattern | null {
   const build = (numRe: string) => {
     const [firstRe, secondRe] = first === num ? [numRe, hintRe] : [hintRe, numRe];
     const source =
-      escape(raw.slice(0, first.index)) +
+      escapeRegExp(raw.slice(0, first.index)) +
       firstRe +
-      escape(raw.slice(first.index + first[0].length, second.index)) +
+      escapeRegExp(raw.slice(first.index + first[0].length, second.index)) +
       secondRe +
-      escape(raw.slice(second.index + second[0].length));
+      escapeRegExp(raw.slice(second.index + second[0].length));
     return new RegExp(source.replace("answer", "(.+?)"), "g");
   };
   const positions: Record<Field, number> = { answer: answerAt, hint: hint.index, seq: num.index };

@@ -52,3 +52,8 @@ export function countOf(n: number, singular: string, plural = `${singular}s`): s
 export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
