@@ -109,24 +109,15 @@ export function textSetting(ctx: SectionContext, key: StringKey, name: string, d
  * first note; otherwise the description says why and the folder in use stays.
  */
 export function folderSetting(ctx: SectionContext, key: "newNoteFolder" | "flashcardsFolder" | "studyGoalsFolder", name: string, desc: string, placeholder: string): Setting {
-  const setting = new Setting(ctx.containerEl).setName(name).setDesc(desc);
-  setting.addText((t) => {
-    t.setPlaceholder(placeholder).setValue(ctx.services.settings()[key]);
-    commitText(t, async (value) => {
-      let problem: string | null = null;
-      try {
-        normalizeVaultPath(value, ctx.services.host.vault.configDir, "folder", "write");
-      } catch (err) {
-        problem = errorMessage(err);
-      }
+  return checkedTextSetting(ctx, key, name, desc, placeholder, (value) => {
+    try {
+      normalizeVaultPath(value, ctx.services.host.vault.configDir, "folder", "write");
+      return null;
+    } catch (err) {
       const current = ctx.services.settings()[key];
-      const inUse = current ? `"${current}"` : "the vault's root";
-      setting.setDesc(problem ? `${desc} Not saved: ${problem}; ${inUse} stays in use.` : desc);
-      setting.descEl.toggleClass("mod-warning", problem !== null);
-      if (!problem) await ctx.services.saveSettings({ [key]: value });
-    });
+      return `Not saved: ${errorMessage(err)}; ${current ? `"${current}"` : "the vault's root"} stays in use.`;
+    }
   });
-  return setting;
 }
 
 /**
@@ -134,14 +125,28 @@ export function folderSetting(ctx: SectionContext, key: "newNoteFolder" | "flash
  * ones); otherwise the description says what to type and the last good address stays in use.
  */
 export function urlSetting(ctx: SectionContext, key: "ollamaUrl", name: string, desc: string, example: string): Setting {
+  return checkedTextSetting(ctx, key, name, desc, example, (value) =>
+    isHttpUrl(value) ? null : `Enter an address that starts with http:// or https://, e.g. ${example}; the one in use stays ${ctx.services.settings()[key]}.`,
+  );
+}
+
+/** A text setting saved when the user leaves it, only if `problem` finds none; otherwise the description adds the problem. */
+function checkedTextSetting(
+  ctx: SectionContext,
+  key: "newNoteFolder" | "flashcardsFolder" | "studyGoalsFolder" | "ollamaUrl",
+  name: string,
+  desc: string,
+  placeholder: string,
+  problem: (value: string) => string | null,
+): Setting {
   const setting = new Setting(ctx.containerEl).setName(name).setDesc(desc);
   setting.addText((t) => {
-    t.setPlaceholder(example).setValue(ctx.services.settings()[key]);
+    t.setPlaceholder(placeholder).setValue(ctx.services.settings()[key]);
     commitText(t, async (value) => {
-      const ok = isHttpUrl(value);
-      setting.setDesc(ok ? desc : `${desc} Enter an address that starts with http:// or https://, e.g. ${example}; the one in use stays ${ctx.services.settings()[key]}.`);
-      setting.descEl.toggleClass("mod-warning", !ok);
-      if (ok) await ctx.services.saveSettings({ [key]: value });
+      const why = problem(value);
+      setting.setDesc(why === null ? desc : `${desc} ${why}`);
+      setting.descEl.toggleClass("mod-warning", why !== null);
+      if (why === null) await ctx.services.saveSettings({ [key]: value });
     });
   });
   return setting;
