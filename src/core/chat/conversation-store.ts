@@ -324,7 +324,8 @@ export class ConversationStore implements ConversationStoreApi {
     if (!isSafeId(id)) return false; // read() would not read it either
     const stamp = this.searchCache.stamp;
     // Head first, then the records: a change after either shows in the key at the next search.
-    const head = { size: await this.data.size(headPath(id)).catch(() => null), mtime: await this.data.mtime(headPath(id)).catch(() => null) };
+    const [size, mtime] = await Promise.all([this.data.size(headPath(id)).catch(() => null), this.data.mtime(headPath(id)).catch(() => null)]);
+    const head = { size, mtime };
     const names = (await this.data.list(recordDir(id)).catch(() => [])).filter(isRecordName);
     const key = ConversationSearchCache.key(head, names);
     const cached = this.searchCache.match(id, key, needle);

@@ -40,8 +40,8 @@ export class HistoryPanel {
   private readonly listEl: HTMLElement;
   private readonly problemsEl: HTMLElement;
   private query = "";
-  /** Refreshes asked for so far (the first one lists even with an empty query). */
-  private seq = 0;
+  /** Whether a refresh was ever asked for: the first search lists even with an empty query. */
+  private listedOnce = false;
   /** The list or search under way, and whether one was asked for since it began (then its answer is not shown). */
   private loading: Promise<void> | null = null;
   private stale = false;
@@ -126,7 +126,7 @@ export class HistoryPanel {
   private runSearch(): void {
     this.cancelSearch();
     const query = this.searchInput.value.trim();
-    if (query === this.query && this.seq > 0) return;
+    if (query === this.query && this.listedOnce) return;
     this.query = query;
     void this.refresh();
   }
@@ -138,7 +138,7 @@ export class HistoryPanel {
 
   /** Lists or searches again; while one runs, the next starts when it ends (only the latest is shown). */
   refresh(): Promise<void> {
-    this.seq++;
+    this.listedOnce = true;
     this.stale = true;
     this.loading ??= this.loadUntilCurrent().finally(() => {
       this.loading = null;
